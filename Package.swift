@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Targets follow ../shared/design/ARCHITECTURE.md: a pure core, C libraries wrapped once,
+// executables that only parse and wire.
+let package = Package(
+    name: "BeaconPresence",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "presence-agent", targets: ["presence-agent"]),
+        .executable(name: "presence-aggregator", targets: ["presence-aggregator"]),
+        .library(name: "BeaconCore", targets: ["BeaconCore"]),
+        .library(name: "MQTTClient", targets: ["MQTTClient"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // Pure core: HCI and advertising decoding, btsnoop, tracking, regions, rooms, traces.
+        .target(name: "BeaconCore"),
+
+        // libmosquitto, found by pkg-config; Debian's libmosquitto-dev provides it.
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        .target(
+            name: "MQTTClient",
+            dependencies: ["CMosquitto", .product(name: "Logging", package: "swift-log")]
+        ),
+
+        .target(name: "PresenceAggregator", dependencies: ["BeaconCore"]),
+
+        .executableTarget(
+            name: "presence-agent",
+            dependencies: ["BeaconCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .executableTarget(
+            name: "presence-aggregator",
+            dependencies: [
+                "BeaconCore", "PresenceAggregator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"]),
+        .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient"]),
+        .testTarget(name: "PresenceAggregatorTests", dependencies: ["PresenceAggregator", "BeaconCore"]),
+        .testTarget(name: "PresenceAgentCLITests", dependencies: ["BeaconCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

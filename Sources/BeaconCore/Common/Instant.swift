@@ -1,0 +1,26 @@
+/// A point in time, in seconds since an origin chosen by whoever drives the clock.
+///
+/// Live programs use the Unix epoch; btsnoop replay uses the capture's timestamps (also Unix time);
+/// trace replay uses the trace's own origin. The core never reads a clock itself: every state
+/// machine takes an `Instant` as a parameter, so replay runs at CPU speed and tests never sleep.
+public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// Seconds since the origin.
+    public var seconds: Double
+
+    public init(seconds: Double) {
+        self.seconds = seconds
+    }
+
+    public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.seconds < rhs.seconds }
+
+    /// `self` moved forward by `interval` seconds.
+    public func advanced(by interval: Double) -> Instant { Instant(seconds: seconds + interval) }
+
+    /// Seconds from `earlier` to `self` (negative when `earlier` is later).
+    public func since(_ earlier: Instant) -> Double { seconds - earlier.seconds }
+
+    public static func + (lhs: Instant, rhs: Double) -> Instant { lhs.advanced(by: rhs) }
+    public static func - (lhs: Instant, rhs: Instant) -> Double { lhs.since(rhs) }
+
+    public var description: String { String(seconds) }
+}

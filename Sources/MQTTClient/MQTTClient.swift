@@ -1,0 +1,1 @@
+// The MQTT client lands here (issue 3).

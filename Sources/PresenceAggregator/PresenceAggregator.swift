@@ -1,0 +1,1 @@
+// The aggregator service lands here (issue 5).

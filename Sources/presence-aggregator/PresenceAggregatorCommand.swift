@@ -1,0 +1,9 @@
+import ArgumentParser
+
+@main
+struct PresenceAggregatorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "presence-aggregator",
+        abstract: "Decides which room each beacon is in, from every node's measurements."
+    )
+}

@@ -1,0 +1,34 @@
+import Testing
+@testable import BeaconCore
+
+@Suite struct CommonTypesTests {
+    @Test func addressRoundTripsThroughWireOrder() {
+        let wire: [UInt8] = [0xE5, 0xD4, 0xC3, 0xB2, 0xA1, 0xC4]
+        let address = BluetoothAddress(littleEndian: wire)
+        #expect(address?.description == "c4:a1:b2:c3:d4:e5")
+        #expect(address?.compactHex == "c4a1b2c3d4e5")
+        #expect(BluetoothAddress("C4:A1:B2:C3:D4:E5") == address)
+        #expect(BluetoothAddress("c4:a1:b2") == nil)
+        #expect(BluetoothAddress(littleEndian: wire.prefix(5)) == nil)
+    }
+
+    @Test func uuidParsesAndFormatsLowercase() {
+        let uuid = BeaconUUID("FDA50693-A4E2-4FB1-AFCF-C6EB07647825")
+        #expect(uuid?.description == "fda50693-a4e2-4fb1-afcf-c6eb07647825")
+        #expect(BeaconUUID("fda50693a4e24fb1afcfc6eb07647825") == uuid)
+        #expect(BeaconUUID(bytes: uuid!.bytes) == uuid)
+        #expect(BeaconUUID("abc") == nil)
+        #expect(BeaconUUID("fda50693-a4e2-4fb1-afcf-c6eb0764782") == nil)
+        #expect(BeaconUUID("fda5-0693a4e2-4fb1-afcf-c6eb07647825") == nil)
+    }
+
+    @Test func byteReaderReturnsNilInsteadOfTrapping() {
+        var reader = ByteReader([0x01, 0x02, 0x03])
+        #expect(reader.readUInt16LE() == 0x0201)
+        #expect(reader.readUInt16LE() == nil)
+        #expect(reader.readBytes(2) == nil)
+        #expect(reader.readUInt8() == 0x03)
+        #expect(reader.readUInt8() == nil)
+        #expect(reader.readBytes(-1) == nil)
+    }
+}
