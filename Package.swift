@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .executable(name: "presence-agent", targets: ["presence-agent"]),
         .executable(name: "presence-aggregator", targets: ["presence-aggregator"]),
+        .executable(name: "presence-bench", targets: ["presence-bench"]),
         .library(name: "BeaconCore", targets: ["BeaconCore"]),
         .library(name: "MQTTClient", targets: ["MQTTClient"]),
     ],
@@ -39,6 +40,15 @@ let package = Package(
         ),
         .executableTarget(
             name: "presence-aggregator",
+            dependencies: [
+                "BeaconCore", "PresenceAggregator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // Figures for the README: calibration, decision quality, speed. Run in release.
+        .executableTarget(
+            name: "presence-bench",
             dependencies: [
                 "BeaconCore", "PresenceAggregator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

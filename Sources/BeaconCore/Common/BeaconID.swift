@@ -1,0 +1,20 @@
+/// A beacon's canonical id, exactly as MQTT.md spells it: `ibeacon-<uuid>-<major>-<minor>`,
+/// `altbeacon-<40 hex>`, `eddystone-<namespace>-<instance>`, or `mac-<12 hex>`.
+///
+/// Identity is what the beacon advertises, not its address (phones rotate addresses), so the
+/// address form is only the fallback for devices with no beacon ids.
+public struct BeaconID: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public init(stringLiteral value: String) {
+        self.rawValue = value
+    }
+
+    public var description: String { rawValue }
+
+    public static func < (lhs: BeaconID, rhs: BeaconID) -> Bool { lhs.rawValue < rhs.rawValue }
+}
