@@ -55,9 +55,16 @@ let package = Package(
             ]
         ),
 
+        // Test support: a real mosquitto on a free loopback port, and a killable client process.
+        .target(name: "BrokerTestSupport", path: "Tests/BrokerTestSupport"),
+        .executableTarget(name: "mqtt-test-client", dependencies: ["MQTTClient"], path: "Tests/MQTTTestClient"),
+
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"]),
-        .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient"]),
-        .testTarget(name: "PresenceAggregatorTests", dependencies: ["PresenceAggregator", "BeaconCore"]),
+        .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "BrokerTestSupport"]),
+        .testTarget(
+            name: "PresenceAggregatorTests",
+            dependencies: ["PresenceAggregator", "BeaconCore", "BrokerTestSupport"]
+        ),
         .testTarget(name: "PresenceAgentCLITests", dependencies: ["BeaconCore"]),
     ],
     swiftLanguageModes: [.v6]
