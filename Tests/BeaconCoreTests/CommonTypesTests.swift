@@ -32,3 +32,31 @@ import Testing
         #expect(reader.readBytes(-1) == nil)
     }
 }
+
+@Suite struct JSONObjectWriterTests {
+    @Test func writesKeysInOrderWithEscaping() {
+        var writer = JSONObjectWriter()
+        writer.add("id", "alice \"keys\"\n")
+        writer.add("rssi", -71)
+        writer.add("distance", 2.305, decimals: 2)
+        writer.add("ok", true)
+        writer.addNull("x")
+        #expect(writer.json == #"{"id":"alice \"keys\"\n","rssi":-71,"distance":2.31,"ok":true,"x":null}"#)
+    }
+
+    @Test func roundsNumbersWithoutTrailingZeros() {
+        #expect(JSONObjectWriter.number(-69.40, decimals: 1) == "-69.4")
+        #expect(JSONObjectWriter.number(-0.04, decimals: 1) == "0")
+        #expect(JSONObjectWriter.number(-0.06, decimals: 1) == "-0.1")
+        #expect(JSONObjectWriter.number(3.0, decimals: 2) == "3")
+        #expect(JSONObjectWriter.number(0.05, decimals: 2) == "0.05")
+        #expect(JSONObjectWriter.number(.nan, decimals: 2) == "null")
+        #expect(JSONObjectWriter.number(-.infinity, decimals: 2) == "null")
+    }
+
+    @Test func escapesControlCharacters() {
+        var out = ""
+        JSONObjectWriter.appendQuoted("a\u{01}b", to: &out)
+        #expect(out == #""a\u0001b""#)
+    }
+}
