@@ -32,6 +32,11 @@ let package = Package(
             dependencies: ["CMosquitto", .product(name: "Logging", package: "swift-log")]
         ),
 
+        // libbluetooth (BlueZ), found by pkg-config `bluez`; a header shim for the socket filter.
+        .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        // HCI transports (raw socket, H4 serial line, btsnoop replay, simulator) and controller setup.
+        .target(name: "BluetoothHCI", dependencies: ["BeaconCore", "CBluetooth"]),
+
         .target(name: "PresenceAggregator", dependencies: ["BeaconCore"]),
 
         .executableTarget(
@@ -60,6 +65,7 @@ let package = Package(
         .executableTarget(name: "mqtt-test-client", dependencies: ["MQTTClient"], path: "Tests/MQTTTestClient"),
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"]),
+        .testTarget(name: "BluetoothHCITests", dependencies: ["BluetoothHCI", "BeaconCore"]),
         .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "BrokerTestSupport"]),
         .testTarget(
             name: "PresenceAggregatorTests",
