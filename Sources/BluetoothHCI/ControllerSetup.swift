@@ -1,0 +1,171 @@
+import BeaconCore
+
+/// The conversation that turns a controller into a beacon scanner, as a state machine that returns
+/// the next command to send: no I/O, so it is tested without a controller and shared by every
+/// transport.
+///
+/// Order: [reset, event mask, LE event mask] (only where we own the controller: a serial line;
+/// on an HCI socket bluetoothd owns it and has set them), read supported commands, stop any scan
+/// left running, then the extended scan commands when the controller lists them, else legacy.
+/// An extended command that the controller rejects as unknown, disallowed or unsupported falls back
+/// to legacy: controllers that list the commands and then refuse them exist.
+public struct ControllerSetup: Sendable {
+    public enum Action: Hashable, Sendable {
+        case send(HCICommand)
+        /// Setup finished; the controller scans in this mode.
+        case scanning(ScanMode)
+        case failed(ControllerSetupError)
+    }
+
+    public enum ScanMode: String, Hashable, Sendable {
+        case legacy
+        case extended
+    }
+
+    public let parameters: ScanParameters
+    private var queue: [HCICommand]
+    private(set) var pending: HCICommand?
+    private(set) var mode: ScanMode = .legacy
+    private var fellBack = false
+
+    /// - Parameters:
+    ///   - configureController: reset and set event masks first (a controller of our own on a serial line).
+    ///   - preferExtended: use the extended scan commands when the controller supports them.
+    public init(parameters: ScanParameters = .default, configureController: Bool, preferExtended: Bool = true) {
+        self.parameters = parameters
+        var commands: [HCICommand] = []
+        if configureController {
+            commands += [.reset, .setEventMask, .leSetEventMask]
+        }
+        commands.append(.readLocalSupportedCommands)
+        queue = commands
+        self.preferExtended = preferExtended
+    }
+
+    private let preferExtended: Bool
+
+    /// The command waiting for its answer, if any.
+    public var awaiting: HCICommand? { pending }
+
+    public mutating func start() -> Action {
+        next()
+    }
+
+    /// Feeds the answer to a command. Returns nil when the answer is not for the pending command
+    /// (a stray Command Complete, or a Command Status that only says the command was accepted).
+    public mutating func handle(_ response: CommandResponse) -> Action? {
+        guard let command = pending, response.opcode == command.opcode else { return nil }
+        if response.kind == .status && response.status == 0 { return nil }
+
+        if command == .readLocalSupportedCommands {
+            let supportsExtended = response.status == 0
+                && ControllerSetup.supportsExtendedScan(supportedCommands: response.returnParameters)
+            mode = supportsExtended && preferExtended ? .extended : .legacy
+            // Stop a scan a previous run may have left on; its answer does not matter.
+            queue.append(.leSetScanEnable(false))
+            queue += scanCommands(mode)
+            pending = nil
+            return next()
+        }
+        if command == .leSetScanEnable(false) {
+            pending = nil
+            return next()
+        }
+
+        if response.status != 0 {
+            if mode == .extended, !fellBack, ControllerSetup.isRefusal(response.status) {
+                fellBack = true
+                mode = .legacy
+                queue = scanCommands(.legacy)
+                pending = nil
+                return next()
+            }
+            pending = nil
+            return .failed(ControllerSetupError(command: command.name, status: response.status))
+        }
+        pending = nil
+        return next()
+    }
+
+    /// The commands that stop scanning cleanly on exit, for the mode setup ended in.
+    public static func stopCommands(for mode: ScanMode) -> [HCICommand] {
+        switch mode {
+        case .legacy: return [.leSetScanEnable(false)]
+        case .extended: return [.leSetExtendedScanEnable(false)]
+        }
+    }
+
+    private func scanCommands(_ mode: ScanMode) -> [HCICommand] {
+        switch mode {
+        case .legacy: return [.leSetScanParameters(parameters), .leSetScanEnable(true)]
+        case .extended: return [.leSetExtendedScanParameters(parameters), .leSetExtendedScanEnable(true)]
+        }
+    }
+
+    private mutating func next() -> Action {
+        guard !queue.isEmpty else { return .scanning(mode) }
+        let command = queue.removeFirst()
+        pending = command
+        return .send(command)
+    }
+
+    /// Supported Commands octet 37: bit 5 LE Set Extended Scan Parameters, bit 6 LE Set Extended
+    /// Scan Enable (Core spec Vol 4 Part E §6.27). `returnParameters` excludes the status byte.
+    static func supportsExtendedScan(supportedCommands: [UInt8]) -> Bool {
+        guard supportedCommands.count > 37 else { return false }
+        return supportedCommands[37] & 0x60 == 0x60
+    }
+
+    /// Statuses with which a controller says "not this command" rather than "something broke".
+    static func isRefusal(_ status: UInt8) -> Bool {
+        [0x01, 0x0C, 0x11, 0x12].contains(status)
+    }
+}
+
+/// A controller's answer to a command: from Command Complete (status is the first return byte)
+/// or Command Status.
+public struct CommandResponse: Hashable, Sendable {
+    public enum Kind: Hashable, Sendable {
+        case complete
+        case status
+    }
+
+    public let kind: Kind
+    public let opcode: UInt16
+    public let status: UInt8
+    /// Return parameters after the status byte (Command Complete only).
+    public let returnParameters: [UInt8]
+
+    public init(kind: Kind, opcode: UInt16, status: UInt8, returnParameters: [UInt8] = []) {
+        self.kind = kind
+        self.opcode = opcode
+        self.status = status
+        self.returnParameters = returnParameters
+    }
+}
+
+/// A command the controller answered with an error status.
+public struct ControllerSetupError: Error, Hashable, Sendable, CustomStringConvertible {
+    public let command: String
+    public let status: UInt8
+
+    public var description: String {
+        let hex = "0x" + HexDigits.string([status])
+        return "\(command) failed: \(ControllerSetupError.statusName(status)) (\(hex))"
+    }
+
+    /// Names of the Core spec's error codes (Vol 1 Part F) a scanner is likely to meet.
+    static func statusName(_ status: UInt8) -> String {
+        switch status {
+        case 0x01: return "unknown HCI command"
+        case 0x03: return "hardware failure"
+        case 0x07: return "memory capacity exceeded"
+        case 0x0C: return "command disallowed"
+        case 0x11: return "unsupported feature or parameter value"
+        case 0x12: return "invalid HCI command parameters"
+        case 0x1F: return "unspecified error"
+        case 0x3A: return "controller busy"
+        default: return "error"
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import BeaconCore
+import Testing
+@testable import BluetoothHCI
+
+@Suite struct ControllerSetupTests {
+    /// Answers every command with success; supported-commands lists extended scan when asked.
+    private func run(_ setup: inout ControllerSetup, extended: Bool, refuse: [UInt16: UInt8] = [:]) -> ([String], ControllerSetup.Action) {
+        var sent: [String] = []
+        var action = setup.start()
+        while case .send(let command) = action {
+            sent.append(command.name)
+            var returned: [UInt8] = []
+            if command == .readLocalSupportedCommands {
+                returned = [UInt8](repeating: 0, count: 64)
+                if extended { returned[37] = 0x60 }
+            }
+            let status = refuse[command.opcode] ?? 0
+            guard let next = setup.handle(CommandResponse(kind: .complete, opcode: command.opcode, status: status, returnParameters: returned))
+            else { Issue.record("answer to \(command.name) was not taken"); break }
+            action = next
+        }
+        return (sent, action)
+    }
+
+    @Test func ownControllerIsResetAndScansExtendedWhenSupported() {
+        var setup = ControllerSetup(configureController: true)
+        let (sent, end) = run(&setup, extended: true)
+        #expect(sent == ["HCI_Reset", "HCI_Set_Event_Mask", "HCI_LE_Set_Event_Mask", "HCI_Read_Local_Supported_Commands",
+                         "HCI_LE_Set_Scan_Enable", "HCI_LE_Set_Extended_Scan_Parameters", "HCI_LE_Set_Extended_Scan_Enable"])
+        #expect(end == .scanning(.extended))
+    }
+
+    @Test func socketControllerIsNotResetAndScansLegacyWithoutExtendedSupport() {
+        var setup = ControllerSetup(configureController: false)
+        let (sent, end) = run(&setup, extended: false)
+        #expect(sent == ["HCI_Read_Local_Supported_Commands", "HCI_LE_Set_Scan_Enable",
+                         "HCI_LE_Set_Scan_Parameters", "HCI_LE_Set_Scan_Enable"])
+        #expect(end == .scanning(.legacy))
+    }
+
+    @Test func extendedCommandRefusedFallsBackToLegacy() {
+        var setup = ControllerSetup(configureController: false)
+        let disallowed = [HCICommand.leSetExtendedScanParameters(.default).opcode: UInt8(0x0C)]
+        let (sent, end) = run(&setup, extended: true, refuse: disallowed)
+        #expect(sent.suffix(3) == ["HCI_LE_Set_Extended_Scan_Parameters", "HCI_LE_Set_Scan_Parameters", "HCI_LE_Set_Scan_Enable"])
+        #expect(end == .scanning(.legacy))
+    }
+
+    @Test func anErrorStatusFailsNamingTheCommand() {
+        var setup = ControllerSetup(configureController: true)
+        let (_, end) = run(&setup, extended: false, refuse: [HCICommand.reset.opcode: 0x03])
+        #expect(end == .failed(ControllerSetupError(command: "HCI_Reset", status: 0x03)))
+        #expect(ControllerSetupError(command: "HCI_Reset", status: 0x03).description == "HCI_Reset failed: hardware failure (0x03)")
+    }
+
+    @Test func strayAnswersAndAcceptedStatusesAreIgnored() {
+        var setup = ControllerSetup(configureController: true)
+        #expect(setup.start() == .send(.reset))
+        #expect(setup.handle(CommandResponse(kind: .complete, opcode: 0x1234, status: 0)) == nil)
+        #expect(setup.handle(CommandResponse(kind: .status, opcode: HCICommand.reset.opcode, status: 0)) == nil)
+        #expect(setup.handle(CommandResponse(kind: .complete, opcode: HCICommand.reset.opcode, status: 0)) == .send(.setEventMask))
+    }
+
+    /// Byte layouts checked against the Core spec's parameter tables.
+    @Test func commandBytesFollowTheSpec() {
+        #expect(HCICommand.reset.h4Packet == [0x01, 0x03, 0x0C, 0x00])
+        #expect(HCICommand.leSetScanParameters(.default).h4Packet == [0x01, 0x0B, 0x20, 0x07, 0x01, 0x60, 0x00, 0x60, 0x00, 0x00, 0x00])
+        #expect(HCICommand.leSetScanEnable(true).h4Packet == [0x01, 0x0C, 0x20, 0x02, 0x01, 0x00])
+        #expect(HCICommand.leSetExtendedScanParameters(.default).h4Packet
+            == [0x01, 0x41, 0x20, 0x08, 0x00, 0x00, 0x01, 0x01, 0x60, 0x00, 0x60, 0x00])
+        #expect(HCICommand.leSetExtendedScanEnable(true).h4Packet == [0x01, 0x42, 0x20, 0x06, 0x01, 0x00, 0, 0, 0, 0])
+        #expect(HCICommand.setEventMask.parameters == [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x1F, 0x00, 0x20])
+        #expect(HCICommand.leSetEventMask.parameters == [0x1F, 0x10, 0, 0, 0, 0, 0, 0])
+        #expect(ControllerSetup.stopCommands(for: .extended) == [.leSetExtendedScanEnable(false)])
+    }
+}
