@@ -8,7 +8,8 @@
 ///
 /// Bounded: at most `maximumDataLength` bytes per advertisement (more is cut off and the result
 /// flagged truncated) and at most `maximumPendingCount` advertisements in progress — a new one
-/// evicts the oldest, whose fragments are dropped and counted.
+/// evicts the oldest. The evicted advertisement's later fragments are dropped (its start is gone,
+/// so they could only mislead), up to and including its last one.
 public struct ExtendedAdvertisingReassembler: Sendable {
     /// The most data one advertisement can carry (Core Vol 6 Part B 2.3.4.9: 1650 bytes).
     public static let maximumDataLength = 1650
@@ -16,6 +17,8 @@ public struct ExtendedAdvertisingReassembler: Sendable {
     public let maximumPendingCount: Int
     /// Advertisements dropped because newer ones needed their place.
     public private(set) var evictedCount = 0
+    /// Fragments dropped because their advertisement had been evicted.
+    public private(set) var droppedFragmentCount = 0
 
     private struct Key: Hashable, Sendable {
         var address: BluetoothAddress
@@ -33,6 +36,8 @@ public struct ExtendedAdvertisingReassembler: Sendable {
 
     /// In arrival order, oldest first; small, so a linear search beats hashing.
     private var pending: [Pending] = []
+    /// Advertisements evicted while incomplete, whose remaining fragments are to be dropped.
+    private var evicted: [Key] = []
 
     public init(maximumPendingCount: Int = 16) {
         self.maximumPendingCount = max(1, maximumPendingCount)
@@ -44,14 +49,23 @@ public struct ExtendedAdvertisingReassembler: Sendable {
     /// Offers one report. Returns the report to pass on — as it came, or reassembled from its
     /// fragments with data status complete or truncated — or nil while more fragments are due.
     public mutating func accept(_ report: AdvertisingReport) -> AdvertisingReport? {
+        // The common case — complete reports, nothing in progress — costs two checks.
+        if pending.isEmpty && evicted.isEmpty && report.dataStatus != .incomplete { return report }
         let key = Key(address: report.address, addressType: report.addressType, sid: report.advertisingSID)
         let slot = pending.firstIndex { $0.key == key }
 
         guard let slot else {
+            if let gone = evicted.firstIndex(of: key) {
+                droppedFragmentCount += 1
+                if report.dataStatus != .incomplete { evicted.remove(at: gone) }
+                return nil
+            }
             guard report.dataStatus == .incomplete else { return report }
             if pending.count >= maximumPendingCount {
-                pending.removeFirst()
+                let oldest = pending.removeFirst()
                 evictedCount += 1
+                if evicted.count >= maximumPendingCount { evicted.removeFirst() }
+                evicted.append(oldest.key)
             }
             var entry = Pending(key: key, first: report, data: [], overflowed: false)
             entry.data.reserveCapacity(min(Self.maximumDataLength, report.data.count * 4))
@@ -79,6 +93,7 @@ public struct ExtendedAdvertisingReassembler: Sendable {
     /// Drops everything in progress (for example when scanning restarts).
     public mutating func reset() {
         pending.removeAll()
+        evicted.removeAll()
     }
 
     private static func append(_ bytes: ArraySlice<UInt8>, to entry: inout Pending) {
