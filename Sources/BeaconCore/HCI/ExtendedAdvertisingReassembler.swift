@@ -46,11 +46,22 @@ public struct ExtendedAdvertisingReassembler: Sendable {
     /// Advertisements waiting for more fragments.
     public var pendingCount: Int { pending.count }
 
+    /// True when nothing is in progress; kept up to date so the common case can be inlined.
+    @usableFromInline
+    internal private(set) var isIdle = true
+
     /// Offers one report. Returns the report to pass on — as it came, or reassembled from its
     /// fragments with data status complete or truncated — or nil while more fragments are due.
+    @inlinable
     public mutating func accept(_ report: AdvertisingReport) -> AdvertisingReport? {
-        // The common case — complete reports, nothing in progress — costs two checks.
-        if pending.isEmpty && evicted.isEmpty && report.dataStatus != .incomplete { return report }
+        // The common case — a complete report, nothing in progress — costs two checks, in the caller.
+        if isIdle && report.dataStatus != .incomplete { return report }
+        return reassemble(report)
+    }
+
+    @usableFromInline
+    internal mutating func reassemble(_ report: AdvertisingReport) -> AdvertisingReport? {
+        defer { isIdle = pending.isEmpty && evicted.isEmpty }
         let key = Key(address: report.address, addressType: report.addressType, sid: report.advertisingSID)
         let slot = pending.firstIndex { $0.key == key }
 
@@ -94,6 +105,7 @@ public struct ExtendedAdvertisingReassembler: Sendable {
     public mutating func reset() {
         pending.removeAll()
         evicted.removeAll()
+        isIdle = true
     }
 
     private static func append(_ bytes: ArraySlice<UInt8>, to entry: inout Pending) {

@@ -18,12 +18,17 @@ extension HCIEvent {
     ) throws(HCIEventError) -> Int {
         let s = packet.startIndex
         guard packet.count >= 3, packet[s] == leMetaCode else { return 0 }
-        _ = try parameters(of: packet)
-        switch packet[s + 2] {
-        case leAdvertisingReportSubevent: return try forEachLegacyReport(packet, body)
-        case leExtendedAdvertisingReportSubevent: return try forEachExtendedReport(packet, body)
-        default: return 0
+        try checkParameterLength(of: packet)
+        // Reads go through a buffer pointer: slicing per field would cost a retain and release
+        // each, and this is the hot path. Every index is checked against `bytes.count` first.
+        let result: Result<Int, HCIEventError> = packet.withUnsafeBufferPointer { bytes in
+            switch bytes[2] {
+            case leAdvertisingReportSubevent: return forEachLegacyReport(bytes, packet, body)
+            case leExtendedAdvertisingReportSubevent: return forEachExtendedReport(bytes, packet, body)
+            default: return .success(0)
+            }
         }
+        return try result.get()
     }
 
     /// `forEachAdvertisingReport(inEvent:_:)` over a whole array.
@@ -45,16 +50,16 @@ extension HCIEvent {
 
     private static let legacyContext = "le_advertising_report"
 
+    /// `bytes` is `packet`'s storage; offsets below count from the event code.
     private static func forEachLegacyReport(
-        _ packet: ArraySlice<UInt8>, _ body: (AdvertisingReport) -> Void
-    ) throws(HCIEventError) -> Int {
-        let s = packet.startIndex
-        let end = packet.endIndex
-        guard packet.count >= 4 else {
-            throw .truncated(legacyContext, field: "num_reports", at: 3, needs: 1, left: 0)
+        _ bytes: UnsafeBufferPointer<UInt8>, _ packet: ArraySlice<UInt8>, _ body: (AdvertisingReport) -> Void
+    ) -> Result<Int, HCIEventError> {
+        let end = bytes.count
+        guard end >= 4 else {
+            return .failure(.truncated(legacyContext, field: "num_reports", at: 3, needs: 1, left: 0))
         }
-        let count = Int(packet[s + 3])
-        let base = s + 4
+        let count = Int(bytes[3])
+        let base = 4
 
         // Interleaved (the spec's reading): 9 fixed bytes, data, RSSI per report.
         var problem: HCIEventError? = nil
@@ -62,13 +67,13 @@ extension HCIEvent {
         for report in 0..<count {
             guard end - index >= 9 else {
                 problem = .truncated(
-                    legacyContext, field: "report \(report + 1) header", at: index - s, needs: 9, left: end - index)
+                    legacyContext, field: "report \(report + 1) header", at: index, needs: 9, left: end - index)
                 break
             }
-            let length = Int(packet[index + 8])
+            let length = Int(bytes[index + 8])
             guard end - index - 9 >= length + 1 else {
                 problem = .truncated(
-                    legacyContext, field: "report \(report + 1) data and rssi", at: index + 9 - s,
+                    legacyContext, field: "report \(report + 1) data and rssi", at: index + 9,
                     needs: length + 1, left: end - index - 9)
                 break
             }
@@ -76,54 +81,54 @@ extension HCIEvent {
         }
         if problem == nil && index != end {
             problem = HCIEventError(
-                context: legacyContext, offset: index - s,
-                reason: "\(end - index) bytes left over after \(count) reports")
+                context: legacyContext, offset: index, reason: "\(end - index) bytes left over after \(count) reports")
         }
-        if problem == nil {
+        guard let problem else {
             index = base
             for _ in 0..<count {
-                let length = Int(packet[index + 8])
+                let length = Int(bytes[index + 8])
                 body(
                     legacyReport(
-                        packet, eventType: packet[index], addressType: packet[index + 1], addressAt: index + 2,
-                        dataAt: index + 9, length: length, rssi: packet[index + 9 + length]))
+                        bytes, packet, eventType: bytes[index], addressType: bytes[index + 1], addressAt: index + 2,
+                        dataAt: index + 9, length: length, rssi: bytes[index + 9 + length]))
                 index += 10 + length
             }
-            return count
+            return .success(count)
         }
 
         // Arrays one after another; only when more than one report makes it differ.
         if count > 1, end - base >= count * 9 {
             var total = count * 10
-            for report in 0..<count { total += Int(packet[base + count * 8 + report]) }
+            for report in 0..<count { total += Int(bytes[base + count * 8 + report]) }
             if total == end - base {
                 var dataIndex = base + count * 9
                 for report in 0..<count {
-                    let length = Int(packet[base + count * 8 + report])
+                    let length = Int(bytes[base + count * 8 + report])
                     body(
                         legacyReport(
-                            packet, eventType: packet[base + report], addressType: packet[base + count + report],
+                            bytes, packet, eventType: bytes[base + report], addressType: bytes[base + count + report],
                             addressAt: base + count * 2 + report * 6, dataAt: dataIndex, length: length,
-                            rssi: packet[end - count + report]))
+                            rssi: bytes[end - count + report]))
                     dataIndex += length
                 }
-                return count
+                return .success(count)
             }
         }
-        throw problem ?? HCIEventError(context: legacyContext, offset: 3, reason: "malformed")
+        return .failure(problem)
     }
 
     @inline(__always)
     private static func legacyReport(
-        _ packet: ArraySlice<UInt8>, eventType: UInt8, addressType: UInt8, addressAt: Int,
-        dataAt: Int, length: Int, rssi: UInt8
+        _ bytes: UnsafeBufferPointer<UInt8>, _ packet: ArraySlice<UInt8>, eventType: UInt8, addressType: UInt8,
+        addressAt: Int, dataAt: Int, length: Int, rssi: UInt8
     ) -> AdvertisingReport {
-        AdvertisingReport(
-            address: address(in: packet, at: addressAt),
+        let s = packet.startIndex
+        return AdvertisingReport(
+            address: address(in: bytes, at: addressAt),
             addressType: AdvertisingAddressType(rawValue: addressType),
             eventType: .legacyReport(eventType),
             rssi: rssi == 127 ? nil : Int8(bitPattern: rssi),
-            data: packet[dataAt..<(dataAt + length)],
+            data: packet[(s + dataAt)..<(s + dataAt + length)],
             dataStatus: .complete)
     }
 
@@ -134,71 +139,74 @@ extension HCIEvent {
     private static let extendedFixedLength = 24
 
     private static func forEachExtendedReport(
-        _ packet: ArraySlice<UInt8>, _ body: (AdvertisingReport) -> Void
-    ) throws(HCIEventError) -> Int {
-        let s = packet.startIndex
-        let end = packet.endIndex
-        guard packet.count >= 4 else {
-            throw .truncated(extendedContext, field: "num_reports", at: 3, needs: 1, left: 0)
+        _ bytes: UnsafeBufferPointer<UInt8>, _ packet: ArraySlice<UInt8>, _ body: (AdvertisingReport) -> Void
+    ) -> Result<Int, HCIEventError> {
+        let end = bytes.count
+        guard end >= 4 else {
+            return .failure(.truncated(extendedContext, field: "num_reports", at: 3, needs: 1, left: 0))
         }
-        let count = Int(packet[s + 3])
-        let base = s + 4
+        let count = Int(bytes[3])
+        let base = 4
         var index = base
         for report in 0..<count {
             guard end - index >= extendedFixedLength else {
-                throw .truncated(
-                    extendedContext, field: "report \(report + 1) header", at: index - s,
-                    needs: extendedFixedLength, left: end - index)
+                return .failure(
+                    .truncated(
+                        extendedContext, field: "report \(report + 1) header", at: index,
+                        needs: extendedFixedLength, left: end - index))
             }
-            let length = Int(packet[index + 23])
+            let length = Int(bytes[index + 23])
             guard end - index - extendedFixedLength >= length else {
-                throw .truncated(
-                    extendedContext, field: "report \(report + 1) data", at: index + extendedFixedLength - s,
-                    needs: length, left: end - index - extendedFixedLength)
+                return .failure(
+                    .truncated(
+                        extendedContext, field: "report \(report + 1) data", at: index + extendedFixedLength,
+                        needs: length, left: end - index - extendedFixedLength))
             }
             index += extendedFixedLength + length
         }
         guard index == end else {
-            throw HCIEventError(
-                context: extendedContext, offset: index - s,
-                reason: "\(end - index) bytes left over after \(count) reports")
+            return .failure(
+                HCIEventError(
+                    context: extendedContext, offset: index,
+                    reason: "\(end - index) bytes left over after \(count) reports"))
         }
+        let s = packet.startIndex
         index = base
         for _ in 0..<count {
-            let eventType = AdvertisingEventType.extendedReport(UInt16(packet[index]) | UInt16(packet[index + 1]) << 8)
-            let secondary = packet[index + 10]
-            let sid = packet[index + 11]
-            let txPower = packet[index + 12]
-            let rssi = packet[index + 13]
-            let interval = UInt16(packet[index + 14]) | UInt16(packet[index + 15]) << 8
-            let length = Int(packet[index + 23])
+            let eventType = AdvertisingEventType.extendedReport(UInt16(bytes[index]) | UInt16(bytes[index + 1]) << 8)
+            let secondary = bytes[index + 10]
+            let sid = bytes[index + 11]
+            let txPower = bytes[index + 12]
+            let rssi = bytes[index + 13]
+            let interval = UInt16(bytes[index + 14]) | UInt16(bytes[index + 15]) << 8
+            let length = Int(bytes[index + 23])
             let dataStart = index + extendedFixedLength
             let directed = eventType.isDirected
             body(
                 AdvertisingReport(
-                    address: address(in: packet, at: index + 3),
-                    addressType: AdvertisingAddressType(rawValue: packet[index + 2]),
+                    address: address(in: bytes, at: index + 3),
+                    addressType: AdvertisingAddressType(rawValue: bytes[index + 2]),
                     eventType: eventType,
                     rssi: rssi == 127 ? nil : Int8(bitPattern: rssi),
                     txPower: txPower == 127 ? nil : Int8(bitPattern: txPower),
-                    primaryPHY: AdvertisingPHY(rawValue: packet[index + 9]),
+                    primaryPHY: AdvertisingPHY(rawValue: bytes[index + 9]),
                     secondaryPHY: secondary == 0 ? nil : AdvertisingPHY(rawValue: secondary),
                     advertisingSID: sid == 0xFF ? nil : sid,
                     periodicAdvertisingInterval: interval == 0 ? nil : interval,
-                    directAddress: directed ? address(in: packet, at: index + 17) : nil,
-                    directAddressType: directed ? AdvertisingAddressType(rawValue: packet[index + 16]) : nil,
-                    data: packet[dataStart..<(dataStart + length)],
+                    directAddress: directed ? address(in: bytes, at: index + 17) : nil,
+                    directAddressType: directed ? AdvertisingAddressType(rawValue: bytes[index + 16]) : nil,
+                    data: packet[(s + dataStart)..<(s + dataStart + length)],
                     dataStatus: eventType.dataStatus))
             index = dataStart + length
         }
-        return count
+        return .success(count)
     }
 
-    /// Six little-endian address bytes at `index` (already bounds-checked by the caller).
+    /// Six little-endian address bytes at `index` (already checked to be in `bytes`).
     @inline(__always)
-    private static func address(in packet: ArraySlice<UInt8>, at index: Int) -> BluetoothAddress {
+    private static func address(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> BluetoothAddress {
         var value: UInt64 = 0
-        for k in 0..<6 { value |= UInt64(packet[index + k]) << UInt64(8 * k) }
+        for k in 0..<6 { value |= UInt64(bytes[index + k]) << UInt64(8 * k) }
         return BluetoothAddress(rawValue: value)
     }
 }

@@ -69,6 +69,13 @@ public enum HCIEvent: Sendable, Hashable {
 
     /// The parameters of an event packet, after checking the length byte against the bytes.
     static func parameters(of packet: ArraySlice<UInt8>) throws(HCIEventError) -> ArraySlice<UInt8> {
+        try checkParameterLength(of: packet)
+        return packet.dropFirst(2)
+    }
+
+    /// Throws unless the packet has a header and its length byte matches the bytes after it.
+    @inline(__always)
+    static func checkParameterLength(of packet: ArraySlice<UInt8>) throws(HCIEventError) {
         guard packet.count >= 2 else {
             throw .truncated("event", field: "header", at: 0, needs: 2, left: packet.count)
         }
@@ -78,6 +85,5 @@ public enum HCIEvent: Sendable, Hashable {
                 context: "event 0x" + HexDigits.string([packet[packet.startIndex]]), offset: 1,
                 reason: "parameter length \(declared) but \(packet.count - 2) bytes follow")
         }
-        return packet.dropFirst(2)
     }
 }
