@@ -172,6 +172,8 @@ import Testing
         #expect(AdvertisingEventType.extendedReport(0x0021).name == "ext_adv_connectable")
         #expect(AdvertisingEventType.extendedReport(0x0021).dataStatus == .incomplete)
         #expect(AdvertisingEventType.extendedReport(0x0040).dataStatus == .truncated)
+        #expect(AdvertisingEventType.legacyReport(7).name == "reserved_0x07")
+        #expect(AdvertisingEventType.extendedReport(0x0014).name == "ext_adv_directed_legacy")
         #expect(AdvertisingEventType.legacyReport(1).isDirected)
         #expect(!AdvertisingEventType.legacyReport(4).isConnectable)
     }

@@ -36,7 +36,7 @@ public struct AdvertisingEventType: Hashable, Sendable, CustomStringConvertible 
         case 2: return 0x12  // ADV_SCAN_IND
         case 3: return 0x10  // ADV_NONCONN_IND
         case 4: return 0x1A  // SCAN_RSP
-        default: return 0x10
+        default: return 0x10  // reserved: a legacy PDU, nothing more is known
         }
     }
 
@@ -54,8 +54,13 @@ public struct AdvertisingEventType: Hashable, Sendable, CustomStringConvertible 
 
     /// A stable lowercase name for output: `adv_ind`, `adv_direct_ind`, `adv_scan_ind`,
     /// `adv_nonconn_ind`, `scan_rsp` for legacy PDUs (from either report kind); for extended PDUs
-    /// `ext_adv` or `ext_scan_rsp` followed by `_connectable`, `_scannable`, `_directed` as set.
+    /// `ext_adv` or `ext_scan_rsp` followed by `_connectable`, `_scannable`, `_directed` as set
+    /// (and `_legacy` for a legacy PDU combination the spec does not define); `reserved_0x..` for a
+    /// legacy report's reserved values.
     public var name: String {
+        if !isExtendedEncoding && rawValue > 4 {
+            return "reserved_0x" + HexDigits.string([UInt8(truncatingIfNeeded: rawValue)])
+        }
         if isLegacy {
             switch properties {
             case 0x13: return "adv_ind"

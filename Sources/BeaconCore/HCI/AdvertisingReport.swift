@@ -4,8 +4,11 @@
 /// Advertising Report (subevent 0x0D); fields only the extended report carries are nil for legacy.
 /// `data` shares storage with the event bytes, so decoding copies nothing.
 public struct AdvertisingReport: Sendable, Hashable {
+    /// The advertiser's address (all zero for anonymous extended advertising).
     public var address: BluetoothAddress
+    /// Public, random, or an identity address the controller resolved.
     public var addressType: AdvertisingAddressType
+    /// The PDU kind: connectable, scannable, directed, scan response, legacy.
     public var eventType: AdvertisingEventType
     /// Received signal strength in dBm; nil when the controller said "not available" (127).
     public var rssi: Int8?
@@ -21,6 +24,7 @@ public struct AdvertisingReport: Sendable, Hashable {
     public var periodicAdvertisingInterval: UInt16?
     /// The address a directed advertisement was aimed at (extended, directed only).
     public var directAddress: BluetoothAddress?
+    /// The kind of `directAddress`.
     public var directAddressType: AdvertisingAddressType?
     /// Advertising data (AD structures), or scan response data for scan responses.
     public var data: ArraySlice<UInt8>
