@@ -78,7 +78,9 @@ public struct ExtendedAdvertisingReassembler: Sendable {
                 if evicted.count >= maximumPendingCount { evicted.removeFirst() }
                 evicted.append(oldest.key)
             }
-            var entry = Pending(key: key, first: report, data: [], overflowed: false)
+            var first = report
+            first.data = []  // the bytes are copied below; do not keep the event's storage alive
+            var entry = Pending(key: key, first: first, data: [], overflowed: false)
             entry.data.reserveCapacity(min(Self.maximumDataLength, report.data.count * 4))
             Self.append(report.data, to: &entry)
             pending.append(entry)
