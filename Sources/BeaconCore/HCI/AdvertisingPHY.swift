@@ -1,0 +1,22 @@
+/// The radio PHY an advertisement was received on (extended reports only; legacy is LE 1M).
+public struct AdvertisingPHY: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt8
+
+    public init(rawValue: UInt8) {
+        self.rawValue = rawValue
+    }
+
+    public static let le1M = AdvertisingPHY(rawValue: 0x01)
+    public static let le2M = AdvertisingPHY(rawValue: 0x02)
+    public static let leCoded = AdvertisingPHY(rawValue: 0x03)
+
+    /// `1m`, `2m`, `coded`, or `0x..` for values the spec reserves.
+    public var description: String {
+        switch rawValue {
+        case 0x01: return "1m"
+        case 0x02: return "2m"
+        case 0x03: return "coded"
+        default: return "0x" + HexDigits.string([rawValue])
+        }
+    }
+}
