@@ -82,4 +82,21 @@ public enum Beacon: Hashable, Sendable {
     public func id(address: BluetoothAddress) -> BeaconID {
         advertisedID ?? BeaconID.mac(address)
     }
+
+    /// The canonical id taken apart, for formats with an advertised identity; allocation-free, so
+    /// it can key per-report state. Nil for Eddystone URL, TLM and EID (see `identity(address:)`).
+    public var advertisedComponents: BeaconID.Components? {
+        switch self {
+        case .iBeacon(let beacon): .iBeacon(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor)
+        case .altBeacon(let beacon): .altBeacon(beacon.beaconID)
+        case .eddystoneUID(let beacon): .eddystone(namespace: beacon.namespace, instance: beacon.instance)
+        case .eddystoneURL, .eddystoneTLM, .eddystoneEID: nil
+        }
+    }
+
+    /// The identity as `BeaconID.Components`, falling back to the address; `BeaconID(identity)`
+    /// is the same string as `id(address:)`.
+    public func identity(address: BluetoothAddress) -> BeaconID.Components {
+        advertisedComponents ?? .mac(address)
+    }
 }
