@@ -5,7 +5,7 @@ import Testing
     @Test func iteratesStructuresAndStopsAtPadding() {
         // Android Beacon Library's Eddystone-UID test advertisement: flags, UUID list, service data,
         // then the zero padding a controller leaves in a 62-byte buffer.
-        let bytes = hexBytes(
+        let bytes = fromHex(
             "0201060303aafe1516aafe00e700010203040506070809010203040506000000" + String(repeating: "00", count: 30))
         let data = AdvertisingData(bytes)
         let structures = Array(data)
@@ -20,7 +20,7 @@ import Testing
 
     @Test func structureRunningPastTheEndStopsIterationWithItsOffset() throws {
         // A flags structure, then a manufacturer structure claiming 26 bytes with only 5 present.
-        let bytes = hexBytes("020106 1aff4c000215")
+        let bytes = fromHex("020106 1aff4c000215")
         let data = AdvertisingData(bytes)
         #expect(Array(data).map(\.type) == [.flags])
         let malformation = try #require(data.malformation)
@@ -45,7 +45,7 @@ import Testing
 
     @Test func slicesKeepTheirOwnIndices() {
         // Advertising data as it sits inside an HCI event: the slice does not start at index 0.
-        let event = hexBytes("043e2702010400ab6fbf38c1a41b1aff4c000215494e54454c4c495f524f434b535f48575072f2ffc2cf")
+        let event = fromHex("043e2702010400ab6fbf38c1a41b1aff4c000215494e54454c4c495f524f434b535f48575072f2ffc2cf")
         let data = AdvertisingData(event[14..<41])
         let structures = Array(data)
         #expect(structures.count == 1)
@@ -62,7 +62,7 @@ import Testing
         bytes += [0x05, 0x02, 0x0F, 0x18, 0x0A, 0x18]  // incomplete 16-bit: battery 0x180F, device info 0x180A
         bytes += [0x05, 0x05, 0x78, 0x56, 0x34, 0x12]  // complete 32-bit: 0x12345678
         // complete 128-bit, little-endian on the air: 0000feaa-0000-1000-8000-00805f9b34fb
-        bytes += [0x11, 0x07] + hexBytes("0000feaa00001000800000805f9b34fb").reversed()
+        bytes += [0x11, 0x07] + fromHex("0000feaa00001000800000805f9b34fb").reversed()
         bytes += [0x02, 0x0A, 0xF4]  // tx power level −12 dBm
         bytes += [0x03, 0x19, 0xC1, 0x03]  // appearance 0x03C1 (keyring)
         bytes += [0x05, 0x16, 0x0F, 0x18, 0x64, 0x00]  // service data 0x180F: battery 100 %
@@ -86,7 +86,7 @@ import Testing
     @Test func shortStructuresOfKnownTypesAreSkippedNotMisread() {
         // Manufacturer data with one byte (no full company id), service data with one byte,
         // a 16-bit UUID list with an odd byte, an empty appearance.
-        let data = AdvertisingData(hexBytes("02ff4c 02160f 0403aafe01 0119"))
+        let data = AdvertisingData(fromHex("02ff4c 02160f 0403aafe01 0119"))
         #expect(data.malformation == nil)
         #expect(data.manufacturerData.isEmpty)
         #expect(data.serviceData.isEmpty)
@@ -95,3 +95,6 @@ import Testing
         #expect(data.localName == nil)
     }
 }
+
+/// Bytes from hex text (spaces allowed).
+private func fromHex(_ text: String) -> [UInt8] { AdvertisingFixtures.hex(text) }

@@ -6,7 +6,7 @@ import Testing
     /// LE Advertising Reports (H4 event 0x3e, subevent 0x02) in the horizon capture, one report each:
     /// (record number from 1, address, advertising data).
     func horizonReports() throws -> [(record: Int, address: BluetoothAddress, data: ArraySlice<UInt8>)] {
-        let url = sharedDataDirectory().appendingPathComponent("captures/horizon-74-at-ble.btsnoop")
+        let url = AdvertisingFixtures.sharedDataDirectory().appendingPathComponent("captures/horizon-74-at-ble.btsnoop")
         let file = try Data(contentsOf: url)  // missing file: the test fails, as it should
         let bytes = [UInt8](file)
         #expect(Array(bytes.prefix(8)) == Array("btsnoop".utf8) + [0])
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func randomBytesNeverTrap() {
-        var generator = SeededGenerator(seed: 0x5EED_BEAC)
+        var generator = AdvertisingFixtures.SeededGenerator(seed: 0x5EED_BEAC)
         var decoded = 0
         for round in 0..<40_000 {
             let count = Int.random(in: 0...40, using: &generator)
@@ -104,7 +104,7 @@ import Testing
     @Test func fieldsInTheOrderScanPrintsThem() throws {
         let address = BluetoothAddress(rawValue: 0xC4A1_B2C3_D4E5)
         let iBeacon = try #require(
-            BeaconDecoder.decode(advertisingData: hexBytes("1aff4c000215fda50693a4e24fb1afcfc6eb0764782500050006c5")))
+            BeaconDecoder.decode(advertisingData: fromHex("1aff4c000215fda50693a4e24fb1afcfc6eb0764782500050006c5")))
         #expect(
             iBeacon.fields(address: address) == [
                 BeaconField("format", .string("ibeacon")),
@@ -113,7 +113,7 @@ import Testing
                 BeaconField("major", .int(5)), BeaconField("minor", .int(6)), BeaconField("measuredPower", .int(-59)),
             ])
         let alt = try #require(
-            BeaconDecoder.decode(advertisingData: hexBytes("1bff1801beac2f234454cf6d4a0fadf2f4911ba9ffa600010002c509")))
+            BeaconDecoder.decode(advertisingData: fromHex("1bff1801beac2f234454cf6d4a0fadf2f4911ba9ffa600010002c509")))
         #expect(
             alt.formatFields == [
                 BeaconField("beaconId", .string("2f234454cf6d4a0fadf2f4911ba9ffa600010002")),
@@ -121,21 +121,21 @@ import Testing
                 BeaconField("measuredPower", .int(-59)), BeaconField("mfgReserved", .int(9)),
             ])
         let uid = try #require(
-            BeaconDecoder.decode(advertisingData: hexBytes("1516aafe00e700010203040506070809010203040506")))
+            BeaconDecoder.decode(advertisingData: fromHex("1516aafe00e700010203040506070809010203040506")))
         #expect(
             uid.formatFields == [
                 BeaconField("namespace", .string("00010203040506070809")),
                 BeaconField("instance", .string("010203040506")),
                 BeaconField("txPower", .int(-25)), BeaconField("measuredPower", .int(-66)),
             ])
-        let url = try #require(BeaconDecoder.decode(advertisingData: hexBytes("0d16aafe 1012 01 676f6f676c65 00")))
+        let url = try #require(BeaconDecoder.decode(advertisingData: fromHex("0d16aafe 1012 01 676f6f676c65 00")))
         #expect(
             url.fields(address: address) == [
                 BeaconField("format", .string("eddystone-url")), BeaconField("beacon", .string("mac-c4a1b2c3d4e5")),
                 BeaconField("url", .string("https://www.google.com/")),
                 BeaconField("txPower", .int(18)), BeaconField("measuredPower", .int(-23)),
             ])
-        let tlm = try #require(BeaconDecoder.decode(advertisingData: hexBytes("1116AAFE20000B701549023532D802384F46")))
+        let tlm = try #require(BeaconDecoder.decode(advertisingData: fromHex("1116AAFE20000B701549023532D802384F46")))
         #expect(
             tlm.formatFields == [
                 BeaconField("version", .int(0)), BeaconField("battery", .int(2928)),
@@ -144,3 +144,6 @@ import Testing
             ])
     }
 }
+
+/// Bytes from hex text (spaces allowed).
+private func fromHex(_ text: String) -> [UInt8] { AdvertisingFixtures.hex(text) }

@@ -6,9 +6,9 @@ import Testing
         let uuid = try #require(BeaconUUID("fda50693-a4e2-4fb1-afcf-c6eb07647825"))
         #expect(BeaconID.iBeacon(uuid: uuid, major: 5, minor: 6) == "ibeacon-fda50693-a4e2-4fb1-afcf-c6eb07647825-5-6")
         #expect(BeaconID.iBeacon(uuid: uuid, major: 65535, minor: 0).rawValue.hasSuffix("-65535-0"))
-        let altID = try #require(AltBeacon.Identifier(bytes: hexBytes("2f234454cf6d4a0fadf2f4911ba9ffa600010002")))
+        let altID = try #require(AltBeacon.Identifier(bytes: fromHex("2f234454cf6d4a0fadf2f4911ba9ffa600010002")))
         #expect(BeaconID.altBeacon(altID) == "altbeacon-2f234454cf6d4a0fadf2f4911ba9ffa600010002")
-        let namespace = try #require(EddystoneUID.Namespace(bytes: hexBytes("12345678901234678901")))
+        let namespace = try #require(EddystoneUID.Namespace(bytes: fromHex("12345678901234678901")))
         #expect(BeaconID.eddystone(namespace: namespace, instance: 1) == "eddystone-12345678901234678901-000000000001")
         #expect(BeaconID.mac(BluetoothAddress(rawValue: 0xC4A1_B2C3_D4E5)) == "mac-c4a1b2c3d4e5")
     }
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func idOfADecodedBeaconParsesBackToTheSameIdentity() throws {
-        let bytes = hexBytes("1aff4c000215494e54454c4c495f524f434b535f48575072f2ffc2")
+        let bytes = fromHex("1aff4c000215494e54454c4c495f524f434b535f48575072f2ffc2")
         let beacon = try #require(BeaconDecoder.decode(advertisingData: bytes))
         let address = BluetoothAddress(rawValue: 0xA4C1_38BF_6FAB)
         let id = beacon.id(address: address)
@@ -97,3 +97,6 @@ import Testing
         }
     }
 }
+
+/// Bytes from hex text (spaces allowed).
+private func fromHex(_ text: String) -> [UInt8] { AdvertisingFixtures.hex(text) }
