@@ -82,6 +82,14 @@ import Testing
         #expect(BeaconID(rawValue: text).components == nil)
     }
 
+    @Test func uuidTextWithDoubledOrMisplacedHyphensIsRejected() {
+        // BeaconUUID used to accept a hyphen twice at one position as long as four were present.
+        #expect(BeaconUUID("fda50693--a4e24fb1-afcf-c6eb07647825") == nil)
+        #expect(BeaconUUID("fda50693a4e2-4fb1-afcf--c6eb07647825") == nil)
+        #expect(BeaconUUID("fda50693-a4e2-4fb1-afcf-c6eb07647825")?.description == "fda50693-a4e2-4fb1-afcf-c6eb07647825")
+        #expect(BeaconUUID("fda50693a4e24fb1afcfc6eb07647825") != nil)
+    }
+
     @Test func errorMessagesQuoteTheBadPart() {
         do {
             _ = try BeaconID(parsing: "ibeacon-abc-1-2-3-4-5-6")
