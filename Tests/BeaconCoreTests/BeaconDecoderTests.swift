@@ -112,6 +112,7 @@ import Testing
                 BeaconField("uuid", .string("fda50693-a4e2-4fb1-afcf-c6eb07647825")),
                 BeaconField("major", .int(5)), BeaconField("minor", .int(6)), BeaconField("measuredPower", .int(-59)),
             ])
+        #expect(iBeacon.description == "ibeacon uuid=fda50693-a4e2-4fb1-afcf-c6eb07647825 major=5 minor=6 measuredPower=-59")
         let alt = try #require(
             BeaconDecoder.decode(advertisingData: fromHex("1bff1801beac2f234454cf6d4a0fadf2f4911ba9ffa600010002c509")))
         #expect(

@@ -1,4 +1,4 @@
-extension Beacon {
+extension Beacon: CustomStringConvertible {
     /// The format's name in output: `ibeacon`, `altbeacon`, `eddystone-uid`, `eddystone-url`,
     /// `eddystone-tlm`, `eddystone-eid`.
     public var format: String {
@@ -83,4 +83,8 @@ extension Beacon {
         }
     }
 
+    /// `ibeacon uuid=… major=5 minor=6 measuredPower=-59`: for logs and test failures.
+    public var description: String {
+        ([format] + formatFields.map(\.description)).joined(separator: " ")
+    }
 }

@@ -8,6 +8,9 @@
 ///
 /// A structure that runs past the end stops the walk: frames before it still count, nothing after
 /// it is trusted.
+///
+/// Each report is decoded on its own: an advertisement and its scan response arrive as two reports,
+/// and many commercial iBeacons put the iBeacon in the scan response (the horizon capture's do).
 public enum BeaconDecoder {
     /// The first beacon frame in `advertisingData`, or nil.
     ///
