@@ -31,8 +31,8 @@ public struct BeaconUUID: Hashable, Sendable, Comparable, CustomStringConvertibl
         var index = 0
         for scalar in text.unicodeScalars {
             if scalar == "-" {
-                // Hyphens only where the canonical form has them, or none at all.
-                guard [8, 12, 16, 20].contains(digits.count) else { return nil }
+                // Hyphens only where the canonical form has them, each once, or none at all.
+                guard index < 4, digits.count == [8, 12, 16, 20][index] else { return nil }
                 index += 1
                 continue
             }
