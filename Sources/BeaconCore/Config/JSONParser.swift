@@ -155,7 +155,17 @@ public struct JSONParser {
     }
 
     private mutating func parseEscape(into utf8: inout [UInt8]) throws(ConfigError) {
-        guard let escaped = next() else { throw error("string is not terminated") }
+        let escapeStart = position - 1
+        if let problem = parseEscapeBody(into: &utf8) {
+            // Point at the backslash, not wherever reading the escape stopped.
+            position = escapeStart
+            throw error(problem)
+        }
+    }
+
+    /// Decodes the escape after a backslash into `utf8`; the problem when it is invalid.
+    private mutating func parseEscapeBody(into utf8: inout [UInt8]) -> String? {
+        guard let escaped = next() else { return "string is not terminated" }
         switch escaped {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escaped)
         case UInt8(ascii: "b"): utf8.append(0x08)
@@ -164,32 +174,30 @@ public struct JSONParser {
         case UInt8(ascii: "r"): utf8.append(0x0D)
         case UInt8(ascii: "t"): utf8.append(0x09)
         case UInt8(ascii: "u"):
-            var scalarValue = try parseHex4()
+            guard var scalarValue = parseHex4() else { return "\\u must be followed by four hex digits" }
             if (0xD800..<0xDC00).contains(scalarValue) {
                 // A high surrogate must be followed by an escaped low surrogate.
-                guard next() == UInt8(ascii: "\\"), next() == UInt8(ascii: "u") else {
-                    throw error("\\u escape holds a lone surrogate")
-                }
-                let low = try parseHex4()
-                guard (0xDC00..<0xE000).contains(low) else { throw error("\\u escape holds a lone surrogate") }
+                guard next() == UInt8(ascii: "\\"), next() == UInt8(ascii: "u"), let low = parseHex4(),
+                    (0xDC00..<0xE000).contains(low)
+                else { return "\\u escape holds a lone surrogate" }
                 scalarValue = 0x10000 + ((scalarValue - 0xD800) << 10) + (low - 0xDC00)
             } else if (0xDC00..<0xE000).contains(scalarValue) {
-                throw error("\\u escape holds a lone surrogate")
+                return "\\u escape holds a lone surrogate"
             }
-            guard let scalar = Unicode.Scalar(scalarValue) else { throw error("invalid \\u escape") }
-            if let encoded = UTF8.encode(scalar) { utf8.append(contentsOf: encoded) }
+            guard let scalar = Unicode.Scalar(scalarValue), let encoded = UTF8.encode(scalar) else {
+                return "invalid \\u escape"
+            }
+            utf8.append(contentsOf: encoded)
         default:
-            position -= 1
-            throw error("invalid escape \\\(describe(escaped, quoted: false))")
+            return "invalid escape \\\(describe(escaped, quoted: false))"
         }
+        return nil
     }
 
-    private mutating func parseHex4() throws(ConfigError) -> UInt32 {
+    private mutating func parseHex4() -> UInt32? {
         var value: UInt32 = 0
         for _ in 0..<4 {
-            guard let byte = next(), let nibble = HexDigits.value(of: Unicode.Scalar(byte)) else {
-                throw error("\\u must be followed by four hex digits")
-            }
+            guard let byte = next(), let nibble = HexDigits.value(of: Unicode.Scalar(byte)) else { return nil }
             value = value << 4 | UInt32(nibble)
         }
         return value
