@@ -80,7 +80,7 @@ import Testing
         let valid = payload(
             regionsMessage(#"{"id":"office","uuid":"\#(officeUUID)","major":1,"minor":2,"notifyOnEntry":false}"#))
         var accepted = 0
-        for round in 0..<20_000 {
+        for round in 0..<10_000 {
             var bytes: [UInt8]
             switch round % 3 {
             case 0:

@@ -104,6 +104,10 @@ public struct RegionMonitor: Sendable {
         return out
     }
 
+    /// How many (beacon, address) pairs are remembered for ranging; bounded by what was heard within
+    /// `rangingForgetAfter` (plus at most one second until the next prune).
+    public var rememberedBeaconCount: Int { ranged.count }
+
     // MARK: - Inputs
 
     /// One beacon heard at `now`: the regions it matches become `inside` (reporting `enter` on a
