@@ -110,6 +110,25 @@ import Testing
                 == "regions[0].id: 'a\\u{0}b' is not a valid id (1–64 characters of a-z, 0-9, '_' and '-')")
     }
 
+    @Test func errorsCarryACodeForPrograms() {
+        func code(_ text: String) -> ConfigError.Code? {
+            do {
+                _ = try RegionsConfig.parse(payload(text))
+                return nil
+            } catch { return error.code }
+        }
+        #expect(code("{") == .invalidJSON)
+        #expect(code(regionsMessage(#"{"id":"a","uuid":"abc"}"#)) == .invalidValue)
+        #expect(code(regionsMessage(#"{"id":"a","uuid":"\#(officeUUID)","major":70000}"#)) == .outOfRange)
+        #expect(code(regionsMessage(#"{"id":"a","uuid":"\#(officeUUID)","x":1}"#)) == .unknownKey)
+        #expect(code(regionsMessage(#"{"id":"a"}"#)) == .missing)
+        #expect(code(regionsMessage(#"{"id":1}"#)) == .wrongType)
+        #expect(code(regionsMessage(#"{"id":"a","uuid":"\#(officeUUID)"},{"id":"a","uuid":"\#(officeUUID)"}"#)) == .duplicate)
+        do {
+            _ = try RegionsConfig.parse(payload("{}"), maximumBytes: 1)
+        } catch { #expect(error.code == .payloadTooLarge) }
+    }
+
     @Test func errorsCarryTheRevisionOfTheRejectedMessage() {
         do {
             _ = try RegionsConfig.parse(payload(regionsMessage(#"{"id":"c","uuid":"abc"}"#, revision: 8)))

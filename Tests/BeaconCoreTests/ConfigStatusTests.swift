@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func unknownRevisionsAreLeftOutAndErrorsAreEscaped() {
-        let error = ConfigError(path: FieldPath.root.appending("a\"b"), message: "bad \\ value\n\u{1}")
+        let error = ConfigError(.invalidValue, path: FieldPath.root.appending("a\"b"), message: "bad \\ value\n\u{1}")
         let status = ConfigStatus.rejected(topic: "hq/presence/config/beacons", error: error, keptRevision: nil)
         #expect(
             status.jsonText

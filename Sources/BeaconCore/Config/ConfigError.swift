@@ -4,6 +4,27 @@
 /// `error` of the `config/status` answer (MQTT.md). Errors about the message as a whole use the
 /// path `payload`.
 public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What kind of problem it is, for code that reacts to errors (the message is for people).
+    public enum Code: String, Hashable, Sendable {
+        /// The payload exceeds the size limit.
+        case payloadTooLarge
+        /// The payload is not JSON (syntax, encoding, nesting depth, repeated key).
+        case invalidJSON
+        /// A value has the wrong JSON type.
+        case wrongType
+        /// A required field is absent or `null`.
+        case missing
+        /// A key the message kind does not know.
+        case unknownKey
+        /// A number outside its range.
+        case outOfRange
+        /// A value of the right type that is not acceptable (a bad id, uuid, beacon id, minor without major).
+        case invalidValue
+        /// An id or beacon that appears twice.
+        case duplicate
+    }
+
+    public var code: Code
     /// The field the error concerns.
     public var path: FieldPath
     /// What is wrong, without the path.
@@ -11,7 +32,8 @@ public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The `revision` of the rejected message when it could be read, for the status answer.
     public var messageRevision: Int64?
 
-    public init(path: FieldPath, message: String, messageRevision: Int64? = nil) {
+    public init(_ code: Code, path: FieldPath, message: String, messageRevision: Int64? = nil) {
+        self.code = code
         self.path = path
         self.message = message
         self.messageRevision = messageRevision

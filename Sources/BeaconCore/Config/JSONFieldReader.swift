@@ -10,7 +10,7 @@ struct JSONFieldReader {
     /// Fails unless `value` is an object.
     init(_ value: JSONValue, at path: FieldPath) throws(ConfigError) {
         guard case .object(let object) = value else {
-            throw ConfigError(path: path, message: "expected an object, got \(value.kindDescription)")
+            throw ConfigError(.wrongType, path: path, message: "expected an object, got \(value.kindDescription)")
         }
         self.object = object
         self.path = path
@@ -19,7 +19,7 @@ struct JSONFieldReader {
     /// Fails on the first key not in `known`.
     func rejectUnknownKeys(_ known: [String]) throws(ConfigError) {
         for key in object.keys where !known.contains(key) {
-            throw ConfigError(
+            throw ConfigError(.unknownKey,
                 path: path.appending(key), message: "unknown key (known keys: \(known.joined(separator: ", ")))")
         }
     }
@@ -31,7 +31,7 @@ struct JSONFieldReader {
     }
 
     func required(_ key: String) throws(ConfigError) -> JSONValue {
-        guard let value = optional(key) else { throw ConfigError(path: path.appending(key), message: "required") }
+        guard let value = optional(key) else { throw ConfigError(.missing, path: path.appending(key), message: "required") }
         return value
     }
 
@@ -60,14 +60,14 @@ struct JSONFieldReader {
             if number.double == number.double.rounded(), !number.literal.contains("."),
                 !number.literal.contains("e"), !number.literal.contains("E")
             {
-                throw ConfigError(
+                throw ConfigError(.outOfRange,
                     path: path.appending(key),
                     message: "\(number.literal.prefix(32)) is not in \(range.lowerBound)…\(range.upperBound)")
             }
-            throw ConfigError(path: path.appending(key), message: "expected an integer, got \(number.literal.prefix(32))")
+            throw ConfigError(.wrongType, path: path.appending(key), message: "expected an integer, got \(number.literal.prefix(32))")
         }
         guard range.contains(integer) else {
-            throw ConfigError(path: path.appending(key), message: "\(number.literal) is not in \(range.lowerBound)…\(range.upperBound)")
+            throw ConfigError(.outOfRange, path: path.appending(key), message: "\(number.literal) is not in \(range.lowerBound)…\(range.upperBound)")
         }
         return integer
     }
@@ -76,7 +76,7 @@ struct JSONFieldReader {
     func number(_ value: JSONValue, key: String, in range: ClosedRange<Double>) throws(ConfigError) -> Double {
         guard case .number(let number) = value else { throw typeError(key, expected: "a number", got: value) }
         guard range.contains(number.double) else {
-            throw ConfigError(
+            throw ConfigError(.outOfRange,
                 path: path.appending(key),
                 message: "\(number.literal.prefix(32)) is not in \(JSONText.number(range.lowerBound))…\(JSONText.number(range.upperBound))")
         }
@@ -87,13 +87,13 @@ struct JSONFieldReader {
     func id(_ value: JSONValue, key: String) throws(ConfigError) -> TopicLevelID {
         let text = try string(value, key: key)
         guard let id = TopicLevelID(text) else {
-            throw ConfigError(
+            throw ConfigError(.invalidValue,
                 path: path.appending(key), message: "\(ConfigError.quoted(text)) is not a valid id (\(TopicLevelID.rule))")
         }
         return id
     }
 
     private func typeError(_ key: String, expected: String, got value: JSONValue) -> ConfigError {
-        ConfigError(path: path.appending(key), message: "expected \(expected), got \(value.kindDescription)")
+        ConfigError(.wrongType, path: path.appending(key), message: "expected \(expected), got \(value.kindDescription)")
     }
 }

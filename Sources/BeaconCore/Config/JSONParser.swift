@@ -28,7 +28,7 @@ public struct JSONParser {
         maximumDepth: Int = defaultMaximumDepth
     ) throws(ConfigError) -> JSONValue {
         guard bytes.count <= maximumBytes else {
-            throw ConfigError(
+            throw ConfigError(.payloadTooLarge,
                 path: .root, message: "payload is \(bytes.count) bytes; the limit is \(maximumBytes) bytes")
         }
         var parser = JSONParser(bytes: bytes, maximumDepth: maximumDepth)
@@ -78,7 +78,7 @@ public struct JSONParser {
             path.push(.key(key))
             let value = try parseValue()
             guard object.append(key: key, value: value) else {
-                throw ConfigError(path: path, message: "invalid JSON at byte \(keyOffset): key appears twice")
+                throw ConfigError(.invalidJSON, path: path, message: "invalid JSON at byte \(keyOffset): key appears twice")
             }
             path.pop()
             skipWhitespace()
@@ -282,6 +282,6 @@ public struct JSONParser {
     }
 
     private func error(_ message: String) -> ConfigError {
-        ConfigError(path: path, message: "invalid JSON at byte \(position): \(message)")
+        ConfigError(.invalidJSON, path: path, message: "invalid JSON at byte \(position): \(message)")
     }
 }

@@ -31,12 +31,12 @@ public struct KnownBeacon: Hashable, Sendable {
         try reader.rejectUnknownKeys(["beacon", "id", "name", "measuredPower"])
         let text = try reader.string(try reader.required("beacon"), key: "beacon")
         guard let canonical = BeaconIDSyntax.canonical(text) else {
-            throw ConfigError(
+            throw ConfigError(.invalidValue,
                 path: path.appending("beacon"),
                 message: "\(ConfigError.quoted(text, limit: 80)) is not a beacon id (\(BeaconIDSyntax.rule))")
         }
         guard canonical == text else {
-            throw ConfigError(
+            throw ConfigError(.invalidValue,
                 path: path.appending("beacon"),
                 message: "\(ConfigError.quoted(text, limit: 80)) is not in canonical form; write '\(canonical)'")
         }
@@ -45,7 +45,7 @@ public struct KnownBeacon: Hashable, Sendable {
             try reader.string(value, key: "name")
         }
         if let name, name.count > Self.maximumNameLength || name.isEmpty {
-            throw ConfigError(
+            throw ConfigError(.invalidValue,
                 path: path.appending("name"), message: "must be 1–\(Self.maximumNameLength) characters")
         }
         let power = try reader.optional("measuredPower").map { (value) throws(ConfigError) in

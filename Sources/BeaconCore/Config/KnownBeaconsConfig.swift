@@ -37,11 +37,11 @@ public struct KnownBeaconsConfig: Hashable, Sendable {
             let path = listPath.appending(index: position)
             let entry = try KnownBeacon(json: element, at: path)
             guard canonicalIDs.insert(entry.beacon).inserted else {
-                throw ConfigError(path: path.appending("beacon"), message: "duplicate beacon '\(entry.beacon)'")
+                throw ConfigError(.duplicate, path: path.appending("beacon"), message: "duplicate beacon '\(entry.beacon)'")
             }
             if let alias = entry.alias {
                 guard topicIDs.insert(alias.rawValue).inserted else {
-                    throw ConfigError(path: path.appending("id"), message: "duplicate id '\(alias)'")
+                    throw ConfigError(.duplicate, path: path.appending("id"), message: "duplicate id '\(alias)'")
                 }
             }
             beacons.append(entry)
@@ -51,7 +51,7 @@ public struct KnownBeaconsConfig: Hashable, Sendable {
             if let alias = entry.alias, alias.rawValue != entry.beacon.rawValue,
                 canonicalIDs.contains(BeaconID(rawValue: alias.rawValue))
             {
-                throw ConfigError(
+                throw ConfigError(.duplicate,
                     path: listPath.appending(index: position).appending("id"),
                     message: "'\(alias)' is the id of another beacon")
             }

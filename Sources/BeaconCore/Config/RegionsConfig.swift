@@ -35,7 +35,7 @@ public struct RegionsConfig: Hashable, Sendable {
             let path = listPath.appending(index: position)
             let region = try BeaconRegion(json: element, at: path)
             guard seen.insert(region.id).inserted else {
-                throw ConfigError(path: path.appending("id"), message: "duplicate id '\(region.id)'")
+                throw ConfigError(.duplicate, path: path.appending("id"), message: "duplicate id '\(region.id)'")
             }
             regions.append(region)
         }

@@ -10,7 +10,7 @@ extension BeaconRegion {
         let id = try reader.id(try reader.required("id"), key: "id")
         let uuidText = try reader.string(try reader.required("uuid"), key: "uuid")
         guard let uuid = BeaconUUID(uuidText) else {
-            throw ConfigError(path: path.appending("uuid"), message: "\(ConfigError.quoted(uuidText)) is not a UUID")
+            throw ConfigError(.invalidValue, path: path.appending("uuid"), message: "\(ConfigError.quoted(uuidText)) is not a UUID")
         }
         let major = try reader.optional("major").map { (value) throws(ConfigError) in
             UInt16(try reader.integer(value, key: "major", in: 0...65535))
@@ -29,7 +29,7 @@ extension BeaconRegion {
                 id: id, uuid: uuid, major: major, minor: minor,
                 notifyOnEntry: notifyOnEntry ?? true, notifyOnExit: notifyOnExit ?? true)
         else {
-            throw ConfigError(path: path.appending("minor"), message: "minor requires major")
+            throw ConfigError(.invalidValue, path: path.appending("minor"), message: "minor requires major")
         }
         self = region
     }
