@@ -1,49 +1,76 @@
 /// Finds the regions an advertisement belongs to in expected constant time, however many regions
-/// there are: three hash lookups — by uuid, by (uuid, major), by (uuid, major, minor) — never a scan.
+/// there are: a hash lookup by uuid, then — only when such regions exist for that uuid — by
+/// (uuid, major) and by (uuid, major, minor). Never a scan.
 ///
 /// Positions returned are indices into `regions`.
 public struct RegionIndex: Sendable {
     public let regions: [BeaconRegion]
 
-    private struct MajorKey: Hashable { let uuid: BeaconUUID; let major: UInt16 }
-    private struct MinorKey: Hashable { let uuid: BeaconUUID; let major: UInt16; let minor: UInt16 }
+    /// The positions of the regions one advertisement matches, broadest first. Empty lists share
+    /// the empty-array singleton, so a lookup allocates nothing.
+    public struct Matches: Sendable {
+        /// uuid-only regions.
+        public var byUUID: [Int] = []
+        /// uuid + major regions.
+        public var byMajor: [Int] = []
+        /// uuid + major + minor regions.
+        public var byMinor: [Int] = []
 
-    private var byUUID: [BeaconUUID: [Int]] = [:]
+        public var isEmpty: Bool { byUUID.isEmpty && byMajor.isEmpty && byMinor.isEmpty }
+    }
+
+    private struct UUIDEntry: Sendable {
+        var uuidOnly: [Int] = []
+        var hasMajorRegions = false
+        var hasMinorRegions = false
+    }
+
+    private struct MajorKey: Hashable, Sendable { let uuid: BeaconUUID; let major: UInt16 }
+    private struct MinorKey: Hashable, Sendable { let uuid: BeaconUUID; let major: UInt16; let minor: UInt16 }
+
+    private var byUUID: [BeaconUUID: UUIDEntry] = [:]
     private var byMajor: [MajorKey: [Int]] = [:]
     private var byMinor: [MinorKey: [Int]] = [:]
-    private var uuids: Set<BeaconUUID> = []
 
     public init(_ regions: [BeaconRegion]) {
         self.regions = regions
         for (position, region) in regions.enumerated() {
-            uuids.insert(region.uuid)
             switch (region.major, region.minor) {
             case (let major?, let minor?):
+                byUUID[region.uuid, default: UUIDEntry()].hasMinorRegions = true
                 byMinor[MinorKey(uuid: region.uuid, major: major, minor: minor), default: []].append(position)
             case (let major?, nil):
+                byUUID[region.uuid, default: UUIDEntry()].hasMajorRegions = true
                 byMajor[MajorKey(uuid: region.uuid, major: major), default: []].append(position)
             default:
-                byUUID[region.uuid, default: []].append(position)
+                byUUID[region.uuid, default: UUIDEntry()].uuidOnly.append(position)
             }
         }
     }
 
-    /// Calls `body` with the position of every region a beacon advertising these ids belongs to,
-    /// broadest regions first. Allocates nothing.
+    /// The positions of every region a beacon advertising these ids belongs to. One hash lookup
+    /// for a uuid no region names (most beacons in a busy place), at most three otherwise.
+    public func lookup(uuid: BeaconUUID, major: UInt16?, minor: UInt16?) -> Matches {
+        guard let entry = byUUID[uuid] else { return Matches() }
+        var matches = Matches(byUUID: entry.uuidOnly)
+        guard let major else { return matches }
+        if entry.hasMajorRegions, let positions = byMajor[MajorKey(uuid: uuid, major: major)] {
+            matches.byMajor = positions
+        }
+        if entry.hasMinorRegions, let minor, let positions = byMinor[MinorKey(uuid: uuid, major: major, minor: minor)] {
+            matches.byMinor = positions
+        }
+        return matches
+    }
+
+    /// Calls `body` with the position of every matching region, broadest first.
     public func forEachMatch(
         uuid: BeaconUUID, major: UInt16?, minor: UInt16?, _ body: (Int) throws -> Void
     ) rethrows {
-        if let positions = byUUID[uuid] {
-            for position in positions { try body(position) }
-        }
-        guard let major else { return }
-        if let positions = byMajor[MajorKey(uuid: uuid, major: major)] {
-            for position in positions { try body(position) }
-        }
-        guard let minor else { return }
-        if let positions = byMinor[MinorKey(uuid: uuid, major: major, minor: minor)] {
-            for position in positions { try body(position) }
-        }
+        let matches = lookup(uuid: uuid, major: major, minor: minor)
+        for position in matches.byUUID { try body(position) }
+        for position in matches.byMajor { try body(position) }
+        for position in matches.byMinor { try body(position) }
     }
 
     /// The regions a beacon advertising these ids belongs to, broadest first.
@@ -53,6 +80,6 @@ public struct RegionIndex: Sendable {
         return out
     }
 
-    /// Whether any region could match a beacon with this uuid (a cheap pre-filter).
-    public func hasRegions(for uuid: BeaconUUID) -> Bool { uuids.contains(uuid) }
+    /// Whether any region names this uuid.
+    public func hasRegions(for uuid: BeaconUUID) -> Bool { byUUID[uuid] != nil }
 }

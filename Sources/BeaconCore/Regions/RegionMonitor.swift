@@ -18,7 +18,7 @@ public struct RegionMonitor: Sendable {
     private var index: RegionIndex
     private var positionByID: [TopicLevelID: Int]
     private var tracks: [Track]
-    /// The beacons heard that match at least one region, by (beacon, address).
+    /// The beacons heard that match at least one region, by identity and address.
     private var ranged: [RangingKey: RangingEntry]
     /// For each region position, the ranged beacons that match it.
     private var rangedByRegion: [Set<RangingKey>]
@@ -35,9 +35,22 @@ public struct RegionMonitor: Sendable {
         var lastBeacon: BeaconID?
     }
 
+    /// A ranged beacon's identity as advertised, plus its address. Numbers rather than the
+    /// `BeaconID` string: hashing five integers is several times cheaper than a 56-character id,
+    /// and this is on the per-advertisement path. (Two formats advertising the same uuid, major and
+    /// minor from one address would share an entry — the same device, in practice.)
     private struct RangingKey: Hashable, Sendable {
-        let beacon: BeaconID
+        let uuid: BeaconUUID
+        let major: UInt16?
+        let minor: UInt16?
         let address: BluetoothAddress
+
+        init(_ sighting: BeaconSighting) {
+            uuid = sighting.uuid ?? BeaconUUID(high: 0, low: 0)
+            major = sighting.major
+            minor = sighting.minor
+            address = sighting.address
+        }
     }
 
     private struct RangingEntry: Sendable {
@@ -113,40 +126,54 @@ public struct RegionMonitor: Sendable {
     /// One beacon heard at `now`: the regions it matches become `inside` (reporting `enter` on a
     /// crossing) and it joins their ranging lists. A beacon matching no region is not stored.
     public mutating func observe(_ sighting: BeaconSighting, at now: Instant) -> [RegionEvent] {
-        guard let uuid = sighting.uuid, index.hasRegions(for: uuid) else { return [] }
+        guard let uuid = sighting.uuid else { return [] }
+        let matches = index.lookup(uuid: uuid, major: sighting.major, minor: sighting.minor)
+        guard !matches.isEmpty else { return [] }
         var events: [RegionEvent] = []
-        var matchedAny = false
-        let index = self.index  // a reference, not a copy: lets the loop mutate `self`
-        let exitDelay = settings.exitDelay
-        index.forEachMatch(uuid: uuid, major: sighting.major, minor: sighting.minor) { position in
-            matchedAny = true
-            let region = index.regions[position]
-            var track = tracks[position]
-            if track.state == .inside, now.since(track.lastMatch) >= exitDelay {
-                // No tick came in time: the exit happened before this sighting; report it first.
-                track.state = .outside
-                events.append(.stateChanged(region: region.id, state: .outside, at: now))
-                if region.notifyOnExit { events.append(.exit(region: region.id, beacon: track.lastBeacon, at: now)) }
-            }
-            if track.state != .inside {
-                track.state = .inside
-                events.append(.stateChanged(region: region.id, state: .inside, at: now))
-                if region.notifyOnEntry { events.append(.enter(region: region.id, beacon: sighting.beacon, at: now)) }
-            }
-            track.lastMatch = max(track.lastMatch, now)
-            track.lastBeacon = sighting.beacon
-            tracks[position] = track
-        }
-        guard matchedAny else { return events }
-        nextDeadline = min(nextDeadline, now.advanced(by: exitDelay))
+        for position in matches.byUUID { match(position, sighting, at: now, into: &events) }
+        for position in matches.byMajor { match(position, sighting, at: now, into: &events) }
+        for position in matches.byMinor { match(position, sighting, at: now, into: &events) }
+        nextDeadline = min(nextDeadline, now.advanced(by: settings.exitDelay))
 
-        let key = RangingKey(beacon: sighting.beacon, address: sighting.address)
+        let key = RangingKey(sighting)
         if ranged.updateValue(RangingEntry(sighting: sighting, lastSeen: now), forKey: key) == nil {
-            index.forEachMatch(uuid: uuid, major: sighting.major, minor: sighting.minor) { position in
-                rangedByRegion[position].insert(key)
-            }
+            for position in matches.byUUID { rangedByRegion[position].insert(key) }
+            for position in matches.byMajor { rangedByRegion[position].insert(key) }
+            for position in matches.byMinor { rangedByRegion[position].insert(key) }
         }
         return events
+    }
+
+    /// A matching beacon heard for the region at `position`.
+    private mutating func match(
+        _ position: Int, _ sighting: BeaconSighting, at now: Instant, into events: inout [RegionEvent]
+    ) {
+        // `switch`, not `==`: on a String-backed enum `==` may resolve to the RawRepresentable
+        // overload and compare strings, measurably on this per-advertisement path.
+        switch tracks[position].state {
+        case .inside:
+            guard now.since(tracks[position].lastMatch) >= settings.exitDelay else { break }
+            // No tick came in time: the exit happened before this sighting; report it, then the entry.
+            let region = index.regions[position]
+            events.append(.stateChanged(region: region.id, state: .outside, at: now))
+            if region.notifyOnExit {
+                events.append(.exit(region: region.id, beacon: tracks[position].lastBeacon, at: now))
+            }
+            enter(position, sighting, at: now, into: &events)
+        case .outside, .unknown:
+            enter(position, sighting, at: now, into: &events)
+        }
+        if now > tracks[position].lastMatch { tracks[position].lastMatch = now }
+        tracks[position].lastBeacon = sighting.beacon
+    }
+
+    private mutating func enter(
+        _ position: Int, _ sighting: BeaconSighting, at now: Instant, into events: inout [RegionEvent]
+    ) {
+        let region = index.regions[position]
+        tracks[position].state = .inside
+        events.append(.stateChanged(region: region.id, state: .inside, at: now))
+        if region.notifyOnEntry { events.append(.enter(region: region.id, beacon: sighting.beacon, at: now)) }
     }
 
     /// Lets time pass: regions with no matching beacon for the exit delay become `outside`
