@@ -49,6 +49,18 @@ import Testing
                 == "beacons[0].beacon: 'iBeacon-FDA50693A4E24FB1AFCFC6EB07647825-05-6' is not in canonical form; write '\(aliceKeys)'")
     }
 
+    @Test func randomBeaconIDsNeverCrashAndCanonicalFormsAreFixedPoints() {
+        var generator = SplitMix64(seed: 7)
+        let pieces = ["ibeacon-", "altbeacon-", "eddystone-", "mac-", "-", "0", "9", "f", "F", "65535", "65536", "\u{e9}", "\u{0}", aliceKeys]
+        for _ in 0..<5_000 {
+            let text = (0..<Int(generator.next() % 6)).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined()
+            if let canonical = BeaconIDSyntax.canonical(text) {
+                #expect(BeaconIDSyntax.canonical(canonical) == canonical)
+                #expect(TopicLevelID(canonical) != nil)
+            }
+        }
+    }
+
     @Test func knownBeaconErrorsNameTheField() {
         let entry = #"{"beacon":"\#(aliceKeys)","id":"alice-keys"}"#
         #expect(
