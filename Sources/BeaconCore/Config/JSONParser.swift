@@ -1,0 +1,287 @@
+/// A strict RFC 8259 JSON parser for config messages, over raw payload bytes.
+///
+/// Our own rather than Foundation's: the core stays free of Foundation, errors carry the field path
+/// and byte offset (`regions[2]: invalid JSON at byte 123: expected ',' or '}'`), repeated keys are
+/// rejected instead of one silently winning, and every resource is bounded — payload size, nesting
+/// depth — so hostile bytes give an error, never a crash or an unbounded allocation.
+public struct JSONParser {
+    /// The default payload limit: 1 MiB, room for about 10,000 regions.
+    public static let defaultMaximumBytes = 1 << 20
+    /// The default nesting limit; config messages need three levels.
+    public static let defaultMaximumDepth = 32
+
+    private let bytes: [UInt8]
+    private var position = 0
+    private var depth = 0
+    private let maximumDepth: Int
+    private var path = FieldPath.root
+
+    private init(bytes: [UInt8], maximumDepth: Int) {
+        self.bytes = bytes
+        self.maximumDepth = maximumDepth
+    }
+
+    /// Parses one JSON value that fills `bytes` (whitespace around it allowed).
+    public static func parse(
+        _ bytes: [UInt8],
+        maximumBytes: Int = defaultMaximumBytes,
+        maximumDepth: Int = defaultMaximumDepth
+    ) throws(ConfigError) -> JSONValue {
+        guard bytes.count <= maximumBytes else {
+            throw ConfigError(.payloadTooLarge,
+                path: .root, message: "payload is \(bytes.count) bytes; the limit is \(maximumBytes) bytes")
+        }
+        var parser = JSONParser(bytes: bytes, maximumDepth: maximumDepth)
+        parser.skipWhitespace()
+        guard parser.position < bytes.count else { throw parser.error("expected a JSON value, found nothing") }
+        let value = try parser.parseValue()
+        parser.skipWhitespace()
+        guard parser.position == bytes.count else { throw parser.error("unexpected data after the JSON value") }
+        return value
+    }
+
+    // MARK: - Values
+
+    private mutating func parseValue() throws(ConfigError) -> JSONValue {
+        guard let byte = peek() else { throw error("unexpected end of payload, expected a value") }
+        switch byte {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default: throw error("unexpected character \(describe(byte)), expected a value")
+        }
+    }
+
+    private mutating func parseObject() throws(ConfigError) -> JSONValue {
+        try enterContainer()
+        position += 1  // {
+        var object = JSONObject()
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") {
+            position += 1
+            depth -= 1
+            return .object(object)
+        }
+        while true {
+            skipWhitespace()
+            guard peek() == UInt8(ascii: "\"") else { throw error("expected a key in double quotes") }
+            let keyOffset = position
+            let key = try parseString()
+            skipWhitespace()
+            guard peek() == UInt8(ascii: ":") else { throw error("expected ':' after key") }
+            position += 1
+            skipWhitespace()
+            path.push(.key(key))
+            let value = try parseValue()
+            guard object.append(key: key, value: value) else {
+                throw ConfigError(.invalidJSON, path: path, message: "invalid JSON at byte \(keyOffset): key appears twice")
+            }
+            path.pop()
+            skipWhitespace()
+            switch peek() {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "}"):
+                position += 1
+                depth -= 1
+                return .object(object)
+            default: throw error("expected ',' or '}' in object")
+            }
+        }
+    }
+
+    private mutating func parseArray() throws(ConfigError) -> JSONValue {
+        try enterContainer()
+        position += 1  // [
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if peek() == UInt8(ascii: "]") {
+            position += 1
+            depth -= 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            path.push(.index(elements.count))
+            elements.append(try parseValue())
+            path.pop()
+            skipWhitespace()
+            switch peek() {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "]"):
+                position += 1
+                depth -= 1
+                return .array(elements)
+            default: throw error("expected ',' or ']' in array")
+            }
+        }
+    }
+
+    private mutating func enterContainer() throws(ConfigError) {
+        depth += 1
+        guard depth <= maximumDepth else { throw error("nested deeper than \(maximumDepth) levels") }
+    }
+
+    // MARK: - Strings
+
+    private mutating func parseString() throws(ConfigError) -> String {
+        let start = position
+        position += 1  // opening quote
+        var utf8: [UInt8] = []
+        while true {
+            guard let byte = next() else {
+                position = start
+                throw error("string is not terminated")
+            }
+            switch byte {
+            case UInt8(ascii: "\""):
+                guard let text = String(validating: utf8, as: UTF8.self) else {
+                    position = start
+                    throw error("string is not valid UTF-8")
+                }
+                return text
+            case UInt8(ascii: "\\"):
+                try parseEscape(into: &utf8)
+            case 0x00..<0x20:
+                position -= 1
+                throw error("control character \(describe(byte)) in string (escape it)")
+            default:
+                utf8.append(byte)
+            }
+        }
+    }
+
+    private mutating func parseEscape(into utf8: inout [UInt8]) throws(ConfigError) {
+        let escapeStart = position - 1
+        if let problem = parseEscapeBody(into: &utf8) {
+            // Point at the backslash, not wherever reading the escape stopped.
+            position = escapeStart
+            throw error(problem)
+        }
+    }
+
+    /// Decodes the escape after a backslash into `utf8`; the problem when it is invalid.
+    private mutating func parseEscapeBody(into utf8: inout [UInt8]) -> String? {
+        guard let escaped = next() else { return "string is not terminated" }
+        switch escaped {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escaped)
+        case UInt8(ascii: "b"): utf8.append(0x08)
+        case UInt8(ascii: "f"): utf8.append(0x0C)
+        case UInt8(ascii: "n"): utf8.append(0x0A)
+        case UInt8(ascii: "r"): utf8.append(0x0D)
+        case UInt8(ascii: "t"): utf8.append(0x09)
+        case UInt8(ascii: "u"):
+            guard var scalarValue = parseHex4() else { return "\\u must be followed by four hex digits" }
+            if (0xD800..<0xDC00).contains(scalarValue) {
+                // A high surrogate must be followed by an escaped low surrogate.
+                guard next() == UInt8(ascii: "\\"), next() == UInt8(ascii: "u"), let low = parseHex4(),
+                    (0xDC00..<0xE000).contains(low)
+                else { return "\\u escape holds a lone surrogate" }
+                scalarValue = 0x10000 + ((scalarValue - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00..<0xE000).contains(scalarValue) {
+                return "\\u escape holds a lone surrogate"
+            }
+            guard let scalar = Unicode.Scalar(scalarValue), let encoded = UTF8.encode(scalar) else {
+                return "invalid \\u escape"
+            }
+            utf8.append(contentsOf: encoded)
+        default:
+            return "invalid escape \\\(describe(escaped, quoted: false))"
+        }
+        return nil
+    }
+
+    private mutating func parseHex4() -> UInt32? {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard let byte = next(), let nibble = HexDigits.value(of: Unicode.Scalar(byte)) else { return nil }
+            value = value << 4 | UInt32(nibble)
+        }
+        return value
+    }
+
+    // MARK: - Numbers and literals
+
+    private mutating func parseNumber() throws(ConfigError) -> JSONNumber {
+        let start = position
+        var isInteger = true
+        if peek() == UInt8(ascii: "-") { position += 1 }
+        guard let first = peek(), isDigit(first) else { throw error("expected a digit") }
+        position += 1
+        if first != UInt8(ascii: "0") { skipDigits() }
+        if peek() == UInt8(ascii: ".") {
+            isInteger = false
+            position += 1
+            guard let digit = peek(), isDigit(digit) else { throw error("expected a digit after '.'") }
+            skipDigits()
+        }
+        if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+            isInteger = false
+            position += 1
+            if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { position += 1 }
+            guard let digit = peek(), isDigit(digit) else { throw error("expected a digit in exponent") }
+            skipDigits()
+        }
+        if let byte = peek(), isDigit(byte) {
+            throw error("leading zeros are not allowed in numbers")
+        }
+        let literal = String(decoding: bytes[start..<position], as: UTF8.self)
+        guard let double = Double(literal), double.isFinite else {
+            position = start
+            throw error("number \(literal.prefix(32)) is out of range")
+        }
+        return JSONNumber(literal: literal, double: double, integer: isInteger ? Int64(literal) : nil)
+    }
+
+    private mutating func expectLiteral(_ word: StaticString) throws(ConfigError) {
+        let start = position
+        let expected = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        for byte in expected {
+            guard next() == byte else {
+                position = start
+                throw error("unexpected character \(describe(bytes[start])), expected a value")
+            }
+        }
+    }
+
+    // MARK: - Cursor
+
+    private func peek() -> UInt8? {
+        position < bytes.count ? bytes[position] : nil
+    }
+
+    private mutating func next() -> UInt8? {
+        guard position < bytes.count else { return nil }
+        defer { position += 1 }
+        return bytes[position]
+    }
+
+    private mutating func skipWhitespace() {
+        while let byte = peek(),
+            byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+        {
+            position += 1
+        }
+    }
+
+    private mutating func skipDigits() {
+        while let byte = peek(), isDigit(byte) { position += 1 }
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    private func describe(_ byte: UInt8, quoted: Bool = true) -> String {
+        if byte >= 0x21 && byte < 0x7F {
+            let character = String(UnicodeScalar(byte))
+            return quoted ? "'\(character)'" : character
+        }
+        return "0x" + HexDigits.string([byte])
+    }
+
+    private func error(_ message: String) -> ConfigError {
+        ConfigError(.invalidJSON, path: path, message: "invalid JSON at byte \(position): \(message)")
+    }
+}

@@ -1,0 +1,46 @@
+/// One entry of a region's ranging list (Core Location's `CLBeacon`).
+public struct RangedBeacon: Hashable, Sendable {
+    public var beacon: BeaconID
+    public var address: BluetoothAddress
+    public var uuid: BeaconUUID?
+    public var major: UInt16?
+    public var minor: UInt16?
+    /// The RSSI of the last sighting, in dBm.
+    public var rssi: Double
+    /// Metres; nil when unknown — no estimate, or not heard for `rangingUnknownAfter`.
+    public var distance: Double?
+    /// `unknown` once the beacon was not heard for `rangingUnknownAfter`.
+    public var proximity: Proximity
+    /// When it was last heard.
+    public var lastSeen: Instant
+
+    public init(sighting: BeaconSighting, lastSeen: Instant) {
+        beacon = sighting.beacon
+        address = sighting.address
+        uuid = sighting.uuid
+        major = sighting.major
+        minor = sighting.minor
+        rssi = sighting.rssi
+        distance = sighting.distance
+        proximity = sighting.proximity
+        self.lastSeen = lastSeen
+    }
+
+    /// Ranging order: beacons with a distance nearest first, ties by stronger RSSI; then those
+    /// without a distance by RSSI; `unknown` proximity last; then by id and address, so the order is
+    /// total and stable between publishes.
+    static func nearerFirst(_ a: RangedBeacon, _ b: RangedBeacon) -> Bool {
+        let aUnknown = a.proximity == .unknown
+        let bUnknown = b.proximity == .unknown
+        if aUnknown != bUnknown { return !aUnknown }
+        switch (a.distance, b.distance) {
+        case (let x?, let y?) where x != y: return x < y
+        case (.some, nil): return true
+        case (nil, .some): return false
+        default: break
+        }
+        if a.rssi != b.rssi { return a.rssi > b.rssi }
+        if a.beacon != b.beacon { return a.beacon < b.beacon }
+        return a.address < b.address
+    }
+}

@@ -1,0 +1,294 @@
+/// Core Location's region monitoring and ranging for one node, as a value-type state machine:
+/// feed it sightings and clock ticks, publish the events it returns (SEMANTICS.md).
+///
+/// Rules:
+/// - A region is `unknown` for one exit delay after monitoring starts or after it is added, then
+///   `outside` unless a matching beacon was heard.
+/// - The first matching advertisement makes it `inside` and reports `enter` — also while it is still
+///   `unknown` after a fresh start (the project's reading of "entry is reported at the first matching
+///   advertisement"). A state *restored* as `inside` (after a restart or a config change that kept
+///   the region) gives no `enter`: being inside at start is reported by the state alone.
+/// - `exit` only after no matching beacon for the exit delay; each crossing once. The notify flags
+///   suppress events, never state changes.
+/// - Per advertisement the cost is the matched regions only (`RegionIndex`), not all regions; only
+///   beacons that match a region are remembered for ranging, and forgotten after
+///   `rangingForgetAfter`, so memory is bounded by what is actually in range.
+public struct RegionMonitor: Sendable {
+    public private(set) var settings: RegionMonitorSettings
+    private var index: RegionIndex
+    private var positionByID: [TopicLevelID: Int]
+    private var tracks: [Track]
+    /// The beacons heard that match at least one region, by identity and address.
+    private var ranged: [RangingKey: RangingEntry]
+    /// For each region position, the ranged beacons that match it.
+    private var rangedByRegion: [Set<RangingKey>]
+    /// No state can change by time before this instant, so `tick` may return at once.
+    private var nextDeadline: Instant
+    private var lastRangingPrune: Instant
+
+    private struct Track: Sendable {
+        var state: RegionState
+        /// When monitoring of this region (re)started: the end of `unknown` is one exit delay later.
+        var monitoredSince: Instant
+        /// When a matching beacon was last heard (for a region restored `inside`: when restored).
+        var lastMatch: Instant
+        var lastBeacon: BeaconID?
+    }
+
+    /// A ranged beacon's identity as advertised, plus its address. Numbers rather than the
+    /// `BeaconID` string: hashing five integers is several times cheaper than a 56-character id,
+    /// and this is on the per-advertisement path. (Two formats advertising the same uuid, major and
+    /// minor from one address would share an entry — the same device, in practice.)
+    private struct RangingKey: Hashable, Sendable {
+        let uuid: BeaconUUID
+        let major: UInt16?
+        let minor: UInt16?
+        let address: BluetoothAddress
+
+        init(_ sighting: BeaconSighting) {
+            uuid = sighting.uuid ?? BeaconUUID(high: 0, low: 0)
+            major = sighting.major
+            minor = sighting.minor
+            address = sighting.address
+        }
+    }
+
+    private struct RangingEntry: Sendable {
+        var sighting: BeaconSighting
+        var lastSeen: Instant
+    }
+
+    /// Starts monitoring `regions` at `start`. Regions named in `restoredStates` begin in that state
+    /// (a restored `inside` gives no `enter` and exits after one exit delay without a beacon);
+    /// all others begin `unknown`. Duplicate region ids: the first one counts.
+    public init(
+        regions: [BeaconRegion], settings: RegionMonitorSettings = RegionMonitorSettings(),
+        restoredStates: [TopicLevelID: RegionState] = [:], at start: Instant
+    ) {
+        self.settings = settings
+        let unique = Self.uniqueByID(regions)
+        index = RegionIndex(unique)
+        positionByID = Dictionary(unique.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        tracks = unique.map { region in
+            Track(
+                state: restoredStates[region.id] ?? .unknown, monitoredSince: start, lastMatch: start,
+                lastBeacon: nil)
+        }
+        ranged = [:]
+        rangedByRegion = Array(repeating: [], count: unique.count)
+        nextDeadline = start
+        lastRangingPrune = start
+    }
+
+    // MARK: - Queries
+
+    /// The monitored regions, in configuration order.
+    public var regions: [BeaconRegion] { index.regions }
+
+    /// The current state of a region; nil when no such region is monitored.
+    public func state(of region: TopicLevelID) -> RegionState? {
+        positionByID[region].map { tracks[$0].state }
+    }
+
+    /// Every region with its state, in configuration order: what to publish retained at start.
+    public var states: [(region: TopicLevelID, state: RegionState)] {
+        zip(index.regions, tracks).map { ($0.id, $1.state) }
+    }
+
+    /// Core Location's ranging: the beacons of a region heard within `rangingForgetAfter`, nearest
+    /// first. Same-identity beacons stay apart by address; one not heard for `rangingUnknownAfter`
+    /// shows proximity `unknown` and no distance.
+    public func ranging(regionID: TopicLevelID, at now: Instant) -> [RangedBeacon] {
+        guard let position = positionByID[regionID] else { return [] }
+        var out: [RangedBeacon] = []
+        out.reserveCapacity(rangedByRegion[position].count)
+        for key in rangedByRegion[position] {
+            guard let entry = ranged[key] else { continue }
+            let silence = now.since(entry.lastSeen)
+            guard silence < settings.rangingForgetAfter else { continue }
+            var beacon = RangedBeacon(sighting: entry.sighting, lastSeen: entry.lastSeen)
+            if silence >= settings.rangingUnknownAfter {
+                beacon.proximity = .unknown
+                beacon.distance = nil
+            }
+            out.append(beacon)
+        }
+        out.sort(by: RangedBeacon.nearerFirst)
+        return out
+    }
+
+    /// How many (beacon, address) pairs are remembered for ranging; bounded by what was heard within
+    /// `rangingForgetAfter` (plus at most one second until the next prune).
+    public var rememberedBeaconCount: Int { ranged.count }
+
+    // MARK: - Inputs
+
+    /// One beacon heard at `now`: the regions it matches become `inside` (reporting `enter` on a
+    /// crossing) and it joins their ranging lists. A beacon matching no region is not stored.
+    public mutating func observe(_ sighting: BeaconSighting, at now: Instant) -> [RegionEvent] {
+        guard let uuid = sighting.uuid else { return [] }
+        let matches = index.lookup(uuid: uuid, major: sighting.major, minor: sighting.minor)
+        guard !matches.isEmpty else { return [] }
+        var events: [RegionEvent] = []
+        for position in matches.byUUID { match(position, sighting, at: now, into: &events) }
+        for position in matches.byMajor { match(position, sighting, at: now, into: &events) }
+        for position in matches.byMinor { match(position, sighting, at: now, into: &events) }
+        nextDeadline = min(nextDeadline, now.advanced(by: settings.exitDelay))
+
+        let key = RangingKey(sighting)
+        if ranged.updateValue(RangingEntry(sighting: sighting, lastSeen: now), forKey: key) == nil {
+            for position in matches.byUUID { rangedByRegion[position].insert(key) }
+            for position in matches.byMajor { rangedByRegion[position].insert(key) }
+            for position in matches.byMinor { rangedByRegion[position].insert(key) }
+        }
+        return events
+    }
+
+    /// A matching beacon heard for the region at `position`.
+    private mutating func match(
+        _ position: Int, _ sighting: BeaconSighting, at now: Instant, into events: inout [RegionEvent]
+    ) {
+        // `switch`, not `==`: on a String-backed enum `==` may resolve to the RawRepresentable
+        // overload and compare strings, measurably on this per-advertisement path.
+        switch tracks[position].state {
+        case .inside:
+            guard now.since(tracks[position].lastMatch) >= settings.exitDelay else { break }
+            // No tick came in time: the exit happened before this sighting; report it, then the entry.
+            let region = index.regions[position]
+            events.append(.stateChanged(region: region.id, state: .outside, at: now))
+            if region.notifyOnExit {
+                events.append(.exit(region: region.id, beacon: tracks[position].lastBeacon, at: now))
+            }
+            enter(position, sighting, at: now, into: &events)
+        case .outside, .unknown:
+            enter(position, sighting, at: now, into: &events)
+        }
+        if now > tracks[position].lastMatch { tracks[position].lastMatch = now }
+        tracks[position].lastBeacon = sighting.beacon
+    }
+
+    private mutating func enter(
+        _ position: Int, _ sighting: BeaconSighting, at now: Instant, into events: inout [RegionEvent]
+    ) {
+        let region = index.regions[position]
+        tracks[position].state = .inside
+        events.append(.stateChanged(region: region.id, state: .inside, at: now))
+        if region.notifyOnEntry { events.append(.enter(region: region.id, beacon: sighting.beacon, at: now)) }
+    }
+
+    /// Lets time pass: regions with no matching beacon for the exit delay become `outside`
+    /// (reporting `exit`), and `unknown` regions become `outside` one exit delay after they began.
+    /// Call it regularly (e.g. every second); cheap when nothing is due.
+    public mutating func tick(at now: Instant) -> [RegionEvent] {
+        var events: [RegionEvent] = []
+        if now >= nextDeadline {
+            let exitDelay = settings.exitDelay
+            var earliest = Instant(seconds: .infinity)
+            for position in tracks.indices {
+                let region = index.regions[position]
+                switch tracks[position].state {
+                case .inside:
+                    let due = tracks[position].lastMatch.advanced(by: exitDelay)
+                    if now >= due {
+                        tracks[position].state = .outside
+                        events.append(.stateChanged(region: region.id, state: .outside, at: now))
+                        if region.notifyOnExit {
+                            events.append(.exit(region: region.id, beacon: tracks[position].lastBeacon, at: now))
+                        }
+                    } else {
+                        earliest = min(earliest, due)
+                    }
+                case .unknown:
+                    let due = tracks[position].monitoredSince.advanced(by: exitDelay)
+                    if now >= due {
+                        tracks[position].state = .outside
+                        events.append(.stateChanged(region: region.id, state: .outside, at: now))
+                    } else {
+                        earliest = min(earliest, due)
+                    }
+                case .outside:
+                    break
+                }
+            }
+            nextDeadline = earliest
+        }
+        pruneRanging(at: now)
+        return events
+    }
+
+    /// Replaces the monitored regions. A region whose id and beacons (uuid, major, minor) are
+    /// unchanged keeps its state (its notify flags are updated); a new or changed one starts
+    /// `unknown` (reported by `stateChanged`); a removed one vanishes (reported by `removed`).
+    public mutating func replaceRegions(_ newRegions: [BeaconRegion], at now: Instant) -> [RegionEvent] {
+        let unique = Self.uniqueByID(newRegions)
+        var events: [RegionEvent] = []
+        var newTracks: [Track] = []
+        newTracks.reserveCapacity(unique.count)
+        var kept = Set<TopicLevelID>()
+        for region in unique {
+            if let old = positionByID[region.id] {
+                kept.insert(region.id)
+                if index.regions[old].matchesSameBeacons(as: region) {
+                    newTracks.append(tracks[old])
+                    continue
+                }
+                if tracks[old].state != .unknown {
+                    events.append(.stateChanged(region: region.id, state: .unknown, at: now))
+                }
+            } else {
+                events.append(.stateChanged(region: region.id, state: .unknown, at: now))
+            }
+            newTracks.append(Track(state: .unknown, monitoredSince: now, lastMatch: now, lastBeacon: nil))
+        }
+        for region in index.regions where !kept.contains(region.id) {
+            events.append(.removed(region: region.id))
+        }
+
+        index = RegionIndex(unique)
+        positionByID = Dictionary(unique.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        tracks = newTracks
+        rangedByRegion = Array(repeating: [], count: unique.count)
+        // Re-file remembered beacons under the new regions; drop those that match none now.
+        for (key, entry) in ranged {
+            var matchedAny = false
+            if let uuid = entry.sighting.uuid {
+                index.forEachMatch(uuid: uuid, major: entry.sighting.major, minor: entry.sighting.minor) { position in
+                    matchedAny = true
+                    rangedByRegion[position].insert(key)
+                }
+            }
+            if !matchedAny { ranged[key] = nil }
+        }
+        nextDeadline = min(nextDeadline, now)
+        return events
+    }
+
+    /// Changes the timing; deadlines are recomputed at the next tick.
+    public mutating func updateSettings(_ newSettings: RegionMonitorSettings) {
+        settings = newSettings
+        nextDeadline = Instant(seconds: -.infinity)
+    }
+
+    // MARK: - Helpers
+
+    /// Forgets ranged beacons silent for `rangingForgetAfter`; at most once a second of clock time.
+    private mutating func pruneRanging(at now: Instant) {
+        guard now.since(lastRangingPrune) >= 1 || now < lastRangingPrune else { return }
+        lastRangingPrune = now
+        let forgetAfter = settings.rangingForgetAfter
+        let index = self.index
+        for (key, entry) in ranged where now.since(entry.lastSeen) >= forgetAfter {
+            ranged[key] = nil
+            if let uuid = entry.sighting.uuid {
+                index.forEachMatch(uuid: uuid, major: entry.sighting.major, minor: entry.sighting.minor) { position in
+                    rangedByRegion[position].remove(key)
+                }
+            }
+        }
+    }
+
+    private static func uniqueByID(_ regions: [BeaconRegion]) -> [BeaconRegion] {
+        var seen = Set<TopicLevelID>()
+        return regions.filter { seen.insert($0.id).inserted }
+    }
+}
