@@ -3,7 +3,11 @@
 extension TrackingCalibration {
     /// Splits CSV text into lines of fields (no quoting: none of these files quote).
     static func csvRows(_ text: String) -> [[Substring]] {
-        text.split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        // Split on bytes, not Characters: several times faster, and these files are ASCII.
+        text.utf8.split(separator: UInt8(ascii: "\n")).map { line in
+            let trimmed = line.last == UInt8(ascii: "\r") ? line.dropLast() : line
+            return trimmed.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map { Substring($0) }
+        }
     }
 
     /// A static-rssi `.mbd` file: `time,receiver,beacon,rssi` without a header.

@@ -68,17 +68,21 @@ extension TrackingCalibration {
 
         // 5. Hysteresis: smallest h that keeps a beacon parked on a boundary within the flap budget.
         var parameters = TrackingParameters(filter: filter, distance: distance)
+        let distances = statics.map { filteredDistances($0, parameters: parameters) }
         let hGrid: [CalibrationReport.GridPoint] = hysteresisGrid.map { h in
-            .init(value: h, figure: median(statics.map { boundaryFlapsPerHour($0, parameters: parameters, hysteresis: h) }))
+            .init(value: h, figure: median(statics.indices.map {
+                boundaryFlapsPerHour(statics[$0], distances: distances[$0], hysteresis: h)
+            }))
         }
         let h = hGrid.first { $0.figure <= boundaryFlapBudgetPerHour }?.value ?? hysteresisGrid.last!
         parameters.proximity = .init(immediateBelow: 0.5, nearBelow: 3, hysteresis: round2(h), unknownAfter: unknownAfter)
 
         // 6. Distance step: smallest step that keeps a still beacon near its heartbeat rate.
         let stepGrid: [CalibrationReport.GridPoint] = distanceStepGrid.map { step in
-            var p = parameters
-            p.publish = .init(distanceStep: step, heartbeat: chosenHeartbeat, minimumInterval: 1)
-            return .init(value: step, figure: median(statics.map { stillPublishesPerMinute($0, parameters: p) }))
+            let publish = MeasurementPublishPolicy.Parameters(distanceStep: step, heartbeat: chosenHeartbeat, minimumInterval: 1)
+            return .init(value: step, figure: median(statics.indices.map {
+                stillPublishesPerMinute(statics[$0], distances: distances[$0], publish: publish)
+            }))
         }
         let budget = 60 / chosenHeartbeat + stillPublishBudgetPerMinute
         let step = stepGrid.first { $0.figure <= budget }?.value ?? distanceStepGrid.last!

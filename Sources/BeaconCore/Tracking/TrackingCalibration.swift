@@ -183,15 +183,15 @@ public enum TrackingCalibration {
     }
 
     /// Class changes per hour of a beacon parked exactly on a boundary (the threshold set to the
-    /// series' own median filtered distance: the worst case) with hysteresis `h`.
-    public static func boundaryFlapsPerHour(_ s: RSSISeries, parameters: TrackingParameters, hysteresis h: Double) -> Double {
-        let distances = filteredDistances(s, parameters: parameters)
+    /// series' own median filtered distance: the worst case) with hysteresis `h`. `distances` are
+    /// the series' filtered distances (`filteredDistances`).
+    public static func boundaryFlapsPerHour(_ s: RSSISeries, distances: [Double], hysteresis h: Double) -> Double {
         let boundary = median(distances)
         var classifier = ProximityClassifier(parameters: .init(
             immediateBelow: 0, nearBelow: boundary, hysteresis: h, unknownAfter: .infinity))
         var previous: Proximity?
         var changes = 0
-        for i in 0..<s.count {
+        for i in 0..<min(s.count, distances.count) {
             let p = classifier.classify(distance: distances[i], at: Instant(seconds: s.times[i]))
             if let previous, previous != p { changes += 1 }
             previous = p
@@ -199,13 +199,14 @@ public enum TrackingCalibration {
         return s.duration > 0 ? Double(changes) / (s.duration / 3600) : 0
     }
 
-    /// Measurements published per minute for a beacon that does not move, with the publish policy
-    /// of `parameters` and the proximity held fixed (so only heartbeat and distance steps count).
-    public static func stillPublishesPerMinute(_ s: RSSISeries, parameters: TrackingParameters) -> Double {
-        let distances = filteredDistances(s, parameters: parameters)
-        var policy = MeasurementPublishPolicy(parameters: parameters.publish)
+    /// Measurements published per minute for a beacon that does not move, under `publish`, with
+    /// the proximity held fixed (so only heartbeat and distance steps count).
+    public static func stillPublishesPerMinute(_ s: RSSISeries, distances: [Double],
+                                               publish: MeasurementPublishPolicy.Parameters) -> Double {
+        var policy = MeasurementPublishPolicy(parameters: publish)
         var published = 0
-        for i in 0..<s.count where policy.shouldPublish(proximity: .far, distance: distances[i], at: Instant(seconds: s.times[i])) {
+        for i in 0..<min(s.count, distances.count)
+        where policy.shouldPublish(proximity: .far, distance: distances[i], at: Instant(seconds: s.times[i])) {
             published += 1
         }
         return s.duration > 0 ? Double(published) / (s.duration / 60) : 0
