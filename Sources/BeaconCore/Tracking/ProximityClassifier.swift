@@ -1,0 +1,89 @@
+/// Turns a distance into Core Location's proximity classes, with hysteresis and silence.
+///
+/// Thresholds: `immediate` below `immediateBelow`, `near` below `nearBelow`, `far` beyond.
+/// **Hysteresis** is a fraction h of the threshold being crossed: to move outward across a
+/// threshold T the distance must exceed T·(1 + h); to move back inward it must fall below
+/// T·(1 − h). With T = 3 m and the default h = 0.3 a beacon leaves `near` for `far` above 3.9 m and comes back
+/// below 2.1 m, so one sitting at 3 m ± 0.2 m does not flap. A fraction (not metres) because
+/// RSSI noise is multiplicative in distance: the same dB jitter moves a far beacon more metres.
+/// The first distance after a silence is classified without hysteresis.
+///
+/// **Silence**: `proximity(at:)` is `unknown` once nothing was classified for `unknownAfter`
+/// seconds (Core Location turns a beacon `unknown` after a couple of seconds).
+public struct ProximityClassifier: Sendable {
+    public struct Parameters: Sendable, Hashable, Codable {
+        /// `immediate` below this distance, metres.
+        public var immediateBelow: Double
+        /// `near` below this distance (and at or above `immediateBelow`), metres.
+        public var nearBelow: Double
+        /// Fraction of a threshold by which a distance must cross it before the class changes.
+        public var hysteresis: Double
+        /// Seconds without a distance after which the proximity is `unknown`.
+        public var unknownAfter: Double
+
+        public init(immediateBelow: Double, nearBelow: Double, hysteresis: Double, unknownAfter: Double) {
+            self.immediateBelow = immediateBelow
+            self.nearBelow = nearBelow
+            self.hysteresis = hysteresis
+            self.unknownAfter = unknownAfter
+        }
+
+        /// Core Location's thresholds. Hysteresis 0.3 (measured by `presence-bench calibrate`): the
+        /// smallest on a 0.05 grid that keeps a still beacon parked exactly on a boundary to ≤ 4
+        /// class changes per hour (median of the 60 static-rssi series); so `near`→`far` above
+        /// 3.9 m, back below 2.1 m, `immediate`→`near` above 0.65 m, back below 0.35 m. Unknown after
+        /// 5 s: the longest gap between adverts of a still beacon was 4.1 s.
+        public static let `default` = Parameters(immediateBelow: 0.5, nearBelow: 3, hysteresis: 0.3, unknownAfter: 5)
+    }
+
+    public let parameters: Parameters
+    private var current: Proximity = .unknown
+    private var lastTime: Instant?
+
+    public init(parameters: Parameters = .default) {
+        self.parameters = parameters
+    }
+
+    /// Classifies `distance` measured at `time`, moving from the current class only when the
+    /// distance crosses a threshold by the hysteresis margin. A non-finite or negative distance
+    /// leaves the class as it is (and does not count as hearing the beacon).
+    public mutating func classify(distance: Double, at time: Instant) -> Proximity {
+        guard distance.isFinite, distance >= 0 else { return proximity(at: time) }
+        let previous = proximity(at: time)
+        if let lastTime, time.seconds.isFinite, !(time < lastTime) { self.lastTime = time }
+        else if lastTime == nil, time.seconds.isFinite { lastTime = time }
+        current = Self.next(from: previous, distance: distance, parameters: parameters)
+        return current
+    }
+
+    /// The class at `time`: the last one, or `unknown` after `unknownAfter` seconds of silence.
+    public mutating func proximity(at time: Instant) -> Proximity {
+        guard let lastTime else { return .unknown }
+        if time.seconds.isFinite, time.since(lastTime) > parameters.unknownAfter {
+            current = .unknown
+        }
+        return current
+    }
+
+    /// The time of the last classified distance.
+    public var lastClassified: Instant? { lastTime }
+
+    static func next(from previous: Proximity, distance d: Double, parameters p: Parameters) -> Proximity {
+        let h = p.hysteresis.isFinite ? max(0, min(p.hysteresis, 0.9)) : 0
+        let immediate = p.immediateBelow, near = p.nearBelow
+        switch previous {
+        case .unknown:
+            if d < immediate { return .immediate }
+            return d < near ? .near : .far
+        case .immediate:
+            if d <= immediate * (1 + h) { return .immediate }
+            return d <= near * (1 + h) ? .near : .far
+        case .near:
+            if d < immediate * (1 - h) { return .immediate }
+            return d <= near * (1 + h) ? .near : .far
+        case .far:
+            if d >= near * (1 - h) { return .far }
+            return d < immediate * (1 - h) ? .immediate : .near
+        }
+    }
+}

@@ -1,0 +1,29 @@
+/// What one advertisement did to a beacon's track: the values of a measurement message and
+/// whether to publish it.
+public struct TrackUpdate: Sendable, Hashable {
+    /// RSSI of this advertisement, dBm.
+    public var rssi: Int
+    /// Kalman-filtered RSSI, dBm.
+    public var rssiFiltered: Double
+    /// Standard deviation of `rssiFiltered`, dB.
+    public var sigma: Double
+    /// P₁ used for the distance, dBm (configured, advertised or default).
+    public var measuredPower: Double
+    /// Estimated distance from the filtered RSSI, metres.
+    public var distance: Double
+    /// Proximity class after hysteresis.
+    public var proximity: Proximity
+    /// Whether the publish policy says this measurement goes out now.
+    public var shouldPublish: Bool
+
+    public init(rssi: Int, rssiFiltered: Double, sigma: Double, measuredPower: Double,
+                distance: Double, proximity: Proximity, shouldPublish: Bool) {
+        self.rssi = rssi
+        self.rssiFiltered = rssiFiltered
+        self.sigma = sigma
+        self.measuredPower = measuredPower
+        self.distance = distance
+        self.proximity = proximity
+        self.shouldPublish = shouldPublish
+    }
+}
