@@ -37,11 +37,14 @@ let package = Package(
         // HCI transports (raw socket, H4 serial line, btsnoop replay, simulator) and controller setup.
         .target(name: "BluetoothHCI", dependencies: ["BeaconCore", "CBluetooth"]),
 
+        // The agent service: transport → core → MQTT, config file, state directory.
+        .target(name: "PresenceAgent", dependencies: ["BeaconCore", "BluetoothHCI"]),
+
         .target(name: "PresenceAggregator", dependencies: ["BeaconCore"]),
 
         .executableTarget(
             name: "presence-agent",
-            dependencies: ["BeaconCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["BeaconCore", "BluetoothHCI", "PresenceAgent", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(
             name: "presence-aggregator",
@@ -71,6 +74,7 @@ let package = Package(
             name: "PresenceAggregatorTests",
             dependencies: ["PresenceAggregator", "BeaconCore", "BrokerTestSupport"]
         ),
+        .testTarget(name: "PresenceAgentTests", dependencies: ["PresenceAgent", "BeaconCore", "BluetoothHCI"]),
         .testTarget(name: "PresenceAgentCLITests", dependencies: ["BeaconCore"]),
     ],
     swiftLanguageModes: [.v6]
