@@ -44,6 +44,15 @@ final class PseudoTerminal {
         }
     }
 
+    /// Whatever is there within `timeout` seconds (empty if nothing, or the other end closed).
+    func readAvailable(timeout: Double) -> [UInt8] {
+        var request = pollfd(fd: controller, events: Int16(POLLIN), revents: 0)
+        guard controller >= 0, poll(&request, 1, Int32(timeout * 1000)) > 0, request.revents & Int16(POLLIN) != 0 else { return [] }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(controller, $0.baseAddress!, $0.count) }
+        return n > 0 ? Array(buffer[0..<n]) : []
+    }
+
     /// Reads until `count` bytes arrived, waiting at most `timeout` seconds for each chunk.
     func read(count: Int, timeout: Double = 5) -> [UInt8] {
         var out: [UInt8] = []

@@ -1,0 +1,109 @@
+import BeaconCore
+import Foundation
+@testable import BluetoothHCI
+
+/// A Bluetooth controller on the far end of a pseudo-terminal, as the H4 UART firmware of a USB
+/// dongle would behave: it answers each command with Command Complete, lists (or not) the extended
+/// scan commands, returns error statuses or stays silent when told to, and after scanning is enabled
+/// sends the advertising reports it was given.
+final class FakeController: @unchecked Sendable {
+    // @unchecked: every mutable field below is read and written only under `lock`.
+    struct Behaviour {
+        var supportsExtendedScan = true
+        /// Opcode → status to answer with instead of success.
+        var statuses: [UInt16: UInt8] = [:]
+        /// Opcodes never answered.
+        var silentOpcodes: Set<UInt16> = []
+        /// Raw bytes written before the reports once scanning starts (line noise).
+        var noiseBeforeReports: [UInt8] = []
+        /// H4 event packets sent once scanning is enabled.
+        var reportsAfterScanEnable: [[UInt8]] = []
+    }
+
+    let pty: PseudoTerminal
+    private let lock = NSLock()
+    private var behaviour: Behaviour
+    private var received: [HCICommand] = []
+    private var running = true
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(behaviour: Behaviour) throws {
+        pty = try PseudoTerminal()
+        self.behaviour = behaviour
+        let thread = Thread { [self] in serve() }
+        thread.start()
+    }
+
+    /// Commands received so far, by name.
+    var commandNames: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return received.map(\.name)
+    }
+
+    var commands: [HCICommand] {
+        lock.lock()
+        defer { lock.unlock() }
+        return received
+    }
+
+    /// Stops serving and unplugs the device.
+    func unplug() {
+        lock.lock()
+        running = false
+        lock.unlock()
+        finished.wait()
+        pty.closeController()
+    }
+
+    private var isRunning: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return running
+    }
+
+    private func serve() {
+        var deframer = H4Deframer()
+        while isRunning {
+            let bytes = pty.readAvailable(timeout: 0.05)
+            guard !bytes.isEmpty else { continue }
+            _ = deframer.append(contentsOf: bytes)
+            while let packet = deframer.nextPacket() {
+                guard packet.type == .command, packet.bytes.count >= 3 else { continue }
+                let b = Array(packet.bytes)
+                let opcode = UInt16(b[0]) | UInt16(b[1]) << 8
+                answer(HCICommand(opcode: opcode, parameters: Array(b.dropFirst(3)), name: FakeController.name(opcode)))
+            }
+        }
+        finished.signal()
+    }
+
+    private func answer(_ command: HCICommand) {
+        lock.lock()
+        received.append(command)
+        let behaviour = self.behaviour
+        lock.unlock()
+        if behaviour.silentOpcodes.contains(command.opcode) { return }
+        let status = behaviour.statuses[command.opcode] ?? 0
+        var returned: [UInt8] = [status]
+        if command == .readLocalSupportedCommands {
+            var supported = [UInt8](repeating: 0xFF, count: 64)
+            supported[37] = behaviour.supportsExtendedScan ? 0xFF : 0x9F
+            returned += supported
+        }
+        let parameters: [UInt8] = [0x01, UInt8(command.opcode & 0xFF), UInt8(command.opcode >> 8)] + returned
+        pty.write([0x04, 0x0E, UInt8(parameters.count)] + parameters)
+        let enables = command == .leSetScanEnable(true) || command == .leSetExtendedScanEnable(true)
+        if enables && status == 0 {
+            pty.write(behaviour.noiseBeforeReports)
+            for report in behaviour.reportsAfterScanEnable { pty.write(report) }
+        }
+    }
+
+    static func name(_ opcode: UInt16) -> String {
+        let known: [HCICommand] = [.reset, .setEventMask, .readLocalSupportedCommands, .leSetEventMask,
+                                   .leSetScanParameters(.default), .leSetScanEnable(true),
+                                   .leSetExtendedScanParameters(.default), .leSetExtendedScanEnable(true)]
+        return known.first { $0.opcode == opcode }?.name ?? "0x" + HexDigits.string([UInt8(opcode >> 8), UInt8(opcode & 0xFF)])
+    }
+}
