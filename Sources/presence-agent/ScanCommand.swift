@@ -2,6 +2,7 @@ import ArgumentParser
 import BeaconCore
 import BluetoothHCI
 import PresenceAgent
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -12,44 +13,88 @@ struct ScanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
         abstract: "Print one line per advertising report a source hears.",
-        discussion: "Sources: btsnoop:FILE (a capture). Exit status 2 for a bad source or file."
+        discussion: """
+            Sources: hci0 or hci:N (a BlueZ adapter; needs CAP_NET_RAW and CAP_NET_ADMIN), \
+            uart:/dev/ttyACM0[@1000000] (an H4 controller on a serial line), btsnoop:FILE (a capture), \
+            simulate[:FILE] (synthetic beacons). Stops at the end of a capture, after --duration, or on Ctrl-C. \
+            Exit status 2 for a bad source or file.
+            """
     )
 
-    @Option(name: .long, help: "Where advertisements come from: btsnoop:FILE.")
+    @Option(name: .long, help: "Where advertisements come from: hci0, hci:N, uart:PATH[@BAUD], btsnoop:FILE, simulate[:FILE].")
     var source: String
 
     @Flag(name: .long, help: "One JSON object per line (MQTT.md field names).")
     var json = false
+
+    @Option(name: .long, help: "Replay pace for captures and the simulator: 1 real time, 0 as fast as possible. Default: 0 for captures, 1 for the simulator.")
+    var speed: Double?
+
+    @Option(name: .long, help: "The simulated node whose view to print (default: the scenario's first node).")
+    var node: String?
+
+    @Option(name: .long, help: "Stop after this many seconds (simulated seconds for the simulator).")
+    var duration: Double?
+
+    func validate() throws {
+        if let speed, !(speed >= 0 && speed.isFinite) { throw ValidationError("--speed must be 0 or more") }
+        if let duration, !(duration > 0 && duration.isFinite) { throw ValidationError("--duration must be more than 0 seconds") }
+    }
 
     func run() throws {
         let specification: SourceSpecification
         do {
             specification = try SourceSpecification(parsing: source)
         } catch {
-            fail(error.description)
+            exitWithError(error.description)
         }
-        switch specification {
-        case .btsnoop(let path):
-            var output = OutputBuffer()
-            let format = json ? ScanLineFormatter.json : ScanLineFormatter.text
-            do {
-                let decoder = try CaptureScan.forEachAdvertisement(inFile: path) { output.line(format($0)) }
-                output.flush()
-                if decoder.malformedEventCount > 0, let error = decoder.lastError {
-                    printError("\(path): skipped \(decoder.malformedEventCount) malformed advertising events (last: \(error))")
-                }
-            } catch {
-                output.flush()
-                fail("\(path): \(error)")
+        var options = FeedOptions()
+        if case .btsnoop = specification { options.speed = speed ?? 0 } else { options.speed = speed ?? 1 }
+        options.simulatedNode = node
+        options.simulationDuration = duration
+
+        let feed: any AdvertisementFeed
+        do {
+            feed = try AdvertisementFeeds.open(specification, options: options)
+        } catch {
+            exitWithError(error.description)
+        }
+        StopSignal.install()
+        var output = OutputBuffer()
+        let format = json ? ScanLineFormatter.json : ScanLineFormatter.text
+        // The simulator counts --duration in simulated time itself; other sources in wall time.
+        var wallDeadline = duration.map { WallClock.monotonic() + $0 }
+        if case .simulate = specification { wallDeadline = nil }
+        do {
+            while !StopSignal.requested {
+                let more = try feed.poll(timeout: 0.2) { output.line(format($0)) }
+                if !more { break }
+                // Live sources print as they hear; a capture prints in large blocks.
+                if case .btsnoop = specification {} else { output.flush() }
+                if let wallDeadline, WallClock.monotonic() >= wallDeadline { break }
             }
-        default:
-            fail("--source '\(source)': scan reads btsnoop captures so far; live sources come with 'presence-agent run'")
+        } catch {
+            output.flush()
+            feed.close()
+            exitWithError(error.description)
+        }
+        output.flush()
+        feed.close()
+        if feed.malformedEventCount > 0 {
+            printError("\(specification): skipped \(feed.malformedEventCount) malformed advertising events")
         }
     }
+}
 
-    private func fail(_ message: String) -> Never {
-        printError("error: " + message)
-        Glibc.exit(2)
+/// SIGINT and SIGTERM ask the loop to stop, so scanning is switched off on the way out.
+enum StopSignal {
+    private static let flag = Atomic<Bool>(false)
+
+    static var requested: Bool { flag.load(ordering: .relaxed) }
+
+    static func install() {
+        signal(SIGINT) { _ in StopSignal.flag.store(true, ordering: .relaxed) }
+        signal(SIGTERM) { _ in StopSignal.flag.store(true, ordering: .relaxed) }
     }
 }
 
@@ -70,6 +115,11 @@ struct OutputBuffer {
     }
 }
 
+func exitWithError(_ message: String) -> Never {
+    printError("error: " + message)
+    Glibc.exit(2)
+}
+
 func printError(_ message: String) {
     writeAll(message + "\n", to: STDERR_FILENO)
 }
@@ -80,7 +130,10 @@ func writeAll(_ text: String, to descriptor: Int32) {
     var offset = 0
     while offset < bytes.count {
         let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-        if written <= 0 { if errno == EINTR { continue } else { return } }
+        if written <= 0 {
+            if errno == EINTR { continue }
+            return
+        }
         offset += written
     }
 }

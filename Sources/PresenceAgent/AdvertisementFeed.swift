@@ -1,0 +1,94 @@
+import BeaconCore
+import BluetoothHCI
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Decoded advertisements from any source, pulled by the caller's loop: a capture replayed at its
+/// recorded pace (or faster), a controller on a serial line or socket, or the simulator.
+///
+/// Each advertisement carries the time the source gives it: the capture's timestamps, the wall
+/// clock for a radio, simulated time for the simulator. The agent's clock follows that time, so a
+/// replay behaves as the recording did (SEMANTICS.md, "Replay").
+public protocol AdvertisementFeed: AnyObject {
+    /// Delivers what is due within about `timeout` seconds. Returns false once the feed has ended
+    /// (a capture or a simulation with a duration ran out).
+    func poll(timeout: Double, _ body: (DecodedAdvertisement) -> Void) throws(FeedError) -> Bool
+
+    /// Stops scanning and releases the device.
+    func close()
+
+    /// The source's current time: where a replay has got to, or the wall clock.
+    var now: Instant { get }
+
+    /// Advertising events that could not be decoded, and why the last one failed.
+    var malformedEventCount: Int { get }
+}
+
+public struct FeedError: Error, Hashable, Sendable, CustomStringConvertible {
+    public let message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// Options every source may need.
+public struct FeedOptions: Sendable {
+    /// Replay pace for captures and the simulator: 1 is real time, 10 ten times faster, 0 as fast as
+    /// possible.
+    public var speed: Double = 1
+    /// The node whose view the simulator gives; nil for the scenario's first node.
+    public var simulatedNode: String?
+    /// How long a simulation runs, in simulated seconds; nil runs until stopped.
+    public var simulationDuration: Double?
+    /// The wall clock, Unix seconds; injected so tests control it.
+    public var wallClock: @Sendable () -> Double = WallClock.now
+
+    public init() {}
+}
+
+public enum WallClock {
+    /// Unix time in seconds, from the system's real-time clock.
+    @Sendable public static func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+
+    /// Seconds on a clock that never jumps, for timeouts.
+    @Sendable public static func monotonic() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+
+    /// Waits `seconds` of real time: pacing a replay, not a test.
+    public static func pause(_ seconds: Double) {
+        guard seconds > 0 else { return }
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+}
+
+/// Opens the feed a `--source` names.
+public enum AdvertisementFeeds {
+    public static func open(_ source: SourceSpecification, options: FeedOptions) throws(FeedError) -> any AdvertisementFeed {
+        switch source {
+        case .btsnoop(let path):
+            return try CaptureFeed(path: path, speed: options.speed, wallClock: options.wallClock)
+        case .simulate(let scenarioPath):
+            return try SimulatorFeed(scenarioPath: scenarioPath, options: options)
+        case .uart(let settings):
+            return try ControllerFeed(open: { () throws(HCITransportError) in try UARTTransport(settings: settings) },
+                                      configureController: true, wallClock: options.wallClock)
+        case .hciSocket(let deviceID):
+            return try ControllerFeed(open: { () throws(HCITransportError) in try HCISocketTransport(deviceID: deviceID) },
+                                      configureController: false, wallClock: options.wallClock)
+        }
+    }
+}
