@@ -12,9 +12,10 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     /// A challenger room must score at least this many dB above the current room before its lead
     /// counts, default 0.5 dB.
     public var margin: Double
-    /// The challenger must have led by the margin without a break for this long, seconds, default 1.5 s.
+    /// The challenger must have led by the margin without a break for this long, seconds, default 2 s.
     public var dwell: Double
-    /// And its lead above the margin, integrated over time, must reach this many dB·s, default 1 dB·s.
+    /// And its lead above the margin, integrated over time, must reach this many dB·s, default
+    /// 0.5 dB·s (a 2 s dwell at a bare 0.75 dB lead): a lead that barely clears the margin is not enough.
     /// A lead counts at most `leadCap` dB, so one wild measurement cannot switch at once.
     public var evidenceToSwitch: Double
     /// Largest lead (dB) one instant contributes to `evidenceToSwitch`, default 3 dB.
@@ -29,8 +30,8 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     public init(
         pathLossExponent: Double = 2.7,
         margin: Double = 0.5,
-        dwell: Double = 1.5,
-        evidenceToSwitch: Double = 1.0,
+        dwell: Double = 2,
+        evidenceToSwitch: Double = 0.5,
         leadCap: Double = 3.0,
         staleAfter: Double = 12,
         awayTimeout: Double = 30
