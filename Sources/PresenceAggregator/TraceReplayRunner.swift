@@ -37,8 +37,8 @@ public enum TraceReplayRunner {
                 write(ReplayCSV.measurementRow(step.measurement))
                 summary.rows += 1
             case .decisions:
-                for decision in step.decisions {
-                    write(ReplayCSV.decisionRow(decision, at: sample.time))
+                for timed in step.decisions {
+                    write(ReplayCSV.decisionRow(timed.decision, at: timed.time))
                     summary.rows += 1
                 }
             }

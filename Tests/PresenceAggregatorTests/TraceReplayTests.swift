@@ -1,0 +1,142 @@
+import BeaconCore
+import Foundation
+import PresenceAggregator
+import Testing
+
+/// Package root, found from this file's path (Tests/PresenceAggregatorTests/<file>).
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+/// shared/data beside the checkout; a missing directory fails the test (it must not be skipped).
+func sharedData(_ path: String) throws -> String {
+    let url = packageRoot.appendingPathComponent("../shared/data/" + path).standardizedFileURL
+    guard FileManager.default.fileExists(atPath: url.path) else {
+        throw SharedDataMissing(path: url.path)
+    }
+    return url.path
+}
+
+struct SharedDataMissing: Error, CustomStringConvertible {
+    var path: String
+    var description: String { "shared data missing: \(path) (CI must provide ../shared/data)" }
+}
+
+/// Writes `text` to a fresh temporary file and returns its path.
+func temporaryFile(_ text: String, name: String = "trace.csv") throws -> String {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replay-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let url = directory.appendingPathComponent(name)
+    try text.write(to: url, atomically: true, encoding: .utf8)
+    return url.path
+}
+
+/// A beacon sits by the kitchen node, moves to the hall at 1.5 s (RSSI −60 ↔ −80 swap), and the
+/// hall node goes quiet after 6 s; heard again at 40 s.
+let smallTrace = """
+    time,node,room,beacon,rssi,measuredPower
+    0.0,k1,kitchen,keys,-60,-59
+    0.0,h1,hall,keys,-80,-59
+    0.5,k1,kitchen,keys,-60,-59
+    0.5,h1,hall,keys,-80,-59
+    1.0,k1,kitchen,keys,-60,-59
+    1.0,h1,hall,keys,-80,-59
+    1.5,k1,kitchen,keys,-80,-59
+    1.5,h1,hall,keys,-60,-59
+    2.0,k1,kitchen,keys,-80,-59
+    2.0,h1,hall,keys,-60,-59
+    2.5,k1,kitchen,keys,-80,-59
+    2.5,h1,hall,keys,-60,-59
+    3.0,k1,kitchen,keys,-80,-59
+    3.0,h1,hall,keys,-60,-59
+    3.5,k1,kitchen,keys,-80,-59
+    3.5,h1,hall,keys,-60,-59
+    4.0,k1,kitchen,keys,-80,-59
+    4.0,h1,hall,keys,-60,-59
+    4.5,k1,kitchen,keys,-80,-59
+    4.5,h1,hall,keys,-60,-59
+    5.0,k1,kitchen,keys,-80,-59
+    5.0,h1,hall,keys,-60,-59
+    5.5,k1,kitchen,keys,-80,-59
+    5.5,h1,hall,keys,-60,-59
+    6.0,k1,kitchen,keys,-80,-59
+    6.0,h1,hall,keys,-60,-59
+    40.0,h1,hall,keys,-60,-59
+
+    """
+
+private func replay(_ path: String, _ output: TraceReplayRunner.Output) throws -> String {
+    var lines: [String] = []
+    try TraceReplayRunner.run(path: path, output: output) { lines.append($0) }
+    return lines.joined(separator: "\n") + "\n"
+}
+
+@Suite("Trace replay")
+struct TraceReplayTests {
+    /// Why these rows: kitchen at the first sample (d = 10^((−59+60)/27) = 1.09 m). The nodes publish
+    /// the swap at 1.5 s and 2.5 s (distance steps > 25 %, ≥ 1 s apart); from 2.5 s hall leads by
+    /// more than the margin, so it wins after the 2 s dwell, at 4.5 s, with h1's last published
+    /// distance (1.57 m at 4.0 s). The last publishes were at 4.5 s (k1), so with ticks every second
+    /// the 30 s away timeout reports not_home at 35 s; at 40 s the beacon is back in the hall.
+    @Test("a small hand-made trace gives exactly the expected decisions")
+    func smallTraceDecisions() throws {
+        let output = try replay(try temporaryFile(smallTrace), .decisions)
+        #expect(output == """
+            time,beacon,room,distance
+            0.000,keys,kitchen,1.09
+            4.500,keys,hall,1.57
+            35.000,keys,not_home,
+            40.000,keys,hall,1.09
+
+            """)
+    }
+
+    @Test("measurements output: one row per sample after the node's filter")
+    func smallTraceMeasurements() throws {
+        let output = try replay(try temporaryFile(smallTrace), .measurements)
+        let lines = output.split(separator: "\n")
+        #expect(lines.count == 1 + 27)
+        #expect(lines[0] == "time,node,room,beacon,rssi,rssiFiltered,sigma,distance,proximity")
+        // First sample: the filter starts at the sample with σ = √r = √6.
+        #expect(lines[1] == "0.000,k1,kitchen,keys,-60,-60.00,2.45,1.09,near")
+        #expect(lines[2] == "0.000,h1,hall,keys,-80,-80.00,2.45,5.99,far")
+        #expect(lines[7] == "1.500,k1,kitchen,keys,-80,-65.69,1.31,1.77,near")
+        // After 34 s of silence the filter restarts from the sample.
+        #expect(lines[27] == "40.000,h1,hall,keys,-60,-60.00,2.45,1.09,near")
+    }
+
+    @Test("path-loss exponent and RSSI offset set every node's distance model")
+    func distanceModelFlags() throws {
+        var tracking = TrackingParameters.default
+        tracking.distance.pathLossExponent = 2.0
+        tracking.distance.rssiOffset = -1
+        var lines: [String] = []
+        try TraceReplayRunner.run(path: try temporaryFile(smallTrace), output: .measurements, tracking: tracking) {
+            lines.append($0)
+        }
+        // d = 10^((−59 − 1 + 60)/20) = 1.00 m.
+        #expect(lines[1] == "0.000,k1,kitchen,keys,-60,-60.00,2.45,1.00,near")
+    }
+
+    @Test("a malformed trace fails with the line named, after the rows before it")
+    func malformedTrace() throws {
+        let path = try temporaryFile("time,node,room,beacon,rssi\n0,k1,kitchen,keys,-60\n1,k1,kitchen,keys,abc\n")
+        var lines: [String] = []
+        #expect(throws: TraceError(line: 3, problem: "rssi 'abc' is not a number")) {
+            try TraceReplayRunner.run(path: path, output: .decisions) { lines.append($0) }
+        }
+        #expect(lines == ["time,beacon,room,distance", "0.000,keys,kitchen,1.09"])
+        #expect(throws: TraceFile.ReadError.self) {
+            try TraceReplayRunner.run(path: "/nonexistent/trace.csv", output: .decisions) { _ in }
+        }
+    }
+
+    @Test("fixed-decimal formatting rounds half away from zero")
+    func fixedDecimals() {
+        #expect(ReplayCSV.fixed(0.35, decimals: 3) == "0.350")
+        #expect(ReplayCSV.fixed(2.4149, decimals: 2) == "2.41")
+        #expect(ReplayCSV.fixed(-65.685, decimals: 2) == "-65.69")
+        #expect(ReplayCSV.fixed(-0.001, decimals: 2) == "0.00")
+        #expect(ReplayCSV.fixed(12, decimals: 0) == "12")
+        #expect(ReplayCSV.fixed(.nan, decimals: 2) == "nan")
+    }
+}
