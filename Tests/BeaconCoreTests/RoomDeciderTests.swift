@@ -29,20 +29,39 @@ private struct SeededGenerator: RandomNumberGenerator {
 struct RoomDeciderTests {
     let p = RoomDecisionParameters.default
 
-    @Test("deciding starts at the first evidence, with distance, node, candidates and confidence")
+    @Test("deciding starts one settle time after the first evidence, with distance, node, candidates and confidence")
     func firstDecision() throws {
         var decider = RoomDecider()
-        let update = decider.update(evidence("k1", "kitchen", distance: 1.5), at: Instant(seconds: 0))
-        let first = try #require(update)
+        #expect(decider.update(evidence("k1", "kitchen", distance: 1.5), at: Instant(seconds: 0)) == nil)
+        #expect(decider.decision(for: "keys") == nil)
+        #expect(decider.tick(at: Instant(seconds: p.settleTime - 0.01)).isEmpty)
+        let started = decider.tick(at: Instant(seconds: p.settleTime))
+        let first = try #require(started.first)
+        #expect(started.count == 1)
         #expect(first.room == "kitchen")
         #expect(first.distance == 1.5)
         #expect(first.node == "k1")
+        #expect(first.since == Instant(seconds: p.settleTime))
         #expect(first.confidence == 1) // no other room heard
-        #expect(decider.update(evidence("h1", "hall", distance: 6), at: Instant(seconds: 0.2)) == nil)
+        #expect(decider.update(evidence("h1", "hall", distance: 6), at: Instant(seconds: 1.2)) == nil)
         let now = try #require(decider.decision(for: "keys"))
         #expect(now.candidates == ["kitchen": 1.5, "hall": 6])
         // Kitchen leads by 27·log10(6/1.5) = 16.3 dB: confidence 1 − 10^(−1.63) ≈ 0.977.
         #expect(abs(now.confidence - 0.9766) < 0.001)
+    }
+
+    @Test("the settle time lets every node report before deciding starts: no flap from the first node's word")
+    func settleAvoidsFirstNodeFlap() {
+        var decider = RoomDecider()
+        var rooms: [String] = []
+        for step in 0..<20 {
+            let t = Double(step) * 0.25
+            // The far kitchen node happens to report first in every round.
+            for e in [evidence("k1", "kitchen", distance: 8), evidence("h1", "hall", distance: 1.5)] {
+                if let d = decider.update(e, at: Instant(seconds: t + (e.node == "h1" ? 0.01 : 0))) { rooms.append(d.room) }
+            }
+        }
+        #expect(rooms == ["hall"])
     }
 
     @Test("a clear move switches after the dwell, not before")
@@ -90,6 +109,9 @@ struct RoomDeciderTests {
         var decider = RoomDecider()
         _ = decider.update(evidence("k1", "kitchen", distance: 1), at: Instant(seconds: 0))
         _ = decider.update(evidence("h1", "hall", distance: 5), at: Instant(seconds: 0.1))
+        #expect(decider.tick(at: Instant(seconds: 0.5)).isEmpty)
+        #expect(decider.tick(at: Instant(seconds: 0.9)).isEmpty)
+        #expect(decider.update(evidence("k1", "kitchen", distance: 1), at: Instant(seconds: 1))?.room == "kitchen")
         let changed = decider.setNodeStatus(node: "k1", online: false, at: Instant(seconds: 1))
         #expect(changed.map(\.room) == ["hall"])
         #expect(decider.isOffline(node: "k1"))
@@ -114,6 +136,7 @@ struct RoomDeciderTests {
     func silenceGivesNotHome() throws {
         var decider = RoomDecider()
         _ = decider.update(evidence("k1", "kitchen", distance: 1), at: Instant(seconds: 5))
+        #expect(decider.tick(at: Instant(seconds: 6)).map(\.room) == ["kitchen"])
         #expect(decider.tick(at: Instant(seconds: 5 + p.staleAfter + 1)).isEmpty) // stale, but not yet away
         #expect(decider.decision(for: "keys")?.room == "kitchen")
         #expect(decider.tick(at: Instant(seconds: 5 + p.awayTimeout - 0.1)).isEmpty)
@@ -122,10 +145,10 @@ struct RoomDeciderTests {
         #expect(away.first?.distance == nil)
         #expect(away.first?.confidence == 0)
         #expect(decider.tick(at: Instant(seconds: 100)).isEmpty) // once
-        let update = decider.update(evidence("h1", "hall", distance: 2), at: Instant(seconds: 120))
-        let back = try #require(update)
+        #expect(decider.update(evidence("h1", "hall", distance: 2), at: Instant(seconds: 120)) == nil)
+        let back = try #require(decider.tick(at: Instant(seconds: 120 + p.settleTime)).first)
         #expect(back.room == "hall")
-        #expect(back.since == Instant(seconds: 120))
+        #expect(back.since == Instant(seconds: 121))
     }
 
     @Test("stale evidence is dropped: a room whose node went silent loses to one still heard")
@@ -167,6 +190,7 @@ struct RoomDeciderTests {
         var decider = RoomDecider()
         _ = decider.update(evidence("k1", "kitchen", distance: 1, beacon: "a"), at: Instant(seconds: 0))
         _ = decider.update(evidence("h1", "hall", distance: 1, beacon: "b"), at: Instant(seconds: 0))
+        #expect(decider.tick(at: Instant(seconds: 1)).map(\.beacon) == ["a", "b"])
         #expect(decider.update(evidence("h1", "hall", distance: .nan, beacon: "a"), at: Instant(seconds: 1)) == nil)
         #expect(decider.update(evidence("h1", "hall", distance: -1, beacon: "a"), at: Instant(seconds: 1)) == nil)
         #expect(decider.update(evidence("h1", "hall", distance: 1, beacon: "a"), at: Instant(seconds: .nan)) == nil)

@@ -61,6 +61,8 @@ let smallTrace = """
     6.0,k1,kitchen,keys,-80,-59
     6.0,h1,hall,keys,-60,-59
     40.0,h1,hall,keys,-60,-59
+    40.5,h1,hall,keys,-60,-59
+    41.0,h1,hall,keys,-60,-59
 
     """
 
@@ -72,20 +74,22 @@ private func replay(_ path: String, _ output: TraceReplayRunner.Output) throws -
 
 @Suite("Trace replay")
 struct TraceReplayTests {
-    /// Why these rows: kitchen at the first sample (d = 10^((−59+60)/27) = 1.09 m). The nodes publish
-    /// the swap at 1.5 s and 2.5 s (distance steps > 25 %, ≥ 1 s apart); from 2.5 s hall leads by
-    /// more than the margin, so it wins after the 2 s dwell, at 4.5 s, with h1's last published
-    /// distance (1.57 m at 4.0 s). The last publishes were at 4.5 s (k1), so with ticks every second
-    /// the 30 s away timeout reports not_home at 35 s; at 40 s the beacon is back in the hall.
+    /// Why these rows: kitchen one settle time (1 s) after the first samples, at k1's distance
+    /// 10^((−59+60)/27) = 1.09 m. The nodes publish the swap at 1.5 s and 2.5 s (distance steps
+    /// > 25 %, ≥ 1 s apart); from 2.5 s hall leads by more than the 3 dB lead cap, so after the
+    /// 1.5 s dwell (4.5 dB·s ≥ 2 dB·s) it wins at 4.0 s, with h1's distance published at 2.5 s
+    /// (2.23 m; the 4.0 s sample is folded in after the tick). The last publishes were at 4.5 s
+    /// (k1), so with ticks every second the 30 s away timeout reports not_home at 35 s; heard again
+    /// from 40 s, the beacon is placed in the hall one settle time later.
     @Test("a small hand-made trace gives exactly the expected decisions")
     func smallTraceDecisions() throws {
         let output = try replay(try temporaryFile(smallTrace), .decisions)
         #expect(output == """
             time,beacon,room,distance
-            0.000,keys,kitchen,1.09
-            4.500,keys,hall,1.57
+            1.000,keys,kitchen,1.09
+            4.000,keys,hall,2.23
             35.000,keys,not_home,
-            40.000,keys,hall,1.09
+            41.000,keys,hall,1.09
 
             """)
     }
@@ -94,7 +98,7 @@ struct TraceReplayTests {
     func smallTraceMeasurements() throws {
         let output = try replay(try temporaryFile(smallTrace), .measurements)
         let lines = output.split(separator: "\n")
-        #expect(lines.count == 1 + 27)
+        #expect(lines.count == 1 + 29)
         #expect(lines[0] == "time,node,room,beacon,rssi,rssiFiltered,sigma,distance,proximity")
         // First sample: the filter starts at the sample with σ = √r = √6.
         #expect(lines[1] == "0.000,k1,kitchen,keys,-60,-60.00,2.45,1.09,near")
@@ -119,12 +123,12 @@ struct TraceReplayTests {
 
     @Test("a malformed trace fails with the line named, after the rows before it")
     func malformedTrace() throws {
-        let path = try temporaryFile("time,node,room,beacon,rssi\n0,k1,kitchen,keys,-60\n1,k1,kitchen,keys,abc\n")
+        let path = try temporaryFile("time,node,room,beacon,rssi\n0,k1,kitchen,keys,-60\n1,k1,kitchen,keys,-60\n2,k1,kitchen,keys,abc\n")
         var lines: [String] = []
-        #expect(throws: TraceError(line: 3, problem: "rssi 'abc' is not a number")) {
+        #expect(throws: TraceError(line: 4, problem: "rssi 'abc' is not a number")) {
             try TraceReplayRunner.run(path: path, output: .decisions) { lines.append($0) }
         }
-        #expect(lines == ["time,beacon,room,distance", "0.000,keys,kitchen,1.09"])
+        #expect(lines == ["time,beacon,room,distance", "1.000,keys,kitchen,1.09"])
         #expect(throws: TraceFile.ReadError.self) {
             try TraceReplayRunner.run(path: "/nonexistent/trace.csv", output: .decisions) { _ in }
         }

@@ -44,6 +44,8 @@ struct BeaconRoomState: Sendable {
     var room: String?
     var since = Instant(seconds: 0)
     var lastEvidence: Instant?
+    /// First evidence while undecided (before deciding started or since `not_home`).
+    var firstEvidence: Instant?
     var lastEvaluation: Instant?
     /// Room scores of the last evaluation: they hold until the next one, so leads integrate over time.
     var scores: [RoomScore] = []
@@ -62,6 +64,7 @@ struct BeaconRoomState: Sendable {
             held.append(entry)
         }
         if lastEvidence.map({ time > $0 }) ?? true { lastEvidence = time }
+        if firstEvidence == nil, room == nil || room == RoomDecision.notHome { firstEvidence = time }
     }
 
     mutating func forget(node: String) {
@@ -94,7 +97,9 @@ struct BeaconRoomState: Sendable {
             return nil
         }
         guard let current = room, current != RoomDecision.notHome else {
-            // Deciding starts (or the beacon is back): no incumbent to defend.
+            // Deciding starts (or the beacon is back): no incumbent to defend, once every node
+            // that hears the beacon has had time to say so.
+            guard let firstEvidence, time.since(firstEvidence) >= p.settleTime else { return nil }
             return change(to: best.room, at: time)
         }
         guard let currentScore = scores.first(where: { $0.room == current })?.score else {
@@ -119,6 +124,7 @@ struct BeaconRoomState: Sendable {
 
     private mutating func change(to newRoom: String, at time: Instant) -> RoomDecision? {
         challenges.removeAll()
+        firstEvidence = nil
         guard newRoom != room else { return nil }
         room = newRoom
         since = time

@@ -9,17 +9,25 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     /// n used to turn a reported distance back into dB, default 2.7 (the agent's default).
     /// Only the scale of the margins depends on it, never the ranking of the rooms.
     public var pathLossExponent: Double
-    /// A challenger room must score at least this many dB above the current room before its lead
-    /// counts, default 0.5 dB.
+    /// A challenger's lead over the current room counts only above this many dB, default 0 dB.
+    /// The integrated lead (`evidenceToSwitch`) already asks more time of a small lead than of a
+    /// decisive one, which served the traces better than a fixed instantaneous margin (see the
+    /// README's table); raise it to demand a minimum lead at every instant.
     public var margin: Double
-    /// The challenger must have led by the margin without a break for this long, seconds, default 2 s.
+    /// The challenger must have led by more than the margin without a break for this long,
+    /// seconds, default 1.5 s.
     public var dwell: Double
-    /// And its lead above the margin, integrated over time, must reach this many dB·s, default
-    /// 0.5 dB·s (a 2 s dwell at a bare 0.75 dB lead): a lead that barely clears the margin is not enough.
-    /// A lead counts at most `leadCap` dB, so one wild measurement cannot switch at once.
+    /// And its lead above the margin, capped at `leadCap` and integrated over time, must reach this
+    /// many dB·s, default 2 dB·s: a 3 dB lead needs the dwell only (1.5 s), a 1 dB lead 2 s, a
+    /// 0.5 dB lead 4 s. A lead that dips to the margin or below starts the challenger afresh.
     public var evidenceToSwitch: Double
     /// Largest lead (dB) one instant contributes to `evidenceToSwitch`, default 3 dB.
     public var leadCap: Double
+    /// Deciding starts (and a beacon back from `not_home` is placed) this long after its first
+    /// evidence, seconds, default 1 s: nodes report a newly heard beacon within one advertising
+    /// interval, and a decision on the first node's word alone is often wrong and would cost a
+    /// switch (a flap) a dwell later.
+    public var settleTime: Double
     /// Evidence older than this is dropped, seconds, default 12 s: a little more than two agent
     /// heartbeats (5 s), so a node that heard the beacon keeps a voice between heartbeats.
     public var staleAfter: Double
@@ -29,10 +37,11 @@ public struct RoomDecisionParameters: Sendable, Hashable {
 
     public init(
         pathLossExponent: Double = 2.7,
-        margin: Double = 0.5,
-        dwell: Double = 2,
-        evidenceToSwitch: Double = 0.5,
+        margin: Double = 0,
+        dwell: Double = 1.5,
+        evidenceToSwitch: Double = 2,
         leadCap: Double = 3.0,
+        settleTime: Double = 1,
         staleAfter: Double = 12,
         awayTimeout: Double = 30
     ) {
@@ -41,6 +50,7 @@ public struct RoomDecisionParameters: Sendable, Hashable {
         self.dwell = dwell
         self.evidenceToSwitch = evidenceToSwitch
         self.leadCap = leadCap
+        self.settleTime = settleTime
         self.staleAfter = staleAfter
         self.awayTimeout = awayTimeout
     }
