@@ -27,9 +27,15 @@ public enum TraceReplayRunner {
         var replay = TraceReplay(tracking: tracking, decision: decision)
         var parser = TraceParser()
         var summary = Summary(samples: 0, rows: 0, reorderedLines: 0)
-        write(output == .decisions ? ReplayCSV.decisionHeader : ReplayCSV.measurementHeader)
+        var headerWritten = false
         try TraceFile.forEachLine(path: path) { (_, line) throws(TraceError) in
-            guard let sample = try parser.parse(line: line) else { return }
+            let parsed = try parser.parse(line: line)
+            if !headerWritten {
+                // Only once the trace's header was accepted, so a wrong file gives no CSV at all.
+                write(output == .decisions ? ReplayCSV.decisionHeader : ReplayCSV.measurementHeader)
+                headerWritten = true
+            }
+            guard let sample = parsed else { return }
             summary.samples += 1
             let step = replay.step(sample)
             switch output {
@@ -43,6 +49,7 @@ public enum TraceReplayRunner {
                 }
             }
         }
+        guard headerWritten else { throw TraceError(line: 1, problem: "empty file: header missing") }
         summary.reorderedLines = parser.reorderedLines
         return summary
     }

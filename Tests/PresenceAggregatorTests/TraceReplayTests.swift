@@ -129,6 +129,14 @@ struct TraceReplayTests {
             try TraceReplayRunner.run(path: path, output: .decisions) { lines.append($0) }
         }
         #expect(lines == ["time,beacon,room,distance", "1.000,keys,kitchen,1.09"])
+        var none: [String] = []
+        #expect(throws: TraceError(line: 1, problem: "empty file: header missing")) {
+            try TraceReplayRunner.run(path: try temporaryFile(""), output: .decisions) { none.append($0) }
+        }
+        #expect(throws: TraceError.self) {
+            try TraceReplayRunner.run(path: try temporaryFile("time,node\n1,a\n"), output: .decisions) { none.append($0) }
+        }
+        #expect(none.isEmpty) // no CSV header for a file that is not a trace
         #expect(throws: TraceFile.ReadError.self) {
             try TraceReplayRunner.run(path: "/nonexistent/trace.csv", output: .decisions) { _ in }
         }
