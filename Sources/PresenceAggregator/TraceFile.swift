@@ -28,7 +28,11 @@ public enum TraceFile {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count = buffer.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
-            if count > 0 { try splitter.feed(buffer[0..<count], body) }
+            if count > 0 {
+                try buffer.withUnsafeBufferPointer { (bytes) throws(TraceError) in
+                    try splitter.feed(UnsafeBufferPointer(rebasing: bytes[0..<count]), body)
+                }
+            }
             if count < buffer.count {
                 if ferror(file) != 0 { throw ReadError(path: path, reason: "read error") }
                 break

@@ -14,6 +14,8 @@ struct BeaconRoomState: Sendable {
         var room: String
         /// dB score: −10·n·log₁₀(distance).
         var score: Double
+        /// 10^(score/10), summed per room.
+        var power: Double
         var distance: Double
         var proximity: Proximity
         var time: Instant
@@ -50,14 +52,16 @@ struct BeaconRoomState: Sendable {
     /// Room scores of the last evaluation: they hold until the next one, so leads integrate over time.
     var scores: [RoomScore] = []
     var challenges: [Challenge] = []
+    /// Whether `held` changed since `scores` were computed (ticks mostly find nothing new).
+    var heldChanged = false
 
     init(beacon: BeaconID) {
         self.beacon = beacon
     }
 
     mutating func hold(_ evidence: NodeEvidence, score: Double, at time: Instant) {
-        let entry = Held(node: evidence.node, room: evidence.room, score: score, distance: evidence.distance,
-                         proximity: evidence.proximity, time: time)
+        let entry = Held(node: evidence.node, room: evidence.room, score: score, power: pow(10, score / 10),
+                         distance: evidence.distance, proximity: evidence.proximity, time: time)
         if let index = held.firstIndex(where: { $0.node == evidence.node }) {
             held[index] = entry
         } else {
@@ -65,10 +69,12 @@ struct BeaconRoomState: Sendable {
         }
         if lastEvidence.map({ time > $0 }) ?? true { lastEvidence = time }
         if firstEvidence == nil, room == nil || room == RoomDecision.notHome { firstEvidence = time }
+        heldChanged = true
     }
 
     mutating func forget(node: String) {
         held.removeAll { $0.node == node }
+        heldChanged = true
     }
 
     /// Re-decides at `time`; returns the decision when the room changed (or deciding started).
@@ -85,8 +91,14 @@ struct BeaconRoomState: Sendable {
         }
         if lastEvaluation.map({ time > $0 }) ?? true { lastEvaluation = time }
 
-        held.removeAll { time.since($0.time) > p.staleAfter }
-        scores = Self.roomScores(held)
+        if held.contains(where: { time.since($0.time) > p.staleAfter }) {
+            held.removeAll { time.since($0.time) > p.staleAfter }
+            heldChanged = true
+        }
+        if heldChanged {
+            scores = Self.roomScores(held)
+            heldChanged = false
+        }
 
         guard let best = scores.max(by: { $0.score < $1.score }) else {
             challenges.removeAll()
@@ -156,7 +168,7 @@ struct BeaconRoomState: Sendable {
     static func roomScores(_ held: [Held]) -> [RoomScore] {
         var linear: [(room: String, power: Double, nearest: Held)] = []
         for entry in held {
-            let power = pow(10, entry.score / 10)
+            let power = entry.power
             if let index = linear.firstIndex(where: { $0.room == entry.room }) {
                 linear[index].power += power
                 if entry.distance < linear[index].nearest.distance { linear[index].nearest = entry }

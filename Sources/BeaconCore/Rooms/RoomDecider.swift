@@ -44,11 +44,13 @@ public struct RoomDecider: Sendable {
     public mutating func tick(at time: Instant) -> [RoomDecision] {
         guard time.seconds.isFinite else { return [] }
         var changed: [RoomDecision] = []
-        for beacon in beacons.keys.sorted() {
-            guard var state = beacons.removeValue(forKey: beacon) else { continue }
-            if let decision = state.evaluate(at: time, parameters: parameters) { changed.append(decision) }
-            beacons[beacon] = state
+        for index in beacons.indices {
+            // In place: no copy of the per-beacon state, no re-hashing (this runs every tick).
+            if let decision = beacons.values[index].evaluate(at: time, parameters: parameters) {
+                changed.append(decision)
+            }
         }
+        if changed.count > 1 { changed.sort { $0.beacon < $1.beacon } }
         return changed
     }
 

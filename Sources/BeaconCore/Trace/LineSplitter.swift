@@ -12,16 +12,25 @@ public struct LineSplitter: Sendable {
     }
 
     /// Appends `chunk` and calls `body` with each complete line (and its 1-based number).
-    public mutating func feed(_ chunk: some Sequence<UInt8>, _ body: (Int, Substring) throws(TraceError) -> Void) throws(TraceError) {
-        for byte in chunk {
-            if byte == UInt8(ascii: "\n") {
-                try emit(body)
-            } else {
-                guard pending.count < maximumLineLength else {
-                    throw TraceError(line: lineNumber, problem: "longer than \(maximumLineLength) bytes")
-                }
-                pending.append(byte)
+    public mutating func feed(_ chunk: some Collection<UInt8>, _ body: (Int, Substring) throws(TraceError) -> Void) throws(TraceError) {
+        let array = Array(chunk)
+        try array.withUnsafeBufferPointer { (buffer) throws(TraceError) in try feed(buffer, body) }
+    }
+
+    /// Appends the bytes of `chunk` and calls `body` with each complete line.
+    public mutating func feed(_ chunk: UnsafeBufferPointer<UInt8>, _ body: (Int, Substring) throws(TraceError) -> Void) throws(TraceError) {
+        var start = 0
+        while start < chunk.count {
+            // Bulk copy up to the next newline instead of byte by byte.
+            var end = start
+            while end < chunk.count, chunk[end] != UInt8(ascii: "\n") { end += 1 }
+            guard pending.count + (end - start) <= maximumLineLength else {
+                throw TraceError(line: lineNumber, problem: "longer than \(maximumLineLength) bytes")
             }
+            pending.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[start..<end]))
+            guard end < chunk.count else { return }
+            try emit(body)
+            start = end + 1
         }
     }
 
