@@ -10,12 +10,16 @@ import Darwin
 ///
 /// Per beacon it keeps the freshest evidence of every node. Each node's evidence scores
 /// `−10·n·log₁₀(distance)` dB; a room scores the summed linear power of its nodes (so several nodes
-/// in one room add up, and one loud node does not outvote two agreeing ones by much). The current
-/// room stays until a challenger leads it by more than `margin` dB without a break for `dwell`
-/// seconds **and** its lead above the margin (capped at `leadCap`), integrated over time, reaches
-/// `evidenceToSwitch` dB·s. Evidence older than `staleAfter` is dropped; a room left with no
-/// evidence loses at once; nodes reported `offline` are ignored until `online`; no evidence at all
-/// for `awayTimeout` gives `not_home`. Pure value type: time is always a parameter.
+/// in one room add up, and one loud node does not outvote two agreeing ones by much). Deciding
+/// starts `settleTime` after the first evidence, so every node that hears the beacon has spoken.
+/// The current room then stays until a challenger leads it by more than `margin` dB without a
+/// break for `dwell` seconds **and** its lead above the margin (capped at `leadCap`), integrated
+/// over time, reaches `evidenceToSwitch` dB·s — a decisive lead switches after the dwell, a slim
+/// one takes longer. Evidence older than `staleAfter` is dropped; a room left with no evidence
+/// loses at once; nodes reported `offline` are ignored until `online`; no evidence at all for
+/// `awayTimeout` gives `not_home`. Pure value type: time is always a parameter, and nothing
+/// happens between calls, so the owner calls `tick(at:)` periodically (the replay: at every sample
+/// and at least every second).
 public struct RoomDecider: Sendable {
     public let parameters: RoomDecisionParameters
     private var beacons: [BeaconID: BeaconRoomState] = [:]
