@@ -21,6 +21,9 @@ public struct BeaconTrack: Sendable {
     }
 
     /// Folds one advertisement heard at `time` into the track.
+    ///
+    /// Samples older than the last one count as heard at the same time (Δt = 0); a non-finite
+    /// `time` changes no state and never publishes.
     public mutating func observe(rssi: Int, measuredPower: Int?, at time: Instant) -> TrackUpdate {
         if let last = filter.lastSampleTime, time.seconds.isFinite,
            time.since(last) > parameters.filter.restartAfter {

@@ -12,7 +12,7 @@ import Darwin
 /// else the advertised one, else `defaultMeasuredPower`. `rssiOffset` is the node's calibration
 /// (a receiver that hears everything 3 dB weaker than the reference gets −3). The result is an
 /// estimate, like Core Location's `accuracy`, not a promise.
-public struct DistanceModel: Sendable, Hashable {
+public struct DistanceModel: Sendable, Hashable, Codable {
     /// n, the path-loss exponent: 2 in free space, more indoors.
     public var pathLossExponent: Double
     /// Per-node calibration in dB, added to P₁.
@@ -30,8 +30,10 @@ public struct DistanceModel: Sendable, Hashable {
         self.defaultMeasuredPower = defaultMeasuredPower
     }
 
-    /// Fitted on the 60 static-rssi series (`presence-bench calibrate`).
-    public static let `default` = DistanceModel(pathLossExponent: 2.7, rssiOffset: 0, defaultMeasuredPower: -59)
+    /// Fitted by `presence-bench calibrate` on the 60 static-rssi series (mean RSSI vs log
+    /// distance, 0.77–20 m, one offset per receiver): n = 1.5, P₁ = −60 dBm. That hall is open
+    /// (no walls); rooms separated by walls usually need a larger n (2–3), set per node.
+    public static let `default` = DistanceModel(pathLossExponent: 1.5, rssiOffset: 0, defaultMeasuredPower: -60)
 
     /// Distance in metres for a (filtered) RSSI, using `measuredPower` as P₁ when given.
     ///

@@ -2,12 +2,14 @@
 /// when its distance moved by more than `distanceStep`, and at least every `heartbeat` while it
 /// is heard — never once per advertisement.
 ///
-/// `distanceStep` is a fraction of the last published distance (0.25: a move from 4 m to 5 m or
-/// 3 m publishes), because RSSI noise makes distance errors grow with distance. Distance-step
-/// publishes are at most one per `minimumInterval`, so a noisy beacon cannot publish per advert;
-/// a proximity change publishes at once (the classifier's hysteresis keeps those rare).
+/// `distanceStep` is a fraction of the last published distance (0.3: from 4 m, a move beyond
+/// 5.2 m or below 2.8 m publishes), because RSSI noise makes distance errors grow with distance.
+/// Distance-step publishes are at most one per `minimumInterval`, so a noisy beacon cannot
+/// publish per advert; a proximity change publishes at once (the classifier's hysteresis keeps
+/// those rare). So a beacon heard for T seconds publishes at most T/minimumInterval + 1 times
+/// plus once per proximity change.
 public struct MeasurementPublishPolicy: Sendable {
-    public struct Parameters: Sendable, Hashable {
+    public struct Parameters: Sendable, Hashable, Codable {
         /// Relative distance change since the last publish that triggers a publish.
         public var distanceStep: Double
         /// Longest time between two publishes while the beacon is heard, seconds.
@@ -21,8 +23,11 @@ public struct MeasurementPublishPolicy: Sendable {
             self.minimumInterval = minimumInterval
         }
 
-        /// Step measured on the static-rssi series; heartbeat as ESPresense's 5 s.
-        public static let `default` = Parameters(distanceStep: 0.25, heartbeat: 5, minimumInterval: 1)
+        /// Heartbeat 5 s (ESPresense's default; Home Assistant's `mqtt_room` times out after 5 s).
+        /// Step 0.3, measured by `presence-bench calibrate`: the smallest on a 0.05 grid with which a
+        /// still beacon publishes at most one measurement per minute beyond its heartbeat (median of
+        /// the 60 static-rssi series).
+        public static let `default` = Parameters(distanceStep: 0.3, heartbeat: 5, minimumInterval: 1)
     }
 
     public let parameters: Parameters

@@ -3,15 +3,15 @@
 /// Thresholds: `immediate` below `immediateBelow`, `near` below `nearBelow`, `far` beyond.
 /// **Hysteresis** is a fraction h of the threshold being crossed: to move outward across a
 /// threshold T the distance must exceed T·(1 + h); to move back inward it must fall below
-/// T·(1 − h). With T = 3 m and h = 0.1 a beacon leaves `near` for `far` above 3.3 m and comes back
-/// below 2.7 m, so one sitting at 3 m ± 0.2 m does not flap. A fraction (not metres) because
+/// T·(1 − h). With T = 3 m and the default h = 0.3 a beacon leaves `near` for `far` above 3.9 m and comes back
+/// below 2.1 m, so one sitting at 3 m ± 0.2 m does not flap. A fraction (not metres) because
 /// RSSI noise is multiplicative in distance: the same dB jitter moves a far beacon more metres.
 /// The first distance after a silence is classified without hysteresis.
 ///
 /// **Silence**: `proximity(at:)` is `unknown` once nothing was classified for `unknownAfter`
 /// seconds (Core Location turns a beacon `unknown` after a couple of seconds).
 public struct ProximityClassifier: Sendable {
-    public struct Parameters: Sendable, Hashable {
+    public struct Parameters: Sendable, Hashable, Codable {
         /// `immediate` below this distance, metres.
         public var immediateBelow: Double
         /// `near` below this distance (and at or above `immediateBelow`), metres.
@@ -28,8 +28,12 @@ public struct ProximityClassifier: Sendable {
             self.unknownAfter = unknownAfter
         }
 
-        /// Core Location's thresholds; hysteresis and silence measured on shared/data.
-        public static let `default` = Parameters(immediateBelow: 0.5, nearBelow: 3, hysteresis: 0.1, unknownAfter: 5)
+        /// Core Location's thresholds. Hysteresis 0.3 (measured by `presence-bench calibrate`): the
+        /// smallest on a 0.05 grid that keeps a still beacon parked exactly on a boundary to ≤ 4
+        /// class changes per hour (median of the 60 static-rssi series); so `near`→`far` above
+        /// 3.9 m, back below 2.1 m, `immediate`→`near` above 0.65 m, back below 0.35 m. Unknown after
+        /// 5 s: the longest gap between adverts of a still beacon was 4.1 s.
+        public static let `default` = Parameters(immediateBelow: 0.5, nearBelow: 3, hysteresis: 0.3, unknownAfter: 5)
     }
 
     public let parameters: Parameters

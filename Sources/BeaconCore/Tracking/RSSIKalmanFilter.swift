@@ -24,7 +24,7 @@ public struct RSSIEstimate: Sendable, Hashable {
 /// does not move `lastSampleTime` back.
 public struct RSSIKalmanFilter: Sendable {
     /// The filter's noise model. Defaults are measured on shared/data (see `presence-bench calibrate`).
-    public struct Parameters: Sendable, Hashable {
+    public struct Parameters: Sendable, Hashable, Codable {
         /// q, dB² per second: the predicted variance grows by q·Δt between samples.
         public var processNoise: Double
         /// r, dB²: variance of one RSSI sample around the true mean.
@@ -38,10 +38,12 @@ public struct RSSIKalmanFilter: Sendable {
             self.restartAfter = restartAfter
         }
 
-        /// Measured on the 60 static-rssi series (`presence-bench calibrate`): r is the median
-        /// per-series sample variance around a moving median, q minimises the error of the filtered
-        /// RSSI against each series' 30-minute mean.
-        public static let `default` = Parameters(processNoise: 0.5, measurementNoise: 6.0, restartAfter: 10)
+        /// Measured by `presence-bench calibrate`: r = 8 dB² is the median RSSI variance of the 60
+        /// static-rssi series (a beacon that does not move); q = 0.75 dB²/s gives the smallest
+        /// one-step-ahead prediction error on the walking traces (static data alone would prefer
+        /// q → 0, a filter that never follows a move); restart after 10 s, twice the longest gap
+        /// a heard, still beacon showed.
+        public static let `default` = Parameters(processNoise: 0.75, measurementNoise: 8, restartAfter: 10)
 
         /// Parameters with every field finite and in range, falling back to the default field by field.
         var sanitized: Parameters {

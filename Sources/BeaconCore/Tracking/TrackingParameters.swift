@@ -1,5 +1,5 @@
 /// Everything that tunes a node's tracking, in one typed value with measured defaults.
-public struct TrackingParameters: Sendable, Hashable {
+public struct TrackingParameters: Sendable, Hashable, Codable {
     /// Kalman filter on RSSI.
     public var filter: RSSIKalmanFilter.Parameters
     /// RSSI → metres.
