@@ -74,22 +74,25 @@ private func replay(_ path: String, _ output: TraceReplayRunner.Output) throws -
 
 @Suite("Trace replay")
 struct TraceReplayTests {
-    /// Why these rows: kitchen one settle time (1 s) after the first samples, at k1's distance
-    /// 10^((−59+60)/27) = 1.09 m. The nodes publish the swap at 1.5 s and 2.5 s (distance steps
-    /// > 25 %, ≥ 1 s apart); from 2.5 s hall leads by more than the 3 dB lead cap, so after the
-    /// 1.5 s dwell (4.5 dB·s ≥ 2 dB·s) it wins at 4.0 s, with h1's distance published at 2.5 s
-    /// (2.23 m; the 4.0 s sample is folded in after the tick). The last publishes were at 4.5 s
-    /// (k1), so with ticks every second the 30 s away timeout reports not_home at 35 s; heard again
-    /// from 40 s, the beacon is placed in the hall one settle time later.
+    /// Why these rows (agent defaults: n = 1.5, distance step 30 %, heartbeat 5 s): kitchen one
+    /// settle time (1 s) after the first samples, at k1's distance 10^((−59+60)/15) = 1.17 m.
+    /// After the swap at 1.5 s the nodes publish on distance steps (≥ 1 s apart) and proximity
+    /// changes; from h1's publish at 2.5 s (4.11 m against k1's 4.89 m) hall leads by 1.1 dB, then
+    /// by more than the 3 dB cap, so the integrated lead passes 1.5 dB·s at 3.5 s and the 1.5 s dwell
+    /// ends at 4.0 s, reported with h1's distance published at 3.5 s (2.55 m; the 4.0 s sample is
+    /// folded in after the tick). Silent everywhere after 6 s, the room holds (nothing is stale
+    /// relative to the newest evidence) until the 30 s away timeout after the last publish (k1 at
+    /// 5.5 s), seen by the next one-second tick at 36 s; heard again from 40 s, the beacon is placed
+    /// in the hall one settle time later.
     @Test("a small hand-made trace gives exactly the expected decisions")
     func smallTraceDecisions() throws {
         let output = try replay(try temporaryFile(smallTrace), .decisions)
         #expect(output == """
             time,beacon,room,distance
-            1.000,keys,kitchen,1.09
-            4.000,keys,hall,2.23
-            35.000,keys,not_home,
-            41.000,keys,hall,1.09
+            1.000,keys,kitchen,1.17
+            4.000,keys,hall,2.55
+            36.000,keys,not_home,
+            41.000,keys,hall,1.17
 
             """)
     }
@@ -100,12 +103,17 @@ struct TraceReplayTests {
         let lines = output.split(separator: "\n")
         #expect(lines.count == 1 + 29)
         #expect(lines[0] == "time,node,room,beacon,rssi,rssiFiltered,sigma,distance,proximity")
-        // First sample: the filter starts at the sample with σ = √r = √6.
-        #expect(lines[1] == "0.000,k1,kitchen,keys,-60,-60.00,2.45,1.09,near")
-        #expect(lines[2] == "0.000,h1,hall,keys,-80,-80.00,2.45,5.99,far")
-        #expect(lines[7] == "1.500,k1,kitchen,keys,-80,-65.69,1.31,1.77,near")
+        // First sample: the filter starts at the sample with σ = √r (the agent's r = 8 dB²).
+        let sigma0 = ReplayCSV.fixed(TrackingParameters.default.filter.measurementNoise.squareRoot(), decimals: 2)
+        let p1 = TrackingParameters.default.distance
+        let d60 = ReplayCSV.fixed(p1.distance(rssi: -60, measuredPower: -59), decimals: 2)
+        let d80 = ReplayCSV.fixed(p1.distance(rssi: -80, measuredPower: -59), decimals: 2)
+        #expect(lines[1] == "0.000,k1,kitchen,keys,-60,-60.00,\(sigma0),\(d60),near")
+        #expect(lines[2] == "0.000,h1,hall,keys,-80,-80.00,\(sigma0),\(d80),far")
+        #expect(lines[1] == "0.000,k1,kitchen,keys,-60,-60.00,2.83,1.17,near")
+        #expect(lines[7].hasPrefix("1.500,k1,kitchen,keys,-80,-65.")) // moving towards −80, not there yet
         // After 34 s of silence the filter restarts from the sample.
-        #expect(lines[27] == "40.000,h1,hall,keys,-60,-60.00,2.45,1.09,near")
+        #expect(lines[27] == "40.000,h1,hall,keys,-60,-60.00,\(sigma0),\(d60),near")
     }
 
     @Test("path-loss exponent and RSSI offset set every node's distance model")
@@ -118,7 +126,8 @@ struct TraceReplayTests {
             lines.append($0)
         }
         // d = 10^((−59 − 1 + 60)/20) = 1.00 m.
-        #expect(lines[1] == "0.000,k1,kitchen,keys,-60,-60.00,2.45,1.00,near")
+        #expect(lines[1].hasPrefix("0.000,k1,kitchen,keys,-60,-60.00,"))
+        #expect(lines[1].hasSuffix(",1.00,near"))
     }
 
     @Test("a malformed trace fails with the line named, after the rows before it")
@@ -128,7 +137,8 @@ struct TraceReplayTests {
         #expect(throws: TraceError(line: 4, problem: "rssi 'abc' is not a number")) {
             try TraceReplayRunner.run(path: path, output: .decisions) { lines.append($0) }
         }
-        #expect(lines == ["time,beacon,room,distance", "1.000,keys,kitchen,1.09"])
+        // No measuredPower column: the agent's default P₁ (−60 dBm) applies, so −60 dBm is 1.00 m.
+        #expect(lines == ["time,beacon,room,distance", "1.000,keys,kitchen,1.00"])
         var none: [String] = []
         #expect(throws: TraceError(line: 1, problem: "empty file: header missing")) {
             try TraceReplayRunner.run(path: try temporaryFile(""), output: .decisions) { none.append($0) }

@@ -91,9 +91,19 @@ struct BeaconRoomState: Sendable {
         }
         if lastEvaluation.map({ time > $0 }) ?? true { lastEvaluation = time }
 
-        if held.contains(where: { time.since($0.time) > p.staleAfter }) {
-            held.removeAll { time.since($0.time) > p.staleAfter }
+        // Stale means "others still hear the beacon, this node no longer does": measured from the
+        // beacon's newest evidence, not from now, so a beacon gone silent everywhere keeps its
+        // room (instead of flipping to whichever node happened to publish last) until the away
+        // timeout.
+        if let newest = lastEvidence, held.contains(where: { newest.since($0.time) > p.staleAfter }) {
+            held.removeAll { newest.since($0.time) > p.staleAfter }
             heldChanged = true
+        }
+        if let lastEvidence, room != nil, room != RoomDecision.notHome, time.since(lastEvidence) >= p.awayTimeout {
+            held.removeAll()
+            scores.removeAll()
+            heldChanged = false
+            return change(to: RoomDecision.notHome, at: time)
         }
         if heldChanged {
             scores = Self.roomScores(held)
@@ -102,10 +112,6 @@ struct BeaconRoomState: Sendable {
 
         guard let best = scores.max(by: { $0.score < $1.score }) else {
             challenges.removeAll()
-            if let lastEvidence, room != nil, room != RoomDecision.notHome,
-               time.since(lastEvidence) >= p.awayTimeout {
-                return change(to: RoomDecision.notHome, at: time)
-            }
             return nil
         }
         guard let current = room, current != RoomDecision.notHome else {

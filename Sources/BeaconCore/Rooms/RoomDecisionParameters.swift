@@ -6,20 +6,22 @@
 /// relative to the beacon's measured power with the node's calibration offset applied (the distance
 /// already carries both), so margins read as "x dB stronger".
 public struct RoomDecisionParameters: Sendable, Hashable {
-    /// n used to turn a reported distance back into dB, default 2.7 (the agent's default).
-    /// Only the scale of the margins depends on it, never the ranking of the rooms.
+    /// n used to turn a reported distance back into dB, default the agent's
+    /// (`DistanceModel.default.pathLossExponent`), so that a score difference is exactly a
+    /// difference of calibrated RSSI. Only the scale of the margins depends on it, never the
+    /// ranking of the rooms.
     public var pathLossExponent: Double
-    /// A challenger's lead over the current room counts only above this many dB, default 0 dB.
-    /// The integrated lead (`evidenceToSwitch`) already asks more time of a small lead than of a
-    /// decisive one, which served the traces better than a fixed instantaneous margin (see the
-    /// README's table); raise it to demand a minimum lead at every instant.
+    /// A challenger's lead over the current room counts only above this many dB, default 0.25 dB.
+    /// Small on purpose: the integrated lead (`evidenceToSwitch`) already asks more time of a slim
+    /// lead than of a decisive one, which served the traces better than a large instantaneous
+    /// margin (see the README's table); raise it to demand a minimum lead at every instant.
     public var margin: Double
     /// The challenger must have led by more than the margin without a break for this long,
     /// seconds, default 1.5 s.
     public var dwell: Double
     /// And its lead above the margin, capped at `leadCap` and integrated over time, must reach this
-    /// many dB·s, default 2 dB·s: a 3 dB lead needs the dwell only (1.5 s), a 1 dB lead 2 s, a
-    /// 0.5 dB lead 4 s. A lead that dips to the margin or below starts the challenger afresh.
+    /// many dB·s, default 1.5 dB·s: a 2 dB lead or more needs just the dwell (1.5 s), a 1 dB lead
+    /// 2 s, a 0.5 dB lead 6 s. A lead that dips to the margin or below starts the challenger afresh.
     public var evidenceToSwitch: Double
     /// Largest lead (dB) one instant contributes to `evidenceToSwitch`, default 3 dB.
     public var leadCap: Double
@@ -28,18 +30,21 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     /// interval, and a decision on the first node's word alone is often wrong and would cost a
     /// switch (a flap) a dwell later.
     public var settleTime: Double
-    /// Evidence older than this is dropped, seconds, default 12 s: a little more than two agent
-    /// heartbeats (5 s), so a node that heard the beacon keeps a voice between heartbeats.
+    /// A node's evidence is dropped once it is this much older than the beacon's newest evidence
+    /// from any node, seconds, default 12 s: a node that hears the beacon publishes at least every
+    /// heartbeat (5 s), so after more than two missed heartbeats while others still hear it, it no
+    /// longer does. Measured from the newest evidence rather than from now, so that a beacon gone
+    /// silent everywhere keeps its room until `awayTimeout` instead of flapping as its evidence ages.
     public var staleAfter: Double
     /// No fresh evidence from any node for this long gives `not_home`, seconds, default 30 s
     /// (the region exit delay of SEMANTICS.md).
     public var awayTimeout: Double
 
     public init(
-        pathLossExponent: Double = 2.7,
-        margin: Double = 0,
+        pathLossExponent: Double = DistanceModel.default.pathLossExponent,
+        margin: Double = 0.25,
         dwell: Double = 1.5,
-        evidenceToSwitch: Double = 2,
+        evidenceToSwitch: Double = 1.5,
         leadCap: Double = 3.0,
         settleTime: Double = 1,
         staleAfter: Double = 12,
