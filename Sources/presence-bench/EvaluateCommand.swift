@@ -30,6 +30,9 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: "Lead cap in dB.")
     var leadCap: Double?
 
+    @Option(help: "Settle time in seconds.")
+    var settleTime: Double?
+
     @Flag(help: "Also score a grid of margin × dwell × evidence settings (the README's table).")
     var grid = false
 
@@ -39,6 +42,7 @@ struct EvaluateCommand: ParsableCommand {
         if let dwell { parameters.dwell = dwell }
         if let evidence { parameters.evidenceToSwitch = evidence }
         if let leadCap { parameters.leadCap = leadCap }
+        if let settleTime { parameters.settleTime = settleTime }
 
         let sets = try Self.loadTraces(directory: traces)
         var report = Report(
@@ -58,9 +62,9 @@ struct EvaluateCommand: ParsableCommand {
         report.baseline = .init(name: "strongest raw RSSI in the last 1 s", scores: base)
         if grid {
             var rows: [GridRow] = []
-            for margin in [0.0, 0.5, 1, 2] {
-                for dwell in [0.0, 0.5, 1, 1.5, 2, 3] {
-                    for evidence in [0.5, 1, 2] {
+            for margin in [0.0, 0.25, 0.5, 1, 2] {
+                for dwell in [0.0, 1, 1.5, 2, 3] {
+                    for evidence in [0.5, 1.5, 3] {
                         var p = parameters
                         p.margin = margin
                         p.dwell = dwell
@@ -131,9 +135,10 @@ struct EvaluateCommand: ParsableCommand {
     }
 
     struct Parameters: Encodable {
-        var margin, dwell, evidenceToSwitch, leadCap, staleAfter, awayTimeout, pathLossExponent: Double
+        var margin, dwell, evidenceToSwitch, leadCap, settleTime, staleAfter, awayTimeout, pathLossExponent: Double
         init(_ p: RoomDecisionParameters) {
             margin = p.margin; dwell = p.dwell; evidenceToSwitch = p.evidenceToSwitch; leadCap = p.leadCap
+            settleTime = p.settleTime
             staleAfter = p.staleAfter; awayTimeout = p.awayTimeout; pathLossExponent = p.pathLossExponent
         }
     }
