@@ -16,10 +16,10 @@ import Darwin
 /// break for `dwell` seconds **and** its lead above the margin (capped at `leadCap`), integrated
 /// over time, reaches `evidenceToSwitch` dB·s — a decisive lead switches after the dwell, a slim
 /// one takes longer. Evidence `staleAfter` older than the beacon's newest is dropped; a room left
-/// with no evidence loses at once; nodes reported `offline` are ignored until `online`; no evidence at all for
-/// `awayTimeout` gives `not_home`. Pure value type: time is always a parameter, and nothing
-/// happens between calls, so the owner calls `tick(at:)` periodically (the replay: at every sample
-/// and at least every second).
+/// with no evidence loses at once; nodes reported `offline` are ignored until `online`; no
+/// evidence at all for `awayTimeout` gives `not_home`. Pure value type: time is always a
+/// parameter, and nothing happens between calls, so the owner calls `tick(at:)` periodically
+/// (the replay: at every sample and at least every second).
 public struct RoomDecider: Sendable {
     public let parameters: RoomDecisionParameters
     private var beacons: [BeaconID: BeaconRoomState] = [:]
