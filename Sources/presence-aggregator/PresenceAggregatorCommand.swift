@@ -4,6 +4,7 @@ import ArgumentParser
 struct PresenceAggregatorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "presence-aggregator",
-        abstract: "Decides which room each beacon is in, from every node's measurements."
+        abstract: "Decides which room each beacon is in, from every node's measurements.",
+        subcommands: [ReplayCommand.self]
     )
 }

@@ -1,0 +1,190 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The room decision of one beacon: the freshest evidence of every node, the decided room and the
+/// challengers' accumulated lead. `RoomDecider` keeps one per beacon; the rules are in `RoomDecider`.
+struct BeaconRoomState: Sendable {
+    struct Held: Sendable {
+        var node: String
+        var room: String
+        /// dB score: −10·n·log₁₀(distance).
+        var score: Double
+        /// 10^(score/10), summed per room.
+        var power: Double
+        var distance: Double
+        var proximity: Proximity
+        var time: Instant
+    }
+
+    /// A room's combined evidence at one moment.
+    struct RoomScore: Sendable {
+        var room: String
+        /// 10·log₁₀ of the summed linear power of the room's nodes, dB.
+        var score: Double
+        /// Nearest node of the room and its distance and proximity.
+        var node: String
+        var distance: Double
+        var proximity: Proximity
+    }
+
+    /// A room leading the current one by the margin, with how long and how much.
+    struct Challenge: Sendable {
+        var room: String
+        /// Since when its lead has exceeded the margin without a break.
+        var since: Instant
+        /// ∫ (min(lead, cap) − margin) dt, floored at 0, dB·s.
+        var evidence: Double
+    }
+
+    let beacon: BeaconID
+    var held: [Held] = []
+    var room: String?
+    var since = Instant(seconds: 0)
+    var lastEvidence: Instant?
+    /// First evidence while undecided (before deciding started or since `not_home`).
+    var firstEvidence: Instant?
+    var lastEvaluation: Instant?
+    /// Room scores of the last evaluation: they hold until the next one, so leads integrate over time.
+    var scores: [RoomScore] = []
+    var challenges: [Challenge] = []
+    /// Whether `held` changed since `scores` were computed (ticks mostly find nothing new).
+    var heldChanged = false
+
+    init(beacon: BeaconID) {
+        self.beacon = beacon
+    }
+
+    mutating func hold(_ evidence: NodeEvidence, score: Double, at time: Instant) {
+        let entry = Held(node: evidence.node, room: evidence.room, score: score, power: pow(10, score / 10),
+                         distance: evidence.distance, proximity: evidence.proximity, time: time)
+        if let index = held.firstIndex(where: { $0.node == evidence.node }) {
+            held[index] = entry
+        } else {
+            held.append(entry)
+        }
+        if lastEvidence.map({ time > $0 }) ?? true { lastEvidence = time }
+        if firstEvidence == nil, room == nil || room == RoomDecision.notHome { firstEvidence = time }
+        heldChanged = true
+    }
+
+    mutating func forget(node: String) {
+        held.removeAll { $0.node == node }
+        heldChanged = true
+    }
+
+    /// Re-decides at `time`; returns the decision when the room changed (or deciding started).
+    mutating func evaluate(at time: Instant, parameters p: RoomDecisionParameters) -> RoomDecision? {
+        // The previous scores held since the last evaluation: integrate the challengers' leads.
+        let elapsed = lastEvaluation.map { max(0, time.since($0)) } ?? 0
+        if elapsed > 0, let current = room, current != RoomDecision.notHome {
+            let currentScore = scores.first { $0.room == current }?.score ?? -Double.infinity
+            for index in challenges.indices {
+                guard let challenger = scores.first(where: { $0.room == challenges[index].room }) else { continue }
+                let lead = min(challenger.score - currentScore, p.leadCap)
+                challenges[index].evidence = max(0, challenges[index].evidence + (lead - p.margin) * elapsed)
+            }
+        }
+        if lastEvaluation.map({ time > $0 }) ?? true { lastEvaluation = time }
+
+        // Stale means "others still hear the beacon, this node no longer does": measured from the
+        // beacon's newest evidence, not from now, so a beacon gone silent everywhere keeps its
+        // room (instead of flipping to whichever node happened to publish last) until the away
+        // timeout.
+        if let newest = lastEvidence, held.contains(where: { newest.since($0.time) > p.staleAfter }) {
+            held.removeAll { newest.since($0.time) > p.staleAfter }
+            heldChanged = true
+        }
+        if let lastEvidence, room != nil, room != RoomDecision.notHome, time.since(lastEvidence) >= p.awayTimeout {
+            held.removeAll()
+            scores.removeAll()
+            heldChanged = false
+            return change(to: RoomDecision.notHome, at: time)
+        }
+        if heldChanged {
+            scores = Self.roomScores(held)
+            heldChanged = false
+        }
+
+        guard let best = scores.max(by: { $0.score < $1.score }) else {
+            challenges.removeAll()
+            return nil
+        }
+        guard let current = room, current != RoomDecision.notHome else {
+            // Deciding starts (or the beacon is back): no incumbent to defend, once every node
+            // that hears the beacon has had time to say so.
+            guard let firstEvidence, time.since(firstEvidence) >= p.settleTime else { return nil }
+            return change(to: best.room, at: time)
+        }
+        guard let currentScore = scores.first(where: { $0.room == current })?.score else {
+            // Every node of the current room went silent or offline: it cannot be defended.
+            return change(to: best.room, at: time)
+        }
+
+        // Challengers: rooms leading by more than the margin right now; a break resets them.
+        var kept: [Challenge] = []
+        for candidate in scores where candidate.room != current && candidate.score - currentScore > p.margin {
+            let previous = challenges.first { $0.room == candidate.room }
+            kept.append(previous ?? Challenge(room: candidate.room, since: time, evidence: 0))
+        }
+        challenges = kept
+        let ready = challenges.filter { time.since($0.since) >= p.dwell && $0.evidence >= p.evidenceToSwitch }
+        guard !ready.isEmpty else { return nil }
+        let winner = scores.filter { room in ready.contains { $0.room == room.room } }
+            .max { $0.score < $1.score }
+        guard let winner else { return nil }
+        return change(to: winner.room, at: time)
+    }
+
+    private mutating func change(to newRoom: String, at time: Instant) -> RoomDecision? {
+        challenges.removeAll()
+        firstEvidence = nil
+        guard newRoom != room else { return nil }
+        room = newRoom
+        since = time
+        return decision()
+    }
+
+    /// The current decision with the candidates of the last evaluation; nil before deciding started.
+    func decision() -> RoomDecision? {
+        guard let room else { return nil }
+        var candidates: [String: Double] = [:]
+        for score in scores { candidates[score.room] = score.distance }
+        guard room != RoomDecision.notHome, let mine = scores.first(where: { $0.room == room }) else {
+            return RoomDecision(beacon: beacon, room: room, distance: nil, proximity: .unknown, node: nil,
+                                since: since, confidence: 0, candidates: candidates)
+        }
+        let runnerUp = scores.filter { $0.room != room }.max { $0.score < $1.score }
+        let confidence: Double
+        if let runnerUp {
+            let lead = mine.score - runnerUp.score
+            confidence = lead > 0 ? 1 - pow(10, -lead / 10) : 0
+        } else {
+            confidence = 1
+        }
+        return RoomDecision(beacon: beacon, room: room, distance: mine.distance, proximity: mine.proximity,
+                            node: mine.node, since: since, confidence: confidence, candidates: candidates)
+    }
+
+    /// Per room: the summed linear power of its nodes (in dB) and its nearest node.
+    static func roomScores(_ held: [Held]) -> [RoomScore] {
+        var linear: [(room: String, power: Double, nearest: Held)] = []
+        for entry in held {
+            let power = entry.power
+            if let index = linear.firstIndex(where: { $0.room == entry.room }) {
+                linear[index].power += power
+                if entry.distance < linear[index].nearest.distance { linear[index].nearest = entry }
+            } else {
+                linear.append((entry.room, power, entry))
+            }
+        }
+        return linear.map {
+            RoomScore(room: $0.room, score: 10 * log10($0.power), node: $0.nearest.node,
+                      distance: $0.nearest.distance, proximity: $0.nearest.proximity)
+        }
+    }
+}

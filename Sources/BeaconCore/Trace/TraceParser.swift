@@ -1,0 +1,84 @@
+/// Parses a trace CSV (TRACE.md) one line at a time: header first (required; columns found by
+/// name, others ignored), then samples with non-decreasing time. Every error names the line.
+public struct TraceParser: Sendable {
+    public static let requiredColumns = ["time", "node", "room", "beacon", "rssi"]
+
+    private var columns: (time: Int, node: Int, room: Int, beacon: Int, rssi: Int, measuredPower: Int?)?
+    private var fieldCount = 0
+    private var lastTime: Double?
+    /// Lines consumed so far (the next line is `linesRead + 1`).
+    public private(set) var linesRead = 0
+    /// Samples whose time was up to `reorderTolerance` before the previous one and were taken at
+    /// the previous time instead (receivers' clocks jitter by a millisecond; shared/data has such lines).
+    public private(set) var reorderedLines = 0
+    /// How far (seconds) a time may go backwards and still be accepted, clamped; default 10 ms.
+    /// Anything further back is an error.
+    public let reorderTolerance: Double
+
+    public init(reorderTolerance: Double = 0.01) {
+        self.reorderTolerance = reorderTolerance
+    }
+
+    /// Feeds the next line (without its newline). Returns the sample it holds, or nil for the header
+    /// and for blank lines.
+    public mutating func parse(line: Substring) throws(TraceError) -> TraceSample? {
+        linesRead += 1
+        let number = linesRead
+        guard let columns else {
+            let header = try CSVHeader(line: line, required: Self.requiredColumns)
+            self.columns = (header.index(of: "time") ?? 0, header.index(of: "node") ?? 0,
+                            header.index(of: "room") ?? 0, header.index(of: "beacon") ?? 0,
+                            header.index(of: "rssi") ?? 0, header.index(of: "measuredPower"))
+            fieldCount = header.names.count
+            return nil
+        }
+        if line.trimmingSpaces().isEmpty { return nil }
+        let fields = CSVHeader.fields(of: line)
+        func field(_ index: Int, _ name: String) throws(TraceError) -> Substring {
+            guard index < fields.count else {
+                throw TraceError(line: number, problem: "\(name) missing (\(fields.count) fields, header has \(fieldCount))")
+            }
+            return fields[index].trimmingSpaces()
+        }
+        func id(_ index: Int, _ name: String) throws(TraceError) -> String {
+            let text = try field(index, name)
+            guard !text.isEmpty else { throw TraceError(line: number, problem: "\(name) is empty") }
+            return String(text)
+        }
+        let timeText = try field(columns.time, "time")
+        guard var time = Double(timeText), time.isFinite else {
+            throw TraceError(line: number, problem: "time '\(timeText)' is not a number")
+        }
+        if let lastTime, time < lastTime {
+            guard lastTime - time <= reorderTolerance else {
+                throw TraceError(line: number, problem: "time goes backwards (\(timeText) < \(lastTime))")
+            }
+            time = lastTime
+            reorderedLines += 1
+        }
+        let node = try id(columns.node, "node")
+        let room = try id(columns.room, "room")
+        let beacon = try id(columns.beacon, "beacon")
+        let rssi = try Self.integer(try field(columns.rssi, "rssi"), name: "rssi", line: number)
+        var measuredPower: Int?
+        if let index = columns.measuredPower {
+            let text = try field(index, "measuredPower")
+            if !text.isEmpty { measuredPower = try Self.integer(text, name: "measuredPower", line: number) }
+        }
+        lastTime = time
+        return TraceSample(time: Instant(seconds: time), node: node, room: room, beacon: BeaconID(rawValue: beacon),
+                           rssi: rssi, measuredPower: measuredPower)
+    }
+
+    /// dBm as an integer; "-71.0" is accepted, "-71.5", "abc" and values beyond ±1000 are not.
+    static func integer(_ text: Substring, name: String, line: Int) throws(TraceError) -> Int {
+        if let value = Int(text), abs(value) <= 1000 { return value }
+        guard let value = Double(text), value.isFinite else {
+            throw TraceError(line: line, problem: "\(name) '\(text)' is not a number")
+        }
+        guard value == value.rounded(), abs(value) <= 1000 else {
+            throw TraceError(line: line, problem: "\(name) '\(text)' is not a whole dBm value in -1000...1000")
+        }
+        return Int(value)
+    }
+}

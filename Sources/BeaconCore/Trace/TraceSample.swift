@@ -1,0 +1,20 @@
+/// One received advertisement of a trace (TRACE.md): who heard which beacon how loud, when.
+public struct TraceSample: Sendable, Hashable {
+    public var time: Instant
+    public var node: String
+    public var room: String
+    public var beacon: BeaconID
+    /// dBm of this advertisement.
+    public var rssi: Int
+    /// The beacon's RSSI at 1 m if the trace knows it, else nil (the configured default applies).
+    public var measuredPower: Int?
+
+    public init(time: Instant, node: String, room: String, beacon: BeaconID, rssi: Int, measuredPower: Int?) {
+        self.time = time
+        self.node = node
+        self.room = room
+        self.beacon = beacon
+        self.rssi = rssi
+        self.measuredPower = measuredPower
+    }
+}

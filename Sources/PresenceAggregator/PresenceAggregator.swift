@@ -1,1 +1,0 @@
-// The aggregator service lands here (issue 5).

@@ -1,0 +1,41 @@
+import BeaconCore
+
+/// The CSV lines `presence-aggregator replay` writes (TRACE.md), formatted without Foundation and
+/// with fixed decimals so output is byte-for-byte reproducible.
+public enum ReplayCSV {
+    public static let decisionHeader = "time,beacon,room,distance"
+    public static let measurementHeader = "time,node,room,beacon,rssi,rssiFiltered,sigma,distance,proximity"
+
+    /// `0.350,beacon1,zone4,2.41`; the distance is empty for `not_home`.
+    public static func decisionRow(_ decision: RoomDecision, at time: Instant) -> String {
+        let distance = decision.distance.map { fixed($0, decimals: 2) } ?? ""
+        return "\(fixed(time.seconds, decimals: 3)),\(decision.beacon.rawValue),\(decision.room),\(distance)"
+    }
+
+    /// One input sample after the node's filter.
+    public static func measurementRow(_ measurement: TraceReplay.Measurement) -> String {
+        let s = measurement.sample, u = measurement.update
+        return "\(fixed(s.time.seconds, decimals: 3)),\(s.node),\(s.room),\(s.beacon.rawValue),\(s.rssi),"
+            + "\(fixed(u.rssiFiltered, decimals: 2)),\(fixed(u.sigma, decimals: 2)),\(fixed(u.distance, decimals: 2)),"
+            + u.proximity.rawValue
+    }
+
+    /// `value` rounded half away from zero to `decimals` places (0…6), e.g. `fixed(2.405, 2)` → "2.41"
+    /// within binary precision; non-finite values print as `nan`, `inf`, `-inf`.
+    public static func fixed(_ value: Double, decimals: Int) -> String {
+        guard value.isFinite else { return value.isNaN ? "nan" : (value < 0 ? "-inf" : "inf") }
+        let places = max(0, min(decimals, 6))
+        var scale: Double = 1
+        for _ in 0..<places { scale *= 10 }
+        let scaled = (abs(value) * scale).rounded(.toNearestOrAwayFromZero)
+        guard scaled < 9.0e15 else { return String(value) }
+        let units = UInt64(scaled)
+        let whole = units / UInt64(scale)
+        let fraction = units % UInt64(scale)
+        let sign = value < 0 && units != 0 ? "-" : ""
+        guard places > 0 else { return "\(sign)\(whole)" }
+        var digits = String(fraction)
+        while digits.count < places { digits = "0" + digits }
+        return "\(sign)\(whole).\(digits)"
+    }
+}

@@ -1,0 +1,88 @@
+import BeaconCore
+
+/// Drives the agent's tracking and the aggregator's room decision from a trace, on a virtual clock
+/// (the trace's own time): per (beacon, node) the node's real `BeaconTrack` (Kalman filter,
+/// distance, proximity, publish policy), and only what a node would actually publish reaches the
+/// `RoomDecider` — exactly what the live aggregator would have seen over MQTT.
+public struct TraceReplay: Sendable {
+    /// One input sample after the node's filter (`--output measurements`).
+    public struct Measurement: Sendable, Hashable {
+        public var sample: TraceSample
+        public var update: TrackUpdate
+    }
+
+    /// A changed decision and the (virtual) time it was made.
+    public struct TimedDecision: Sendable {
+        public var time: Instant
+        public var decision: RoomDecision
+    }
+
+    /// What one sample caused: its measurement and any decisions that changed, in time order
+    /// (timeouts that fell due since the previous sample first, then the decision the published
+    /// measurement caused).
+    public struct Step: Sendable {
+        public var measurement: Measurement
+        public var decisions: [TimedDecision]
+    }
+
+    private struct TrackKey: Hashable, Sendable {
+        var beacon: BeaconID
+        var node: String
+    }
+
+    public let tracking: TrackingParameters
+    /// How often the live aggregator lets time pass without measurements, seconds (default 1 s):
+    /// across a gap in the trace the replay ticks at this pace, so a `not_home` or a dwell that
+    /// falls due in the gap is reported when it would have happened live.
+    public let tickInterval: Double
+    public private(set) var decider: RoomDecider
+    private var tracks: [TrackKey: BeaconTrack] = [:]
+    private var lastTick: Instant?
+
+    public init(tracking: TrackingParameters = .default, decision: RoomDecisionParameters = .default,
+                tickInterval: Double = 1) {
+        self.tracking = tracking
+        self.tickInterval = tickInterval.isFinite && tickInterval > 0 ? tickInterval : 1
+        decider = RoomDecider(parameters: decision)
+    }
+
+    /// Folds in one trace sample at its own time.
+    public mutating func step(_ sample: TraceSample) -> Step {
+        // Time passes first: the aggregator ticks between measurements (dwell, stale, away).
+        var decisions: [TimedDecision] = []
+        if var tick = lastTick {
+            while tick.advanced(by: tickInterval) < sample.time {
+                tick = tick.advanced(by: tickInterval)
+                decisions += decider.tick(at: tick).map { TimedDecision(time: tick, decision: $0) }
+            }
+        }
+        decisions += decider.tick(at: sample.time).map { TimedDecision(time: sample.time, decision: $0) }
+        if lastTick.map({ sample.time > $0 }) ?? true { lastTick = sample.time }
+        let key = TrackKey(beacon: sample.beacon, node: sample.node)
+        var track = tracks.removeValue(forKey: key) ?? BeaconTrack(parameters: tracking)
+        let update = track.observe(rssi: sample.rssi, measuredPower: sample.measuredPower, at: sample.time)
+        tracks[key] = track
+        if update.shouldPublish {
+            let evidence = NodeEvidence(beacon: sample.beacon, node: sample.node, room: sample.room,
+                                        rssiFiltered: update.rssiFiltered, sigma: update.sigma,
+                                        distance: update.distance, proximity: update.proximity)
+            if let decision = decider.update(evidence, at: sample.time) {
+                decisions.append(TimedDecision(time: sample.time, decision: decision))
+            }
+        }
+        return Step(measurement: Measurement(sample: sample, update: update), decisions: decisions)
+    }
+
+    /// Replays `samples` and returns the decision rows (time of each change and the decision).
+    public static func decisions(
+        of samples: [TraceSample], tracking: TrackingParameters = .default,
+        decision: RoomDecisionParameters = .default
+    ) -> [(time: Instant, decision: RoomDecision)] {
+        var replay = TraceReplay(tracking: tracking, decision: decision)
+        var rows: [(time: Instant, decision: RoomDecision)] = []
+        for sample in samples {
+            for timed in replay.step(sample).decisions { rows.append((timed.time, timed.decision)) }
+        }
+        return rows
+    }
+}

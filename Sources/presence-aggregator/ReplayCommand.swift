@@ -1,0 +1,112 @@
+import ArgumentParser
+import BeaconCore
+import PresenceAggregator
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `presence-aggregator replay`: runs a recorded trace through the agent's tracking and the
+/// aggregator's room decision on the trace's own clock, as fast as the CPU allows (TRACE.md).
+/// TRACE.md's `--config aggregator.yaml` is not offered yet: the build has no YAML parser, so the
+/// replay uses `RoomDecisionParameters.default`.
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Replays an RSSI trace (CSV) through the node filter and the room decision; writes CSV to stdout."
+    )
+
+    enum Output: String, ExpressibleByArgument, CaseIterable {
+        case decisions
+        case measurements
+    }
+
+    @Option(help: "The trace: CSV with columns time,node,room,beacon,rssi[,measuredPower].")
+    var trace: String
+
+    @Option(help: "decisions (time,beacon,room,distance) or measurements (one row per sample after the node's filter).")
+    var output: Output = .decisions
+
+    @Option(help: "Path-loss exponent n of every node's distance model.")
+    var pathLossExponent: Double?
+
+    @Option(help: "RSSI offset (dB) of every node's distance model.")
+    var rssiOffset: Double?
+
+    func validate() throws {
+        if let pathLossExponent, !(pathLossExponent.isFinite && pathLossExponent > 0) {
+            throw ValidationError("--path-loss-exponent must be a positive number")
+        }
+        if let rssiOffset, !rssiOffset.isFinite {
+            throw ValidationError("--rssi-offset must be a number")
+        }
+    }
+
+    func run() throws {
+        var tracking = TrackingParameters.default
+        if let pathLossExponent { tracking.distance.pathLossExponent = pathLossExponent }
+        if let rssiOffset { tracking.distance.rssiOffset = rssiOffset }
+        var writer = StandardOutput()
+        do {
+            let summary = try TraceReplayRunner.run(
+                path: trace, output: output == .decisions ? .decisions : .measurements,
+                tracking: tracking, decision: .default
+            ) { writer.write($0) }
+            writer.flush()
+            if summary.reorderedLines > 0 {
+                StandardOutput.error("replay: \(summary.reorderedLines) line(s) up to 10 ms out of order were taken at the previous time\n")
+            }
+        } catch let error as TraceError {
+            writer.flush()
+            StandardOutput.error("replay: \(trace): \(error)\n")
+            throw ExitCode(2)
+        } catch {
+            writer.flush()
+            StandardOutput.error("replay: \(error)\n")
+            throw ExitCode(2)
+        }
+    }
+}
+
+/// Buffered standard output: one write per 64 KiB, not per line.
+struct StandardOutput {
+    private var buffer: [UInt8] = []
+
+    mutating func write(_ line: String) {
+        buffer.append(contentsOf: line.utf8)
+        buffer.append(UInt8(ascii: "\n"))
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    mutating func flush() {
+        Self.writeAll(buffer, to: 1)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    static func error(_ text: String) {
+        writeAll(Array(text.utf8), to: 2)
+    }
+
+    /// write(2) until done, retrying on EINTR; gives up on any other error (e.g. a closed pipe).
+    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count, let base = raw.baseAddress {
+                let written = systemWrite(descriptor, base + offset, raw.count - offset)
+                if written > 0 { offset += written } else if written < 0, errno == EINTR { continue } else { return }
+            }
+        }
+    }
+}
+
+#if canImport(Glibc)
+private let systemWrite = Glibc.write
+#elseif canImport(Musl)
+private let systemWrite = Musl.write
+#elseif canImport(Darwin)
+private let systemWrite = Darwin.write
+#endif

@@ -1,0 +1,205 @@
+import BeaconCore
+import Foundation
+import Testing
+
+private func evidence(_ node: String, _ room: String, distance: Double, beacon: BeaconID = "keys") -> NodeEvidence {
+    NodeEvidence(beacon: beacon, node: node, room: room, rssiFiltered: -70, sigma: 1.5, distance: distance,
+                 proximity: distance < 3 ? .near : .far)
+}
+
+/// A deterministic generator for noise (SplitMix64).
+private struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    /// Roughly normal: sum of 12 uniforms minus 6.
+    mutating func gaussian() -> Double {
+        var sum = 0.0
+        for _ in 0..<12 { sum += Double.random(in: 0..<1, using: &self) }
+        return sum - 6
+    }
+}
+
+@Suite("RoomDecider")
+struct RoomDeciderTests {
+    /// The defaults, with n pinned to 2.7 so the dB figures below do not move with the agent's calibration.
+    let p = RoomDecisionParameters(pathLossExponent: 2.7)
+
+    @Test("deciding starts one settle time after the first evidence, with distance, node, candidates and confidence")
+    func firstDecision() throws {
+        var decider = RoomDecider(parameters: p)
+        #expect(decider.update(evidence("k1", "kitchen", distance: 1.5), at: Instant(seconds: 0)) == nil)
+        #expect(decider.decision(for: "keys") == nil)
+        #expect(decider.tick(at: Instant(seconds: p.settleTime - 0.01)).isEmpty)
+        let started = decider.tick(at: Instant(seconds: p.settleTime))
+        let first = try #require(started.first)
+        #expect(started.count == 1)
+        #expect(first.room == "kitchen")
+        #expect(first.distance == 1.5)
+        #expect(first.node == "k1")
+        #expect(first.since == Instant(seconds: p.settleTime))
+        #expect(first.confidence == 1) // no other room heard
+        #expect(decider.update(evidence("h1", "hall", distance: 6), at: Instant(seconds: 1.2)) == nil)
+        let now = try #require(decider.decision(for: "keys"))
+        #expect(now.candidates == ["kitchen": 1.5, "hall": 6])
+        // Kitchen leads by 27·log10(6/1.5) = 16.3 dB: confidence 1 − 10^(−1.63) ≈ 0.977.
+        #expect(abs(now.confidence - 0.9766) < 0.001)
+    }
+
+    @Test("the settle time lets every node report before deciding starts: no flap from the first node's word")
+    func settleAvoidsFirstNodeFlap() {
+        var decider = RoomDecider(parameters: p)
+        var rooms: [String] = []
+        for step in 0..<20 {
+            let t = Double(step) * 0.25
+            // The far kitchen node happens to report first in every round.
+            for e in [evidence("k1", "kitchen", distance: 8), evidence("h1", "hall", distance: 1.5)] {
+                if let d = decider.update(e, at: Instant(seconds: t + (e.node == "h1" ? 0.01 : 0))) { rooms.append(d.room) }
+            }
+        }
+        #expect(rooms == ["hall"])
+    }
+
+    @Test("a clear move switches after the dwell, not before")
+    func clearMove() {
+        var decider = RoomDecider(parameters: p)
+        var switches: [(Double, String)] = []
+        for step in 0..<80 {  // 40 s, each node reporting every 0.5 s
+            let t = Double(step) * 0.5
+            let moved = t >= 20
+            for (node, room, near) in [("k1", "kitchen", !moved), ("h1", "hall", moved)] {
+                if let d = decider.update(evidence(node, room, distance: near ? 1.2 : 7), at: Instant(seconds: t)) {
+                    switches.append((t, d.room))
+                }
+            }
+        }
+        #expect(switches.map(\.1) == ["kitchen", "hall"])
+        let switchTime = switches.last?.0 ?? 0
+        #expect(switchTime >= 20 + p.dwell)
+        #expect(switchTime <= 20 + p.dwell + 0.5)
+    }
+
+    @Test("a beacon sitting still with noisy evidence does not flap (a decider without hysteresis does)")
+    func sitStillNoNoiseFlaps() {
+        var generator = SeededGenerator(state: 42)
+        var decider = RoomDecider(parameters: p)
+        var eager = RoomDecider(parameters: RoomDecisionParameters(pathLossExponent: 2.7, margin: 0, dwell: 0, evidenceToSwitch: 0))
+        var changes = 0, eagerChanges = 0
+        // Kitchen node ~3 m, hall node ~4 m: 3.4 dB apart, filtered evidence with σ ≈ 1.5 dB each.
+        for step in 0..<2400 {  // 10 minutes at 4 reports per second
+            let t = Double(step) * 0.25
+            let node = step % 2 == 0 ? ("k1", "kitchen", 3.0) : ("h1", "hall", 4.0)
+            let noise = 1.5 * generator.gaussian()
+            let distance = node.2 * pow10(noise / 27)
+            let e = evidence(node.0, node.1, distance: distance)
+            if decider.update(e, at: Instant(seconds: t)) != nil { changes += 1 }
+            if eager.update(e, at: Instant(seconds: t)) != nil { eagerChanges += 1 }
+        }
+        #expect(changes == 1) // deciding started, nothing else
+        #expect(decider.decision(for: "keys")?.room == "kitchen")
+        #expect(eagerChanges > 10)
+    }
+
+    @Test("a node going offline is ignored; its room loses at once when it was the only voice")
+    func nodeOffline() throws {
+        var decider = RoomDecider(parameters: p)
+        _ = decider.update(evidence("k1", "kitchen", distance: 1), at: Instant(seconds: 0))
+        _ = decider.update(evidence("h1", "hall", distance: 5), at: Instant(seconds: 0.1))
+        #expect(decider.tick(at: Instant(seconds: 0.5)).isEmpty)
+        #expect(decider.tick(at: Instant(seconds: 0.9)).isEmpty)
+        #expect(decider.update(evidence("k1", "kitchen", distance: 1), at: Instant(seconds: 1))?.room == "kitchen")
+        let changed = decider.setNodeStatus(node: "k1", online: false, at: Instant(seconds: 1))
+        #expect(changed.map(\.room) == ["hall"])
+        #expect(decider.isOffline(node: "k1"))
+        // Measurements still arriving from the offline node (e.g. a stale retained message) count for nothing.
+        for step in 0..<20 {
+            #expect(decider.update(evidence("k1", "kitchen", distance: 0.5), at: Instant(seconds: 2 + Double(step))) == nil)
+        }
+        #expect(decider.decision(for: "keys")?.candidates == ["hall": 5])
+        // Back online: its evidence counts again, and kitchen wins after the dwell.
+        #expect(decider.setNodeStatus(node: "k1", online: true, at: Instant(seconds: 30)).isEmpty)
+        var room = "hall"
+        for step in 0..<20 {
+            let t = 30 + Double(step) * 0.5
+            for e in [evidence("h1", "hall", distance: 5), evidence("k1", "kitchen", distance: 1)] {
+                if let d = decider.update(e, at: Instant(seconds: t)) { room = d.room }
+            }
+        }
+        #expect(room == "kitchen")
+    }
+
+    @Test("silence everywhere gives not_home after the away timeout, and the beacon comes back at once")
+    func silenceGivesNotHome() throws {
+        var decider = RoomDecider(parameters: p)
+        _ = decider.update(evidence("k1", "kitchen", distance: 1), at: Instant(seconds: 5))
+        #expect(decider.tick(at: Instant(seconds: 6)).map(\.room) == ["kitchen"])
+        // Silent everywhere: nothing is stale relative to the newest evidence, the room holds.
+        #expect(decider.tick(at: Instant(seconds: 5 + p.staleAfter + 1)).isEmpty)
+        #expect(decider.decision(for: "keys")?.room == "kitchen")
+        #expect(decider.tick(at: Instant(seconds: 5 + p.awayTimeout - 0.1)).isEmpty)
+        let away = decider.tick(at: Instant(seconds: 5 + p.awayTimeout))
+        #expect(away.map(\.room) == [RoomDecision.notHome])
+        #expect(away.first?.distance == nil)
+        #expect(away.first?.confidence == 0)
+        #expect(decider.tick(at: Instant(seconds: 100)).isEmpty) // once
+        #expect(decider.update(evidence("h1", "hall", distance: 2), at: Instant(seconds: 120)) == nil)
+        let back = try #require(decider.tick(at: Instant(seconds: 120 + p.settleTime)).first)
+        #expect(back.room == "hall")
+        #expect(back.since == Instant(seconds: 121))
+    }
+
+    @Test("stale evidence is dropped: a room whose node went silent loses to one still heard")
+    func staleEvidenceDropped() {
+        var decider = RoomDecider(parameters: p)
+        _ = decider.update(evidence("k1", "kitchen", distance: 1), at: Instant(seconds: 0))
+        var switchedAt: Double?
+        for step in 0..<60 {
+            let t = Double(step) * 0.5
+            if let d = decider.update(evidence("h1", "hall", distance: 6), at: Instant(seconds: t)), d.room == "hall" {
+                switchedAt = t
+            }
+        }
+        #expect(switchedAt.map { $0 > p.staleAfter && $0 <= p.staleAfter + 0.5 } == true)
+    }
+
+    @Test("two nodes in one room combine their evidence")
+    func twoNodesCombine() {
+        var decider = RoomDecider(parameters: p)
+        var rooms: [String] = []
+        func feed(_ t: Double, _ withSecondKitchenNode: Bool) {
+            var updates = [evidence("h1", "hall", distance: 2.5), evidence("k1", "kitchen", distance: 3)]
+            if withSecondKitchenNode { updates.append(evidence("k2", "kitchen", distance: 3)) }
+            for e in updates {
+                if let d = decider.update(e, at: Instant(seconds: t)) { rooms.append(d.room) }
+            }
+        }
+        // Hall's node is nearer than either kitchen node: hall, however long it lasts.
+        for step in 0..<20 { feed(Double(step) * 0.5, false) }
+        #expect(rooms == ["hall"])
+        // A second kitchen node at 3 m: kitchen's summed power beats hall by 0.85 dB > margin.
+        for step in 20..<40 { feed(Double(step) * 0.5, true) }
+        #expect(rooms == ["hall", "kitchen"])
+        #expect(decider.decision(for: "keys")?.node == "k1")
+    }
+
+    @Test("beacons are decided independently, and garbage evidence is ignored")
+    func beaconsIndependentAndGarbageIgnored() {
+        var decider = RoomDecider(parameters: p)
+        _ = decider.update(evidence("k1", "kitchen", distance: 1, beacon: "a"), at: Instant(seconds: 0))
+        _ = decider.update(evidence("h1", "hall", distance: 1, beacon: "b"), at: Instant(seconds: 0))
+        #expect(decider.tick(at: Instant(seconds: 1)).map(\.beacon) == ["a", "b"])
+        #expect(decider.update(evidence("h1", "hall", distance: .nan, beacon: "a"), at: Instant(seconds: 1)) == nil)
+        #expect(decider.update(evidence("h1", "hall", distance: -1, beacon: "a"), at: Instant(seconds: 1)) == nil)
+        #expect(decider.update(evidence("h1", "hall", distance: 1, beacon: "a"), at: Instant(seconds: .nan)) == nil)
+        #expect(decider.decidedBeacons == ["a", "b"])
+        #expect(decider.decision(for: "a")?.room == "kitchen")
+        #expect(decider.decision(for: "b")?.room == "hall")
+    }
+}
+
+private func pow10(_ x: Double) -> Double { pow(10, x) }

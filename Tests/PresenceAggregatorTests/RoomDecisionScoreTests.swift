@@ -1,0 +1,76 @@
+import BeaconCore
+import Foundation
+import PresenceAggregator
+import Testing
+
+private func truth(_ rows: [(Double, String)]) -> [TruthSample] {
+    rows.map { TruthSample(time: Instant(seconds: $0.0), beacon: "b", room: $0.1) }
+}
+
+@Suite("Room decision scoring")
+struct RoomDecisionScoreTests {
+    @Test("accuracy, flaps and switch latency on a constructed timeline")
+    func constructed() {
+        // Truth: a until 3, b from 3 (one true change).
+        let rows = truth([(0, "a"), (1, "a"), (2, "a"), (3, "b"), (4, "b"), (5, "b"), (6, "b"), (7, "b")])
+        // Decisions: a, then b at 4.5, a flap back to a at 5.5, b again at 6.5.
+        let decisions: [(time: Instant, room: String)] = [
+            (Instant(seconds: 0), "a"), (Instant(seconds: 4.5), "b"), (Instant(seconds: 5.5), "a"), (Instant(seconds: 6.5), "b"),
+        ]
+        let score = RoomDecisionScore(decisions: decisions, truth: rows)
+        #expect(score.correctRows == 5) // rows 0,1,2 (a), 5 (b), 7 (b); wrong at 3, 4, 6
+        #expect(score.accuracy == 5.0 / 8)
+        #expect(score.decidedChanges == 3)
+        #expect(score.trueChanges == 1)
+        #expect(score.flaps == 2)
+        #expect(score.switchLatencies == [2]) // first truth row at/after 3 deciding b is at 5
+        #expect(score.medianSwitchLatency == 2)
+    }
+
+    @Test("no decision yet counts as wrong; an unfollowed change counts until the end")
+    func censored() {
+        let rows = truth([(0, "a"), (1, "a"), (2, "b"), (3, "b")])
+        let score = RoomDecisionScore(decisions: [(Instant(seconds: 0.5), "a")], truth: rows)
+        #expect(score.correctRows == 1)
+        #expect(score.flaps == 0)
+        #expect(score.switchLatencies == [1])
+    }
+}
+
+@Suite("Evaluation on a real trace")
+struct RealTraceEvaluationTests {
+    @Test("zigzagging_without_rotation: decisions in a sane range, far fewer flaps than the baseline")
+    func realTrace() throws {
+        let samples = try TraceFile.samples(path: try sharedData("traces/danis-zigzagging_without_rotation.trace.csv"))
+        let truthRows = try TraceFile.truth(path: try sharedData("traces/danis-zigzagging_without_rotation.truth.csv"))
+        #expect(samples.count == 2203)
+        #expect(truthRows.count == 2203)
+        let decisions = TraceReplay.decisions(of: samples).map { ($0.time, $0.decision.room) }
+        let score = RoomDecisionScore(decisions: decisions, truth: truthRows)
+        let baseline = RoomDecisionScore(decisions: StrongestRecentRSSIBaseline.decisions(of: samples), truth: truthRows)
+        #expect(score.trueChanges == 2)
+        #expect(score.accuracy > 0.8 && score.accuracy <= 1)
+        #expect(score.flaps <= 3)
+        #expect((score.medianSwitchLatency ?? 99) < 10)
+        #expect(baseline.accuracy > 0.7 && baseline.accuracy < 0.95)
+        #expect(baseline.flaps > 20)
+        #expect(Set(decisions.map(\.1)).isSubset(of: ["zone1", "zone2", "zone3", "zone4"]))
+    }
+
+    @Test("the baseline reproduces the README's pooled accuracy 0.781 over the nine traces")
+    func baselineReproducesReference() throws {
+        let directory = try sharedData("traces")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+            .filter { $0.hasPrefix("danis-") && $0.hasSuffix(".trace.csv") }.sorted()
+        #expect(names.count == 9)
+        var scores: [RoomDecisionScore] = []
+        for name in names {
+            let samples = try TraceFile.samples(path: directory + "/" + name)
+            let truthRows = try TraceFile.truth(path: directory + "/" + name.replacingOccurrences(of: ".trace.", with: ".truth."))
+            scores.append(RoomDecisionScore(decisions: StrongestRecentRSSIBaseline.decisions(of: samples), truth: truthRows))
+        }
+        let pooled = RoomDecisionScore.pooled(scores)
+        #expect(abs(pooled.accuracy - 0.781) < 0.0015)
+        #expect(pooled.trueChanges == 17)
+    }
+}

@@ -1,0 +1,164 @@
+import BeaconCore
+import Foundation
+import PresenceAggregator
+import Testing
+
+/// Package root, found from this file's path (Tests/PresenceAggregatorTests/<file>).
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+/// shared/data beside the checkout; a missing directory fails the test (it must not be skipped).
+func sharedData(_ path: String) throws -> String {
+    let url = packageRoot.appendingPathComponent("../shared/data/" + path).standardizedFileURL
+    guard FileManager.default.fileExists(atPath: url.path) else {
+        throw SharedDataMissing(path: url.path)
+    }
+    return url.path
+}
+
+struct SharedDataMissing: Error, CustomStringConvertible {
+    var path: String
+    var description: String { "shared data missing: \(path) (CI must provide ../shared/data)" }
+}
+
+/// Writes `text` to a fresh temporary file and returns its path.
+func temporaryFile(_ text: String, name: String = "trace.csv") throws -> String {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replay-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let url = directory.appendingPathComponent(name)
+    try text.write(to: url, atomically: true, encoding: .utf8)
+    return url.path
+}
+
+/// A beacon sits by the kitchen node, moves to the hall at 1.5 s (RSSI −60 ↔ −80 swap), and the
+/// hall node goes quiet after 6 s; heard again at 40 s.
+let smallTrace = """
+    time,node,room,beacon,rssi,measuredPower
+    0.0,k1,kitchen,keys,-60,-59
+    0.0,h1,hall,keys,-80,-59
+    0.5,k1,kitchen,keys,-60,-59
+    0.5,h1,hall,keys,-80,-59
+    1.0,k1,kitchen,keys,-60,-59
+    1.0,h1,hall,keys,-80,-59
+    1.5,k1,kitchen,keys,-80,-59
+    1.5,h1,hall,keys,-60,-59
+    2.0,k1,kitchen,keys,-80,-59
+    2.0,h1,hall,keys,-60,-59
+    2.5,k1,kitchen,keys,-80,-59
+    2.5,h1,hall,keys,-60,-59
+    3.0,k1,kitchen,keys,-80,-59
+    3.0,h1,hall,keys,-60,-59
+    3.5,k1,kitchen,keys,-80,-59
+    3.5,h1,hall,keys,-60,-59
+    4.0,k1,kitchen,keys,-80,-59
+    4.0,h1,hall,keys,-60,-59
+    4.5,k1,kitchen,keys,-80,-59
+    4.5,h1,hall,keys,-60,-59
+    5.0,k1,kitchen,keys,-80,-59
+    5.0,h1,hall,keys,-60,-59
+    5.5,k1,kitchen,keys,-80,-59
+    5.5,h1,hall,keys,-60,-59
+    6.0,k1,kitchen,keys,-80,-59
+    6.0,h1,hall,keys,-60,-59
+    40.0,h1,hall,keys,-60,-59
+    40.5,h1,hall,keys,-60,-59
+    41.0,h1,hall,keys,-60,-59
+
+    """
+
+private func replay(_ path: String, _ output: TraceReplayRunner.Output) throws -> String {
+    var lines: [String] = []
+    try TraceReplayRunner.run(path: path, output: output) { lines.append($0) }
+    return lines.joined(separator: "\n") + "\n"
+}
+
+@Suite("Trace replay")
+struct TraceReplayTests {
+    /// Why these rows (agent defaults: n = 1.5, distance step 30 %, heartbeat 5 s): kitchen one
+    /// settle time (1 s) after the first samples, at k1's distance 10^((−59+60)/15) = 1.17 m.
+    /// After the swap at 1.5 s the nodes publish on distance steps (≥ 1 s apart) and proximity
+    /// changes; from h1's publish at 2.5 s (4.11 m against k1's 4.89 m) hall leads by 1.1 dB, then
+    /// by more than the 3 dB cap, so the integrated lead passes 1.5 dB·s at 3.5 s and the 1.5 s dwell
+    /// ends at 4.0 s, reported with h1's distance published at 3.5 s (2.55 m; the 4.0 s sample is
+    /// folded in after the tick). Silent everywhere after 6 s, the room holds (nothing is stale
+    /// relative to the newest evidence) until the 30 s away timeout after the last publish (k1 at
+    /// 5.5 s), seen by the next one-second tick at 36 s; heard again from 40 s, the beacon is placed
+    /// in the hall one settle time later.
+    @Test("a small hand-made trace gives exactly the expected decisions")
+    func smallTraceDecisions() throws {
+        let output = try replay(try temporaryFile(smallTrace), .decisions)
+        #expect(output == """
+            time,beacon,room,distance
+            1.000,keys,kitchen,1.17
+            4.000,keys,hall,2.55
+            36.000,keys,not_home,
+            41.000,keys,hall,1.17
+
+            """)
+    }
+
+    @Test("measurements output: one row per sample after the node's filter")
+    func smallTraceMeasurements() throws {
+        let output = try replay(try temporaryFile(smallTrace), .measurements)
+        let lines = output.split(separator: "\n")
+        #expect(lines.count == 1 + 29)
+        #expect(lines[0] == "time,node,room,beacon,rssi,rssiFiltered,sigma,distance,proximity")
+        // First sample: the filter starts at the sample with σ = √r (the agent's r = 8 dB²).
+        let sigma0 = ReplayCSV.fixed(TrackingParameters.default.filter.measurementNoise.squareRoot(), decimals: 2)
+        let p1 = TrackingParameters.default.distance
+        let d60 = ReplayCSV.fixed(p1.distance(rssi: -60, measuredPower: -59), decimals: 2)
+        let d80 = ReplayCSV.fixed(p1.distance(rssi: -80, measuredPower: -59), decimals: 2)
+        #expect(lines[1] == "0.000,k1,kitchen,keys,-60,-60.00,\(sigma0),\(d60),near")
+        #expect(lines[2] == "0.000,h1,hall,keys,-80,-80.00,\(sigma0),\(d80),far")
+        #expect(lines[1] == "0.000,k1,kitchen,keys,-60,-60.00,2.83,1.17,near")
+        #expect(lines[7].hasPrefix("1.500,k1,kitchen,keys,-80,-65.")) // moving towards −80, not there yet
+        // After 34 s of silence the filter restarts from the sample.
+        #expect(lines[27] == "40.000,h1,hall,keys,-60,-60.00,\(sigma0),\(d60),near")
+    }
+
+    @Test("path-loss exponent and RSSI offset set every node's distance model")
+    func distanceModelFlags() throws {
+        var tracking = TrackingParameters.default
+        tracking.distance.pathLossExponent = 2.0
+        tracking.distance.rssiOffset = -1
+        var lines: [String] = []
+        try TraceReplayRunner.run(path: try temporaryFile(smallTrace), output: .measurements, tracking: tracking) {
+            lines.append($0)
+        }
+        // d = 10^((−59 − 1 + 60)/20) = 1.00 m.
+        #expect(lines[1].hasPrefix("0.000,k1,kitchen,keys,-60,-60.00,"))
+        #expect(lines[1].hasSuffix(",1.00,near"))
+    }
+
+    @Test("a malformed trace fails with the line named, after the rows before it")
+    func malformedTrace() throws {
+        let path = try temporaryFile("time,node,room,beacon,rssi\n0,k1,kitchen,keys,-60\n1,k1,kitchen,keys,-60\n2,k1,kitchen,keys,abc\n")
+        var lines: [String] = []
+        #expect(throws: TraceError(line: 4, problem: "rssi 'abc' is not a number")) {
+            try TraceReplayRunner.run(path: path, output: .decisions) { lines.append($0) }
+        }
+        // No measuredPower column: the agent's default P₁ (−60 dBm) applies, so −60 dBm is 1.00 m.
+        #expect(lines == ["time,beacon,room,distance", "1.000,keys,kitchen,1.00"])
+        var none: [String] = []
+        #expect(throws: TraceError(line: 1, problem: "empty file: header missing")) {
+            try TraceReplayRunner.run(path: try temporaryFile(""), output: .decisions) { none.append($0) }
+        }
+        #expect(throws: TraceError.self) {
+            try TraceReplayRunner.run(path: try temporaryFile("time,node\n1,a\n"), output: .decisions) { none.append($0) }
+        }
+        #expect(none.isEmpty) // no CSV header for a file that is not a trace
+        #expect(throws: TraceFile.ReadError.self) {
+            try TraceReplayRunner.run(path: "/nonexistent/trace.csv", output: .decisions) { _ in }
+        }
+    }
+
+    @Test("fixed-decimal formatting rounds half away from zero")
+    func fixedDecimals() {
+        #expect(ReplayCSV.fixed(0.35, decimals: 3) == "0.350")
+        #expect(ReplayCSV.fixed(2.4149, decimals: 2) == "2.41")
+        #expect(ReplayCSV.fixed(-65.685, decimals: 2) == "-65.69")
+        #expect(ReplayCSV.fixed(-0.001, decimals: 2) == "0.00")
+        #expect(ReplayCSV.fixed(12, decimals: 0) == "12")
+        #expect(ReplayCSV.fixed(.nan, decimals: 2) == "nan")
+    }
+}
