@@ -1,0 +1,68 @@
+/// Every topic of the MQTT contract (MQTT.md), built from a validated root.
+///
+/// Topic levels are built only from `TopicLevelID`s and canonical beacon ids, which cannot hold
+/// `/`, `+`, `#` or NUL, so no id from a config or an advertisement can reach another topic.
+public struct TopicScheme: Hashable, Sendable {
+    public let root: String
+
+    /// `root` may have several levels (`hq/presence`); each level follows the id rule, so the root
+    /// cannot hold wildcards, NUL, empty levels or a leading or trailing `/`.
+    public init?(root: String) {
+        let levels = root.split(separator: "/", omittingEmptySubsequences: false)
+        guard !levels.isEmpty, levels.count <= 8, levels.allSatisfy({ TopicLevelID.isValid(String($0)) }) else { return nil }
+        self.root = root
+    }
+
+    public static let `default` = TopicScheme(root: "presence")!
+
+    /// Why `root` is not usable, for the configuration error.
+    public static let rootRule = "one or more '/'-separated levels of \(TopicLevelID.rule)"
+
+    // MARK: Agent
+
+    public func nodeStatus(_ node: TopicLevelID) -> String { "\(root)/nodes/\(node)/status" }
+    public func nodeInfo(_ node: TopicLevelID) -> String { "\(root)/nodes/\(node)/info" }
+    public func nodeTelemetry(_ node: TopicLevelID) -> String { "\(root)/nodes/\(node)/telemetry" }
+    public func nodeConfig(_ node: TopicLevelID) -> String { "\(root)/nodes/\(node)/config" }
+    public func configStatus(_ node: TopicLevelID) -> String { "\(root)/nodes/\(node)/config/status" }
+    public func regionState(_ node: TopicLevelID, _ region: TopicLevelID) -> String { "\(root)/nodes/\(node)/regions/\(region)/state" }
+    public func regionEvent(_ node: TopicLevelID, _ region: TopicLevelID) -> String { "\(root)/nodes/\(node)/regions/\(region)/event" }
+    public func regionRanging(_ node: TopicLevelID, _ region: TopicLevelID) -> String { "\(root)/nodes/\(node)/regions/\(region)/ranging" }
+    /// `beacon` is the alias of a known beacon, else its canonical id.
+    public func measurement(_ beacon: String, _ node: TopicLevelID) -> String { "\(root)/beacons/\(beacon)/\(node)" }
+
+    // MARK: Configuration
+
+    public var configRegions: String { "\(root)/config/regions" }
+    public var configBeacons: String { "\(root)/config/beacons" }
+
+    // MARK: Aggregator
+
+    public var aggregatorStatus: String { "\(root)/aggregator/status" }
+    public func location(_ beacon: String) -> String { "\(root)/locations/\(beacon)" }
+    public func locationRoom(_ beacon: String) -> String { "\(root)/locations/\(beacon)/room" }
+    public func room(_ room: String) -> String { "\(root)/rooms/\(room)" }
+    public var events: String { "\(root)/events" }
+
+    /// Every node's measurements, for the aggregator: `<root>/beacons/+/+`.
+    public var allMeasurements: String { "\(root)/beacons/+/+" }
+    /// Every node's status: `<root>/nodes/+/status`.
+    public var allNodeStatuses: String { "\(root)/nodes/+/status" }
+
+    /// The node id of a `<root>/nodes/<node>/status` topic, nil for any other topic.
+    public func nodeOfStatusTopic(_ topic: String) -> String? {
+        let prefix = root + "/nodes/"
+        guard topic.hasPrefix(prefix), topic.hasSuffix("/status") else { return nil }
+        let node = topic.dropFirst(prefix.count).dropLast("/status".count)
+        return node.isEmpty || node.contains("/") ? nil : String(node)
+    }
+
+    /// (beacon, node) of a `<root>/beacons/<beacon>/<node>` topic, nil for any other topic.
+    public func measurementTopicParts(_ topic: String) -> (beacon: String, node: String)? {
+        let prefix = root + "/beacons/"
+        guard topic.hasPrefix(prefix) else { return nil }
+        let parts = topic.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
+        return (String(parts[0]), String(parts[1]))
+    }
+}

@@ -1,0 +1,49 @@
+import Testing
+@testable import BeaconCore
+
+@Suite struct TopicSchemeTests {
+    let node = TopicLevelID("kitchen-1")!
+    let region = TopicLevelID("office")!
+
+    @Test func agentTopicsFollowTheContract() {
+        let topics = TopicScheme.default
+        #expect(topics.nodeStatus(node) == "presence/nodes/kitchen-1/status")
+        #expect(topics.nodeInfo(node) == "presence/nodes/kitchen-1/info")
+        #expect(topics.nodeTelemetry(node) == "presence/nodes/kitchen-1/telemetry")
+        #expect(topics.measurement("alice-keys", node) == "presence/beacons/alice-keys/kitchen-1")
+        #expect(topics.regionState(node, region) == "presence/nodes/kitchen-1/regions/office/state")
+        #expect(topics.regionEvent(node, region) == "presence/nodes/kitchen-1/regions/office/event")
+        #expect(topics.regionRanging(node, region) == "presence/nodes/kitchen-1/regions/office/ranging")
+        #expect(topics.configStatus(node) == "presence/nodes/kitchen-1/config/status")
+        #expect(topics.nodeConfig(node) == "presence/nodes/kitchen-1/config")
+        #expect(topics.configRegions == "presence/config/regions")
+        #expect(topics.configBeacons == "presence/config/beacons")
+    }
+
+    @Test func aggregatorTopicsFollowTheContract() {
+        let topics = TopicScheme(root: "hq/presence")!
+        #expect(topics.aggregatorStatus == "hq/presence/aggregator/status")
+        #expect(topics.location("alice-keys") == "hq/presence/locations/alice-keys")
+        #expect(topics.locationRoom("alice-keys") == "hq/presence/locations/alice-keys/room")
+        #expect(topics.room("kitchen") == "hq/presence/rooms/kitchen")
+        #expect(topics.events == "hq/presence/events")
+        #expect(topics.allMeasurements == "hq/presence/beacons/+/+")
+    }
+
+    @Test func rootsThatCouldEscapeTheTreeAreRefused() {
+        for bad in ["", "/presence", "presence/", "a//b", "pre+sence", "#", "Presence", "pres\u{0}ence", "a b"] {
+            #expect(TopicScheme(root: bad) == nil, "accepted root '\(bad)'")
+        }
+        #expect(TopicScheme(root: "site_1/presence-2") != nil)
+    }
+
+    @Test func incomingTopicsAreTakenApartExactly() {
+        let topics = TopicScheme(root: "hq/presence")!
+        #expect(topics.nodeOfStatusTopic("hq/presence/nodes/kitchen-1/status") == "kitchen-1")
+        #expect(topics.nodeOfStatusTopic("hq/presence/nodes/a/b/status") == nil)
+        #expect(topics.nodeOfStatusTopic("presence/nodes/kitchen-1/status") == nil)
+        #expect(topics.measurementTopicParts("hq/presence/beacons/alice/kitchen-1")! == ("alice", "kitchen-1"))
+        #expect(topics.measurementTopicParts("hq/presence/beacons/alice/kitchen-1/x") == nil)
+        #expect(topics.measurementTopicParts("hq/presence/beacons//kitchen-1") == nil)
+    }
+}
