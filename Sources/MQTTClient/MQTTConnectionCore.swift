@@ -35,8 +35,24 @@ final class MQTTConnectionCore: MosquittoEventHandler {
         case unsubscribe
     }
 
+    /// A QoS ≥ 1 message published while not connected, handed to libmosquitto at the next CONNACK.
+    struct QueuedMessage {
+        let topic: String
+        let payload: [UInt8]
+        let qos: MQTTQoS
+        let retain: Bool
+        let acknowledgement: PendingResult<Void>
+    }
+
     struct State {
         var phase: MQTTConnectionState = .idle
+        /// Messages waiting for a connection, oldest first. Ours, not libmosquitto's: libmosquitto
+        /// 2.0.11 also queues while disconnected, but a message queued before the first connection
+        /// loses its retain flag (measured), and its queue has no bound.
+        var outbox: [QueuedMessage] = []
+        /// Set while the CONNACK callback hands the outbox over; new messages queue behind it so
+        /// order is kept.
+        var flushingOutbox = false
         var stopRequested = false
         /// The broker accepted the connection on the current socket.
         var connackAccepted = false
@@ -236,10 +252,11 @@ final class MQTTConnectionCore: MosquittoEventHandler {
 
     /// The thread's last act: everything still waiting learns the connection is gone.
     private func shutDown() {
-        let (observers, streams, acks, drainWaiters) = state.withLock { state in
+        let (observers, streams, acks, drainWaiters, outbox) = state.withLock { state in
             state.phase = .stopped
             state.stopRequested = true
             defer {
+                state.outbox = []
                 state.observers = [:]
                 state.subscriptions = [:]
                 state.acks = [:]
@@ -248,7 +265,7 @@ final class MQTTConnectionCore: MosquittoEventHandler {
             }
             return (
                 Array(state.observers.values), state.subscriptions.values.map(\.continuation), Array(state.acks.values),
-                state.drainWaiters
+                state.drainWaiters, state.outbox
             )
         }
         let stopped = MQTTError(.stopped, "the MQTT connection was stopped")
@@ -260,6 +277,7 @@ final class MQTTConnectionCore: MosquittoEventHandler {
             case .ignore, .early: break
             }
         }
+        for message in outbox { message.acknowledgement.complete(.failure(stopped)) }
         for waiter in drainWaiters { waiter.complete(.success(())) }
         for stream in streams { stream.finish() }
         firstConnection.complete(.failure(stopped))
@@ -307,52 +325,95 @@ final class MQTTConnectionCore: MosquittoEventHandler {
     {
         try TopicFilter.validateTopicName(topic)
         let limit = options.maxPendingMessages
-        let refusal: MQTTError? = state.withLock { state in
-            if state.stopRequested { return MQTTError(.stopped, "publishing to \(topic): the connection was stopped") }
-            guard qos != .atMostOnce else { return nil }
+        enum Route {
+            case direct
+            case queued(PendingResult<Void>)
+            case refused(MQTTError)
+        }
+        let route: Route = state.withLock { state in
+            if state.stopRequested {
+                return .refused(MQTTError(.stopped, "publishing to \(topic): the connection was stopped"))
+            }
+            let connected = state.phase == .connected && !state.flushingOutbox
+            guard qos != .atMostOnce else {
+                return connected ? .direct : .refused(MQTTError(.notConnected, "publishing to \(topic): not connected"))
+            }
             guard state.pendingMessages < limit else {
                 state.droppedMessages += 1
-                return MQTTError(
-                    .queueFull(limit: limit),
-                    "publishing to \(topic): \(limit) messages already wait for acknowledgement; dropped")
+                return .refused(
+                    MQTTError(
+                        .queueFull(limit: limit),
+                        "publishing to \(topic): \(limit) messages already wait for acknowledgement; dropped"))
             }
             state.pendingMessages += 1
-            return nil
+            guard connected else {
+                let acknowledgement = PendingResult<Void>()
+                state.outbox.append(
+                    QueuedMessage(topic: topic, payload: payload, qos: qos, retain: retain, acknowledgement: acknowledgement))
+                return .queued(acknowledgement)
+            }
+            return .direct
         }
-        if let refusal {
-            if case .queueFull = refusal.code {
+        switch route {
+        case .refused(let error):
+            if case .queueFull = error.code {
                 logger.warning("MQTT out-queue full, message dropped", metadata: ["topic": "\(topic)"])
             }
-            throw refusal
-        }
-
-        let outcome = handle.publish(topic: topic, payload: payload, qos: qos, retain: retain)
-        let messageID: Int32
-        switch outcome {
-        case .sent(let id), .queuedWhileDisconnected(let id):
-            messageID = id
-        case .failed(let error):
-            if qos != .atMostOnce {
-                let waiters = state.withLock { $0.releasePending() }
-                for waiter in waiters { waiter.complete(.success(())) }
-            }
             throw error
+        case .queued(let acknowledgement):
+            return MQTTPublication(qos: qos, acknowledgement: acknowledgement)
+        case .direct:
+            if qos == .atMostOnce {
+                switch handle.publish(topic: topic, payload: payload, qos: qos, retain: retain) {
+                case .sent(let messageID), .queuedWhileDisconnected(let messageID):
+                    _ = state.withLock { $0.claim(messageID, as: .ignore("publish \(topic)")) }
+                    return MQTTPublication(qos: qos, acknowledgement: nil)
+                case .failed(let error):
+                    throw error
+                }
+            }
+            let acknowledgement = PendingResult<Void>()
+            hand(QueuedMessage(topic: topic, payload: payload, qos: qos, retain: retain, acknowledgement: acknowledgement), to: handle)
+            if case .failure(let error)? = acknowledgement.result { throw error }
+            return MQTTPublication(qos: qos, acknowledgement: acknowledgement)
         }
+    }
 
-        if qos == .atMostOnce {
-            _ = state.withLock { $0.claim(messageID, as: .ignore("publish \(topic)")) }
-            return MQTTPublication(messageID: messageID, qos: qos, acknowledgement: nil)
+    /// Gives a QoS ≥ 1 message (already counted in `pendingMessages`) to libmosquitto and files
+    /// its acknowledgement under the message id. A refusal completes the acknowledgement with the
+    /// error.
+    private func hand(_ message: QueuedMessage, to handle: MosquittoHandle) {
+        switch handle.publish(topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain) {
+        case .sent(let messageID), .queuedWhileDisconnected(let messageID):
+            let (early, waiters): (EarlyAck?, [PendingResult<Void>]) = state.withLock { state in
+                guard let early = state.claim(messageID, as: .publish(message.acknowledgement)) else { return (nil, []) }
+                return (early, state.releasePending())
+            }
+            if case .publish(let reasonCode)? = early {
+                message.acknowledgement.complete(Self.publishResult(reasonCode))
+            }
+            for waiter in waiters { waiter.complete(.success(())) }
+        case .failed(let error):
+            let waiters = state.withLock { $0.releasePending() }
+            message.acknowledgement.complete(.failure(error))
+            for waiter in waiters { waiter.complete(.success(())) }
         }
-        let acknowledgement = PendingResult<Void>()
-        let (early, waiters): (EarlyAck?, [PendingResult<Void>]) = state.withLock { state in
-            guard let early = state.claim(messageID, as: .publish(acknowledgement)) else { return (nil, []) }
-            return (early, state.releasePending())
+    }
+
+    /// Hands the outbox to libmosquitto, oldest first, including messages queued meanwhile.
+    private func flushOutbox(_ handle: MosquittoHandle) {
+        while true {
+            let batch: [QueuedMessage] = state.withLock { state in
+                guard !state.outbox.isEmpty, !state.stopRequested else {
+                    state.flushingOutbox = false
+                    return []
+                }
+                defer { state.outbox = [] }
+                return state.outbox
+            }
+            if batch.isEmpty { return }
+            for message in batch { hand(message, to: handle) }
         }
-        if case .publish(let reasonCode)? = early {
-            acknowledgement.complete(Self.publishResult(reasonCode))
-        }
-        for waiter in waiters { waiter.complete(.success(())) }
-        return MQTTPublication(messageID: messageID, qos: qos, acknowledgement: acknowledgement)
     }
 
     private static func publishResult(_ reasonCode: Int) -> Result<Void, MQTTError> {
@@ -446,6 +507,7 @@ final class MQTTConnectionCore: MosquittoEventHandler {
         let (filters, isReconnect) = state.withLock { state in
             state.connackAccepted = true
             if !state.stopRequested { state.phase = .connected }
+            state.flushingOutbox = !state.outbox.isEmpty
             state.acceptedConnections += 1
             var strongest: [String: MQTTQoS] = [:]
             for entry in state.subscriptions.values {
@@ -463,6 +525,8 @@ final class MQTTConnectionCore: MosquittoEventHandler {
                 logger.error("MQTT re-subscription failed", metadata: ["filter": "\(filter)", "error": "\(error.message)"])
             }
         }
+        // Then what waited for the connection, behind the SUBSCRIBEs.
+        flushOutbox(handle)
         logger.info(
             "MQTT connected",
             metadata: [

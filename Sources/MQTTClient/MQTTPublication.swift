@@ -1,7 +1,5 @@
 /// A message handed to libmosquitto. For QoS ≥ 1 its acknowledgement can be awaited.
 public struct MQTTPublication: Sendable {
-    /// libmosquitto's message id (the packet identifier for QoS ≥ 1).
-    public let messageID: Int32
     public let qos: MQTTQoS
     let acknowledgement: PendingResult<Void>?
 
