@@ -57,6 +57,9 @@ final class MQTTConnectionCore: MosquittoEventHandler {
         /// The broker accepted the connection on the current socket.
         var connackAccepted = false
         var lastRefusal: MQTTError?
+        /// The last error libmosquitto logged during this attempt (OpenSSL's reason for a failed
+        /// handshake, for one): its return codes alone say only "connection lost".
+        var lastLibraryError: String?
         var lastFailure: MQTTError?
         var acceptedConnections = 0
         var nextID: UInt64 = 0
@@ -180,6 +183,7 @@ final class MQTTConnectionCore: MosquittoEventHandler {
                     state.phase = .connecting
                     state.connackAccepted = false
                     state.lastRefusal = nil
+                    state.lastLibraryError = nil
                 }
                 return state.stopRequested
             }
@@ -195,9 +199,13 @@ final class MQTTConnectionCore: MosquittoEventHandler {
                 }
                 ended = handle.loop(timeoutMilliseconds: 1000)
             }
-            let endError = ended ?? MQTTError(.notConnected, "connection ended")
-
-            let (stop, accepted, refusal) = state.withLock { ($0.stopRequested, $0.connackAccepted, $0.lastRefusal) }
+            let (stop, accepted, refusal, libraryError) = state.withLock {
+                ($0.stopRequested, $0.connackAccepted, $0.lastRefusal, $0.lastLibraryError)
+            }
+            var endError = ended ?? MQTTError(.notConnected, "connection ended")
+            if let libraryError {
+                endError = MQTTError(endError.code, "\(endError.message) (libmosquitto: \(libraryError))")
+            }
             connectionEnded()
             if stop { break }
 
@@ -585,7 +593,9 @@ final class MQTTConnectionCore: MosquittoEventHandler {
 
     func log(_ handle: MosquittoHandle, level: MosquittoLogLevel, message: String) {
         switch level {
-        case .error: logger.error("libmosquitto", metadata: ["message": "\(message)"])
+        case .error:
+            state.withLock { $0.lastLibraryError = message }
+            logger.error("libmosquitto", metadata: ["message": "\(message)"])
         case .warning: logger.warning("libmosquitto", metadata: ["message": "\(message)"])
         case .notice, .info: logger.debug("libmosquitto", metadata: ["message": "\(message)"])
         case .debug: logger.trace("libmosquitto", metadata: ["message": "\(message)"])
