@@ -199,8 +199,11 @@ final class MQTTConnectionCore: MosquittoEventHandler {
                 }
                 ended = handle.loop(timeoutMilliseconds: 1000)
             }
-            let (stop, accepted, refusal, libraryError) = state.withLock {
-                ($0.stopRequested, $0.connackAccepted, $0.lastRefusal, $0.lastLibraryError)
+            // Leave `.connected` before anyone hears of the loss: publishes from now on go to
+            // the outbox.
+            let (stop, accepted, refusal, libraryError) = state.withLock { state in
+                if !state.stopRequested { state.phase = .waitingToReconnect }
+                return (state.stopRequested, state.connackAccepted, state.lastRefusal, state.lastLibraryError)
             }
             var endError = ended ?? MQTTError(.notConnected, "connection ended")
             if let libraryError {
@@ -226,7 +229,6 @@ final class MQTTConnectionCore: MosquittoEventHandler {
             consecutiveFailures += 1
             let stopNow = state.withLock { state in
                 state.lastFailure = failure
-                if !state.stopRequested { state.phase = .waitingToReconnect }
                 return state.stopRequested
             }
             if stopNow { break }

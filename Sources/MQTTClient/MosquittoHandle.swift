@@ -12,7 +12,8 @@
 //   on_message_v5     -> didReceive            (PUBLISH from the broker, after QoS 2 PUBREL)
 //   on_subscribe_v5   -> didSubscribe          (SUBACK)
 //   on_unsubscribe_v5 -> didUnsubscribe        (UNSUBACK)
-//   on_log            -> log
+//   on_log            -> log                   (also on the thread of whoever called into
+//                                               libmosquitto: publish logs "sending PUBLISH")
 // `publish`, `subscribe`, `unsubscribe` and `disconnect` are called from any thread (tasks of the
 // owner); `mosquitto_threaded_set(true)` makes libmosquitto guard its state with its own mutexes
 // and wake `mosquitto_loop` through its socket pair instead of writing from the caller's thread.
@@ -25,7 +26,9 @@ import Glibc
 import Darwin
 #endif
 
-/// Receives libmosquitto's callbacks, all on the network thread (see the file comment).
+/// Receives libmosquitto's callbacks, on the network thread (`log` also on callers' threads;
+/// see the file comment). Implementations must not call into libmosquitto while holding a lock
+/// that these methods take.
 protocol MosquittoEventHandler: AnyObject, Sendable {
     func didReceiveConnack(_ handle: MosquittoHandle, reasonCode: Int, sessionPresent: Bool)
     func didDisconnect(_ handle: MosquittoHandle, error: MQTTError?)
