@@ -248,6 +248,20 @@ struct MQTTConnectionTests {
         await alice.disconnect()
     }
 
+    @Test("without a broker, connect(timeout:) gives up naming the last failure and keeps nothing running")
+    func connectTimeout() async throws {
+        let port = try TestBroker.freeLoopbackPort()
+        var options = MQTTConnectionOptions(port: port, clientID: "lonely")
+        options.reconnect = MQTTReconnectPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(50))
+        let connection = try MQTTConnection(options: options, logger: testLogger)
+        let error = try await #require(throws: MQTTError.self) { try await connection.connect(timeout: .milliseconds(300)) }
+        #expect(error.code == .timedOut)
+        #expect(error.message.contains("Connection refused"), "\(error)")
+        #expect(connection.state != .connected)
+        await connection.disconnect()
+        #expect(connection.state == .stopped)
+    }
+
     @Test("TLS with a generated CA, server certificate and client certificate")
     func tls() async throws {
         let directory = try TestBroker.makeTemporaryDirectory()
