@@ -11,9 +11,10 @@ import Synchronization
 /// … connect to 127.0.0.1:broker.port …
 /// broker.kill(); try await broker.restart()   // same port, same config
 /// ```
-/// Stopping is SIGKILL (a broker spawned from an async test inherits a signal mask in which
-/// SIGTERM is blocked; see PITFALLS.md), which also means a persistent broker saves nothing at
-/// stop unless `autosave_on_changes` is configured (`Configuration.persistence`).
+/// mosquitto is spawned with `posix_spawn` and an empty signal mask (a child of Foundation's
+/// `Process` started from an async test inherits blocked SIGTERM; see PITFALLS.md), so both
+/// `kill()` (SIGKILL: the broker vanishes) and `terminate()` (SIGTERM: it shuts down cleanly)
+/// work.
 public final class TestBroker: Sendable {
     /// What the generated mosquitto.conf contains beyond `listener PORT 127.0.0.1`.
     public struct Configuration: Sendable {
@@ -22,7 +23,8 @@ public final class TestBroker: Sendable {
         public var users: [String: String]
         /// TLS on the listener.
         public var tls: TLSFiles?
-        /// Keep sessions and retained messages in a file across `kill()`/`restart()`.
+        /// Keep sessions and retained messages in a file across `terminate()`/`restart()` (saved at
+        /// SIGTERM, and soon after each change).
         public var persistence: Bool
         /// More lines appended verbatim to the config.
         public var extraLines: [String]
@@ -65,7 +67,8 @@ public final class TestBroker: Sendable {
     /// The broker's temporary directory (config, password file, persistence, log). Removed at deinit.
     public let directory: String
     public let configuration: Configuration
-    private let process = Mutex<Process?>(nil)
+    /// The running mosquitto, if any.
+    private let process = Mutex<pid_t?>(nil)
 
     private var configFile: String { directory + "/mosquitto.conf" }
     /// mosquitto's stdout and stderr, appended across restarts.
@@ -101,46 +104,59 @@ public final class TestBroker: Sendable {
         throw lastError ?? TestBrokerError(.exitedEarly, "mosquitto did not start")
     }
 
-    /// Starts mosquitto again (after `kill()`) on the same port with the same configuration, and
-    /// returns once it accepts TCP connections.
+    /// Starts mosquitto again (after `kill()` or `terminate()`) on the same port with the same
+    /// configuration, and returns once it accepts TCP connections.
     public func restart() async throws {
         kill()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = ["-c", configFile]
-        if !FileManager.default.fileExists(atPath: logFile) {
-            _ = FileManager.default.createFile(atPath: logFile, contents: nil)
-        }
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
-        log.seekToEndOfFile()
-        process.standardOutput = log
-        process.standardError = log
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        try? log.close()
-        self.process.withLock { $0 = process }
-        try await waitUntilAcceptingConnections(process)
+        let log = open(logFile, O_WRONLY | O_APPEND | O_CREAT, 0o644)
+        guard log >= 0 else { throw TestBrokerError(.setupFailed, "cannot open \(logFile): errno \(errno)") }
+        defer { close(log) }
+        let pid = try ToolRunner.spawn(Self.executable, ["-c", configFile], output: log)
+        process.withLock { $0 = pid }
+        try await waitUntilAcceptingConnections()
     }
 
-    /// SIGKILL, then wait for the process to be gone (its port is free again afterwards).
+    /// SIGKILL, then wait for the process to be gone (its port is free again afterwards). The
+    /// broker saves nothing at this point: with `Configuration.persistence` it autosaves after
+    /// changes, but a change made just before the kill may not be on disk yet. Use `terminate()`
+    /// when a test needs the broker's state to survive.
     public func kill() {
-        let process = self.process.withLock { current -> Process? in
-            defer { current = nil }
-            return current
-        }
-        guard let process, process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        end(with: SIGKILL)
     }
 
-    /// Same as `kill()`: the broker's state is whatever it saved (see `Configuration.persistence`).
+    /// SIGTERM, then wait: mosquitto's own clean shutdown (it writes its persistence file and
+    /// closes client connections, so clients see their connection lost).
+    public func terminate() {
+        end(with: SIGTERM)
+    }
+
+    /// Same as `kill()`.
     public func stop() { kill() }
 
-    public var isRunning: Bool { process.withLock { $0?.isRunning ?? false } }
+    public var isRunning: Bool {
+        process.withLock { pid in
+            guard let running = pid else { return false }
+            var status: Int32 = 0
+            if waitpid(running, &status, WNOHANG) == 0 { return true }
+            pid = nil
+            return false
+        }
+    }
 
     /// The broker's log so far (for failure messages).
     public func log() -> String {
         (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
+    }
+
+    private func end(with signal: Int32) {
+        let pid = process.withLock { current -> pid_t? in
+            defer { current = nil }
+            return current
+        }
+        guard let pid else { return }
+        // Spawned with an empty signal mask (ToolRunner), so SIGTERM is honoured too.
+        Foundation.kill(pid, signal)
+        _ = try? ToolRunner.waitForExit(pid)
     }
 
     // MARK: - Command line clients
@@ -228,9 +244,9 @@ public final class TestBroker: Sendable {
 
     /// Polls a TCP connect to the port, a bounded number of times with a short pause between
     /// attempts, until mosquitto accepts (readiness, not a guess at how long startup takes).
-    private func waitUntilAcceptingConnections(_ process: Process) async throws {
+    private func waitUntilAcceptingConnections() async throws {
         for _ in 0..<1000 {
-            if !process.isRunning {
+            if !isRunning {
                 throw TestBrokerError(.exitedEarly, "mosquitto exited at start (port \(port)):\n\(log())")
             }
             if Self.canConnect(port: port) { return }
