@@ -133,10 +133,11 @@ public final class MQTTConnection: Sendable {
         }
     }
 
-    /// Waits (at most `flushTimeout`) until every QoS ≥ 1 message is acknowledged, then sends
-    /// DISCONNECT behind anything still queued (so the broker discards the last will), and returns
-    /// when the network thread has ended. Subscription and event streams end; acknowledgements
-    /// still awaited fail with `stopped`.
+    /// When connected, waits (at most `flushTimeout`) until every QoS ≥ 1 message is
+    /// acknowledged, then sends DISCONNECT behind anything still queued (so the broker discards
+    /// the last will), and returns when the network thread has ended. When not connected it stops
+    /// at once: nothing can be flushed. Subscription and event streams end; acknowledgements still
+    /// awaited fail with `stopped`.
     public func disconnect(flushTimeout: Duration = .seconds(5)) async {
         if state == .connected {
             let core = self.core
