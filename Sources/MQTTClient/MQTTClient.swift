@@ -1,1 +1,0 @@
-// The MQTT client lands here (issue 3).

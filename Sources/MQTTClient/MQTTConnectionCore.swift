@@ -1,0 +1,606 @@
+import Logging
+import Synchronization
+
+/// The state behind an `MQTTConnection`: subscriptions, acknowledgements awaited, observers,
+/// counters, all in one `Mutex`, plus the network thread that runs libmosquitto.
+///
+/// Two kinds of thread touch it: the network thread (libmosquitto's callbacks and the reconnect
+/// loop) and the owner's tasks (publish, subscribe, disconnect). Neither holds the mutex while
+/// calling into libmosquitto or resuming a continuation, so neither can wait on the other.
+final class MQTTConnectionCore: MosquittoEventHandler {
+    struct SubscriptionEntry {
+        let filter: TopicFilter
+        let qos: MQTTQoS
+        let continuation: AsyncStream<MQTTMessage>.Continuation
+    }
+
+    /// An acknowledgement libmosquitto will report by message id.
+    ///
+    /// The id is only known when the C call returns, and the network thread may already have
+    /// reported the acknowledgement by then. So the caller *claims* the id after the call: it finds
+    /// the early report (`early`) or leaves what it waits for. Every call whose id can be
+    /// reported claims it, so no entry is left behind.
+    enum AckEntry {
+        case publish(PendingResult<Void>)
+        case subscribe(PendingResult<[Int]>)
+        case unsubscribe(PendingResult<Void>)
+        /// Nobody waits (QoS 0 publish, re-subscription after a reconnect).
+        case ignore(String)
+        case early(EarlyAck)
+    }
+
+    enum EarlyAck {
+        case publish(reasonCode: Int)
+        case subscribe(grantedQoS: [Int])
+        case unsubscribe
+    }
+
+    /// A QoS ≥ 1 message published while not connected, handed to libmosquitto at the next CONNACK.
+    struct QueuedMessage {
+        let topic: String
+        let payload: [UInt8]
+        let qos: MQTTQoS
+        let retain: Bool
+        let acknowledgement: PendingResult<Void>
+    }
+
+    struct State {
+        var phase: MQTTConnectionState = .idle
+        /// Messages waiting for a connection, oldest first. Ours, not libmosquitto's: libmosquitto
+        /// 2.0.11 also queues while disconnected, but a message queued before the first connection
+        /// loses its retain flag (measured), and its queue has no bound.
+        var outbox: [QueuedMessage] = []
+        /// Set while the CONNACK callback hands the outbox over; new messages queue behind it so
+        /// order is kept.
+        var flushingOutbox = false
+        var stopRequested = false
+        /// The broker accepted the connection on the current socket.
+        var connackAccepted = false
+        var lastRefusal: MQTTError?
+        /// The last error libmosquitto logged during this attempt (OpenSSL's reason for a failed
+        /// handshake, for one): its return codes alone say only "connection lost".
+        var lastLibraryError: String?
+        var lastFailure: MQTTError?
+        var acceptedConnections = 0
+        var nextID: UInt64 = 0
+        var subscriptions: [UInt64: SubscriptionEntry] = [:]
+        var acks: [Int32: AckEntry] = [:]
+        /// QoS ≥ 1 messages handed over and not yet acknowledged (the bounded queue).
+        var pendingMessages = 0
+        var droppedMessages = 0
+        var receivedMessages = 0
+        var observers: [UInt64: AsyncStream<MQTTConnectionEvent>.Continuation] = [:]
+        var drainWaiters: [PendingResult<Void>] = []
+
+        mutating func makeID() -> UInt64 {
+            nextID += 1
+            return nextID
+        }
+
+        /// Caller side of the message-id handshake (see `AckEntry`).
+        mutating func claim(_ messageID: Int32, as entry: AckEntry) -> EarlyAck? {
+            if case .early(let early)? = acks[messageID] {
+                acks[messageID] = nil
+                return early
+            }
+            acks[messageID] = entry
+            return nil
+        }
+
+        /// Network-thread side: the entry waiting for this id, or nil after leaving the report.
+        mutating func report(_ messageID: Int32, _ early: EarlyAck) -> AckEntry? {
+            guard let entry = acks.removeValue(forKey: messageID) else {
+                acks[messageID] = .early(early)
+                return nil
+            }
+            if case .early = entry {
+                acks[messageID] = .early(early)
+                return nil
+            }
+            return entry
+        }
+
+        /// One publish acknowledged or abandoned; returns the drain waiters to resume when it was
+        /// the last.
+        mutating func releasePending() -> [PendingResult<Void>] {
+            pendingMessages = max(0, pendingMessages - 1)
+            guard pendingMessages == 0 else { return [] }
+            defer { drainWaiters = [] }
+            return drainWaiters
+        }
+    }
+
+    let options: MQTTConnectionOptions
+    let logger: Logger
+    let state = Mutex(State())
+    let wakeup = WakeupSignal()
+    /// Completed by the first CONNACK: success, or the refusal.
+    let firstConnection = PendingResult<Void>()
+    /// Completed when the network thread has ended.
+    let finished = PendingResult<Void>()
+
+    init(options: MQTTConnectionOptions, logger: Logger) {
+        self.options = options
+        var logger = logger
+        logger[metadataKey: "mqtt.client"] = "\(options.clientID)"
+        self.logger = logger
+    }
+
+    // MARK: - Events
+
+    func emit(_ event: MQTTConnectionEvent) {
+        let observers = state.withLock { Array($0.observers.values) }
+        for observer in observers { observer.yield(event) }
+    }
+
+    func events() -> AsyncStream<MQTTConnectionEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: MQTTConnectionEvent.self)
+        let id: UInt64? = state.withLock { state in
+            guard state.phase != .stopped else { return nil }
+            let id = state.makeID()
+            state.observers[id] = continuation
+            return id
+        }
+        guard let id else {
+            continuation.yield(.stopped)
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    // MARK: - Network thread
+
+    /// Starts the network thread once; later calls do nothing.
+    func start(_ handle: MosquittoHandle) throws(MQTTError) {
+        let shouldStart = state.withLock { state in
+            guard state.phase == .idle, !state.stopRequested else { return false }
+            state.phase = .connecting
+            return true
+        }
+        guard shouldStart else { return }
+        // The thread holds the handle (and so this core) until it ends.
+        let started = NetworkThread.start { [self] in
+            run(handle)
+        }
+        if !started {
+            state.withLock { $0.phase = .idle }
+            throw MQTTError(.invalidConfiguration, "could not start the MQTT network thread")
+        }
+    }
+
+    /// The network thread: connect, loop until the connection ends, wait the backoff, again; until
+    /// a stop is requested.
+    private func run(_ handle: MosquittoHandle) {
+        logger.debug("MQTT network thread started", metadata: ["broker": "\(options.host):\(options.port)"])
+        var consecutiveFailures = 0
+        while true {
+            let stopping = state.withLock { state in
+                if !state.stopRequested {
+                    state.phase = .connecting
+                    state.connackAccepted = false
+                    state.lastRefusal = nil
+                    state.lastLibraryError = nil
+                }
+                return state.stopRequested
+            }
+            if stopping { break }
+
+            var ended = handle.connect(host: options.host, port: options.port, keepAliveSeconds: options.keepAliveSeconds)
+            var disconnectSent = false
+            while ended == nil {
+                // A stop requested while mosquitto_connect blocked found no socket to disconnect.
+                if !disconnectSent, state.withLock({ $0.stopRequested }) {
+                    handle.disconnect()
+                    disconnectSent = true
+                }
+                ended = handle.loop(timeoutMilliseconds: 1000)
+            }
+            // Leave `.connected` before anyone hears of the loss: publishes from now on go to
+            // the outbox.
+            let (stop, accepted, refusal, libraryError) = state.withLock { state in
+                if !state.stopRequested { state.phase = .waitingToReconnect }
+                return (state.stopRequested, state.connackAccepted, state.lastRefusal, state.lastLibraryError)
+            }
+            var endError = ended ?? MQTTError(.notConnected, "connection ended")
+            if let libraryError {
+                endError = MQTTError(endError.code, "\(endError.message) (libmosquitto: \(libraryError))")
+            }
+            connectionEnded()
+            if stop { break }
+
+            let failure = refusal ?? endError
+            let delay: Duration
+            if accepted {
+                logger.warning("MQTT connection lost", metadata: ["error": "\(endError.message)"])
+                emit(.connectionLost(endError))
+                consecutiveFailures = 0
+                delay = options.reconnect.delay(afterFailures: 0)
+            } else {
+                delay = options.reconnect.delay(afterFailures: consecutiveFailures)
+                logger.info(
+                    "MQTT connect failed", metadata: ["error": "\(failure.message)", "retryIn": "\(delay)"])
+                emit(.connectFailed(failure, retryIn: delay))
+                if let refusal { firstConnection.complete(.failure(refusal)) }
+            }
+            consecutiveFailures += 1
+            let stopNow = state.withLock { state in
+                state.lastFailure = failure
+                return state.stopRequested
+            }
+            if stopNow { break }
+            wakeup.wait(for: delay)
+        }
+        shutDown()
+        logger.debug("MQTT network thread ended")
+    }
+
+    /// After a socket closed: SUBSCRIBE/UNSUBSCRIBE in flight are answered as done, because the
+    /// subscriptions are sent again at the next CONNACK; QoS 0 sends that never happened will not
+    /// be reported. QoS ≥ 1 publishes stay pending: libmosquitto resends them.
+    private func connectionEnded() {
+        let (subscribes, unsubscribes) = state.withLock { state in
+            var subscribes: [PendingResult<[Int]>] = []
+            var unsubscribes: [PendingResult<Void>] = []
+            state.connackAccepted = false
+            for (id, entry) in state.acks {
+                switch entry {
+                case .subscribe(let result): subscribes.append(result); state.acks[id] = nil
+                case .unsubscribe(let result): unsubscribes.append(result); state.acks[id] = nil
+                case .ignore: state.acks[id] = nil
+                case .publish, .early: break
+                }
+            }
+            return (subscribes, unsubscribes)
+        }
+        for result in subscribes { result.complete(.success([])) }
+        for result in unsubscribes { result.complete(.success(())) }
+    }
+
+    /// The thread's last act: everything still waiting learns the connection is gone.
+    private func shutDown() {
+        let (observers, streams, acks, drainWaiters, outbox) = state.withLock { state in
+            state.phase = .stopped
+            state.stopRequested = true
+            defer {
+                state.outbox = []
+                state.observers = [:]
+                state.subscriptions = [:]
+                state.acks = [:]
+                state.drainWaiters = []
+                state.pendingMessages = 0
+            }
+            return (
+                Array(state.observers.values), state.subscriptions.values.map(\.continuation), Array(state.acks.values),
+                state.drainWaiters, state.outbox
+            )
+        }
+        let stopped = MQTTError(.stopped, "the MQTT connection was stopped")
+        for ack in acks {
+            switch ack {
+            case .publish(let result): result.complete(.failure(stopped))
+            case .subscribe(let result): result.complete(.failure(stopped))
+            case .unsubscribe(let result): result.complete(.failure(stopped))
+            case .ignore, .early: break
+            }
+        }
+        for message in outbox { message.acknowledgement.complete(.failure(stopped)) }
+        for waiter in drainWaiters { waiter.complete(.success(())) }
+        for stream in streams { stream.finish() }
+        firstConnection.complete(.failure(stopped))
+        for observer in observers {
+            observer.yield(.stopped)
+            observer.finish()
+        }
+        finished.complete(.success(()))
+    }
+
+    /// Asks the network thread to end: no flush. Safe from any thread, any number of times.
+    func requestStop(_ handle: MosquittoHandle) {
+        let neverStarted = state.withLock { state in
+            state.stopRequested = true
+            if state.phase == .idle {
+                state.phase = .stopped
+                return true
+            }
+            if state.phase != .stopped { state.phase = .disconnecting }
+            return false
+        }
+        if neverStarted {
+            shutDown()
+            return
+        }
+        handle.disconnect()
+        wakeup.signal()
+    }
+
+    /// Resolves when no QoS ≥ 1 message waits for its acknowledgement.
+    func drained() async throws {
+        let waiter: PendingResult<Void>? = state.withLock { state in
+            guard state.pendingMessages > 0 else { return nil }
+            let waiter = PendingResult<Void>()
+            state.drainWaiters.append(waiter)
+            return waiter
+        }
+        try await waiter?.value()
+    }
+
+    // MARK: - Publish
+
+    func publish(_ handle: MosquittoHandle, topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool) throws(MQTTError)
+        -> MQTTPublication
+    {
+        try TopicFilter.validateTopicName(topic)
+        let limit = options.maxPendingMessages
+        enum Route {
+            case direct
+            case queued(PendingResult<Void>)
+            case refused(MQTTError)
+        }
+        let route: Route = state.withLock { state in
+            if state.stopRequested {
+                return .refused(MQTTError(.stopped, "publishing to \(topic): the connection was stopped"))
+            }
+            let connected = state.phase == .connected && !state.flushingOutbox
+            guard qos != .atMostOnce else {
+                return connected ? .direct : .refused(MQTTError(.notConnected, "publishing to \(topic): not connected"))
+            }
+            guard state.pendingMessages < limit else {
+                state.droppedMessages += 1
+                return .refused(
+                    MQTTError(
+                        .queueFull(limit: limit),
+                        "publishing to \(topic): \(limit) messages already wait for acknowledgement; dropped"))
+            }
+            state.pendingMessages += 1
+            guard connected else {
+                let acknowledgement = PendingResult<Void>()
+                state.outbox.append(
+                    QueuedMessage(topic: topic, payload: payload, qos: qos, retain: retain, acknowledgement: acknowledgement))
+                return .queued(acknowledgement)
+            }
+            return .direct
+        }
+        switch route {
+        case .refused(let error):
+            if case .queueFull = error.code {
+                logger.warning("MQTT out-queue full, message dropped", metadata: ["topic": "\(topic)"])
+            }
+            throw error
+        case .queued(let acknowledgement):
+            return MQTTPublication(qos: qos, acknowledgement: acknowledgement)
+        case .direct:
+            if qos == .atMostOnce {
+                switch handle.publish(topic: topic, payload: payload, qos: qos, retain: retain) {
+                case .sent(let messageID), .queuedWhileDisconnected(let messageID):
+                    _ = state.withLock { $0.claim(messageID, as: .ignore("publish \(topic)")) }
+                    return MQTTPublication(qos: qos, acknowledgement: nil)
+                case .failed(let error):
+                    throw error
+                }
+            }
+            let acknowledgement = PendingResult<Void>()
+            hand(QueuedMessage(topic: topic, payload: payload, qos: qos, retain: retain, acknowledgement: acknowledgement), to: handle)
+            if case .failure(let error)? = acknowledgement.result { throw error }
+            return MQTTPublication(qos: qos, acknowledgement: acknowledgement)
+        }
+    }
+
+    /// Gives a QoS ≥ 1 message (already counted in `pendingMessages`) to libmosquitto and files
+    /// its acknowledgement under the message id. A refusal completes the acknowledgement with the
+    /// error.
+    private func hand(_ message: QueuedMessage, to handle: MosquittoHandle) {
+        switch handle.publish(topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain) {
+        case .sent(let messageID), .queuedWhileDisconnected(let messageID):
+            let (early, waiters): (EarlyAck?, [PendingResult<Void>]) = state.withLock { state in
+                guard let early = state.claim(messageID, as: .publish(message.acknowledgement)) else { return (nil, []) }
+                return (early, state.releasePending())
+            }
+            if case .publish(let reasonCode)? = early {
+                message.acknowledgement.complete(Self.publishResult(reasonCode))
+            }
+            for waiter in waiters { waiter.complete(.success(())) }
+        case .failed(let error):
+            let waiters = state.withLock { $0.releasePending() }
+            message.acknowledgement.complete(.failure(error))
+            for waiter in waiters { waiter.complete(.success(())) }
+        }
+    }
+
+    /// Hands the outbox to libmosquitto, oldest first, including messages queued meanwhile.
+    private func flushOutbox(_ handle: MosquittoHandle) {
+        while true {
+            let batch: [QueuedMessage] = state.withLock { state in
+                guard !state.outbox.isEmpty, !state.stopRequested else {
+                    state.flushingOutbox = false
+                    return []
+                }
+                defer { state.outbox = [] }
+                return state.outbox
+            }
+            if batch.isEmpty { return }
+            for message in batch { hand(message, to: handle) }
+        }
+    }
+
+    private static func publishResult(_ reasonCode: Int) -> Result<Void, MQTTError> {
+        guard reasonCode >= 0x80 else { return .success(()) }
+        return .failure(
+            MQTTError(
+                .publishRejected(reasonCode: reasonCode),
+                "broker rejected the message: \(MosquittoHandle.reasonText(reasonCode))"))
+    }
+
+    // MARK: - Subscribe
+
+    func subscribe(_ handle: MosquittoHandle, filter: TopicFilter, qos: MQTTQoS) async throws -> MQTTSubscription {
+        let (stream, continuation) = AsyncStream.makeStream(of: MQTTMessage.self)
+        let registration: (id: UInt64, connected: Bool)? = state.withLock { state in
+            guard !state.stopRequested else { return nil }
+            let id = state.makeID()
+            state.subscriptions[id] = SubscriptionEntry(filter: filter, qos: qos, continuation: continuation)
+            return (id, state.phase == .connected)
+        }
+        guard let registration else {
+            throw MQTTError(.stopped, "subscribing to \(filter): the connection was stopped")
+        }
+        let id = registration.id
+        continuation.onTermination = { [weak self] _ in
+            // The consumer stopped listening: stop routing to it. (The broker subscription stays
+            // until `unsubscribe`; messages for it are then dropped here.)
+            _ = self?.state.withLock { $0.subscriptions.removeValue(forKey: id) }
+        }
+        let subscription = MQTTSubscription(id: id, filter: filter, qos: qos, messages: stream)
+        // Not connected: the filter goes out with the others at the next CONNACK.
+        guard registration.connected else { return subscription }
+
+        switch handle.subscribe(filter.rawValue, qos: qos) {
+        case .sent(let messageID), .queuedWhileDisconnected(let messageID):
+            let result = PendingResult<[Int]>()
+            if case .subscribe(let granted)? = state.withLock({ $0.claim(messageID, as: .subscribe(result)) }) {
+                result.complete(.success(granted))
+            }
+            let granted = try await result.value()
+            if let code = granted.first, code >= 0x80 {
+                removeEntry(id)?.finish()
+                throw MQTTError(
+                    .subscriptionRejected(filter: filter.rawValue, reasonCode: code),
+                    "broker refused the subscription to \(filter): \(MosquittoHandle.reasonText(code))")
+            }
+        case .failed(let error):
+            if error.code != .notConnected {
+                removeEntry(id)?.finish()
+                throw error
+            }
+        }
+        return subscription
+    }
+
+    private func removeEntry(_ id: UInt64) -> AsyncStream<MQTTMessage>.Continuation? {
+        state.withLock { $0.subscriptions.removeValue(forKey: id)?.continuation }
+    }
+
+    func unsubscribe(_ handle: MosquittoHandle, _ subscription: MQTTSubscription) async throws {
+        let (entry, sendToBroker) = state.withLock { state in
+            let entry = state.subscriptions.removeValue(forKey: subscription.id)
+            let stillUsed = state.subscriptions.values.contains { $0.filter == subscription.filter }
+            return (entry, entry != nil && !stillUsed && state.phase == .connected)
+        }
+        entry?.continuation.finish()
+        guard sendToBroker else { return }
+        switch handle.unsubscribe(subscription.filter.rawValue) {
+        case .sent(let messageID), .queuedWhileDisconnected(let messageID):
+            let result = PendingResult<Void>()
+            if state.withLock({ $0.claim(messageID, as: .unsubscribe(result)) }) != nil {
+                result.complete(.success(()))
+            }
+            try await result.value()
+        case .failed(let error):
+            // Without a connection there is nothing to undo: the broker forgets (clean session)
+            // or the filter is not sent again.
+            if error.code != .notConnected { throw error }
+        }
+    }
+
+    // MARK: - Callbacks (network thread)
+
+    func didReceiveConnack(_ handle: MosquittoHandle, reasonCode: Int, sessionPresent: Bool) {
+        guard reasonCode == 0 else {
+            let error = MosquittoHandle.connackError(reasonCode, protocolVersion: options.protocolVersion)
+            state.withLock { $0.lastRefusal = error }
+            logger.error("MQTT broker refused the connection", metadata: ["error": "\(error.message)"])
+            return
+        }
+        let (filters, isReconnect) = state.withLock { state in
+            state.connackAccepted = true
+            if !state.stopRequested { state.phase = .connected }
+            state.flushingOutbox = !state.outbox.isEmpty
+            state.acceptedConnections += 1
+            var strongest: [String: MQTTQoS] = [:]
+            for entry in state.subscriptions.values {
+                strongest[entry.filter.rawValue] = max(strongest[entry.filter.rawValue] ?? entry.qos, entry.qos)
+            }
+            return (strongest, state.acceptedConnections > 1)
+        }
+        // Sent from this callback, so they are queued before libmosquitto resends the messages
+        // that waited for the connection: a message to a topic we subscribe to is not missed.
+        for (filter, qos) in filters.sorted(by: { $0.key < $1.key }) {
+            switch handle.subscribe(filter, qos: qos) {
+            case .sent(let messageID), .queuedWhileDisconnected(let messageID):
+                _ = state.withLock { $0.claim(messageID, as: .ignore("resubscribe \(filter)")) }
+            case .failed(let error):
+                logger.error("MQTT re-subscription failed", metadata: ["filter": "\(filter)", "error": "\(error.message)"])
+            }
+        }
+        // Then what waited for the connection, behind the SUBSCRIBEs.
+        flushOutbox(handle)
+        logger.info(
+            "MQTT connected",
+            metadata: [
+                "broker": "\(options.host):\(options.port)", "sessionPresent": "\(sessionPresent)",
+                "resubscribed": "\(filters.count)",
+            ])
+        firstConnection.complete(.success(()))
+        emit(.connected(sessionPresent: sessionPresent, isReconnect: isReconnect))
+    }
+
+    func didDisconnect(_ handle: MosquittoHandle, error: MQTTError?) {
+        logger.debug("MQTT socket closed", metadata: ["error": "\(error?.message ?? "none")"])
+    }
+
+    func didCompletePublish(_ handle: MosquittoHandle, messageID: Int32, reasonCode: Int) {
+        let (entry, waiters): (AckEntry?, [PendingResult<Void>]) = state.withLock { state in
+            let entry = state.report(messageID, .publish(reasonCode: reasonCode))
+            guard case .publish? = entry else { return (entry, []) }
+            return (entry, state.releasePending())
+        }
+        if case .publish(let result)? = entry {
+            result.complete(Self.publishResult(reasonCode))
+        }
+        for waiter in waiters { waiter.complete(.success(())) }
+    }
+
+    func didReceive(_ handle: MosquittoHandle, message: MQTTMessage) {
+        let targets = state.withLock { state in
+            state.receivedMessages += 1
+            return state.subscriptions.values.compactMap { $0.filter.matches(message.topic) ? $0.continuation : nil }
+        }
+        for target in targets { target.yield(message) }
+    }
+
+    func didSubscribe(_ handle: MosquittoHandle, messageID: Int32, grantedQoS: [Int]) {
+        let entry = state.withLock { $0.report(messageID, .subscribe(grantedQoS: grantedQoS)) }
+        switch entry {
+        case .subscribe(let result)?:
+            result.complete(.success(grantedQoS))
+        case .ignore(let what)?:
+            if let code = grantedQoS.first, code >= 0x80 {
+                logger.error(
+                    "MQTT broker refused a re-subscription",
+                    metadata: ["what": "\(what)", "reason": "\(MosquittoHandle.reasonText(code))"])
+            }
+        default:
+            break
+        }
+    }
+
+    func didUnsubscribe(_ handle: MosquittoHandle, messageID: Int32) {
+        if case .unsubscribe(let result)? = state.withLock({ $0.report(messageID, .unsubscribe) }) {
+            result.complete(.success(()))
+        }
+    }
+
+    func log(_ handle: MosquittoHandle, level: MosquittoLogLevel, message: String) {
+        switch level {
+        case .error:
+            state.withLock { $0.lastLibraryError = message }
+            logger.error("libmosquitto", metadata: ["message": "\(message)"])
+        case .warning: logger.warning("libmosquitto", metadata: ["message": "\(message)"])
+        case .notice, .info: logger.debug("libmosquitto", metadata: ["message": "\(message)"])
+        case .debug: logger.trace("libmosquitto", metadata: ["message": "\(message)"])
+        }
+    }
+}
