@@ -64,18 +64,18 @@ let package = Package(
         ),
 
         // Test support: a real mosquitto on a free loopback port, and a killable client process.
-        .target(name: "BrokerTestSupport", path: "Tests/BrokerTestSupport"),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .executableTarget(name: "mqtt-test-client", dependencies: ["MQTTClient"], path: "Tests/MQTTTestClient"),
 
-        .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"]),
+        .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "TestSupport"]),
         .testTarget(name: "BluetoothHCITests", dependencies: ["BluetoothHCI", "BeaconCore"]),
-        .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "BrokerTestSupport"]),
+        .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "TestSupport"]),
         .testTarget(
             name: "PresenceAggregatorTests",
-            dependencies: ["PresenceAggregator", "BeaconCore", "BrokerTestSupport"]
+            dependencies: ["PresenceAggregator", "BeaconCore", "TestSupport"]
         ),
         .testTarget(name: "PresenceAgentTests", dependencies: ["PresenceAgent", "BeaconCore", "BluetoothHCI"]),
-        .testTarget(name: "PresenceAgentCLITests", dependencies: ["BeaconCore"]),
+        .testTarget(name: "PresenceAgentCLITests", dependencies: ["BeaconCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -10,14 +10,6 @@ enum AdvertisingFixtures {
         return bytes
     }
 
-    /// `../shared/data` beside the package root, found from this file's path.
-    static func sharedDataDirectory(filePath: String = #filePath) -> URL {
-        var url = URL(fileURLWithPath: filePath)
-        // Tests/BeaconCoreTests/<file> → package root → its parent
-        for _ in 0..<4 { url.deleteLastPathComponent() }
-        return url.appendingPathComponent("shared/data")
-    }
-
     /// A small deterministic generator (SplitMix64) so random-input tests are reproducible.
     struct SeededGenerator: RandomNumberGenerator {
         var state: UInt64

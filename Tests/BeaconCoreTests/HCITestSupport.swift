@@ -1,4 +1,5 @@
 import BeaconCore
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -36,22 +37,8 @@ struct HCITestRandom: RandomNumberGenerator {
 }
 
 enum HCITestData {
-    /// `../shared/data` beside the package root, found by walking up from this file to Package.swift.
-    static func sharedDataPath(_ relative: String, file: String = #filePath) -> String {
-        var components = file.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        while !components.isEmpty {
-            components.removeLast()
-            let directory = components.joined(separator: "/")
-            if fileExists(directory + "/Package.swift") {
-                return directory + "/../shared/data/" + relative
-            }
-        }
-        return "../shared/data/" + relative
-    }
-
-    static var horizonCapturePath: String { sharedDataPath("captures/horizon-74-at-ble.btsnoop") }
-
-    static func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+    /// The horizon capture (a missing file makes the reading test fail, not skip).
+    static var horizonCapturePath: String { SharedData.expectedPath(SharedData.horizonCapture) }
 
     /// An LE Meta event packet (code, length, subevent, parameters), without the H4 indicator.
     static func leMetaEvent(subevent: UInt8, _ parameters: [UInt8]) -> [UInt8] {

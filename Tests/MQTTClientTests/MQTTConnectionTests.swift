@@ -1,4 +1,4 @@
-import BrokerTestSupport
+import TestSupport
 import Foundation
 import MQTTClient
 import Testing

@@ -1,4 +1,4 @@
-import BrokerTestSupport
+import TestSupport
 import Logging
 import MQTTClient
 import Testing

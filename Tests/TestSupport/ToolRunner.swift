@@ -8,13 +8,26 @@ import Foundation
 public enum ToolRunner {
     public struct Result: Sendable {
         public let status: Int32
+        /// Standard output, with standard error too unless `run(separateErrors: true)`.
         public let output: String
+        /// Standard error when run with `separateErrors: true`, else empty.
+        public var errors: String = ""
     }
 
-    public static func run(_ executable: String, _ arguments: [String]) throws -> Result {
+    public static func run(_ executable: String, _ arguments: [String], separateErrors: Bool = false) throws -> Result {
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0 else { throw TestBrokerError(.setupFailed, "pipe() failed: errno \(errno)") }
-        let pid = try spawn(executable, arguments, output: pipeEnds[1])
+        // Standard error goes to a file, not a second pipe: reading one pipe while the child fills
+        // the other could deadlock.
+        let errorPath = NSTemporaryDirectory() + "toolrunner-\(UUID().uuidString).err"
+        let errorFile = separateErrors ? open(errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600) : -1
+        defer {
+            if errorFile >= 0 {
+                close(errorFile)
+                unlink(errorPath)
+            }
+        }
+        let pid = try spawn(executable, arguments, output: pipeEnds[1], errors: errorFile >= 0 ? errorFile : nil)
         close(pipeEnds[1])
         var output: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -27,12 +40,14 @@ public enum ToolRunner {
             }
         }
         close(pipeEnds[0])
-        return Result(status: try waitForExit(pid), output: String(decoding: output, as: UTF8.self))
+        let status = try waitForExit(pid)
+        let errors = separateErrors ? ((try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "") : ""
+        return Result(status: status, output: String(decoding: output, as: UTF8.self), errors: errors)
     }
 
     /// Starts `executable` with a clean signal mask, stdin from /dev/null and stdout and stderr to
-    /// `output` (or /dev/null when nil). Returns the child's pid.
-    public static func spawn(_ executable: String, _ arguments: [String], output: Int32? = nil)
+    /// `output` (or /dev/null when nil); stderr to `errors` when given. Returns the child's pid.
+    public static func spawn(_ executable: String, _ arguments: [String], output: Int32? = nil, errors: Int32? = nil)
         throws -> pid_t
     {
         var actions = posix_spawn_file_actions_t()
@@ -41,7 +56,7 @@ public enum ToolRunner {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         if let output {
             posix_spawn_file_actions_adddup2(&actions, output, 1)
-            posix_spawn_file_actions_adddup2(&actions, output, 2)
+            posix_spawn_file_actions_adddup2(&actions, errors ?? output, 2)
         } else {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
