@@ -16,6 +16,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
         // Pure core: HCI and advertising decoding, btsnoop, tracking, regions, rooms, traces.
@@ -38,19 +40,43 @@ let package = Package(
         .target(name: "BluetoothHCI", dependencies: ["BeaconCore", "CBluetooth"]),
 
         // The agent service: transport → core → MQTT, config file, state directory.
-        .target(name: "PresenceAgent", dependencies: ["BeaconCore", "BluetoothHCI"]),
+        .target(
+            name: "PresenceAgent",
+            dependencies: [
+                "BeaconCore", "BluetoothHCI", "MQTTClient",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
 
-        .target(name: "PresenceAggregator", dependencies: ["BeaconCore"]),
+        // The aggregator service (room decisions over MQTT, Home Assistant discovery) and replay.
+        .target(
+            name: "PresenceAggregator",
+            dependencies: [
+                "BeaconCore", "MQTTClient",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
 
         .executableTarget(
             name: "presence-agent",
-            dependencies: ["BeaconCore", "BluetoothHCI", "PresenceAgent", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "BeaconCore", "BluetoothHCI", "PresenceAgent",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         .executableTarget(
             name: "presence-aggregator",
             dependencies: [
                 "BeaconCore", "PresenceAggregator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
 
@@ -72,9 +98,12 @@ let package = Package(
         .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "TestSupport"]),
         .testTarget(
             name: "PresenceAggregatorTests",
-            dependencies: ["PresenceAggregator", "BeaconCore", "TestSupport"]
+            dependencies: ["PresenceAggregator", "BeaconCore", "MQTTClient", "TestSupport"]
         ),
-        .testTarget(name: "PresenceAgentTests", dependencies: ["PresenceAgent", "BeaconCore", "BluetoothHCI"]),
+        .testTarget(
+            name: "PresenceAgentTests",
+            dependencies: ["PresenceAgent", "BeaconCore", "BluetoothHCI", "MQTTClient", "TestSupport"]
+        ),
         .testTarget(name: "PresenceAgentCLITests", dependencies: ["BeaconCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
