@@ -85,6 +85,11 @@ public struct RegionMonitor: Sendable {
     /// The monitored regions, in configuration order.
     public var regions: [BeaconRegion] { index.regions }
 
+    /// Whether an advertisement with this identity falls in any region (a few hash lookups).
+    public func matchesAnyRegion(uuid: BeaconUUID, major: UInt16?, minor: UInt16?) -> Bool {
+        index.hasRegions(for: uuid) && !index.lookup(uuid: uuid, major: major, minor: minor).isEmpty
+    }
+
     /// The current state of a region; nil when no such region is monitored.
     public func state(of region: TopicLevelID) -> RegionState? {
         positionByID[region].map { tracks[$0].state }

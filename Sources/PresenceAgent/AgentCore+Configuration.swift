@@ -1,0 +1,144 @@
+import BeaconCore
+
+/// Configuration pushed from the broker (MQTT.md "Configuration pushed from the broker"): each
+/// message is validated whole; a valid one is applied, answered `ok` and persisted; an invalid one
+/// changes nothing and is answered with an error naming the field; an empty one clears.
+extension AgentCore {
+    /// File names in the state directory, one per configuration topic.
+    public enum StateFile {
+        public static let regions = "regions.json"
+        public static let beacons = "beacons.json"
+        public static let node = "node.json"
+    }
+
+    /// The configuration topics this node subscribes to.
+    public var configurationTopics: [String] {
+        [effective.topics.configRegions, effective.topics.configBeacons, effective.topics.nodeConfig(effective.node)]
+    }
+
+    /// A message on one of `configurationTopics`.
+    public mutating func receiveConfiguration(topic: String, payload: [UInt8], at time: Instant) -> [AgentAction] {
+        switch topic {
+        case effective.topics.configRegions: return applyRegions(payload, topic: topic, at: time, persist: true)
+        case effective.topics.configBeacons: return applyBeacons(payload, topic: topic, at: time, persist: true)
+        case effective.topics.nodeConfig(effective.node): return applyNode(payload, topic: topic, at: time, persist: true)
+        default: return []
+        }
+    }
+
+    /// Loads what an earlier run persisted. A file that no longer parses is reported, not applied.
+    mutating func restore(_ persisted: [String: [UInt8]], at time: Instant) -> [AgentAction] {
+        var actions: [AgentAction] = []
+        // Node settings first: they decide the tracking parameters the others are used with.
+        if let bytes = persisted[StateFile.node] { actions += applyNode(bytes, topic: effective.topics.nodeConfig(effective.node), at: time, persist: false) }
+        if let bytes = persisted[StateFile.beacons] { actions += applyBeacons(bytes, topic: effective.topics.configBeacons, at: time, persist: false) }
+        if let bytes = persisted[StateFile.regions] { actions += applyRegions(bytes, topic: effective.topics.configRegions, at: time, persist: false) }
+        // A restored configuration is not an answer to anyone: no status until a message arrives.
+        configStatus = nil
+        return actions.filter { if case .log = $0 { return true } else { return false } }
+    }
+
+    private mutating func applyRegions(_ payload: [UInt8], topic: String, at time: Instant, persist: Bool) -> [AgentAction] {
+        do {
+            switch try RegionsConfig.parse(payload) {
+            case .cleared:
+                regionsConfig = nil
+                var actions = regionActions(monitor.replaceRegions([], at: time))
+                actions += answer(.cleared(topic: topic, at: time), file: StateFile.regions, contents: nil, persist: persist)
+                return actions
+            case .replaced(let config):
+                regionsConfig = config
+                let before = Set(monitor.regions.map(\.id))
+                var actions = regionActions(monitor.replaceRegions(config.regions, at: time))
+                // A new region's state topic says `unknown` until the monitor knows (SEMANTICS.md).
+                for (region, state) in monitor.states where !before.contains(region) {
+                    actions.append(.publish(regionStatePublication(region, state)))
+                }
+                actions += answer(.applied(topic: topic, revision: config.revision, count: ("regions", config.regions.count), at: time),
+                                  file: StateFile.regions, contents: payload, persist: persist)
+                return actions
+            }
+        } catch {
+            return reject(error, topic: topic, kept: regionsConfig?.revision, persist: persist)
+        }
+    }
+
+    private mutating func applyBeacons(_ payload: [UInt8], topic: String, at time: Instant, persist: Bool) -> [AgentAction] {
+        do {
+            switch try KnownBeaconsConfig.parse(payload) {
+            case .cleared:
+                beaconsConfig = nil
+                setKnownBeacons([])
+                return answer(.cleared(topic: topic, at: time), file: StateFile.beacons, contents: nil, persist: persist)
+            case .replaced(let config):
+                beaconsConfig = config
+                setKnownBeacons(config.beacons)
+                return answer(.applied(topic: topic, revision: config.revision, count: ("beacons", config.beacons.count), at: time),
+                              file: StateFile.beacons, contents: payload, persist: persist)
+            }
+        } catch {
+            return reject(error, topic: topic, kept: beaconsConfig?.revision, persist: persist)
+        }
+    }
+
+    private mutating func applyNode(_ payload: [UInt8], topic: String, at time: Instant, persist: Bool) -> [AgentAction] {
+        do {
+            switch try NodeSettings.parse(payload) {
+            case .cleared:
+                nodeSettings = nil
+                applyEffectiveSettings()
+                return answer(.cleared(topic: topic, at: time), file: StateFile.node, contents: nil, persist: persist)
+            case .replaced(let settings):
+                nodeSettings = settings
+                applyEffectiveSettings()
+                return answer(.applied(topic: topic, revision: settings.revision, count: nil, at: time),
+                              file: StateFile.node, contents: payload, persist: persist)
+            }
+        } catch {
+            return reject(error, topic: topic, kept: nodeSettings?.revision, persist: persist)
+        }
+    }
+
+    private mutating func answer(_ status: ConfigStatus, file: String, contents: [UInt8]?, persist: Bool) -> [AgentAction] {
+        let publication = AgentPublication(
+            topic: effective.topics.configStatus(effective.node), text: status.jsonText, qos: .atLeastOnce, retain: true)
+        configStatus = publication
+        var actions: [AgentAction] = [.publish(publication)]
+        if persist { actions.append(.persist(file: file, contents: contents)) }
+        return actions
+    }
+
+    private mutating func reject(_ error: ConfigError, topic: String, kept: Int64?, persist: Bool) -> [AgentAction] {
+        guard persist else {
+            return [.log(level: .error, message: "the saved configuration for \(topic) no longer validates and was not applied: \(error)")]
+        }
+        let status = ConfigStatus.rejected(topic: topic, error: error, keptRevision: kept)
+        let publication = AgentPublication(
+            topic: effective.topics.configStatus(effective.node), text: status.jsonText, qos: .atLeastOnce, retain: true)
+        configStatus = publication
+        return [.publish(publication), .log(level: .warning, message: "rejected configuration on \(topic): \(error)")]
+    }
+
+    private mutating func setKnownBeacons(_ beacons: [KnownBeacon]) {
+        knownBeacons = Dictionary(beacons.map { ($0.beacon, $0) }, uniquingKeysWith: { first, _ in first })
+        // A configured measured power changes distances: start the tracks afresh.
+        tracks.removeAll()
+    }
+
+    /// The base settings with the node config's overrides.
+    private mutating func applyEffectiveSettings() {
+        var settings = baseSettings
+        if let node = nodeSettings {
+            if let room = node.room { settings.room = room }
+            if let offset = node.rssiOffset { settings.tracking.distance.rssiOffset = offset }
+            if let exponent = node.pathLossExponent { settings.tracking.distance.pathLossExponent = exponent }
+            if let exitDelay = node.exitDelay { settings.monitor.exitDelay = exitDelay }
+            if let reportUnknown = node.reportUnknown { settings.reportUnknown = reportUnknown }
+            if let heartbeat = node.heartbeat { settings.tracking.publish.heartbeat = heartbeat }
+            if let step = node.distanceStep { settings.tracking.publish.distanceStep = step }
+        }
+        effective = settings
+        monitor.updateSettings(settings.monitor)
+        tracks.removeAll()
+    }
+}
