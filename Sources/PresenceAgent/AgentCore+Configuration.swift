@@ -30,15 +30,21 @@ extension AgentCore {
     mutating func restore(_ persisted: [String: [UInt8]], at time: Instant) -> [AgentAction] {
         var actions: [AgentAction] = []
         // Node settings first: they decide the tracking parameters the others are used with.
-        if let bytes = persisted[StateFile.node] { actions += applyNode(bytes, topic: effective.topics.nodeConfig(effective.node), at: time, persist: false) }
-        if let bytes = persisted[StateFile.beacons] { actions += applyBeacons(bytes, topic: effective.topics.configBeacons, at: time, persist: false) }
-        if let bytes = persisted[StateFile.regions] { actions += applyRegions(bytes, topic: effective.topics.configRegions, at: time, persist: false) }
+        func load(_ file: String, _ apply: (inout AgentCore, [UInt8]) -> [AgentAction]) {
+            guard let bytes = persisted[file] else { return }
+            let result = apply(&self, bytes)
+            if result.contains(where: { if case .log(.error, _) = $0 { true } else { false } }) { rejectedStateFiles.append(file) }
+            actions += result
+        }
+        load(StateFile.node) { $0.applyNode($1, topic: $0.effective.topics.nodeConfig($0.effective.node), at: time, persist: false) }
+        load(StateFile.beacons) { $0.applyBeacons($1, topic: $0.effective.topics.configBeacons, at: time, persist: false) }
+        load(StateFile.regions) { $0.applyRegions($1, topic: $0.effective.topics.configRegions, at: time, persist: false) }
         // A restored configuration is not an answer to anyone: no status until a message arrives.
         configStatus = nil
         return actions.filter { if case .log = $0 { return true } else { return false } }
     }
 
-    private mutating func applyRegions(_ payload: [UInt8], topic: String, at time: Instant, persist: Bool) -> [AgentAction] {
+    mutating func applyRegions(_ payload: [UInt8], topic: String, at time: Instant, persist: Bool) -> [AgentAction] {
         do {
             switch try RegionsConfig.parse(payload) {
             case .cleared:
@@ -63,7 +69,7 @@ extension AgentCore {
         }
     }
 
-    private mutating func applyBeacons(_ payload: [UInt8], topic: String, at time: Instant, persist: Bool) -> [AgentAction] {
+    mutating func applyBeacons(_ payload: [UInt8], topic: String, at time: Instant, persist: Bool) -> [AgentAction] {
         do {
             switch try KnownBeaconsConfig.parse(payload) {
             case .cleared:
@@ -81,7 +87,7 @@ extension AgentCore {
         }
     }
 
-    private mutating func applyNode(_ payload: [UInt8], topic: String, at time: Instant, persist: Bool) -> [AgentAction] {
+    mutating func applyNode(_ payload: [UInt8], topic: String, at time: Instant, persist: Bool) -> [AgentAction] {
         do {
             switch try NodeSettings.parse(payload) {
             case .cleared:

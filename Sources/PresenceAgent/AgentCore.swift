@@ -73,6 +73,10 @@ public struct AgentCore: Sendable {
     public private(set) var advertisementCount = 0
     public private(set) var measurementCount = 0
     public private(set) var evictedTrackCount = 0
+    /// What restoring the state files had to say, for the service's log.
+    public internal(set) var startupLog: [AgentAction] = []
+    /// State files from an earlier run that no longer validate (the service sets them aside).
+    public internal(set) var rejectedStateFiles: [String] = []
 
     /// Starts the agent at `start` with the settings and the configuration persisted by an earlier
     /// run (file name → contents). Persisted files that do not parse are reported and ignored.
@@ -80,7 +84,7 @@ public struct AgentCore: Sendable {
         baseSettings = settings
         effective = settings
         monitor = RegionMonitor(regions: [], settings: settings.monitor, at: start)
-        _ = restore(persisted, at: start)
+        startupLog = restore(persisted, at: start)
     }
 
     public var trackedBeaconCount: Int { tracks.count }

@@ -1,10 +1,10 @@
 import ArgumentParser
 
 @main
-struct PresenceAgentCommand: ParsableCommand {
+struct PresenceAgentCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "presence-agent",
         abstract: "Scans Bluetooth LE beacons and publishes room presence over MQTT.",
-        subcommands: [ScanCommand.self]
+        subcommands: [RunCommand.self, ScanCommand.self]
     )
 }

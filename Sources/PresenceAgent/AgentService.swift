@@ -1,0 +1,326 @@
+import BeaconCore
+import BluetoothHCI
+import Dispatch
+import Foundation
+import Logging
+import MQTTClient
+import ServiceLifecycle
+import Synchronization
+
+/// `presence-agent run`: a source, the agent core and MQTT wired together as one Service.
+///
+/// Threads: the source (a capture, a serial line, a socket, the simulator) is read on a thread of
+/// its own, because its reads block; it hands batches of advertisements to the service's single
+/// async loop through a bounded stream (a semaphore keeps a fast replay from running ahead of
+/// publishing). The loop alone owns the `AgentCore`, so the core needs no locks. MQTT callbacks
+/// arrive on the client's thread and reach the loop through the same stream.
+///
+/// A lost broker does not stop scanning or region monitoring: QoS 1 publications (events, states,
+/// statuses) queue in the client's bounded outbox and go out after the reconnect; QoS 0
+/// measurements are dropped and counted; the retained state is published again on every connect.
+public final class AgentService: Service {
+    public let configuration: AgentConfiguration.Resolved
+    let logger: Logger
+    let version: String
+    let wallClock: @Sendable () -> Double
+    /// Longest wait of a replay for the retained configuration, seconds.
+    let configurationWait: Double = 10
+    /// The decoded advertisements are handed over in batches of at most this many pending.
+    static let pendingBatchLimit = 64
+
+    enum Input: Sendable {
+        case advertisements([DecodedAdvertisement], now: Instant)
+        case sourceEnded(now: Instant)
+        case sourceFailed(String)
+        case configuration(topic: String, payload: [UInt8])
+        case connected
+        case clock
+        case stop
+    }
+
+    public init(
+        configuration: AgentConfiguration.Resolved, logger: Logger, version: String,
+        wallClock: @escaping @Sendable () -> Double = WallClock.now
+    ) {
+        self.configuration = configuration
+        self.logger = logger
+        self.version = version
+        self.wallClock = wallClock
+    }
+
+    public func run() async throws {
+        let settings = configuration.core
+        let topics = settings.topics
+        let node = settings.node
+        let startedAt = Instant(seconds: wallClock())
+
+        // 1. The last good configuration, before any broker is reachable.
+        let stateDirectory = StateDirectory(path: configuration.stateDir)
+        var persistent = true
+        do {
+            try stateDirectory.prepare()
+        } catch {
+            persistent = false
+            logger.error("state directory unusable; configuration is kept in memory only", metadata: ["reason": "\(error)"])
+        }
+        let loaded = stateDirectory.load([AgentCore.StateFile.regions, AgentCore.StateFile.beacons, AgentCore.StateFile.node])
+        for problem in loaded.problems { logger.error("cannot read a state file", metadata: ["file": "\(problem)"]) }
+
+        // 2. The source: opened first, so a wrong device fails the start with a clear message.
+        var feedOptions = FeedOptions()
+        feedOptions.speed = configuration.speed
+        feedOptions.simulatedNode = node.rawValue
+        feedOptions.wallClock = wallClock
+        let feed = try AdvertisementFeeds.open(configuration.source, options: feedOptions)
+        // The agent's clock starts where the source's does: a capture's first timestamp.
+        let agentStart = feed.now.seconds > 0 ? feed.now : startedAt
+        var core = AgentCore(settings: settings, persisted: loaded.files, at: agentStart)
+        for file in core.rejectedStateFiles {
+            if let aside = stateDirectory.setAside(file, at: wallClock()) {
+                logger.error("a saved configuration no longer validates; kept aside", metadata: ["file": "\(aside)"])
+            }
+        }
+        perform(core.startupLog, connection: nil, state: stateDirectory, persistent: persistent)
+
+        // 3. MQTT, with the last will said before connecting.
+        var options = MQTTConnectionOptions(
+            host: configuration.broker.host, port: configuration.broker.port, clientID: configuration.clientID,
+            credentials: configuration.credentials, tls: configuration.tls,
+            lastWill: MQTTLastWill(topic: topics.nodeStatus(node), string: "offline", qos: .atLeastOnce, retain: true))
+        options.maxPendingMessages = 1000
+        let connection = try MQTTConnection(options: options, logger: logger)
+        let subscriptions = try await withThrowingTaskGroup(of: MQTTSubscription.self) { group in
+            for topic in core.configurationTopics { group.addTask { try await connection.subscribe(topic, qos: .atLeastOnce) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        // Our own status topic: when our `online` comes back, every retained configuration message
+        // (sent at SUBACK, before it, on the same connection) has arrived.
+        let ownStatus = try await connection.subscribe(topics.nodeStatus(node), qos: .atLeastOnce)
+        let events = connection.events()
+        try connection.start()
+
+        let (inputs, continuation) = AsyncStream<Input>.makeStream()
+        let pending = DispatchSemaphore(value: Self.pendingBatchLimit)
+        let stopRequested = Atomic<Bool>(false)
+        let counters = Counters()
+
+        // The source's thread.
+        let sourceDone = DispatchSemaphore(value: 0)
+        // A replay waits for the retained configuration (at most `configurationWait` seconds), or a
+        // fast capture would be over before its regions arrive. A radio never waits for the broker.
+        let startGate = DispatchSemaphore(value: 0)
+        let waitsForConfiguration: Bool
+        switch configuration.source {
+        case .btsnoop, .simulate: waitsForConfiguration = true
+        case .hciSocket, .uart: waitsForConfiguration = false
+        }
+        let configurationWait = self.configurationWait
+        let handOver = SourceHandOver(feed)
+        let sourceThread = Thread {
+            let feed = handOver.feed
+            if waitsForConfiguration { _ = startGate.wait(timeout: .now() + configurationWait) }
+            defer {
+                feed.close()
+                sourceDone.signal()
+            }
+            while !stopRequested.load(ordering: .relaxed) {
+                var batch: [DecodedAdvertisement] = []
+                do {
+                    let more = try feed.poll(timeout: 0.2) { batch.append($0) }
+                    pending.wait()
+                    continuation.yield(.advertisements(batch, now: feed.now))
+                    if !more {
+                        continuation.yield(.sourceEnded(now: feed.now))
+                        return
+                    }
+                } catch {
+                    continuation.yield(.sourceFailed("\(error)"))
+                    return
+                }
+            }
+        }
+        sourceThread.name = "presence-agent source"
+        sourceThread.start()
+
+        await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in events {
+                    if case .connected = event { continuation.yield(.connected) }
+                    if case .stopped = event { return }
+                }
+            }
+            for subscription in subscriptions {
+                group.addTask {
+                    for try await message in subscription {
+                        continuation.yield(.configuration(topic: message.topic, payload: message.payload))
+                    }
+                }
+            }
+            group.addTask {
+                for try await message in ownStatus where !message.retain && message.payloadString == "online" {
+                    startGate.signal()
+                }
+            }
+            group.addTask {
+                // Wall-clock beat: telemetry, and the agent's clock once a capture has ended.
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(500))
+                    continuation.yield(.clock)
+                }
+            }
+
+            await withGracefulShutdownHandler {
+                await self.loop(
+                    inputs: inputs, core: &core, connection: connection, pending: pending, state: stateDirectory,
+                    persistent: persistent, startedAt: startedAt, agentStart: agentStart, counters: counters)
+            } onGracefulShutdown: {
+                continuation.yield(.stop)
+            }
+
+            // 4. Shutting down: stop the source, say offline, deliver what is queued, disconnect.
+            stopRequested.store(true, ordering: .relaxed)
+            pending.signal()
+            continuation.finish()
+            _ = try? connection.publish(topic: topics.nodeStatus(node), string: "offline", qos: .atLeastOnce, retain: true)
+            await connection.disconnect(flushTimeout: .seconds(5))
+            group.cancelAll()
+        }
+        // The source thread stops within one poll; scanning is switched off by `feed.close()` there.
+        sourceDone.wait()
+    }
+
+    /// Moves the feed to the source thread.
+    /// @unchecked: after the hand-over only that thread touches the feed; this task never does again.
+    final class SourceHandOver: @unchecked Sendable {
+        let feed: any AdvertisementFeed
+        init(_ feed: any AdvertisementFeed) { self.feed = feed }
+    }
+
+    final class Counters: Sendable {
+        let published = Atomic<Int>(0)
+        let dropped = Atomic<Int>(0)
+    }
+
+    private func loop(
+        inputs: AsyncStream<Input>, core: inout AgentCore, connection: MQTTConnection, pending: DispatchSemaphore,
+        state: StateDirectory, persistent: Bool, startedAt: Instant, agentStart: Instant, counters: Counters
+    ) async {
+        let topics = configuration.core.topics
+        let node = configuration.core.node
+        /// The agent's clock: the source's time (a capture's timestamps, or the wall clock).
+        var now = agentStart
+        var lastTick: Instant?
+        var ended: (at: Instant, wall: Double)?
+        var lastTelemetry = wallClock()
+        var advertsSinceTelemetry = 0
+
+        func publishRetainedState() {
+            send(AgentPublication(topic: topics.nodeStatus(node), text: "online", qos: .atLeastOnce, retain: true))
+            sendInfo()
+            for publication in core.retainedPublications() { send(publication) }
+        }
+        func sendInfo() {
+            var info = JSONObjectWriter()
+            info.add("node", node.rawValue)
+            info.add("room", core.room.rawValue)
+            info.add("version", version)
+            info.add("source", configuration.source.description)
+            info.add("startedAt", ISO8601Timestamp.string(from: startedAt))
+            info.addRaw("configRevision", core.configRevisionJSON)
+            send(AgentPublication(topic: topics.nodeInfo(node), text: info.json, qos: .atLeastOnce, retain: true))
+        }
+        func send(_ publication: AgentPublication) {
+            do {
+                _ = try connection.publish(
+                    topic: publication.topic, payload: publication.payload,
+                    qos: publication.qos == .atLeastOnce ? .atLeastOnce : .atMostOnce, retain: publication.retain)
+                counters.published.add(1, ordering: .relaxed)
+            } catch {
+                counters.dropped.add(1, ordering: .relaxed)
+            }
+        }
+        func tick(to time: Instant) {
+            if let last = lastTick, time - last < 1 { return }
+            lastTick = time
+            perform(core.tick(at: time), connection: connection, state: state, persistent: persistent, send: send)
+        }
+
+        for await input in inputs {
+            switch input {
+            case .advertisements(let batch, let sourceNow):
+                for advertisement in batch {
+                    tick(to: advertisement.time)
+                    perform(core.observe(advertisement), connection: connection, state: state, persistent: persistent, send: send)
+                }
+                advertsSinceTelemetry += batch.count
+                now = max(now, sourceNow)
+                tick(to: now)
+                pending.signal()
+            case .sourceEnded(let at):
+                logger.info("the source ended", metadata: ["source": "\(configuration.source)"])
+                if configuration.exitAtEnd { return }
+                ended = (at, wallClock())
+            case .sourceFailed(let message):
+                logger.error("the source failed", metadata: ["reason": "\(message)"])
+                if configuration.exitAtEnd { return }
+                ended = (now, wallClock())
+            case .configuration(let topic, let payload):
+                let actions = core.receiveConfiguration(topic: topic, payload: payload, at: now)
+                perform(actions, connection: connection, state: state, persistent: persistent, send: send)
+                sendInfo()
+            case .connected:
+                logger.info("connected to the broker", metadata: ["broker": "\(configuration.broker)"])
+                publishRetainedState()
+            case .clock:
+                if let ended {
+                    // After a capture the clock goes on in real time, so pending exits still happen.
+                    now = ended.at + (wallClock() - ended.wall)
+                    tick(to: now)
+                }
+                let wall = wallClock()
+                if wall - lastTelemetry >= configuration.telemetryInterval {
+                    let statistics = connection.statistics
+                    var telemetry = JSONObjectWriter()
+                    telemetry.add("uptime", Int(wall - startedAt.seconds))
+                    telemetry.add("adverts", core.advertisementCount)
+                    telemetry.add("advertsPerSecond", Double(advertsSinceTelemetry) / max(wall - lastTelemetry, 1), decimals: 1)
+                    telemetry.add("beacons", core.trackedBeaconCount)
+                    telemetry.add("regions", core.regionCount)
+                    telemetry.add("published", counters.published.load(ordering: .relaxed))
+                    telemetry.add("dropped", counters.dropped.load(ordering: .relaxed) + statistics.droppedMessages + core.evictedTrackCount)
+                    telemetry.add("reconnects", statistics.reconnects)
+                    send(AgentPublication(topic: topics.nodeTelemetry(node), text: telemetry.json, qos: .atMostOnce, retain: false))
+                    lastTelemetry = wall
+                    advertsSinceTelemetry = 0
+                }
+            case .stop:
+                return
+            }
+        }
+    }
+
+    private func perform(
+        _ actions: [AgentAction], connection: MQTTConnection?, state: StateDirectory, persistent: Bool,
+        send: (AgentPublication) -> Void = { _ in }
+    ) {
+        for action in actions {
+            switch action {
+            case .publish(let publication):
+                send(publication)
+            case .persist(let file, let contents):
+                guard persistent else { continue }
+                do {
+                    try state.write(file, contents: contents)
+                } catch {
+                    logger.error("cannot save the configuration; it stays in force in memory", metadata: ["reason": "\(error)"])
+                }
+            case .log(let level, let message):
+                switch level {
+                case .info: logger.info("\(message)")
+                case .warning: logger.warning("\(message)")
+                case .error: logger.error("\(message)")
+                }
+            }
+        }
+    }
+}
