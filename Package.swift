@@ -90,7 +90,11 @@ let package = Package(
         ),
 
         // Test support: a real mosquitto on a free loopback port, and a killable client process.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport",
+            dependencies: ["MQTTClient", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/TestSupport"
+        ),
         .executableTarget(name: "mqtt-test-client", dependencies: ["MQTTClient"], path: "Tests/MQTTTestClient"),
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "TestSupport"]),

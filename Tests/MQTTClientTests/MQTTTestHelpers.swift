@@ -10,28 +10,6 @@ let testLogger: Logger = {
     return logger
 }()
 
-struct TimedOut: Error, CustomStringConvertible {
-    let what: String
-    var description: String { "timed out waiting for \(what)" }
-}
-
-/// Runs `body` with a failure guard: after `timeout` the body is cancelled and `TimedOut` thrown.
-/// Nothing waits for time to pass when all goes well.
-func within<Value: Sendable>(
-    _ what: String, timeout: Duration = .seconds(10), _ body: @escaping @Sendable () async throws -> Value
-) async throws -> Value {
-    try await withThrowingTaskGroup(of: Value?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: timeout)
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else { throw TimedOut(what: what) }
-        return value
-    }
-}
-
 /// The next `count` messages of a subscription (fewer only if the guard fires, which fails the test).
 func collect(_ subscription: MQTTSubscription, count: Int, timeout: Duration = .seconds(10)) async throws -> [MQTTMessage] {
     try await within("\(count) messages on \(subscription.filter)", timeout: timeout) {

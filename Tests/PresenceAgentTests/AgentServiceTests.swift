@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `presence-agent run` as operators run it: the built binary, a real mosquitto, the real capture.
+@Suite struct AgentServiceTests {
+    static let uuid = "494e5445-4c4c-495f-524f-434b535f4857"
+    static let beacon = "ibeacon-494e5445-4c4c-495f-524f-434b535f4857-20594-62207"
+    static let region = #"{"revision":7,"regions":[{"id":"office","uuid":"494e5445-4c4c-495f-524f-434b535f4857"}]}"#
+
+    struct Agent {
+        let pid: pid_t
+        let stateDir: String
+        let log: String
+
+        func signal(_ number: Int32) { kill(pid, number) }
+        func exitStatus() throws -> Int32 { try ToolRunner.waitForExit(pid) }
+        var output: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+    }
+
+    func startAgent(_ broker: TestBroker, stateDir: String? = nil, extra: [String] = []) throws -> Agent {
+        let directory = stateDir ?? (NSTemporaryDirectory() + "agent-state-\(UUID().uuidString)")
+        let log = NSTemporaryDirectory() + "agent-\(UUID().uuidString).log"
+        let descriptor = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        defer { close(descriptor) }
+        let capture = try SharedData.path(SharedData.horizonCapture)
+        let pid = try ToolRunner.spawn(
+            try BuildProducts.executable(named: "presence-agent"),
+            ["run", "--node", "test", "--room", "lab", "--source", "btsnoop:" + capture, "--speed", "0",
+             "--broker", "mqtt://127.0.0.1:\(broker.port)", "--state-dir", directory] + extra,
+            output: descriptor)
+        return Agent(pid: pid, stateDir: directory, log: log)
+    }
+
+    @Test func replayIntoARealBrokerFollowsTheContract() async throws {
+        let broker = try await TestBroker.start()
+        defer { broker.kill() }
+        let recorder = try await TopicRecorder.start(broker, filter: "presence/#")
+        try broker.mosquittoPub(topic: "presence/config/regions", message: Self.region, qos: 1, retain: true)
+        let agent = try startAgent(broker)
+
+        try await recorder.wait(forTopic: "presence/nodes/test/status") { $0.text == "online" }
+        try await recorder.wait(forTopic: "presence/nodes/test/regions/office/state") { $0.text == "inside" }
+        let enter = try await recorder.wait(forTopic: "presence/nodes/test/regions/office/event")
+        #expect(enter.text == #"{"event":"enter","region":"office","node":"test","room":"lab","beacon":"\#(Self.beacon)","at":"2021-02-01T03:27:59.789Z"}"#)
+        let measurement = try await recorder.wait(forTopic: "presence/beacons/\(Self.beacon)/test")
+        #expect(measurement.text.hasPrefix(#"{"id":"\#(Self.beacon)","beacon":"\#(Self.beacon)","node":"test","room":"lab","rssi":-49,"#))
+        #expect(measurement.text.contains(#""measuredPower":-62"#))
+        let status = try await recorder.wait(forTopic: "presence/nodes/test/config/status")
+        #expect(status.text.hasPrefix(#"{"status":"ok","topic":"presence/config/regions","revision":7,"regions":1,"appliedAt":"#))
+        #expect(recorder.texts("presence/nodes/test/regions/office/event").count == 1)
+
+        // A malformed message: an error naming the field, and the region stays monitored.
+        try broker.mosquittoPub(topic: "presence/config/regions", message: #"{"revision":8,"regions":[{"id":"office","uuid":"abc"}]}"#, qos: 1, retain: true)
+        let rejected = try await recorder.wait(forTopic: "presence/nodes/test/config/status") { $0.text.contains("error") }
+        #expect(rejected.text == #"{"status":"error","topic":"presence/config/regions","revision":8,"error":"regions[0].uuid: 'abc' is not a UUID","keptRevision":7}"#)
+        #expect(recorder.texts("presence/nodes/test/regions/office/state").last == "inside")
+        let saved = try String(contentsOfFile: agent.stateDir + "/regions.json", encoding: .utf8)
+        #expect(saved == Self.region)
+
+        agent.signal(SIGTERM)
+        try await recorder.wait(forTopic: "presence/nodes/test/status") { $0.text == "offline" }
+        #expect(try agent.exitStatus() == 0)
+        await recorder.stop()
+    }
+
+    @Test func aKilledAgentLeavesItsLastWill() async throws {
+        let broker = try await TestBroker.start()
+        defer { broker.kill() }
+        let recorder = try await TopicRecorder.start(broker, filter: "presence/nodes/test/status")
+        let agent = try startAgent(broker)
+        try await recorder.wait(forTopic: "presence/nodes/test/status") { $0.text == "online" }
+        agent.signal(SIGKILL)
+        _ = try agent.exitStatus()
+        try await recorder.wait(forTopic: "presence/nodes/test/status") { $0.text == "offline" }
+        await recorder.stop()
+    }
+
+    @Test func theLastGoodRegionsSurviveARestartWithoutTheirMessage() async throws {
+        let stateDir = NSTemporaryDirectory() + "agent-state-\(UUID().uuidString)"
+        do {
+            let broker = try await TestBroker.start()
+            defer { broker.kill() }
+            try broker.mosquittoPub(topic: "presence/config/regions", message: Self.region, qos: 1, retain: true)
+            let agent = try startAgent(broker, stateDir: stateDir, extra: ["--exit-at-end"])
+            #expect(try agent.exitStatus() == 0)
+        }
+        // A new broker that has never seen the regions message: the agent monitors from its state.
+        let broker = try await TestBroker.start()
+        defer { broker.kill() }
+        let recorder = try await TopicRecorder.start(broker, filter: "presence/#")
+        let agent = try startAgent(broker, stateDir: stateDir, extra: ["--exit-at-end"])
+        try await recorder.wait(forTopic: "presence/nodes/test/regions/office/event") { $0.text.contains(#""event":"enter""#) }
+        #expect(try agent.exitStatus() == 0)
+        #expect(recorder.texts("presence/nodes/test/config/status").isEmpty)
+        await recorder.stop()
+    }
+
+    @Test func aBadFlagOrConfigurationIsNamed() throws {
+        let binary = try BuildProducts.executable(named: "presence-agent")
+        let noNode = try ToolRunner.run(binary, ["run", "--room", "lab"], separateErrors: true)
+        #expect(noNode.status == 2)
+        #expect(noNode.errors == "error: node: required: this receiver's id, e.g. kitchen-1\n")
+        let badBroker = try ToolRunner.run(binary, ["run", "--node", "a", "--room", "b", "--broker", "tcp://x"], separateErrors: true)
+        #expect(badBroker.errors == "error: broker: 'tcp://x' is not mqtt://host[:port] or mqtts://host[:port]\n")
+        let file = NSTemporaryDirectory() + "agent-\(UUID().uuidString).yaml"
+        try "node: a\nroom: b\ntracking:\n  heartbeet: 5\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let badKey = try ToolRunner.run(binary, ["run", "--config", file], separateErrors: true)
+        #expect(badKey.status == 2)
+        #expect(badKey.errors == "error: tracking.heartbeet: unknown key (known keys: distanceStep, heartbeat, measuredPower, pathLossExponent, rssiOffset)\n")
+    }
+}

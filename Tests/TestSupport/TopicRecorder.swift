@@ -1,0 +1,111 @@
+import Logging
+import MQTTClient
+import Synchronization
+
+/// Everything published under a filter on a test broker, as `mosquitto_sub -v` would show it, with
+/// a way to wait until what a test expects has arrived.
+public final class TopicRecorder: Sendable {
+    public struct Message: Sendable, CustomStringConvertible {
+        public let topic: String
+        public let payload: [UInt8]
+        public let retain: Bool
+        public var text: String { String(decoding: payload, as: UTF8.self) }
+        public var description: String { "\(topic) \(text)" }
+    }
+
+    private struct State {
+        var messages: [Message] = []
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter = 0
+    }
+
+    /// Shared with the consumer task and waiters (a Mutex cannot be captured by itself).
+    private final class Shared: Sendable {
+        let mutex = Mutex(State())
+        func withLock<R>(_ body: (inout State) -> R) -> R { mutex.withLock { body(&$0) } }
+    }
+
+    private let state = Shared()
+    private let connection: MQTTConnection
+    private let consumer: Task<Void, Never>
+
+    private init(connection: MQTTConnection, subscription: MQTTSubscription) {
+        self.connection = connection
+        let state = self.state
+        consumer = Task {
+            for await message in subscription {
+                let waiters = state.withLock { state in
+                    state.messages.append(Message(topic: message.topic, payload: message.payload, retain: message.retain))
+                    defer { state.waiters.removeAll() }
+                    return state.waiters
+                }
+                for waiter in waiters.values { waiter.resume() }
+            }
+        }
+    }
+
+    /// Connects to `broker` and subscribes to `filter` before returning.
+    public static func start(_ broker: TestBroker, filter: String = "#", clientID: String = "recorder") async throws -> TopicRecorder {
+        var logger = Logger(label: "recorder")
+        logger.logLevel = .critical
+        let connection = try MQTTConnection(
+            options: MQTTConnectionOptions(host: broker.host, port: broker.port, clientID: clientID), logger: logger)
+        try await connection.connect(timeout: .seconds(10))
+        let subscription = try await connection.subscribe(filter, qos: .atLeastOnce)
+        return TopicRecorder(connection: connection, subscription: subscription)
+    }
+
+    /// What has arrived so far, in order.
+    public var messages: [Message] { state.withLock { $0.messages } }
+
+    /// Payloads on one topic, in order.
+    public func texts(_ topic: String) -> [String] { messages.filter { $0.topic == topic }.map(\.text) }
+
+    /// Returns once `condition` holds for what has arrived; throws `TimedOut` (naming `what` and
+    /// listing what did arrive) if it does not within `timeout`.
+    @discardableResult
+    public func wait(
+        for what: String, timeout: Duration = .seconds(15), until condition: @escaping @Sendable ([Message]) -> Bool
+    ) async throws -> [Message] {
+        do {
+            return try await within(what, timeout: timeout) { [state] in
+                while true {
+                    let messages = state.withLock { $0.messages }
+                    if condition(messages) { return messages }
+                    try Task.checkCancellation()
+                    let id = state.withLock { state -> Int in
+                        state.nextWaiter += 1
+                        return state.nextWaiter
+                    }
+                    await withTaskCancellationHandler {
+                        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                            let resumeNow = state.withLock { state -> Bool in
+                                if condition(state.messages) || Task.isCancelled { return true }
+                                state.waiters[id] = continuation
+                                return false
+                            }
+                            if resumeNow { continuation.resume() }
+                        }
+                    } onCancel: {
+                        state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+                    }
+                }
+            }
+        } catch let timedOut as TimedOut {
+            let seen = messages.suffix(40).map { "  " + String($0.description.prefix(160)) }.joined(separator: "\n")
+            throw TimedOut(what: "\(timedOut.what); last messages:\n\(seen)")
+        }
+    }
+
+    /// Waits until a message on `topic` satisfies `matches`; returns it.
+    @discardableResult
+    public func wait(forTopic topic: String, timeout: Duration = .seconds(15), matching matches: @escaping @Sendable (Message) -> Bool = { _ in true }) async throws -> Message {
+        let messages = try await wait(for: "a message on \(topic)", timeout: timeout) { $0.contains { $0.topic == topic && matches($0) } }
+        return messages.last { $0.topic == topic && matches($0) }!
+    }
+
+    public func stop() async {
+        consumer.cancel()
+        await connection.disconnect(flushTimeout: .seconds(1))
+    }
+}
