@@ -97,11 +97,11 @@ public final class TopicRecorder: Sendable {
         }
     }
 
-    /// Waits until a message on `topic` satisfies `matches`; returns it.
+    /// Waits until a message on `topic` satisfies `matches`; returns the first that does.
     @discardableResult
     public func wait(forTopic topic: String, timeout: Duration = .seconds(15), matching matches: @escaping @Sendable (Message) -> Bool = { _ in true }) async throws -> Message {
         let messages = try await wait(for: "a message on \(topic)", timeout: timeout) { $0.contains { $0.topic == topic && matches($0) } }
-        return messages.last { $0.topic == topic && matches($0) }!
+        return messages.first { $0.topic == topic && matches($0) }!
     }
 
     public func stop() async {
