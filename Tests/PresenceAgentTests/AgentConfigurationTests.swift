@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import PresenceAgent
+
+@Suite struct AgentConfigurationTests {
+    @Test func theShippedExampleIsValid() throws {
+        let path = SharedData.packageRoot().appendingPathComponent("etc/presence-agent.yaml").path
+        var configuration = AgentConfiguration()
+        try configuration.apply(yaml: try String(contentsOfFile: path, encoding: .utf8), file: path)
+        let resolved = try configuration.resolve { _ in "s3cret\n" }
+        #expect(resolved.core.node.rawValue == "kitchen-1")
+        #expect(resolved.core.room.rawValue == "kitchen")
+        #expect(resolved.source == .hciSocket(deviceID: 0))
+        #expect(resolved.credentials?.username == "kitchen-1")
+        #expect(resolved.credentials?.password == "s3cret")
+        #expect(resolved.core.monitor.exitDelay == 30)
+        #expect(resolved.clientID == "presence-agent-kitchen-1")
+    }
+
+    @Test func fileThenEnvironmentThenFlags() throws {
+        var configuration = AgentConfiguration()
+        try configuration.apply(yaml: "node: from-file\nroom: file-room\nbroker:\n  url: mqtt://file:1883\n", file: "a.yaml")
+        configuration.apply(environment: ["PRESENCE_BROKER": "mqtt://env:1884", "PRESENCE_ROOM": "env-room"])
+        configuration.room = "flag-room"  // what a flag does
+        let resolved = try configuration.resolve()
+        #expect(resolved.core.node.rawValue == "from-file")
+        #expect(resolved.core.room.rawValue == "flag-room")
+        #expect(resolved.broker.host == "env" && resolved.broker.port == 1884)
+    }
+
+    @Test func everyErrorNamesItsField() {
+        func error(_ yaml: String) -> String {
+            var configuration = AgentConfiguration()
+            do {
+                try configuration.apply(yaml: yaml, file: "agent.yaml")
+                _ = try configuration.resolve()
+                return "no error"
+            } catch {
+                return error.description
+            }
+        }
+        #expect(error("node: Kitchen\nroom: k") == "node: 'Kitchen' must be 1–64 characters of a-z, 0-9, '_' and '-'")
+        #expect(error("node: a\nroom: k/x") == "room: 'k/x' must be 1–64 characters of a-z, 0-9, '_' and '-'")
+        #expect(error("node: a\nroom: b\nroot: a/+") == "root: 'a/+' must be one or more '/'-separated levels of 1–64 characters of a-z, 0-9, '_' and '-'")
+        #expect(error("node: a\nroom: b\nsource: hci") == "source: 'hci': an adapter is hci0, hci1, … or hci:N")
+        #expect(error("node: a\nroom: b\nspeed: fast") == "speed: expected a number, got 'fast'")
+        #expect(error("node: a\nroom: b\ntracking:\n  heartbeat: 0") == "tracking.heartbeat: 0.0 is not in 1…3600 seconds")
+        #expect(error("node: a\nroom: b\nbroker:\n  url: mqtts://x") == "broker.caFile: required for mqtts://")
+        #expect(error("node: a\nroom: b\nbroker:\n  password: x") == "broker.username: required when a password is given")
+        #expect(error("node: a\nroom: b\nregions: 5") == "regions: expected a mapping")
+        #expect(error("[1, 2]") == "agent.yaml: expected a mapping of settings at the top level")
+        #expect(error("node: a\n  room: : b") .hasPrefix("agent.yaml: not valid YAML"))
+        #expect(error("node: a\nroom: b\nnodes: c") == "nodes: unknown key (known keys: broker, node, regions, reportUnknown, room, root, source, speed, stateDir, telemetryInterval, tracking)")
+    }
+}
