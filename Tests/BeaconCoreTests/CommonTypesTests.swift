@@ -56,7 +56,7 @@ import Testing
 
     @Test func escapesControlCharacters() {
         var out = ""
-        JSONObjectWriter.appendQuoted("a\u{01}b", to: &out)
+        JSONText.appendQuoted("a\u{01}b", to: &out)
         #expect(out == #""a\u0001b""#)
     }
 }

@@ -16,7 +16,7 @@ public struct JSONObjectWriter: Sendable {
 
     public mutating func add(_ key: String, _ value: String) {
         appendKey(key)
-        JSONObjectWriter.appendQuoted(value, to: &text)
+        JSONText.appendQuoted(value, to: &text)
     }
 
     public mutating func add(_ key: String, _ value: Int) {
@@ -49,7 +49,7 @@ public struct JSONObjectWriter: Sendable {
     private mutating func appendKey(_ key: String) {
         if !isEmpty { text += "," }
         isEmpty = false
-        JSONObjectWriter.appendQuoted(key, to: &text)
+        JSONText.appendQuoted(key, to: &text)
         text += ":"
     }
 
@@ -74,24 +74,5 @@ public struct JSONObjectWriter: Sendable {
         while fraction.count < decimals { fraction = "0" + fraction }
         while fraction.hasSuffix("0") { fraction.removeLast() }
         return (negative ? "-" : "") + String(magnitude / unit) + "." + fraction
-    }
-
-    /// Appends `value` as a JSON string literal: quotes, backslashes and control characters escaped.
-    public static func appendQuoted(_ value: String, to out: inout String) {
-        out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                out += "\\u00"
-                HexDigits.append(UInt8(scalar.value), to: &out)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
     }
 }
