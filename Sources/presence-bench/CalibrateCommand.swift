@@ -14,8 +14,31 @@ struct CalibrateCommand: ParsableCommand {
     @Option(help: "The shared data directory (static-rssi/, traces/, rssi-vs-distance/).")
     var data: String = "../shared/data"
 
+    @Option(help: "Only measure the at-rest publish rate of this step floor (dB) with the other defaults, and print it.")
+    var atRestStep: Double?
+
+    @Option(help: "With --at-rest-step: the σ multiple k.")
+    var sigmaMultiple: Double?
+
+    @Option(help: "With --at-rest-step: the step while moving, dB.")
+    var movingStep: Double?
+
+    @Option(help: "With --at-rest-step: how long a step publish keeps the moving step, seconds.")
+    var movingFor: Double?
+
     func run() throws {
         let inputs = try Self.loadInputs(dataDirectory: data)
+        if let atRestStep {
+            var parameters = TrackingParameters.default
+            parameters.publish.rssiStep = atRestStep
+            if let sigmaMultiple { parameters.publish.sigmaMultiple = sigmaMultiple }
+            if let movingStep { parameters.publish.movingStep = movingStep }
+            if let movingFor { parameters.publish.movingFor = movingFor }
+            let rates = inputs.staticSeries.map { TrackingCalibration.stillPublishesPerMinute($0.series, parameters: parameters) }
+            print("median \(TrackingCalibration.median(rates)) p90 \(TrackingCalibration.quantile(rates, 0.9)) "
+                  + "mean \(TrackingCalibration.mean(rates)) max \(rates.max() ?? .nan)")
+            return
+        }
         let report = TrackingCalibration.run(inputs)
         let encoder = JSONEncoder()
         encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
