@@ -134,10 +134,11 @@ struct BeaconRoomState: Sendable {
             guard let firstEvidence, time.since(firstEvidence) >= p.settleTime else { return nil }
             return change(to: best.room, at: time)
         }
-        guard let currentScore = scores.first(where: { $0.room == current })?.score else {
-            // Every node of the current room went silent or offline: it cannot be defended.
-            return change(to: best.room, at: time)
-        }
+        // Every node of the current room stopped hearing the beacon (or went offline): the room
+        // cannot be defended, but a challenger still needs its dwell — when a beacon vanishes,
+        // its nodes report `unknown` within a second of each other, and the room must not flip
+        // to whichever room's node happened to report last.
+        let currentScore = scores.first(where: { $0.room == current })?.score ?? -Double.infinity
 
         // Challengers: rooms leading by more than the margin right now; a break resets them.
         var kept: [Challenge] = []

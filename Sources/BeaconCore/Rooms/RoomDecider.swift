@@ -17,11 +17,11 @@ import Darwin
 /// over time, reaches `evidenceToSwitch` dB·s — a decisive lead switches after the dwell, a slim
 /// one takes longer. A node's measurement with proximity `unknown` (no distance: the node no
 /// longer hears the beacon) drops that node's evidence at once; evidence older than `staleAfter`
-/// (a safety net for a lost `unknown`) is dropped too; a room left with no evidence loses at once
-/// to one still heard; nodes reported `offline` are ignored until `online`. When no node hears the
-/// beacon any more, it keeps its room for `awayTimeout`, then goes `not_home`. Pure value type: time is always a
-/// parameter, and nothing happens between calls, so the owner calls `tick(at:)` periodically
-/// (the replay: at every sample and at least every second).
+/// (a safety net for a lost `unknown`) is dropped too; a room left with no evidence loses to one
+/// still heard after the dwell; nodes reported `offline` are ignored until `online`. When no node
+/// hears the beacon any more, it keeps its room for `awayTimeout`, then goes `not_home`. Pure
+/// value type: time is always a parameter, and nothing happens between calls, so the owner calls
+/// `tick(at:)` periodically (the replay: at every sample and at least every second).
 public struct RoomDecider: Sendable {
     public let parameters: RoomDecisionParameters
     private var beacons: [BeaconID: BeaconRoomState] = [:]
