@@ -3,7 +3,9 @@ import BeaconCore
 /// Drives the agent's tracking and the aggregator's room decision from a trace, on a virtual clock
 /// (the trace's own time): per (beacon, node) the node's real `BeaconTrack` (Kalman filter,
 /// distance, proximity, publish policy), and only what a node would actually publish reaches the
-/// `RoomDecider` — exactly what the live aggregator would have seen over MQTT.
+/// `RoomDecider` — exactly what the live aggregator would have seen over MQTT. Like a live node,
+/// which ticks at least once a second, every track is checked for silence at each sample's time
+/// and at each one-second tick, and its one `unknown` measurement is delivered then.
 public struct TraceReplay: Sendable {
     /// One input sample after the node's filter (`--output measurements`).
     public struct Measurement: Sendable, Hashable {

@@ -3,7 +3,8 @@ import BeaconCore
 import Foundation
 
 /// Chooses the tracking defaults (Kalman q and r, silence, path-loss exponent and P₁, hysteresis,
-/// distance step) from shared/data and prints every figure as one JSON object. The rules live in
+/// publish step under the at-rest budget) from shared/data and prints every figure as one JSON
+/// object. `--at-rest-step` instead measures one candidate publish policy on the still beacons. The rules live in
 /// `TrackingCalibration.run`; this command only reads the files.
 struct CalibrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -28,14 +28,14 @@ extension TrackingCalibration {
     /// the budget.
     public static let sigmaMultipleGrid: [Double] = [0, 2, 3]
     /// The k chosen: 0. With k = 2 (floor 2.5 dB) or k = 3 (floor 0.5 dB) a still beacon is within
-    /// the budget too (k = 3 even calmer in the noisiest placements), but `presence-bench
-    /// evaluate` loses room-decision accuracy with them (0.843, 0.849 against 0.855): the
-    /// filter's σ follows the advertising rate, not how fast a walking beacon's RSSI changes.
+    /// the budget too, and k = 3 is calmer in the noisiest placements (90th percentile 4.5 per
+    /// minute against 10.7), but the room decision on the walking traces loses accuracy with them
+    /// (`presence-bench evaluate`: 0.843 and 0.849 against 0.855, below issue 5's 0.85).
     public static let chosenSigmaMultiple = 0.0
     /// The fine step while moving (dB) and how long a step publish keeps it (s): not measurable on
-    /// still beacons; chosen with `presence-bench evaluate` on the walking traces (without it a
-    /// 3 dB step costs the room decision 2 % accuracy and 0.5 s of latency) and counted in the
-    /// at-rest rate here.
+    /// still beacons; chosen with `presence-bench evaluate` on the walking traces (without it the
+    /// 3 dB step costs the room decision 1.8 points of accuracy, 4 flaps and 0.45 s of median
+    /// latency) and counted in the at-rest rate here.
     public static let chosenMovingStep = 1.0
     public static let chosenMovingFor = 5.0
     /// A beacon parked on a boundary may change class this often per hour (median series).
