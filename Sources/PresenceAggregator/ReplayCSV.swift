@@ -16,7 +16,7 @@ public enum ReplayCSV {
     public static func measurementRow(_ measurement: TraceReplay.Measurement) -> String {
         let s = measurement.sample, u = measurement.update
         return "\(fixed(s.time.seconds, decimals: 3)),\(s.node),\(s.room),\(s.beacon.rawValue),\(s.rssi),"
-            + "\(fixed(u.rssiFiltered, decimals: 2)),\(fixed(u.sigma, decimals: 2)),\(fixed(u.distance, decimals: 2)),"
+            + "\(fixed(u.rssiFiltered, decimals: 2)),\(fixed(u.sigma, decimals: 2)),\(u.distance.map { fixed($0, decimals: 2) } ?? ""),"
             + u.proximity.rawValue
     }
 

@@ -3,7 +3,9 @@ import BeaconCore
 /// Drives the agent's tracking and the aggregator's room decision from a trace, on a virtual clock
 /// (the trace's own time): per (beacon, node) the node's real `BeaconTrack` (Kalman filter,
 /// distance, proximity, publish policy), and only what a node would actually publish reaches the
-/// `RoomDecider` — exactly what the live aggregator would have seen over MQTT.
+/// `RoomDecider` — exactly what the live aggregator would have seen over MQTT. Like a live node,
+/// which ticks at least once a second, every track is checked for silence at each sample's time
+/// and at each one-second tick, and its one `unknown` measurement is delivered then.
 public struct TraceReplay: Sendable {
     /// One input sample after the node's filter (`--output measurements`).
     public struct Measurement: Sendable, Hashable {
@@ -37,7 +39,14 @@ public struct TraceReplay: Sendable {
     public let tickInterval: Double
     public private(set) var decider: RoomDecider
     private var tracks: [TrackKey: BeaconTrack] = [:]
+    /// The tracks in order of (beacon, node), so silences are delivered deterministically.
+    private var trackOrder: [TrackKey] = []
+    /// The room each node serves, as the trace says.
+    private var rooms: [String: String] = [:]
     private var lastTick: Instant?
+    private var lastSilenceCheck: Instant?
+    /// Measurements the nodes published so far (heard and `unknown`): what crossed the broker.
+    public private(set) var published = 0
 
     public init(tracking: TrackingParameters = .default, decision: RoomDecisionParameters = .default,
                 tickInterval: Double = 1) {
@@ -48,29 +57,60 @@ public struct TraceReplay: Sendable {
 
     /// Folds in one trace sample at its own time.
     public mutating func step(_ sample: TraceSample) -> Step {
-        // Time passes first: the aggregator ticks between measurements (dwell, stale, away).
+        // Time passes first: at each one-second tick (and at the sample's time) the nodes report
+        // the beacons they stopped hearing, then the aggregator ticks (dwell, stale, away).
         var decisions: [TimedDecision] = []
         if var tick = lastTick {
             while tick.advanced(by: tickInterval) < sample.time {
                 tick = tick.advanced(by: tickInterval)
-                decisions += decider.tick(at: tick).map { TimedDecision(time: tick, decision: $0) }
+                decisions += passTime(to: tick)
             }
         }
-        decisions += decider.tick(at: sample.time).map { TimedDecision(time: sample.time, decision: $0) }
+        decisions += passTime(to: sample.time)
         if lastTick.map({ sample.time > $0 }) ?? true { lastTick = sample.time }
         let key = TrackKey(beacon: sample.beacon, node: sample.node)
-        var track = tracks.removeValue(forKey: key) ?? BeaconTrack(parameters: tracking)
+        var track: BeaconTrack
+        if let existing = tracks.removeValue(forKey: key) {
+            track = existing
+        } else {
+            track = BeaconTrack(parameters: tracking)
+            let index = trackOrder.firstIndex { ($0.beacon, $0.node) > (key.beacon, key.node) } ?? trackOrder.endIndex
+            trackOrder.insert(key, at: index)
+        }
         let update = track.observe(rssi: sample.rssi, measuredPower: sample.measuredPower, at: sample.time)
         tracks[key] = track
         if update.shouldPublish {
-            let evidence = NodeEvidence(beacon: sample.beacon, node: sample.node, room: sample.room,
-                                        rssiFiltered: update.rssiFiltered, sigma: update.sigma,
-                                        distance: update.distance, proximity: update.proximity)
-            if let decision = decider.update(evidence, at: sample.time) {
+            published += 1
+            if let decision = decider.update(evidence(key, room: sample.room, update), at: sample.time) {
                 decisions.append(TimedDecision(time: sample.time, decision: decision))
             }
         }
+        if rooms[sample.node] == nil { rooms[sample.node] = sample.room }
         return Step(measurement: Measurement(sample: sample, update: update), decisions: decisions)
+    }
+
+    /// Every node's silence checks at `time` (a live node ticks at least once a second), their
+    /// `unknown` measurements delivered, then the aggregator's tick.
+    private mutating func passTime(to time: Instant) -> [TimedDecision] {
+        var decisions: [TimedDecision] = []
+        if lastSilenceCheck.map({ time > $0 }) ?? true {
+            lastSilenceCheck = time
+            for key in trackOrder {
+                guard let silence = tracks[key]?.checkSilence(at: time) else { continue }
+                published += 1
+                let room = rooms[key.node] ?? ""
+                if let decision = decider.update(evidence(key, room: room, silence), at: time) {
+                    decisions.append(TimedDecision(time: time, decision: decision))
+                }
+            }
+        }
+        decisions += decider.tick(at: time).map { TimedDecision(time: time, decision: $0) }
+        return decisions
+    }
+
+    private func evidence(_ key: TrackKey, room: String, _ update: TrackUpdate) -> NodeEvidence {
+        NodeEvidence(beacon: key.beacon, node: key.node, room: room, rssiFiltered: update.rssiFiltered,
+                     sigma: update.sigma, distance: update.distance, proximity: update.proximity)
     }
 
     /// Replays `samples` and returns the decision rows (time of each change and the decision).

@@ -3,7 +3,8 @@ import BeaconCore
 import Foundation
 
 /// Chooses the tracking defaults (Kalman q and r, silence, path-loss exponent and P₁, hysteresis,
-/// distance step) from shared/data and prints every figure as one JSON object. The rules live in
+/// publish step under the at-rest budget) from shared/data and prints every figure as one JSON
+/// object. `--at-rest-step` instead measures one candidate publish policy on the still beacons. The rules live in
 /// `TrackingCalibration.run`; this command only reads the files.
 struct CalibrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,8 +15,31 @@ struct CalibrateCommand: ParsableCommand {
     @Option(help: "The shared data directory (static-rssi/, traces/, rssi-vs-distance/).")
     var data: String = "../shared/data"
 
+    @Option(help: "Only measure the at-rest publish rate of this step floor (dB) with the other defaults, and print it.")
+    var atRestStep: Double?
+
+    @Option(help: "With --at-rest-step: the σ multiple k.")
+    var sigmaMultiple: Double?
+
+    @Option(help: "With --at-rest-step: the step while moving, dB.")
+    var movingStep: Double?
+
+    @Option(help: "With --at-rest-step: how long a step publish keeps the moving step, seconds.")
+    var movingFor: Double?
+
     func run() throws {
         let inputs = try Self.loadInputs(dataDirectory: data)
+        if let atRestStep {
+            var parameters = TrackingParameters.default
+            parameters.publish.rssiStep = atRestStep
+            if let sigmaMultiple { parameters.publish.sigmaMultiple = sigmaMultiple }
+            if let movingStep { parameters.publish.movingStep = movingStep }
+            if let movingFor { parameters.publish.movingFor = movingFor }
+            let rates = inputs.staticSeries.map { TrackingCalibration.stillPublishesPerMinute($0.series, parameters: parameters) }
+            print("median \(TrackingCalibration.median(rates)) p90 \(TrackingCalibration.quantile(rates, 0.9)) "
+                  + "mean \(TrackingCalibration.mean(rates)) max \(rates.max() ?? .nan)")
+            return
+        }
         let report = TrackingCalibration.run(inputs)
         let encoder = JSONEncoder()
         encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")

@@ -33,6 +33,21 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: "Settle time in seconds.")
     var settleTime: Double?
 
+    @Option(help: "The agents' publish step floor in dB (default: MeasurementPublishPolicy.Parameters.default).")
+    var rssiStep: Double?
+
+    @Option(help: "The agents' publish step σ multiple k.")
+    var sigmaMultiple: Double?
+
+    @Option(help: "The agents' step while moving, dB.")
+    var movingStep: Double?
+
+    @Option(help: "How long a step publish keeps the moving step, seconds.")
+    var movingFor: Double?
+
+    @Option(help: "The agents' heartbeat in seconds.")
+    var heartbeat: Double?
+
     @Flag(help: "Also score a grid of margin × dwell × evidence settings (the README's table).")
     var grid = false
 
@@ -44,20 +59,33 @@ struct EvaluateCommand: ParsableCommand {
         if let leadCap { parameters.leadCap = leadCap }
         if let settleTime { parameters.settleTime = settleTime }
 
+        var tracking = TrackingParameters.default
+        if let rssiStep { tracking.publish.rssiStep = rssiStep }
+        if let sigmaMultiple { tracking.publish.sigmaMultiple = sigmaMultiple }
+        if let heartbeat { tracking.publish.heartbeat = heartbeat }
+        if let movingStep { tracking.publish.movingStep = movingStep }
+        if let movingFor { tracking.publish.movingFor = movingFor }
+
         let sets = try Self.loadTraces(directory: traces)
         var report = Report(
-            parameters: .init(parameters),
+            parameters: .init(parameters), publish: tracking.publish,
             traces: [], pooled: .init(name: "pooled", scores: []), baseline: .init(name: "pooled", scores: []),
             grid: nil
         )
         var mine: [RoomDecisionScore] = [], base: [RoomDecisionScore] = []
+        var totalMessages = 0, totalMinutes = 0.0
         for set in sets {
-            let score = Self.score(set, parameters: parameters)
+            let (score, messages, minutes) = Self.replay(set, tracking: tracking, parameters: parameters)
             let baseline = Self.scoreBaseline(set)
             mine.append(score)
             base.append(baseline)
-            report.traces.append(.init(name: set.name, scores: [score], baseline: baseline))
+            var row = TraceRow(name: set.name, scores: [score], baseline: baseline)
+            row.messagesPerBeaconMinute = minutes > 0 ? rounded(Double(messages) / minutes, 2) : nil
+            report.traces.append(row)
+            totalMessages += messages
+            totalMinutes += minutes
         }
+        report.messagesPerBeaconMinuteMoving = totalMinutes > 0 ? rounded(Double(totalMessages) / totalMinutes, 2) : nil
         report.pooled = .init(name: "pooled", scores: mine)
         report.baseline = .init(name: "strongest raw RSSI in the last 1 s", scores: base)
         if grid {
@@ -69,7 +97,7 @@ struct EvaluateCommand: ParsableCommand {
                         p.margin = margin
                         p.dwell = dwell
                         p.evidenceToSwitch = evidence
-                        let summary = Summary(name: "grid", scores: sets.map { Self.score($0, parameters: p) })
+                        let summary = Summary(name: "grid", scores: sets.map { Self.replay($0, tracking: tracking, parameters: p).score })
                         rows.append(GridRow(margin: margin, dwell: dwell, evidenceToSwitch: evidence, summary: summary))
                     }
                 }
@@ -105,12 +133,23 @@ struct EvaluateCommand: ParsableCommand {
         }
     }
 
-    /// Scores every beacon of the trace and pools them.
-    static func score(_ set: TraceSet, parameters: RoomDecisionParameters) -> RoomDecisionScore {
-        let rows = TraceReplay.decisions(of: set.samples, decision: parameters)
-        return perBeacon(set) { beacon in
+    /// Replays the trace: its score, and the measurements the nodes published over how many
+    /// beacon-node-minutes (each (beacon, node) pair counted from the trace's first sample to its last).
+    static func replay(_ set: TraceSet, tracking: TrackingParameters, parameters: RoomDecisionParameters)
+        -> (score: RoomDecisionScore, messages: Int, beaconNodeMinutes: Double)
+    {
+        var replay = TraceReplay(tracking: tracking, decision: parameters)
+        var rows: [(time: Instant, decision: RoomDecision)] = []
+        for sample in set.samples {
+            for timed in replay.step(sample).decisions { rows.append((timed.time, timed.decision)) }
+        }
+        let score = perBeacon(set) { beacon in
             rows.filter { $0.decision.beacon == beacon }.map { ($0.time, $0.decision.room) }
         }
+        var pairs = Set<String>()
+        for sample in set.samples { pairs.insert(sample.beacon.rawValue + "\u{0}" + sample.node) }
+        let duration = (set.samples.last?.time).map { $0.since(set.samples[0].time) } ?? 0
+        return (score, replay.published, Double(pairs.count) * duration / 60)
     }
 
     static func scoreBaseline(_ set: TraceSet) -> RoomDecisionScore {
@@ -128,9 +167,14 @@ struct EvaluateCommand: ParsableCommand {
 
     struct Report: Encodable {
         var parameters: Parameters
+        /// The agents' publish policy used in the replay.
+        var publish: MeasurementPublishPolicy.Parameters
         var traces: [TraceRow]
         var pooled: Summary
         var baseline: Summary
+        /// Measurements published per beacon per node per minute over all traces (people walking),
+        /// heard and `unknown` alike: the broker load while moving (issue 6).
+        var messagesPerBeaconMinuteMoving: Double?
         var grid: [GridRow]?
     }
 
@@ -149,6 +193,7 @@ struct EvaluateCommand: ParsableCommand {
         var flaps: Int
         var medianSwitchLatency: Double?
         var switchLatencies: [Double]
+        var messagesPerBeaconMinute: Double?
         var baseline: Summary
         init(name: String, scores: [RoomDecisionScore], baseline: RoomDecisionScore) {
             let score = RoomDecisionScore.pooled(scores)

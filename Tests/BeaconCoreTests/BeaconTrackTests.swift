@@ -9,7 +9,7 @@ import Testing
         #expect(u.rssiFiltered == -60)
         #expect(u.sigma == 8.0.squareRoot())
         #expect(u.measuredPower == -60)
-        #expect(abs(u.distance - 1) < 1e-12)
+        #expect(abs((u.distance ?? -1) - 1) < 1e-12)
         #expect(u.proximity == .near)
         #expect(u.shouldPublish)
         #expect(track.lastHeard == Instant(seconds: 0))
@@ -19,14 +19,14 @@ import Testing
         var parameters = TrackingParameters.default
         parameters.distance = DistanceModel(pathLossExponent: 2, rssiOffset: 0, defaultMeasuredPower: -59)
         var byDefault = BeaconTrack(parameters: parameters)
-        #expect(abs(byDefault.observe(rssi: -79, measuredPower: nil, at: Instant(seconds: 0)).distance - 10) < 1e-9)
+        #expect(abs(byDefault.observe(rssi: -79, measuredPower: nil, at: Instant(seconds: 0)).distance! - 10) < 1e-9)
         var advertised = BeaconTrack(parameters: parameters)
         let a = advertised.observe(rssi: -79, measuredPower: -69, at: Instant(seconds: 0))
-        #expect(abs(a.distance - 10.0.squareRoot()) < 1e-9)
+        #expect(abs(a.distance! - 10.0.squareRoot()) < 1e-9)
         #expect(a.measuredPower == -69)
         var configured = BeaconTrack(parameters: parameters, configuredMeasuredPower: -79)
         let c = configured.observe(rssi: -79, measuredPower: -69, at: Instant(seconds: 0))
-        #expect(abs(c.distance - 1) < 1e-9)
+        #expect(abs(c.distance! - 1) < 1e-9)
         #expect(c.measuredPower == -79)
     }
 
@@ -62,6 +62,27 @@ import Testing
         #expect(u.shouldPublish)
     }
 
+    @Test func silenceIsPublishedOnceAsUnknownWithoutDistance() throws {
+        var track = BeaconTrack(parameters: .default)
+        #expect(track.checkSilence(at: Instant(seconds: 0)) == nil, "never heard")
+        for i in 0..<20 { _ = track.observe(rssi: -70, measuredPower: -59, at: Instant(seconds: Double(i) * 0.5)) }
+        // Last heard at 9.5 s; unknownAfter 5 s.
+        #expect(track.checkSilence(at: Instant(seconds: 10.5)) == nil)
+        #expect(track.checkSilence(at: Instant(seconds: 14.5)) == nil, "not past 5 s yet")
+        let checked = track.checkSilence(at: Instant(seconds: 14.6))
+        let silence = try #require(checked)
+        #expect(silence.proximity == .unknown)
+        #expect(silence.distance == nil && silence.isSilence)
+        #expect(silence.shouldPublish)
+        #expect(silence.rssi == -70 && silence.measuredPower == -59)
+        #expect(abs(silence.rssiFiltered + 70) < 1e-9)
+        #expect(track.checkSilence(at: Instant(seconds: 15.6)) == nil, "once")
+        // Heard again before the filter restarts: publishes at once, and silence can come again.
+        let back = track.observe(rssi: -70, measuredPower: -59, at: Instant(seconds: 16))
+        #expect(back.shouldPublish && back.proximity != .unknown)
+        #expect(track.checkSilence(at: Instant(seconds: 21.1))?.proximity == .unknown)
+    }
+
     @Test func garbageNeverCrashes() {
         var track = BeaconTrack(parameters: .default)
         var random = TrackingTestSupport.SeededRandom(seed: 99)
@@ -74,7 +95,8 @@ import Testing
             let power: Int? = Bool.random(using: &random) ? nil : [Int.min, Int.max, 0, -59, 127].randomElement(using: &random)!
             let time = Int.random(in: 0..<100, using: &random) == 0 ? Instant(seconds: .nan) : Instant(seconds: t)
             let u = track.observe(rssi: rssi, measuredPower: power, at: time)
-            #expect(u.distance >= 0 && u.distance <= DistanceModel.maximumDistance)
+            #expect(u.distance.map { $0 >= 0 && $0 <= DistanceModel.maximumDistance } == true)
+            _ = track.checkSilence(at: time)
             #expect(!u.sigma.isNaN)
             _ = track.proximity(at: time)
         }

@@ -7,6 +7,11 @@ private func evidence(_ node: String, _ room: String, distance: Double, beacon: 
                  proximity: distance < 3 ? .near : .far)
 }
 
+/// What a node publishes when it stops hearing the beacon.
+private func silence(_ node: String, _ room: String, beacon: BeaconID = "keys") -> NodeEvidence {
+    NodeEvidence(beacon: beacon, node: node, room: room, rssiFiltered: -80, sigma: 2, distance: nil, proximity: .unknown)
+}
+
 /// A deterministic generator for noise (SplitMix64).
 private struct SeededGenerator: RandomNumberGenerator {
     var state: UInt64
@@ -113,8 +118,11 @@ struct RoomDeciderTests {
         #expect(decider.tick(at: Instant(seconds: 0.5)).isEmpty)
         #expect(decider.tick(at: Instant(seconds: 0.9)).isEmpty)
         #expect(decider.update(evidence("k1", "kitchen", distance: 1), at: Instant(seconds: 1))?.room == "kitchen")
-        let changed = decider.setNodeStatus(node: "k1", online: false, at: Instant(seconds: 1))
-        #expect(changed.map(\.room) == ["hall"])
+        // Kitchen cannot be defended any more; hall takes over after the dwell (not at once, so
+        // that nodes reporting a vanished beacon one by one do not flip the room).
+        #expect(decider.setNodeStatus(node: "k1", online: false, at: Instant(seconds: 1)).isEmpty)
+        #expect(decider.tick(at: Instant(seconds: 1 + p.dwell - 0.1)).isEmpty)
+        #expect(decider.tick(at: Instant(seconds: 1 + p.dwell)).map(\.room) == ["hall"])
         #expect(decider.isOffline(node: "k1"))
         // Measurements still arriving from the offline node (e.g. a stale retained message) count for nothing.
         for step in 0..<20 {
@@ -133,16 +141,21 @@ struct RoomDeciderTests {
         #expect(room == "kitchen")
     }
 
-    @Test("silence everywhere gives not_home after the away timeout, and the beacon comes back at once")
-    func silenceGivesNotHome() throws {
+    @Test("a beacon that vanishes: its nodes report unknown, the room holds, not_home one away timeout later, back at once")
+    func vanishGivesNotHome() throws {
         var decider = RoomDecider(parameters: p)
         _ = decider.update(evidence("k1", "kitchen", distance: 1), at: Instant(seconds: 5))
+        _ = decider.update(evidence("h1", "hall", distance: 6), at: Instant(seconds: 5.2))
         #expect(decider.tick(at: Instant(seconds: 6)).map(\.room) == ["kitchen"])
-        // Silent everywhere: nothing is stale relative to the newest evidence, the room holds.
-        #expect(decider.tick(at: Instant(seconds: 5 + p.staleAfter + 1)).isEmpty)
+        // Battery dies at 6 s: the nodes say unknown 5 s later, one after the other.
+        #expect(decider.update(silence("k1", "kitchen"), at: Instant(seconds: 11.2)) == nil)
+        #expect(decider.decision(for: "keys")?.candidates == ["hall": 6])
+        #expect(decider.update(silence("h1", "hall"), at: Instant(seconds: 11.6)) == nil)
+        // No flip to hall (whose node spoke last): nobody hears the beacon, the room holds…
+        #expect(decider.tick(at: Instant(seconds: 11.6 + p.awayTimeout - 0.1)).isEmpty)
         #expect(decider.decision(for: "keys")?.room == "kitchen")
-        #expect(decider.tick(at: Instant(seconds: 5 + p.awayTimeout - 0.1)).isEmpty)
-        let away = decider.tick(at: Instant(seconds: 5 + p.awayTimeout))
+        // …until the away timeout after the last node went unknown.
+        let away = decider.tick(at: Instant(seconds: 11.6 + p.awayTimeout))
         #expect(away.map(\.room) == [RoomDecision.notHome])
         #expect(away.first?.distance == nil)
         #expect(away.first?.confidence == 0)
@@ -153,18 +166,48 @@ struct RoomDeciderTests {
         #expect(back.since == Instant(seconds: 121))
     }
 
-    @Test("stale evidence is dropped: a room whose node went silent loses to one still heard")
-    func staleEvidenceDropped() {
+    @Test("a still beacon heard by two nodes publishing once a minute stays put for an hour: no flap, no not_home")
+    func stillBeaconHeartbeatsOnly() {
+        var decider = RoomDecider(parameters: p)
+        var changes: [String] = []
+        var t = 0.0
+        while t < 3600 {
+            for second in 0..<60 {
+                let at = Instant(seconds: t + Double(second))
+                // Each node publishes its heartbeat once a minute, 20 s out of phase.
+                if second == 0, let d = decider.update(evidence("k1", "kitchen", distance: 2), at: at) { changes.append(d.room) }
+                if second == 20, let d = decider.update(evidence("h1", "hall", distance: 5), at: at) { changes.append(d.room) }
+                changes += decider.tick(at: at).map(\.room)
+            }
+            t += 60
+        }
+        #expect(changes == ["kitchen"])
+        #expect(decider.decision(for: "keys")?.candidates == ["kitchen": 2, "hall": 5])
+    }
+
+    @Test("a lost unknown is caught by staleAfter (from now); then not_home one away timeout later")
+    func staleSafetyNet() {
         var decider = RoomDecider(parameters: p)
         _ = decider.update(evidence("k1", "kitchen", distance: 1), at: Instant(seconds: 0))
+        _ = decider.update(evidence("h1", "hall", distance: 4), at: Instant(seconds: 0))
+        #expect(decider.tick(at: Instant(seconds: 1)).map(\.room) == ["kitchen"])
+        // k1's unknown is lost; h1 keeps its heartbeat. Kitchen's evidence goes stale at 150 s and
+        // hall takes over after the dwell.
         var switchedAt: Double?
-        for step in 0..<60 {
-            let t = Double(step) * 0.5
-            if let d = decider.update(evidence("h1", "hall", distance: 6), at: Instant(seconds: t)), d.room == "hall" {
-                switchedAt = t
+        for second in 2...200 {
+            let at = Instant(seconds: Double(second))
+            if second % 60 == 0, let d = decider.update(evidence("h1", "hall", distance: 4), at: at), d.room == "hall" {
+                switchedAt = switchedAt ?? Double(second)
             }
+            for d in decider.tick(at: at) where d.room == "hall" { switchedAt = switchedAt ?? Double(second) }
         }
-        #expect(switchedAt.map { $0 > p.staleAfter && $0 <= p.staleAfter + 0.5 } == true)
+        #expect(switchedAt.map { $0 > p.staleAfter && $0 <= p.staleAfter + p.dwell + 2 } == true)
+        // h1's unknown is lost too: stale at 180 + 150 s, not_home 30 s later.
+        var awayAt: Double?
+        for second in 201...400 {
+            for d in decider.tick(at: Instant(seconds: Double(second))) where d.room == RoomDecision.notHome { awayAt = Double(second) }
+        }
+        #expect(awayAt == 180 + p.staleAfter + p.awayTimeout)
     }
 
     @Test("two nodes in one room combine their evidence")

@@ -57,6 +57,11 @@ import Testing
         // Herald is only the check of step 7; it does not move the recommended parameters.
         let report = TrackingCalibration.run(.init(staticSeries: statics, walkingSeries: walking, herald: []))
         #expect(report.recommended == TrackingParameters.default)
+        // Issue 6: a still beacon publishes at most 2 measurements per minute (median placement),
+        // heartbeat included; ESPresense's 5 s heartbeat alone would be 12.
+        let atRest = try #require(report.publish.atRest)
+        #expect(atRest.medianPerMinute <= 2)
+        #expect(atRest.medianPerMinute >= 60 / report.publish.heartbeat)
         #expect(report.filter.staticMedianSigma < report.filter.staticMedianRawStd / 2)
         #expect(report.filter.staticMedianRMSErrorVsMean < report.filter.staticMedianRawStd / 2)
     }

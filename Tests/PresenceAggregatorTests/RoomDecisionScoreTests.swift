@@ -73,4 +73,37 @@ struct RealTraceEvaluationTests {
         #expect(abs(pooled.accuracy - 0.781) < 0.0015)
         #expect(pooled.trueChanges == 17)
     }
+
+    @Test("the defaults meet issue 5's targets over the nine traces with issue 6's light publish policy")
+    func defaultsMeetTheTargets() throws {
+        let directory = try sharedData("traces")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+            .filter { $0.hasPrefix("danis-") && $0.hasSuffix(".trace.csv") }.sorted()
+        #expect(names.count == 9)
+        var scores: [RoomDecisionScore] = []
+        var flaps = 0
+        var messages = 0
+        var beaconNodeMinutes = 0.0
+        for name in names {
+            let samples = try TraceFile.samples(path: directory + "/" + name)
+            let truthRows = try TraceFile.truth(path: directory + "/" + name.replacingOccurrences(of: ".trace.", with: ".truth."))
+            var replay = TraceReplay()
+            var decisions: [(time: Instant, room: String)] = []
+            for sample in samples {
+                decisions += replay.step(sample).decisions.map { ($0.time, $0.decision.room) }
+            }
+            let score = RoomDecisionScore(decisions: decisions, truth: truthRows)
+            scores.append(score)
+            flaps += score.flaps
+            messages += replay.published
+            let nodes = Set(samples.map(\.node)).count
+            beaconNodeMinutes += Double(nodes) * (samples.last!.time.since(samples[0].time)) / 60
+        }
+        let pooled = RoomDecisionScore.pooled(scores)
+        #expect(pooled.accuracy >= 0.85, "pooled accuracy \(pooled.accuracy)")
+        #expect(flaps <= 10)
+        #expect((pooled.medianSwitchLatency ?? 99) <= 3)
+        // While people walk, the nodes publish far less than once per advert (about 2 per second).
+        #expect(Double(messages) / beaconNodeMinutes < 25)
+    }
 }

@@ -30,8 +30,8 @@ func temporaryFile(_ text: String, name: String = "trace.csv") throws -> String 
     return url.path
 }
 
-/// A beacon sits by the kitchen node, moves to the hall at 1.5 s (RSSI −60 ↔ −80 swap), and the
-/// hall node goes quiet after 6 s; heard again at 40 s.
+/// A beacon sits by the kitchen node, moves to the hall at 1.5 s (RSSI −60 ↔ −80 swap), and
+/// nobody hears it after 6 s; the hall node hears it again at 50 s.
 let smallTrace = """
     time,node,room,beacon,rssi,measuredPower
     0.0,k1,kitchen,keys,-60,-59
@@ -60,9 +60,9 @@ let smallTrace = """
     5.5,h1,hall,keys,-60,-59
     6.0,k1,kitchen,keys,-80,-59
     6.0,h1,hall,keys,-60,-59
-    40.0,h1,hall,keys,-60,-59
-    40.5,h1,hall,keys,-60,-59
-    41.0,h1,hall,keys,-60,-59
+    50.0,h1,hall,keys,-60,-59
+    50.5,h1,hall,keys,-60,-59
+    51.0,h1,hall,keys,-60,-59
 
     """
 
@@ -74,16 +74,15 @@ private func replay(_ path: String, _ output: TraceReplayRunner.Output) throws -
 
 @Suite("Trace replay")
 struct TraceReplayTests {
-    /// Why these rows (agent defaults: n = 1.5, distance step 30 %, heartbeat 5 s): kitchen one
-    /// settle time (1 s) after the first samples, at k1's distance 10^((−59+60)/15) = 1.17 m.
-    /// After the swap at 1.5 s the nodes publish on distance steps (≥ 1 s apart) and proximity
-    /// changes; from h1's publish at 2.5 s (4.11 m against k1's 4.89 m) hall leads by 1.1 dB, then
-    /// by more than the 3 dB cap, so the integrated lead passes 1.5 dB·s at 3.5 s and the 1.5 s dwell
-    /// ends at 4.0 s, reported with h1's distance published at 3.5 s (2.55 m; the 4.0 s sample is
-    /// folded in after the tick). Silent everywhere after 6 s, the room holds (nothing is stale
-    /// relative to the newest evidence) until the 30 s away timeout after the last publish (k1 at
-    /// 5.5 s), seen by the next one-second tick at 36 s; heard again from 40 s, the beacon is placed
-    /// in the hall one settle time later.
+    /// Why these rows (agent defaults: n = 1.5, step 3 dB of filtered RSSI then 1 dB for 5 s while
+    /// moving, heartbeat 60 s, unknown after 5 s): kitchen one settle time (1 s) after the first
+    /// samples, at k1's distance 10^((−59+60)/15) = 1.17 m. After the swap at 1.5 s both nodes
+    /// publish steps (≥ 1 s apart); hall's lead passes the margin, the 1.5 dB·s of evidence and the
+    /// 1.5 s dwell at 4.0 s, reported with h1's distance published at 3.5 s (2.55 m; the 4.0 s
+    /// sample is folded in after the tick). Both nodes last heard the beacon at 6.0 s; at the
+    /// 12 s tick (silent for more than 5 s) each publishes one `unknown`, which drops its evidence
+    /// — hall holds (no flip to the node that spoke last) until the 30 s away timeout: `not_home`
+    /// at 42 s. Heard again from 50 s, the beacon is placed in the hall one settle time later.
     @Test("a small hand-made trace gives exactly the expected decisions")
     func smallTraceDecisions() throws {
         let output = try replay(try temporaryFile(smallTrace), .decisions)
@@ -91,10 +90,25 @@ struct TraceReplayTests {
             time,beacon,room,distance
             1.000,keys,kitchen,1.17
             4.000,keys,hall,2.55
-            36.000,keys,not_home,
-            41.000,keys,hall,1.17
+            42.000,keys,not_home,
+            51.000,keys,hall,1.17
 
             """)
+    }
+
+    @Test("silence is published like a live node: one unknown per node, at the first tick past unknownAfter")
+    func silencePublished() throws {
+        var replay = TraceReplay()
+        let samples = try TraceFile.samples(path: try temporaryFile(smallTrace))
+        var silences = 0
+        for sample in samples.prefix(26) { _ = replay.step(sample) }  // up to 6.0 s
+        let before = replay.published
+        // The 50 s sample makes the replay tick through the gap: at 12 s both nodes say unknown.
+        let step = replay.step(samples[26])
+        silences = replay.published - before - 1  // minus the 50 s sample's own publish
+        #expect(silences == 2)
+        #expect(step.decisions.map(\.time) == [Instant(seconds: 42)])
+        #expect(step.decisions.map(\.decision.room) == [RoomDecision.notHome])
     }
 
     @Test("measurements output: one row per sample after the node's filter")
@@ -112,8 +126,8 @@ struct TraceReplayTests {
         #expect(lines[2] == "0.000,h1,hall,keys,-80,-80.00,\(sigma0),\(d80),far")
         #expect(lines[1] == "0.000,k1,kitchen,keys,-60,-60.00,2.83,1.17,near")
         #expect(lines[7].hasPrefix("1.500,k1,kitchen,keys,-80,-65.")) // moving towards −80, not there yet
-        // After 34 s of silence the filter restarts from the sample.
-        #expect(lines[27] == "40.000,h1,hall,keys,-60,-60.00,\(sigma0),\(d60),near")
+        // After 44 s of silence the filter restarts from the sample.
+        #expect(lines[27] == "50.000,h1,hall,keys,-60,-60.00,\(sigma0),\(d60),near")
     }
 
     @Test("path-loss exponent and RSSI offset set every node's distance model")

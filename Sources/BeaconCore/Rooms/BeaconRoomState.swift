@@ -45,7 +45,9 @@ struct BeaconRoomState: Sendable {
     var held: [Held] = []
     var room: String?
     var since = Instant(seconds: 0)
-    var lastEvidence: Instant?
+    /// Since when no node hears the beacon (every node reported it `unknown`, went stale or
+    /// offline); nil while some node does. The away timeout counts from here.
+    var unheardSince: Instant?
     /// First evidence while undecided (before deciding started or since `not_home`).
     var firstEvidence: Instant?
     var lastEvaluation: Instant?
@@ -59,22 +61,32 @@ struct BeaconRoomState: Sendable {
         self.beacon = beacon
     }
 
-    mutating func hold(_ evidence: NodeEvidence, score: Double, at time: Instant) {
+    mutating func hold(_ evidence: NodeEvidence, distance: Double, score: Double, at time: Instant) {
         let entry = Held(node: evidence.node, room: evidence.room, score: score, power: pow(10, score / 10),
-                         distance: evidence.distance, proximity: evidence.proximity, time: time)
+                         distance: distance, proximity: evidence.proximity, time: time)
         if let index = held.firstIndex(where: { $0.node == evidence.node }) {
             held[index] = entry
         } else {
             held.append(entry)
         }
-        if lastEvidence.map({ time > $0 }) ?? true { lastEvidence = time }
+        unheardSince = nil
         if firstEvidence == nil, room == nil || room == RoomDecision.notHome { firstEvidence = time }
         heldChanged = true
     }
 
-    mutating func forget(node: String) {
+    /// Drops `node`'s evidence at `time`: the node said it no longer hears the beacon (`unknown`),
+    /// or went offline.
+    mutating func forget(node: String, at time: Instant) {
+        guard held.contains(where: { $0.node == node }) else { return }
         held.removeAll { $0.node == node }
         heldChanged = true
+        if held.isEmpty { becameUnheard(at: time) }
+    }
+
+    private mutating func becameUnheard(at time: Instant) {
+        if unheardSince == nil { unheardSince = time }
+        // An undecided beacon starts its settle time afresh when it is heard again.
+        if room == nil || room == RoomDecision.notHome { firstEvidence = nil }
     }
 
     /// Re-decides at `time`; returns the decision when the room changed (or deciding started).
@@ -91,15 +103,17 @@ struct BeaconRoomState: Sendable {
         }
         if lastEvaluation.map({ time > $0 }) ?? true { lastEvaluation = time }
 
-        // Stale means "others still hear the beacon, this node no longer does": measured from the
-        // beacon's newest evidence, not from now, so a beacon gone silent everywhere keeps its
-        // room (instead of flipping to whichever node happened to publish last) until the away
-        // timeout.
-        if let newest = lastEvidence, held.contains(where: { newest.since($0.time) > p.staleAfter }) {
-            held.removeAll { newest.since($0.time) > p.staleAfter }
+        // Stale: no message from a node for longer than a few heartbeats, so its `unknown` was
+        // lost (measurements are QoS 0): a safety net, measured from now.
+        if held.contains(where: { time.since($0.time) > p.staleAfter }) {
+            let newestStale = held.filter { time.since($0.time) > p.staleAfter }.map(\.time).max()
+            held.removeAll { time.since($0.time) > p.staleAfter }
             heldChanged = true
+            if held.isEmpty, let newestStale { becameUnheard(at: newestStale.advanced(by: p.staleAfter)) }
         }
-        if let lastEvidence, room != nil, room != RoomDecision.notHome, time.since(lastEvidence) >= p.awayTimeout {
+        // Away: no node has heard the beacon for the away timeout. A still beacon that nodes keep
+        // hearing (publishing only heartbeats) never goes away.
+        if let unheardSince, room != nil, room != RoomDecision.notHome, time.since(unheardSince) >= p.awayTimeout {
             held.removeAll()
             scores.removeAll()
             heldChanged = false
@@ -120,10 +134,11 @@ struct BeaconRoomState: Sendable {
             guard let firstEvidence, time.since(firstEvidence) >= p.settleTime else { return nil }
             return change(to: best.room, at: time)
         }
-        guard let currentScore = scores.first(where: { $0.room == current })?.score else {
-            // Every node of the current room went silent or offline: it cannot be defended.
-            return change(to: best.room, at: time)
-        }
+        // Every node of the current room stopped hearing the beacon (or went offline): the room
+        // cannot be defended, but a challenger still needs its dwell — when a beacon vanishes,
+        // its nodes report `unknown` within a second of each other, and the room must not flip
+        // to whichever room's node happened to report last.
+        let currentScore = scores.first(where: { $0.room == current })?.score ?? -Double.infinity
 
         // Challengers: rooms leading by more than the margin right now; a break resets them.
         var kept: [Challenge] = []

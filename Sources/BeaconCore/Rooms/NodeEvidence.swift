@@ -11,13 +11,17 @@ public struct NodeEvidence: Sendable, Hashable {
     public var rssiFiltered: Double
     /// Standard deviation of `rssiFiltered`, dB.
     public var sigma: Double
-    /// Estimated distance, metres (includes the node's calibration).
-    public var distance: Double
-    /// Proximity class reported by the node.
+    /// Estimated distance, metres (includes the node's calibration); nil when the node no longer
+    /// hears the beacon.
+    public var distance: Double?
+    /// Proximity class reported by the node; `unknown` when it no longer hears the beacon.
     public var proximity: Proximity
 
+    /// Whether this says "the node no longer hears the beacon": proximity `unknown` or no distance.
+    public var isSilence: Bool { proximity == .unknown || distance == nil }
+
     public init(beacon: BeaconID, node: String, room: String, rssiFiltered: Double, sigma: Double,
-                distance: Double, proximity: Proximity) {
+                distance: Double?, proximity: Proximity) {
         self.beacon = beacon
         self.node = node
         self.room = room

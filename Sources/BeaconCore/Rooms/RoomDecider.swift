@@ -15,11 +15,13 @@ import Darwin
 /// The current room then stays until a challenger leads it by more than `margin` dB without a
 /// break for `dwell` seconds **and** its lead above the margin (capped at `leadCap`), integrated
 /// over time, reaches `evidenceToSwitch` dB·s — a decisive lead switches after the dwell, a slim
-/// one takes longer. Evidence `staleAfter` older than the beacon's newest is dropped; a room left
-/// with no evidence loses at once; nodes reported `offline` are ignored until `online`; no
-/// evidence at all for `awayTimeout` gives `not_home`. Pure value type: time is always a
-/// parameter, and nothing happens between calls, so the owner calls `tick(at:)` periodically
-/// (the replay: at every sample and at least every second).
+/// one takes longer. A node's measurement with proximity `unknown` (no distance: the node no
+/// longer hears the beacon) drops that node's evidence at once; evidence older than `staleAfter`
+/// (a safety net for a lost `unknown`) is dropped too; a room left with no evidence loses to one
+/// still heard after the dwell; nodes reported `offline` are ignored until `online`. When no node
+/// hears the beacon any more, it keeps its room for `awayTimeout`, then goes `not_home`. Pure
+/// value type: time is always a parameter, and nothing happens between calls, so the owner calls
+/// `tick(at:)` periodically (the replay: at every sample and at least every second).
 public struct RoomDecider: Sendable {
     public let parameters: RoomDecisionParameters
     private var beacons: [BeaconID: BeaconRoomState] = [:]
@@ -30,14 +32,22 @@ public struct RoomDecider: Sendable {
     }
 
     /// Folds in one measurement received at `time`; returns the decision when the beacon's room
-    /// changed or deciding started for it, nil when nothing changed. Evidence from an offline node,
-    /// or with a non-finite or negative distance, is ignored.
+    /// changed or deciding started for it, nil when nothing changed. Silence evidence (`unknown`,
+    /// no distance) drops the node's evidence. Evidence from an offline node, or with a non-finite
+    /// or negative distance, is ignored.
     public mutating func update(_ evidence: NodeEvidence, at time: Instant) -> RoomDecision? {
-        guard !offlineNodes.contains(evidence.node), time.seconds.isFinite,
-              evidence.distance.isFinite, evidence.distance >= 0 else { return nil }
-        let score = -10 * parameters.pathLossExponent * log10(max(evidence.distance, 0.01))
+        guard !offlineNodes.contains(evidence.node), time.seconds.isFinite else { return nil }
+        if evidence.isSilence {
+            guard var state = beacons.removeValue(forKey: evidence.beacon) else { return nil }
+            state.forget(node: evidence.node, at: time)
+            let decision = state.evaluate(at: time, parameters: parameters)
+            beacons[evidence.beacon] = state
+            return decision
+        }
+        guard let distance = evidence.distance, distance.isFinite, distance >= 0 else { return nil }
+        let score = -10 * parameters.pathLossExponent * log10(max(distance, 0.01))
         var state = beacons.removeValue(forKey: evidence.beacon) ?? BeaconRoomState(beacon: evidence.beacon)
-        state.hold(evidence, score: score, at: time)
+        state.hold(evidence, distance: distance, score: score, at: time)
         let decision = state.evaluate(at: time, parameters: parameters)
         beacons[evidence.beacon] = state
         return decision
@@ -69,7 +79,7 @@ public struct RoomDecider: Sendable {
         var changed: [RoomDecision] = []
         for beacon in beacons.keys.sorted() {
             guard var state = beacons.removeValue(forKey: beacon) else { continue }
-            state.forget(node: node)
+            state.forget(node: node, at: time)
             if let decision = state.evaluate(at: time, parameters: parameters) { changed.append(decision) }
             beacons[beacon] = state
         }

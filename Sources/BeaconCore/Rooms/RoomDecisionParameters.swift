@@ -30,14 +30,16 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     /// interval, and a decision on the first node's word alone is often wrong and would cost a
     /// switch (a flap) a dwell later.
     public var settleTime: Double
-    /// A node's evidence is dropped once it is this much older than the beacon's newest evidence
-    /// from any node, seconds, default 12 s: a node that hears the beacon publishes at least every
-    /// heartbeat (5 s), so after more than two missed heartbeats while others still hear it, it no
-    /// longer does. Measured from the newest evidence rather than from now, so that a beacon gone
-    /// silent everywhere keeps its room until `awayTimeout` instead of flapping as its evidence ages.
+    /// A node's evidence is dropped once it is this old, seconds, default 150 s (2.5 of the
+    /// agent's 60 s heartbeats). Only a safety net: a node that stops hearing a beacon says so
+    /// itself (one measurement with proximity `unknown`, which drops its evidence at once), but
+    /// measurements are QoS 0 and that one may be lost; a node that hears the beacon publishes at
+    /// least every heartbeat, so after two missed heartbeats it no longer does.
     public var staleAfter: Double
-    /// No fresh evidence from any node for this long gives `not_home`, seconds, default 30 s
-    /// (the region exit delay of SEMANTICS.md).
+    /// `not_home` once no node has heard the beacon for this long, seconds, default 30 s (the
+    /// region exit delay of SEMANTICS.md): counted from the moment the last node reported it
+    /// `unknown`, went stale or offline. A still beacon that nodes keep hearing publishes only its
+    /// heartbeat and never goes away.
     public var awayTimeout: Double
 
     public init(
@@ -47,7 +49,7 @@ public struct RoomDecisionParameters: Sendable, Hashable {
         evidenceToSwitch: Double = 1.5,
         leadCap: Double = 3.0,
         settleTime: Double = 1,
-        staleAfter: Double = 12,
+        staleAfter: Double = 150,
         awayTimeout: Double = 30
     ) {
         self.pathLossExponent = pathLossExponent

@@ -4,6 +4,11 @@
 /// Distance is computed from the *filtered* RSSI, so proximity and publishing see a smooth value.
 /// P₁ is `configuredMeasuredPower` when the operator set one for this beacon, else the advertised
 /// measured power, else the model's default.
+///
+/// Silence is published too: the owner calls `checkSilence(at:)` at least once a second (the
+/// agent's tick; the trace replay at every sample and tick), and the first call more than
+/// `proximity.unknownAfter` seconds after the last advertisement returns one `unknown` update to
+/// publish, so the aggregator drops this node's word at once instead of waiting for a slow heartbeat.
 public struct BeaconTrack: Sendable {
     public let parameters: TrackingParameters
     /// The beacon's measured power from configuration (MQTT `config/beacons`), overriding the advertised one.
@@ -11,6 +16,8 @@ public struct BeaconTrack: Sendable {
     private var filter: RSSIKalmanFilter
     private var classifier: ProximityClassifier
     private var policy: MeasurementPublishPolicy
+    private var lastRSSI = 0
+    private var lastMeasuredPower: Double
 
     public init(parameters: TrackingParameters, configuredMeasuredPower: Int? = nil) {
         self.parameters = parameters
@@ -18,6 +25,7 @@ public struct BeaconTrack: Sendable {
         filter = RSSIKalmanFilter(parameters: parameters.filter)
         classifier = ProximityClassifier(parameters: parameters.proximity)
         policy = MeasurementPublishPolicy(parameters: parameters.publish)
+        lastMeasuredPower = parameters.distance.defaultMeasuredPower
     }
 
     /// Folds one advertisement heard at `time` into the track.
@@ -34,12 +42,30 @@ public struct BeaconTrack: Sendable {
         let power = configuredMeasuredPower ?? measuredPower
         let distance = parameters.distance.distance(rssi: estimate.rssi, measuredPower: power.map(Double.init))
         let proximity = classifier.classify(distance: distance, at: time)
-        let publish = policy.shouldPublish(proximity: proximity, distance: distance, at: time)
+        let publish = policy.shouldPublish(proximity: proximity, rssi: estimate.rssi, sigma: estimate.sigma, at: time)
+        let usedPower = power.map(Double.init) ?? parameters.distance.defaultMeasuredPower
+        if time.seconds.isFinite {
+            lastRSSI = rssi
+            lastMeasuredPower = usedPower
+        }
         return TrackUpdate(
             rssi: rssi, rssiFiltered: estimate.rssi, sigma: estimate.sigma,
-            measuredPower: power.map(Double.init) ?? parameters.distance.defaultMeasuredPower,
-            distance: distance, proximity: proximity, shouldPublish: publish
+            measuredPower: usedPower, distance: distance, proximity: proximity, shouldPublish: publish
         )
+    }
+
+    /// The one `unknown` update to publish when the beacon has not been heard for more than
+    /// `proximity.unknownAfter` seconds at `time`; nil otherwise, and nil on later calls until the
+    /// beacon is heard again. It carries the last advertisement's RSSI and the filter's estimate
+    /// as of then, no distance, proximity `unknown`, and `shouldPublish` true.
+    public mutating func checkSilence(at time: Instant) -> TrackUpdate? {
+        guard time.seconds.isFinite, let last = filter.lastSampleTime,
+              time.since(last) > parameters.proximity.unknownAfter,
+              classifier.proximity(at: time) == .unknown,
+              policy.shouldPublishSilence(at: time) else { return nil }
+        let estimate = filter.estimate(at: last) ?? RSSIEstimate(rssi: Double(lastRSSI), sigma: .infinity)
+        return TrackUpdate(rssi: lastRSSI, rssiFiltered: estimate.rssi, sigma: estimate.sigma,
+                           measuredPower: lastMeasuredPower, distance: nil, proximity: .unknown, shouldPublish: true)
     }
 
     /// The proximity at `time`: `unknown` after the classifier's silence.

@@ -49,10 +49,37 @@ public struct CalibrationReport: Sendable, Hashable, Codable {
         /// h → median class changes per hour of a beacon parked on a boundary.
         public var hysteresisGrid: [GridPoint]
         public var hysteresis: Double
-        /// Step → median publishes per minute of a still beacon.
-        public var distanceStepGrid: [GridPoint]
-        public var distanceStep: Double
+    }
+
+    /// Publishes per minute of a still beacon (60 static-rssi series, whole track) for one policy.
+    public struct PublishGridPoint: Sendable, Hashable, Codable {
+        public var sigmaMultiple: Double
+        public var rssiStep: Double
+        public var medianPerMinute: Double
+        /// The `budgetQuantile` quantile over the series.
+        public var quantilePerMinute: Double
+        public var p90PerMinute: Double
+        public var maxPerMinute: Double
+        public var meanPerMinute: Double
+    }
+
+    public struct Publish: Sendable, Hashable, Codable {
+        /// At rest at most this many publishes per minute…
+        public var budgetPerMinute: Double
+        /// …in this share of the static series.
+        public var budgetQuantile: Double
+        /// Median σ of the filtered RSSI at rest, dB: the σ at which candidate steps are compared.
+        public var typicalSigma: Double
+        /// Per k, the step floors tried up to the first within the budget.
+        public var grid: [PublishGridPoint]
+        public var rssiStep: Double
+        public var sigmaMultiple: Double
         public var heartbeat: Double
+        public var minimumInterval: Double
+        public var movingStep: Double
+        public var movingFor: Double
+        /// The chosen policy's figures.
+        public var atRest: PublishGridPoint?
     }
 
     public struct HeraldFile: Sendable, Hashable, Codable {
@@ -86,6 +113,7 @@ public struct CalibrationReport: Sendable, Hashable, Codable {
     public var filter: Filter
     public var distance: Distance
     public var proximity: ProximityAndPublish
+    public var publish: Publish
     public var herald: Herald
     public var recommended: TrackingParameters
 }

@@ -22,14 +22,33 @@ extension TrackingCalibration {
     public static let processNoiseGrid: [Double] = [0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5]
     /// Hysteresis candidates: 0, 0.05, …, 0.6.
     public static let hysteresisGrid: [Double] = (0...12).map { Double($0) * 0.05 }
-    /// Distance-step candidates: 0.05, 0.1, …, 1.
-    public static let distanceStepGrid: [Double] = (1...20).map { Double($0) * 0.05 }
+    /// Candidates of the publish step's floor, dB: 0.5, 1, …, 8.
+    public static let rssiStepGrid: [Double] = (1...16).map { Double($0) * 0.5 }
+    /// σ multiples k shown in the report, each tried up the `rssiStepGrid` to its first step within
+    /// the budget.
+    public static let sigmaMultipleGrid: [Double] = [0, 2, 3]
+    /// The k chosen: 0. With k = 2 (floor 2.5 dB) or k = 3 (floor 0.5 dB) a still beacon is within
+    /// the budget too, and k = 3 is calmer in the noisiest placements (90th percentile 4.5 per
+    /// minute against 10.7), but the room decision on the walking traces loses accuracy with them
+    /// (`presence-bench evaluate`: 0.843 and 0.849 against 0.855, below issue 5's 0.85).
+    public static let chosenSigmaMultiple = 0.0
+    /// The fine step while moving (dB) and how long a step publish keeps it (s): not measurable on
+    /// still beacons; chosen with `presence-bench evaluate` on the walking traces (without it the
+    /// 3 dB step costs the room decision 1.8 points of accuracy, 4 flaps and 0.45 s of median
+    /// latency) and counted in the at-rest rate here.
+    public static let chosenMovingStep = 1.0
+    public static let chosenMovingFor = 5.0
     /// A beacon parked on a boundary may change class this often per hour (median series).
     public static let boundaryFlapBudgetPerHour = 4.0
-    /// A still beacon may publish this many times per minute beyond its heartbeat (median series).
-    public static let stillPublishBudgetPerMinute = 1.0
-    /// Heartbeat: not measurable from data; ESPresense's 5 s, so `mqtt_room`'s 5 s timeout holds.
-    public static let chosenHeartbeat = 5.0
+    /// A still beacon may publish at most this many measurements per minute (issue 6)…
+    public static let atRestBudgetPerMinute = 2.0
+    /// …in the median static series (a few placements flip between two RSSI levels, which no
+    /// step can tell from a move; the report gives the 90th percentile, mean and maximum too).
+    public static let atRestQuantile = 0.5
+    /// Heartbeat: not measurable from data. 60 s spends half of the at-rest budget on proof of
+    /// life and leaves the other half to real changes; the aggregator's safety net against a lost
+    /// `unknown` (`staleAfter`, 2.5 heartbeats) stays under three minutes.
+    public static let chosenHeartbeat = 60.0
 
     public static func run(_ inputs: Inputs) -> CalibrationReport {
         let statics = inputs.staticSeries.map(\.series)
@@ -77,16 +96,35 @@ extension TrackingCalibration {
         let h = hGrid.first { $0.figure <= boundaryFlapBudgetPerHour }?.value ?? hysteresisGrid.last!
         parameters.proximity = .init(immediateBelow: 0.5, nearBelow: 3, hysteresis: round2(h), unknownAfter: unknownAfter)
 
-        // 6. Distance step: smallest step that keeps a still beacon near its heartbeat rate.
-        let stepGrid: [CalibrationReport.GridPoint] = distanceStepGrid.map { step in
-            let publish = MeasurementPublishPolicy.Parameters(distanceStep: step, heartbeat: chosenHeartbeat, minimumInterval: 1)
-            return .init(value: step, figure: median(statics.indices.map {
-                stillPublishesPerMinute(statics[$0], distances: distances[$0], publish: publish)
-            }))
+        // 6. Publish step: per k, the smallest floor with which a still beacon stays within the
+        // at-rest budget in `atRestQuantile` of the static series, through the whole track; the
+        // defaults take the one of `chosenSigmaMultiple`.
+        let typicalSigma = median(staticFigures.map(\.sigma))
+        var publishGrid: [CalibrationReport.PublishGridPoint] = []
+        var chosenPublish: MeasurementPublishPolicy.Parameters?
+        for k in sigmaMultipleGrid {
+            for step in rssiStepGrid {
+                var candidate = parameters
+                candidate.publish = .init(rssiStep: step, sigmaMultiple: k, heartbeat: chosenHeartbeat, minimumInterval: 1,
+                                          movingStep: chosenMovingStep, movingFor: chosenMovingFor)
+                let rates = statics.map { stillPublishesPerMinute($0, parameters: candidate) }
+                let point = CalibrationReport.PublishGridPoint(
+                    sigmaMultiple: k, rssiStep: step, medianPerMinute: median(rates),
+                    quantilePerMinute: quantile(rates, atRestQuantile), p90PerMinute: quantile(rates, 0.9),
+                    maxPerMinute: rates.max() ?? .nan,
+                    meanPerMinute: mean(rates))
+                publishGrid.append(point)
+                guard point.quantilePerMinute <= atRestBudgetPerMinute else { continue }
+                if k == chosenSigmaMultiple { chosenPublish = candidate.publish }
+                break
+            }
         }
-        let budget = 60 / chosenHeartbeat + stillPublishBudgetPerMinute
-        let step = stepGrid.first { $0.figure <= budget }?.value ?? distanceStepGrid.last!
-        parameters.publish = .init(distanceStep: round2(step), heartbeat: chosenHeartbeat, minimumInterval: 1)
+        parameters.publish = chosenPublish
+            ?? .init(rssiStep: rssiStepGrid.last!, sigmaMultiple: chosenSigmaMultiple, heartbeat: chosenHeartbeat, minimumInterval: 1,
+                     movingStep: chosenMovingStep, movingFor: chosenMovingFor)
+        let atRest = publishGrid.first {
+            $0.sigmaMultiple == parameters.publish.sigmaMultiple && $0.rssiStep == parameters.publish.rssiStep
+        }
 
         // 7. Check: immediate/near/far on the Herald rail with the chosen parameters.
         let herald = evaluateHerald(inputs.herald, parameters: parameters)
@@ -109,9 +147,13 @@ extension TrackingCalibration {
                 offsetsExponent: withOffsets.exponent, offsetsMeasuredPower: withOffsets.measuredPower,
                 offsetsResidualStd: withOffsets.residualStd, receiverOffsets: withOffsets.offsets,
                 pathLossExponent: n, defaultMeasuredPower: p1),
-            proximity: .init(hysteresisGrid: hGrid, hysteresis: parameters.proximity.hysteresis,
-                             distanceStepGrid: stepGrid, distanceStep: parameters.publish.distanceStep,
-                             heartbeat: chosenHeartbeat),
+            proximity: .init(hysteresisGrid: hGrid, hysteresis: parameters.proximity.hysteresis),
+            publish: .init(budgetPerMinute: atRestBudgetPerMinute, budgetQuantile: atRestQuantile,
+                           typicalSigma: typicalSigma, grid: publishGrid,
+                           rssiStep: parameters.publish.rssiStep, sigmaMultiple: parameters.publish.sigmaMultiple,
+                           heartbeat: parameters.publish.heartbeat, minimumInterval: parameters.publish.minimumInterval,
+                           movingStep: parameters.publish.movingStep, movingFor: parameters.publish.movingFor,
+                           atRest: atRest),
             herald: herald,
             recommended: parameters)
     }

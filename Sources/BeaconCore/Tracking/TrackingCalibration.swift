@@ -199,15 +199,29 @@ public enum TrackingCalibration {
         return s.duration > 0 ? Double(changes) / (s.duration / 3600) : 0
     }
 
-    /// Measurements published per minute for a beacon that does not move, under `publish`, with
-    /// the proximity held fixed (so only heartbeat and distance steps count).
-    public static func stillPublishesPerMinute(_ s: RSSISeries, distances: [Double],
-                                               publish: MeasurementPublishPolicy.Parameters) -> Double {
-        var policy = MeasurementPublishPolicy(parameters: publish)
+    /// Measurements published per minute by a beacon that does not move, through the whole track
+    /// as a live node runs it (filter, distance, proximity with hysteresis, publish policy, and
+    /// `checkSilence` at every sample and at one-second ticks): heartbeats, steps, proximity
+    /// changes and silences all count. Advertised power absent: the model's default P₁.
+    public static func stillPublishesPerMinute(_ s: RSSISeries, parameters: TrackingParameters) -> Double {
+        var track = BeaconTrack(parameters: parameters)
         var published = 0
-        for i in 0..<min(s.count, distances.count)
-        where policy.shouldPublish(proximity: .far, distance: distances[i], at: Instant(seconds: s.times[i])) {
-            published += 1
+        var tick: Double?
+        for i in 0..<s.count {
+            let t = s.times[i]
+            if var next = tick {
+                while next + 1 < t {
+                    next += 1
+                    if track.checkSilence(at: Instant(seconds: next)) != nil { published += 1 }
+                }
+                tick = max(next, t)
+            } else {
+                tick = t
+            }
+            if track.checkSilence(at: Instant(seconds: t)) != nil { published += 1 }
+            if track.observe(rssi: Int(s.rssi[i].rounded()), measuredPower: nil, at: Instant(seconds: t)).shouldPublish {
+                published += 1
+            }
         }
         return s.duration > 0 ? Double(published) / (s.duration / 60) : 0
     }
