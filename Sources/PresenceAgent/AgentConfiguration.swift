@@ -40,7 +40,7 @@ public struct AgentConfiguration: Sendable, Equatable {
     public var rssiOffset: Double?
     public var measuredPower: Double?
     public var heartbeat: Double?
-    public var distanceStep: Double?
+    public var rssiStep: Double?
     /// Region exit delay, seconds (default 30).
     public var exitDelay: Double?
 
@@ -64,7 +64,7 @@ public struct AgentConfiguration: Sendable, Equatable {
         "regions",
     ]
     static let brokerKeys: Set<String> = ["url", "username", "password", "passwordFile", "caFile", "certFile", "keyFile", "clientId"]
-    static let trackingKeys: Set<String> = ["pathLossExponent", "rssiOffset", "measuredPower", "heartbeat", "distanceStep"]
+    static let trackingKeys: Set<String> = ["pathLossExponent", "rssiOffset", "measuredPower", "heartbeat", "rssiStep"]
     static let regionKeys: Set<String> = ["exitDelay"]
 
     /// Applies a YAML document over the current values. `file` names the file in errors.
@@ -104,7 +104,7 @@ public struct AgentConfiguration: Sendable, Equatable {
             if let value = try tracking.number("rssiOffset") { rssiOffset = value }
             if let value = try tracking.number("measuredPower") { measuredPower = value }
             if let value = try tracking.number("heartbeat") { heartbeat = value }
-            if let value = try tracking.number("distanceStep") { distanceStep = value }
+            if let value = try tracking.number("rssiStep") { rssiStep = value }
         }
         if let regions = try reader.child("regions") {
             try regions.rejectUnknown(Self.regionKeys)
@@ -180,9 +180,9 @@ public struct AgentConfiguration: Sendable, Equatable {
             guard NodeSettings.Limits.heartbeat.contains(value) else { throw Error("tracking.heartbeat", "\(value) is not in 1…3600 seconds") }
             tracking.publish.heartbeat = value
         }
-        if let value = distanceStep {
-            guard NodeSettings.Limits.distanceStep.contains(value) else { throw Error("tracking.distanceStep", "\(value) is not in 0.05…50") }
-            tracking.publish.distanceStep = value
+        if let value = rssiStep {
+            guard NodeSettings.Limits.rssiStep.contains(value) else { throw Error("tracking.rssiStep", "\(value) is not in 0.5…20 dB") }
+            tracking.publish.rssiStep = value
         }
         var monitor = RegionMonitorSettings()
         if let value = exitDelay {

@@ -141,7 +141,7 @@ extension AgentCore {
             if let exitDelay = node.exitDelay { settings.monitor.exitDelay = exitDelay }
             if let reportUnknown = node.reportUnknown { settings.reportUnknown = reportUnknown }
             if let heartbeat = node.heartbeat { settings.tracking.publish.heartbeat = heartbeat }
-            if let step = node.distanceStep { settings.tracking.publish.distanceStep = step }
+            if let step = node.rssiStep { settings.tracking.publish.rssiStep = step }
         }
         effective = settings
         monitor.updateSettings(settings.monitor)

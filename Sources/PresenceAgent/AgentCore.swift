@@ -51,8 +51,6 @@ public struct AgentCore: Sendable {
         var address: BluetoothAddress
         var beacon: Beacon?
         var lastRSSI: Int
-        /// A measurement saying "not heard any more" was published since it was last heard.
-        var silencePublished = false
     }
 
     /// The settings given at start; `effective` adds what the node config changed.
@@ -127,7 +125,6 @@ public struct AgentCore: Sendable {
         entry.address = advertisement.report.address
         entry.beacon = advertisement.beacon
         entry.lastRSSI = Int(rssi)
-        entry.silencePublished = false
         tracks[id] = entry
         if update.shouldPublish {
             actions.append(.publish(measurement(id, entry, update: update, at: time)))
@@ -148,18 +145,15 @@ public struct AgentCore: Sendable {
     /// Call at least once a second: region exits, beacons gone silent, ranging.
     public mutating func tick(at time: Instant) -> [AgentAction] {
         var actions = regionActions(monitor.tick(at: time))
-        let unknownAfter = effective.tracking.proximity.unknownAfter
-        for (id, entry) in tracks {
-            let silence = time - entry.lastHeard
-            if silence >= effective.forgetAfter {
+        for (id, var entry) in tracks {
+            if time - entry.lastHeard >= effective.forgetAfter {
                 tracks[id] = nil
                 continue
             }
-            if silence >= unknownAfter && !entry.silencePublished {
-                var silent = entry
-                silent.silencePublished = true
-                tracks[id] = silent
-                actions.append(.publish(silenceMeasurement(id, silent, at: time)))
+            // The track says once when the beacon fell silent; the node then says it is not heard.
+            if entry.track.checkSilence(at: time) != nil {
+                tracks[id] = entry
+                actions.append(.publish(silenceMeasurement(id, entry, at: time)))
             }
         }
         actions += rangingActions(at: time)
@@ -202,7 +196,8 @@ public struct AgentCore: Sendable {
             topic: effective.topics.measurement(payload.id, effective.node), text: payload.json, qos: .atMostOnce, retain: false)
     }
 
-    /// One measurement that says the node no longer hears the beacon: proximity `unknown`, no distance.
+    /// One measurement that says the node no longer hears the beacon: proximity `unknown`, no
+    /// distance and no RSSI (the last ones heard are stale by now; the timestamp says when).
     private mutating func silenceMeasurement(_ id: BeaconID, _ entry: TrackedBeacon, at time: Instant) -> AgentPublication {
         let payload = payload(id, entry, at: time)
         measurementCount += 1

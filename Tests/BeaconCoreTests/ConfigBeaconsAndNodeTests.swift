@@ -87,7 +87,7 @@ import Testing
     }
 
     @Test func nodeSettingsMessage() throws {
-        let text = #"{"revision":2,"room":"kitchen","rssiOffset":-3,"pathLossExponent":2.7,"exitDelay":45,"reportUnknown":true,"heartbeat":60,"distanceStep":0.5}"#
+        let text = #"{"revision":2,"room":"kitchen","rssiOffset":-3,"pathLossExponent":2.7,"exitDelay":45,"reportUnknown":true,"heartbeat":60,"rssiStep":3}"#
         guard case .replaced(let settings) = try NodeSettings.parse(payload(text)) else {
             Issue.record("expected settings")
             return
@@ -96,7 +96,7 @@ import Testing
             settings
                 == NodeSettings(
                     revision: 2, room: try topicID("kitchen"), rssiOffset: -3, pathLossExponent: 2.7, exitDelay: 45,
-                    reportUnknown: true, heartbeat: 60, distanceStep: 0.5))
+                    reportUnknown: true, heartbeat: 60, rssiStep: 3))
         guard case .replaced(let sparse) = try NodeSettings.parse(payload(#"{"revision":3}"#)) else {
             Issue.record("expected settings")
             return
@@ -109,7 +109,7 @@ import Testing
         #expect(nodeError(#"{"revision":2,"pathLossExponent":0.5}"#) == "pathLossExponent: 0.5 is not in 1…6")
         #expect(nodeError(#"{"revision":2,"exitDelay":0}"#) == "exitDelay: 0 is not in 1…3600")
         #expect(nodeError(#"{"revision":2,"heartbeat":86400}"#) == "heartbeat: 86400 is not in 1…3600")
-        #expect(nodeError(#"{"revision":2,"distanceStep":0}"#) == "distanceStep: 0 is not in 0.05…50")
+        #expect(nodeError(#"{"revision":2,"rssiStep":0}"#) == "rssiStep: 0 is not in 0.5…20")
         #expect(nodeError(#"{"revision":2,"reportUnknown":1}"#) == "reportUnknown: expected true or false, got an integer")
         #expect(nodeError(#"{"revision":2,"room":"Kitchen 1"}"#) == "room: 'Kitchen 1' is not a valid id (1–64 characters of a-z, 0-9, '_' and '-')")
         #expect(nodeError(#"{"revision":2,"rssiOffset":"-3"}"#) == "rssiOffset: expected a number, got a string")

@@ -107,6 +107,6 @@ import TestSupport
         try "node: a\nroom: b\ntracking:\n  heartbeet: 5\n".write(toFile: file, atomically: true, encoding: .utf8)
         let badKey = try ToolRunner.run(binary, ["run", "--config", file], separateErrors: true)
         #expect(badKey.status == 2)
-        #expect(badKey.errors == "error: tracking.heartbeet: unknown key (known keys: distanceStep, heartbeat, measuredPower, pathLossExponent, rssiOffset)\n")
+        #expect(badKey.errors == "error: tracking.heartbeet: unknown key (known keys: heartbeat, measuredPower, pathLossExponent, rssiOffset, rssiStep)\n")
     }
 }

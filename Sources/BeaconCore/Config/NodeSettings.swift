@@ -1,7 +1,7 @@
 /// The `<root>/nodes/<node>/config` message: one node's settings, pushed by the operator.
 ///
 /// `{"revision":2,"room":"kitchen","rssiOffset":-3,"pathLossExponent":2.7,"exitDelay":30,
-/// "reportUnknown":false,"heartbeat":60,"distanceStep":0.5}`
+/// "reportUnknown":false,"heartbeat":60,"rssiStep":3}`
 ///
 /// Every setting is optional: an absent one (or `null`) leaves the agent's own configuration (file,
 /// environment, flags) in force. Each has a range; outside it the whole message is rejected.
@@ -20,8 +20,9 @@ public struct NodeSettings: Hashable, Sendable {
     public var reportUnknown: Bool?
     /// Seconds between measurements of a beacon that is heard but does not change.
     public var heartbeat: Double?
-    /// Metres a beacon's distance must move before a new measurement is published.
-    public var distanceStep: Double?
+    /// dB the filtered RSSI must move before a new measurement is published (the publish
+    /// policy's step; a dB change is a distance ratio, the same at 1 m and at 10 m).
+    public var rssiStep: Double?
 
     /// Accepted ranges, for the agent's own configuration file to share.
     public enum Limits {
@@ -29,17 +30,17 @@ public struct NodeSettings: Hashable, Sendable {
         public static let pathLossExponent: ClosedRange<Double> = 1...6
         public static let exitDelay: ClosedRange<Double> = 1...3600
         public static let heartbeat: ClosedRange<Double> = 1...3600
-        public static let distanceStep: ClosedRange<Double> = 0.05...50
+        public static let rssiStep: ClosedRange<Double> = 0.5...20
     }
 
     static let jsonKeys = [
         "revision", "room", "rssiOffset", "pathLossExponent", "exitDelay", "reportUnknown", "heartbeat",
-        "distanceStep",
+        "rssiStep",
     ]
 
     public init(
         revision: Int64, room: TopicLevelID? = nil, rssiOffset: Double? = nil, pathLossExponent: Double? = nil,
-        exitDelay: Double? = nil, reportUnknown: Bool? = nil, heartbeat: Double? = nil, distanceStep: Double? = nil
+        exitDelay: Double? = nil, reportUnknown: Bool? = nil, heartbeat: Double? = nil, rssiStep: Double? = nil
     ) {
         self.revision = revision
         self.room = room
@@ -48,7 +49,7 @@ public struct NodeSettings: Hashable, Sendable {
         self.exitDelay = exitDelay
         self.reportUnknown = reportUnknown
         self.heartbeat = heartbeat
-        self.distanceStep = distanceStep
+        self.rssiStep = rssiStep
     }
 
     /// Parses and validates a payload as a whole; `.cleared` for the empty payload.
@@ -77,6 +78,6 @@ public struct NodeSettings: Hashable, Sendable {
             try reader.bool(value, key: "reportUnknown")
         }
         heartbeat = try number("heartbeat", Limits.heartbeat)
-        distanceStep = try number("distanceStep", Limits.distanceStep)
+        rssiStep = try number("rssiStep", Limits.rssiStep)
     }
 }
