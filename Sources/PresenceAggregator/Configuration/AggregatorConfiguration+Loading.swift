@@ -173,6 +173,11 @@ extension AggregatorConfiguration {
                 field: AggregatorSetting.broker.yamlPath,
                 message: "TLS files are given but the broker is \(broker) (use mqtts://)")
         }
+        if forgetAfter > 0, forgetAfter < decision.awayTimeout {
+            throw AggregatorConfigurationError(
+                field: AggregatorSetting.forgetAfter.yamlPath,
+                message: "\(JSONObjectWriter.number(forgetAfter, decimals: 3)) is shorter than decision.awayTimeout (\(JSONObjectWriter.number(decision.awayTimeout, decimals: 3))); use 0 to never forget")
+        }
         if password != nil, username == nil {
             throw AggregatorConfigurationError(field: AggregatorSetting.password.yamlPath, message: "a password needs a username")
         }
