@@ -284,13 +284,13 @@ extension AggregatorConfiguration {
         return String(secret)
     }
 
+    /// A short reason for a failed read, in the words of strerror.
     private static func reason(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain,
-            let code = POSIXErrorCode(rawValue: Int32(underlying.code))
-        {
-            return String(cString: strerror(code.rawValue))
+        switch (error as? CocoaError)?.code {
+        case .fileReadNoSuchFile?, .fileNoSuchFile?: return String(cString: strerror(ENOENT))
+        case .fileReadNoPermission?: return String(cString: strerror(EACCES))
+        case .fileReadInapplicableStringEncoding?: return "not UTF-8 text"
+        default: return "\(error)"
         }
-        return nsError.localizedDescription
     }
 }

@@ -26,6 +26,8 @@ public final class AggregatorService: Service, Sendable {
         public var measurements = 0
         /// Locations restored from retained topics.
         public var restoredLocations = 0
+        /// Ticks handled (a test that moves the clock waits for this).
+        public var ticks = 0
         /// Publications libmosquitto refused (queue full, no connection for QoS 0).
         public var failedPublications = 0
     }
@@ -119,11 +121,14 @@ public final class AggregatorService: Service, Sendable {
                 loop: for await next in inputs {
                     let now = clock.now()
                     var out: [AggregatorPublication] = []
+                    // Counted after publishing, so a test that sees the count finds the messages sent.
+                    var counted: WritableKeyPath<Statistics, Int>?
                     switch next {
                     case .shutdown:
                         break loop
                     case .tick(let time):
                         out = core.tick(at: time)
+                        counted = \.ticks
                     case .connection(.connected(_, let isReconnect)):
                         out = [.retained(topics.aggregatorStatus, "online")]
                         if isReconnect { out += core.retainedState() }
@@ -138,10 +143,10 @@ public final class AggregatorService: Service, Sendable {
                         guard let parts = topics.measurementTopicParts(message.topic) else { continue }
                         do {
                             let measurement = try ReceivedMeasurement(payload: message.payload, topicNode: parts.node)
-                            counters.withLock { $0.measurements += 1 }
                             out = core.receive(measurement, at: now)
+                            counted = \.measurements
                         } catch {
-                            counters.withLock { $0.malformedMeasurements += 1 }
+                            counted = \.malformedMeasurements
                             malformedSinceLog += 1
                             if lastMalformedLog.map({ now.since($0) >= 60 }) ?? true {
                                 logger.warning("malformed measurements ignored", metadata: [
@@ -164,13 +169,12 @@ public final class AggregatorService: Service, Sendable {
                         guard message.retain, let location = BeaconLocation(retainedPayload: message.payload) else { continue }
                         let before = core.location(of: location.beacon)
                         out = core.restore(location, at: now)
-                        if before == nil, core.location(of: location.beacon) != nil {
-                            counters.withLock { $0.restoredLocations += 1 }
-                        }
+                        if before == nil, core.location(of: location.beacon) != nil { counted = \.restoredLocations }
                     case .homeAssistantStatus(let message):
                         if message.payloadString == "online" { out = core.discoveryMessages() }
                     }
                     publish(out, on: connection)
+                    if let counted { counters.withLock { $0[keyPath: counted] += 1 } }
                 }
                 // Shutting down: say so, flush, disconnect (the broker then drops the last will).
                 publish([.retained(topics.aggregatorStatus, "offline")], on: connection)
