@@ -24,6 +24,8 @@ public final class AggregatorService: Service, Sendable {
         public var malformedMeasurements = 0
         /// Measurements used.
         public var measurements = 0
+        /// Node status messages (`online`/`offline`) handled.
+        public var nodeStatuses = 0
         /// Locations restored from retained topics.
         public var restoredLocations = 0
         /// Ticks handled (a test that moves the clock waits for this).
@@ -163,6 +165,7 @@ public final class AggregatorService: Service, Sendable {
                         case "offline": out = core.nodeStatus(node: node, online: false, at: now)
                         default: continue
                         }
+                        counted = \.nodeStatuses
                     case .location(let message):
                         // Only what the broker kept from before (retain flag set); our own live
                         // publications come back without it.
