@@ -24,6 +24,23 @@ import Testing
         #expect(result.output.isEmpty)
     }
 
+    /// `replay --config` takes the decision settings of the live configuration file: a long dwell
+    /// gives fewer room changes on the same trace.
+    @Test func replayUsesTheConfigurationFilesDecision() throws {
+        let trace = try SharedData.path("traces/danis-rectangular_with_rotation.trace.csv")
+        let executable = try BuildProducts.executable(named: "presence-aggregator")
+        let config = try TestBroker.makeTemporaryDirectory() + "/slow.yaml"
+        try "decision:\n  dwell: 20\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let standard = try ToolRunner.run(executable, ["replay", "--trace", trace], separateErrors: true)
+        let slow = try ToolRunner.run(executable, ["replay", "--trace", trace, "--config", config], separateErrors: true)
+        #expect(standard.status == 0 && slow.status == 0)
+        let lines = { (result: ToolRunner.Result) in result.output.split(separator: "\n").count }
+        #expect(lines(slow) < lines(standard))
+        let bad = try ToolRunner.run(executable, ["replay", "--trace", trace, "--config", config + ".missing"], separateErrors: true)
+        #expect(bad.status == 2)
+        #expect(bad.errors == "replay: \(config).missing: cannot read the configuration file (No such file or directory)\n")
+    }
+
     /// SIGTERM: `offline` is published (not the last will), and the program exits 0.
     @Test func sigtermPublishesOfflineAndExitsCleanly() async throws {
         let broker = try await TestBroker.start()
