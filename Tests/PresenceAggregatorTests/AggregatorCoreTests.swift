@@ -93,6 +93,31 @@ import Testing
         #expect(core.location(of: beaconID)?.since == startTime + 1)
     }
 
+    /// A forgotten beacon that comes back is a new beacon: discovery again, then `arrived`.
+    @Test func forgottenBeaconComesBack() {
+        var core = core { $0.forgetAfter = 60 }
+        let stranger = ReceivedMeasurement(beacon: otherBeaconID, node: "hall-1", room: "hall", distance: 1, proximity: .near)
+        let id = otherBeaconID.rawValue
+        _ = core.receive(stranger, at: startTime)
+        #expect(payload(core.tick(at: startTime + 1), "presence/locations/\(id)/room") == "hall")
+        #expect(payload(core.tick(at: startTime + 30), "presence/locations/\(id)/room") == "not_home")
+        let forgotten = core.tick(at: startTime + 60)
+        #expect(forgotten.filter { $0.payload.isEmpty && $0.retain }.map(\.topic) == [
+            "presence/locations/\(id)", "presence/locations/\(id)/room",
+            "homeassistant/device_tracker/beaconpresence_presence/\(id)_tracker/config",
+            "homeassistant/sensor/beaconpresence_presence/\(id)_room/config",
+            "homeassistant/sensor/beaconpresence_presence/\(id)_distance/config",
+        ])
+        #expect(core.trackedBeacons.isEmpty)
+
+        let back = core.receive(stranger, at: startTime + 100)
+        #expect(back.count == 3)  // discovery only; no stale `not_home`, no event
+        #expect(back.allSatisfy { $0.topic.hasPrefix("homeassistant/") })
+        let arrived = core.tick(at: startTime + 101)
+        #expect(payload(arrived, "presence/events")
+            == #"{"type":"arrived","id":"\#(id)","from":null,"to":"hall","at":"2025-11-22T08:01:41.000Z"}"#)
+    }
+
     /// Random and truncated payloads never crash the parsers the broker feeds.
     @Test func parsersNeverTrapOnRandomInput() {
         var generator = SeededGenerator(seed: 0x5EED)

@@ -194,6 +194,8 @@ public struct AggregatorCore: Sendable {
             out.append(roomMessage(location.room))
         }
         let from = previous?.room
+        // Nothing to announce for a beacon we never placed that is now away.
+        if from == nil, location.room == RoomDecision.notHome { return }
         let type: String
         if location.room == RoomDecision.notHome {
             type = "departed"
@@ -216,8 +218,9 @@ public struct AggregatorCore: Sendable {
     private mutating func refresh(_ beacon: BeaconID, into out: inout [AggregatorPublication]) {
         guard var entry = tracked[beacon], let decision = decider.decision(for: beacon) else { return }
         guard let current = entry.location else {
-            // Decided before we tracked it (forgotten, then heard again): publish as new.
-            apply(decision, at: decision.since, into: &out)
+            // Decided before we tracked it (forgotten, then heard again): publish as new once the
+            // decider places it in a room; its old `not_home` is not news.
+            if decision.room != RoomDecision.notHome { apply(decision, at: decision.since, into: &out) }
             return
         }
         guard current.room == decision.room else { return }
