@@ -37,7 +37,7 @@ func within<Value: Sendable>(
 /// Waits (bounded) until `condition` holds, checking after each yield: for counters of work the
 /// service has done, not for time to pass.
 func eventually(_ what: String, timeout: Duration = .seconds(10), _ condition: @escaping @Sendable () -> Bool) async throws {
-    try await within(what, timeout: timeout) {
+    _ = try await within(what, timeout: timeout) {
         while !condition() { try await Task.sleep(for: .milliseconds(2)) }
         return true
     }
