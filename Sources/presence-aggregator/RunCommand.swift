@@ -72,7 +72,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Path-loss exponent, as the agents' (PRESENCE_PATH_LOSS_EXPONENT).")
     var pathLossExponent: String?
 
-    @Option(help: "Seconds between decision ticks, 0.05–60 (PRESENCE_TICK_INTERVAL).")
+    @Option(help: "Seconds between decision ticks, 0.05–1 (PRESENCE_TICK_INTERVAL).")
     var tickInterval: String?
 
     @Option(help: "Seconds a beacon that is not a known beacon may stay unheard before it is forgotten; 0: never.")

@@ -139,7 +139,7 @@ import Testing
         ("homeAssistant:\n  discovery: maybe", "homeAssistant.discovery: 'maybe' is not true or false"),
         ("homeAssistant:\n  prefix: Home Assistant", "homeAssistant.prefix: 'Home Assistant' is not a discovery prefix (one or more '/'-separated levels of 1–64 characters of a-z, 0-9, '_' and '-')"),
         ("forgetAfter: -5", "forgetAfter: '-5' is not a number of seconds ≥ 0 (0: never forget)"),
-        ("tickInterval: 0", "tickInterval: '0' is not a number of seconds in 0.05…60"),
+        ("tickInterval: 0", "tickInterval: '0' is not a number of seconds in 0.05…1"),
         ("tls:\n  caFile: /nonexistent/ca.pem", "tls.caFile: cannot read '/nonexistent/ca.pem'"),
         ("passwordFile: /nonexistent/secret", "passwordFile: cannot read '/nonexistent/secret' (No such file or directory)"),
         // Shape.

@@ -156,7 +156,7 @@ extension AggregatorConfiguration {
         case .forgetAfter:
             forgetAfter = try Self.number(text, field: field, "is not a number of seconds ≥ 0 (0: never forget)") { $0 >= 0 }
         case .tickInterval:
-            tickInterval = try Self.number(text, field: field, "is not a number of seconds in 0.05…60") { $0 >= 0.05 && $0 <= 60 }
+            tickInterval = try Self.number(text, field: field, "is not a number of seconds in 0.05…1") { $0 >= 0.05 && $0 <= 1 }
         }
     }
 

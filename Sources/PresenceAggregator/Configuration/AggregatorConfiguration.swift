@@ -40,8 +40,8 @@ public struct AggregatorConfiguration: Sendable {
     /// entities daily, short enough that a street's worth of passing beacons does not pile up.
     /// Known beacons are never forgotten (their entities stay, `not_home`). 0 turns forgetting off.
     public var forgetAfter: Double
-    /// How often the decider lets time pass without measurements, seconds, default 1 (dwell and
-    /// away timers resolve to this).
+    /// How often the decider lets time pass without measurements, seconds, 0.05…1, default 1
+    /// (at least once a second: dwell and away timers resolve to this).
     public var tickInterval: Double
 
     public static let defaultCAFile = "/etc/ssl/certs/ca-certificates.crt"
