@@ -1,6 +1,7 @@
 import BeaconCore
 import MQTTClient
 import PresenceAggregator
+import ServiceLifecycle
 import TestSupport
 import Testing
 
@@ -259,5 +260,48 @@ import Testing
         #expect(text(try await location.next()) == "kitchen")
         #expect(text(try await status.until { text($0) == "online" }.last!) == "online")
         try await aggregator.stop()
+    }
+
+    /// The security settings of the YAML file reach the broker: TLS with a client certificate,
+    /// user name and a password read from a file.
+    @Test func connectsWithTLSClientCertificateAndPasswordFile() async throws {
+        let directory = try TestBroker.makeTemporaryDirectory()
+        let certificates = try TestCertificates.generate(in: directory)
+        let broker = try await TestBroker.start(.init(
+            users: ["aggregator": "s3cret", "observer": "watch"],
+            tls: .init(certificates, requireClientCertificate: true)))
+        let secret = directory + "/password"
+        try "s3cret\n".write(toFile: secret, atomically: true, encoding: .utf8)
+        let yaml = directory + "/aggregator.yaml"
+        try """
+            broker: mqtts://127.0.0.1:\(broker.port)
+            username: aggregator
+            passwordFile: \(secret)
+            tls:
+              caFile: \(certificates.caFile)
+              certificateFile: \(certificates.clientCertificateFile)
+              keyFile: \(certificates.clientKeyFile)
+            """.write(toFile: yaml, atomically: true, encoding: .utf8)
+        let configuration = try AggregatorConfiguration.load(file: yaml, environment: [:], flags: [:])
+        #expect(configuration.password == "s3cret")
+
+        var options = MQTTConnectionOptions(host: broker.host, port: broker.port, clientID: "observer")
+        options.credentials = MQTTCredentials(username: "observer", password: "watch")
+        options.tls = MQTTTLSConfiguration(
+            caFile: certificates.caFile, certificateFile: certificates.clientCertificateFile,
+            keyFile: certificates.clientKeyFile)
+        let client = try MQTTConnection(options: options, logger: quietLogger)
+        try await client.connect(timeout: .seconds(10))
+        let status = MessageReader(try await client.subscribe("presence/aggregator/status"))
+        let service = AggregatorService(
+            configuration: configuration, clock: ManualAggregatorClock(now: startTime), logger: quietLogger,
+            softwareVersion: "1")
+        let group = ServiceGroup(configuration: .init(services: [.init(service: service)], logger: quietLogger))
+        let task = Task { try await group.run() }
+        #expect(text(try await status.until { text($0) == "online" }.last!) == "online")
+        await group.triggerGracefulShutdown()
+        try await task.value
+        #expect(text(try await status.next()) == "offline")
+        await client.disconnect()
     }
 }
