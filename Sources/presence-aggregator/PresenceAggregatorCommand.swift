@@ -1,10 +1,10 @@
 import ArgumentParser
 
 @main
-struct PresenceAggregatorCommand: ParsableCommand {
+struct PresenceAggregatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "presence-aggregator",
         abstract: "Decides which room each beacon is in, from every node's measurements.",
-        subcommands: [ReplayCommand.self]
+        subcommands: [RunCommand.self, ReplayCommand.self]
     )
 }

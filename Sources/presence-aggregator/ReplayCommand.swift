@@ -12,8 +12,8 @@ import Darwin
 
 /// `presence-aggregator replay`: runs a recorded trace through the agent's tracking and the
 /// aggregator's room decision on the trace's own clock, as fast as the CPU allows (TRACE.md).
-/// TRACE.md's `--config aggregator.yaml` is not offered yet: the build has no YAML parser, so the
-/// replay uses `RoomDecisionParameters.default`.
+/// `--config` takes the live aggregator's YAML file (etc/presence-aggregator.yaml); only its
+/// `decision` settings matter to a replay.
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
@@ -27,6 +27,9 @@ struct ReplayCommand: ParsableCommand {
 
     @Option(help: "The trace: CSV with columns time,node,room,beacon,rssi[,measuredPower].")
     var trace: String
+
+    @Option(name: .customLong("config"), help: "The aggregator's YAML configuration; its decision settings are used.")
+    var configFile: String?
 
     @Option(help: "decisions (time,beacon,room,distance) or measurements (one row per sample after the node's filter).")
     var output: Output = .decisions
@@ -50,11 +53,20 @@ struct ReplayCommand: ParsableCommand {
         var tracking = TrackingParameters.default
         if let pathLossExponent { tracking.distance.pathLossExponent = pathLossExponent }
         if let rssiOffset { tracking.distance.rssiOffset = rssiOffset }
+        var decision = RoomDecisionParameters.default
+        if let configFile {
+            do {
+                decision = try AggregatorConfiguration.load(file: configFile, environment: [:], flags: [:]).decision
+            } catch {
+                StandardOutput.error("replay: \(error)\n")
+                throw ExitCode(2)
+            }
+        }
         var writer = StandardOutput()
         do {
             let summary = try TraceReplayRunner.run(
                 path: trace, output: output == .decisions ? .decisions : .measurements,
-                tracking: tracking, decision: .default
+                tracking: tracking, decision: decision
             ) { writer.write($0) }
             writer.flush()
             if summary.reorderedLines > 0 {

@@ -1,0 +1,88 @@
+import BeaconCore
+
+/// Everything the live aggregator (`presence-aggregator run`) needs, with documented defaults.
+///
+/// Loaded from a YAML file (`etc/presence-aggregator.yaml` is the documented example), then the
+/// environment (`PRESENCE_BROKER`, …), then command-line flags: each layer overrides the one before
+/// (see `AggregatorSetting` for every key, variable and flag). Every value is validated as it is
+/// read and an error names the field as the user wrote it (`decision.dwell: -1 is not a positive
+/// number of seconds`).
+public struct AggregatorConfiguration: Sendable {
+    /// The broker, default `mqtt://127.0.0.1:1883`.
+    public var broker: BrokerAddress
+    /// User name, default none (anonymous).
+    public var username: String?
+    /// Password, default none; also read from a file (`passwordFile`), so it need not sit in the
+    /// YAML or the environment.
+    public var password: String?
+    /// CA file that verifies the broker's certificate; used with `mqtts://`. Default for `mqtts://`:
+    /// the system bundle `/etc/ssl/certs/ca-certificates.crt`.
+    public var caFile: String?
+    /// Client certificate and key (both or neither), for brokers that require one.
+    public var certificateFile: String?
+    public var keyFile: String?
+    /// MQTT client id, default `presence-aggregator`; unique per broker (one aggregator per site).
+    public var clientID: String
+    /// Topic root, default `presence`.
+    public var topics: TopicScheme
+    /// Known beacons: canonical id → alias (used in topics) and display name. Default none: every
+    /// beacon is published under its canonical id.
+    public var knownBeacons: [KnownBeacon]
+    /// The room decision's parameters, default `RoomDecisionParameters.default`.
+    public var decision: RoomDecisionParameters
+    /// Home Assistant MQTT discovery, default on.
+    public var homeAssistantDiscovery: Bool
+    /// Discovery prefix, default `homeassistant` (Home Assistant's default).
+    public var homeAssistantPrefix: String
+    /// A beacon that is not a known beacon and has not been heard for this long is forgotten: its
+    /// retained topics (location, room, discovery) are cleared. Seconds, default 86,400 (24 h):
+    /// long enough that a visitor's phone or a beacon in a drawer does not churn Home Assistant
+    /// entities daily, short enough that a street's worth of passing beacons does not pile up.
+    /// Known beacons are never forgotten (their entities stay, `not_home`). 0 turns forgetting off.
+    public var forgetAfter: Double
+    /// How often the decider lets time pass without measurements, seconds, 0.05…1, default 1
+    /// (at least once a second: dwell and away timers resolve to this).
+    public var tickInterval: Double
+
+    public static let defaultCAFile = "/etc/ssl/certs/ca-certificates.crt"
+
+    public init(
+        broker: BrokerAddress = BrokerAddress(host: "127.0.0.1"),
+        username: String? = nil,
+        password: String? = nil,
+        caFile: String? = nil,
+        certificateFile: String? = nil,
+        keyFile: String? = nil,
+        clientID: String = "presence-aggregator",
+        topics: TopicScheme = .default,
+        knownBeacons: [KnownBeacon] = [],
+        decision: RoomDecisionParameters = .default,
+        homeAssistantDiscovery: Bool = true,
+        homeAssistantPrefix: String = "homeassistant",
+        forgetAfter: Double = 86_400,
+        tickInterval: Double = 1
+    ) {
+        self.broker = broker
+        self.username = username
+        self.password = password
+        self.caFile = caFile
+        self.certificateFile = certificateFile
+        self.keyFile = keyFile
+        self.clientID = clientID
+        self.topics = topics
+        self.knownBeacons = knownBeacons
+        self.decision = decision
+        self.homeAssistantDiscovery = homeAssistantDiscovery
+        self.homeAssistantPrefix = homeAssistantPrefix
+        self.forgetAfter = forgetAfter
+        self.tickInterval = tickInterval
+    }
+
+    /// The documented defaults.
+    public static let `default` = AggregatorConfiguration()
+
+    /// The known beacon with canonical id `beacon`, if any.
+    public func knownBeacon(_ beacon: BeaconID) -> KnownBeacon? {
+        knownBeacons.first { $0.beacon == beacon }
+    }
+}

@@ -1,0 +1,93 @@
+import BeaconCore
+
+/// What the aggregator publishes about one beacon on `<root>/locations/<beacon>` (MQTT.md), and
+/// what it reads back from that retained topic at start.
+public struct BeaconLocation: Sendable, Hashable {
+    /// The topic id: the alias of a known beacon, else the canonical id.
+    public var id: String
+    public var beacon: BeaconID
+    public var name: String
+    /// The decided room or `not_home`.
+    public var room: String
+    public var distance: Double?
+    public var proximity: Proximity
+    public var node: String?
+    public var since: Instant
+    public var confidence: Double
+    /// Per room with fresh evidence: the nearest node's distance, metres.
+    public var candidates: [String: Double]
+
+    public init(id: String, beacon: BeaconID, name: String, room: String, distance: Double?, proximity: Proximity,
+                node: String?, since: Instant, confidence: Double, candidates: [String: Double]) {
+        self.id = id
+        self.beacon = beacon
+        self.name = name
+        self.room = room
+        self.distance = distance
+        self.proximity = proximity
+        self.node = node
+        self.since = since
+        self.confidence = confidence
+        self.candidates = candidates
+    }
+
+    /// MQTT.md's key order; distances to the centimetre, confidence to 0.01, candidates by room name.
+    public var json: String {
+        var json = JSONObjectWriter()
+        json.add("id", id)
+        json.add("beacon", beacon.rawValue)
+        json.add("name", name)
+        json.add("room", room)
+        if let distance { json.add("distance", distance, decimals: 2) } else { json.addNull("distance") }
+        json.add("proximity", proximity.rawValue)
+        if let node { json.add("node", node) } else { json.addNull("node") }
+        json.add("since", ISO8601Timestamp.string(from: since))
+        json.add("confidence", confidence, decimals: 2)
+        var candidateObject = JSONObjectWriter()
+        for room in candidates.keys.sorted() {
+            candidateObject.add(room, candidates[room] ?? 0, decimals: 2)
+        }
+        json.addRaw("candidates", candidateObject.json)
+        return json.json
+    }
+
+    /// What makes a location worth publishing again when the room did not change: the node, the
+    /// proximity, the distance to 0.1 m and which rooms are candidates (confidence and candidate
+    /// distances move with every measurement and would make every measurement a publication).
+    var significantPart: String {
+        let rounded = distance.map { ($0 * 10).rounded() / 10 }
+        return "\(room)|\(node ?? "")|\(proximity.rawValue)|\(rounded.map { String($0) } ?? "-")|\(candidates.keys.sorted().joined(separator: ","))|\(name)"
+    }
+
+    /// Reads a retained location back (restore at start). Nil unless it is a JSON object with at
+    /// least a canonical `beacon`, a valid `room` (or `not_home`) and an ISO-8601 `since`.
+    public init?(retainedPayload payload: [UInt8]) {
+        guard let value = try? JSONParser.parse(payload, maximumBytes: 16_384, maximumDepth: 4),
+            case .object(let object) = value,
+            case .string(let beaconText)? = object["beacon"], BeaconIDSyntax.canonical(beaconText) == beaconText,
+            case .string(let room)? = object["room"], TopicLevelID.isValid(room),
+            case .string(let sinceText)? = object["since"], let since = ISO8601Timestamp.instant(from: sinceText)
+        else { return nil }
+        let beacon = BeaconID(rawValue: beaconText)
+        var id = beaconText
+        if case .string(let text)? = object["id"], TopicLevelID.isValid(text) || text == beaconText { id = text }
+        var name = id
+        if case .string(let text)? = object["name"], !text.isEmpty { name = text }
+        var distance: Double?
+        if case .number(let number)? = object["distance"], number.double >= 0 { distance = number.double }
+        var proximity = Proximity.unknown
+        if case .string(let text)? = object["proximity"], let parsed = Proximity(rawValue: text) { proximity = parsed }
+        var node: String?
+        if case .string(let text)? = object["node"], TopicLevelID.isValid(text) { node = text }
+        var confidence = 0.0
+        if case .number(let number)? = object["confidence"], (0...1).contains(number.double) { confidence = number.double }
+        var candidates: [String: Double] = [:]
+        if case .object(let list)? = object["candidates"] {
+            for (index, key) in list.keys.enumerated() where TopicLevelID.isValid(key) {
+                if case .number(let number) = list.values[index] { candidates[key] = number.double }
+            }
+        }
+        self.init(id: id, beacon: beacon, name: name, room: room, distance: distance, proximity: proximity,
+                  node: node, since: since, confidence: confidence, candidates: candidates)
+    }
+}

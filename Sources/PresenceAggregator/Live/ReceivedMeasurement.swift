@@ -1,0 +1,110 @@
+import BeaconCore
+
+/// A node's measurement as the aggregator reads it from `<root>/beacons/<beacon>/<node>` (MQTT.md):
+/// only what the room decision and the published location need. Keys it does not need are
+/// ignored, so agents may add fields without breaking the aggregator.
+public struct ReceivedMeasurement: Sendable, Hashable {
+    /// The canonical beacon id.
+    public var beacon: BeaconID
+    /// The node's display name for the beacon, if it sent one.
+    public var name: String?
+    public var node: String
+    public var room: String
+    public var rssiFiltered: Double?
+    public var sigma: Double?
+    /// Metres; nil when the node no longer hears the beacon (then `proximity` is `unknown`).
+    public var distance: Double?
+    public var proximity: Proximity
+
+    public init(beacon: BeaconID, name: String? = nil, node: String, room: String, rssiFiltered: Double? = nil,
+                sigma: Double? = nil, distance: Double?, proximity: Proximity) {
+        self.beacon = beacon
+        self.name = name
+        self.node = node
+        self.room = room
+        self.rssiFiltered = rssiFiltered
+        self.sigma = sigma
+        self.distance = distance
+        self.proximity = proximity
+    }
+
+    /// "The node no longer hears the beacon": proximity `unknown` (with or without a distance).
+    public var isSilence: Bool { proximity == .unknown || distance == nil }
+
+    /// The longest measurement accepted; a real one is about 400 bytes.
+    public static let maximumBytes = 4096
+
+    /// Parses a measurement payload. `topicNode` is the node level of the topic: the payload must
+    /// name the same node (the broker's ACL guarantees the topic, not the payload). Never traps.
+    public init(payload: [UInt8], topicNode: String) throws(ReceivedMeasurementError) {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(payload, maximumBytes: Self.maximumBytes, maximumDepth: 4)
+        } catch {
+            throw ReceivedMeasurementError(error.description)
+        }
+        guard case .object(let object) = value else { throw ReceivedMeasurementError("expected a JSON object") }
+
+        func string(_ key: String) throws(ReceivedMeasurementError) -> String? {
+            switch object[key] {
+            case nil, .null?: return nil
+            case .string(let text)?: return text
+            case let other?: throw ReceivedMeasurementError("\(key): expected a string, got \(other.kindDescription)")
+            }
+        }
+        func number(_ key: String) throws(ReceivedMeasurementError) -> Double? {
+            switch object[key] {
+            case nil, .null?: return nil
+            case .number(let number)?: return number.double
+            case let other?: throw ReceivedMeasurementError("\(key): expected a number, got \(other.kindDescription)")
+            }
+        }
+
+        guard let beaconText = try string("beacon") else { throw ReceivedMeasurementError("beacon: required") }
+        guard let canonical = BeaconIDSyntax.canonical(beaconText), canonical == beaconText else {
+            throw ReceivedMeasurementError("beacon: \(ConfigError.quoted(beaconText)) is not a canonical beacon id")
+        }
+        guard let node = try string("node"), TopicLevelID.isValid(node) else {
+            throw ReceivedMeasurementError("node: missing or not a valid id")
+        }
+        guard node == topicNode else {
+            throw ReceivedMeasurementError("node: '\(node)' does not match the topic's node \(ConfigError.quoted(topicNode))")
+        }
+        guard let room = try string("room"), TopicLevelID.isValid(room), room != RoomDecision.notHome else {
+            throw ReceivedMeasurementError("room: missing or not a valid room id")
+        }
+        guard let proximityText = try string("proximity"), let proximity = Proximity(rawValue: proximityText) else {
+            throw ReceivedMeasurementError("proximity: expected immediate, near, far or unknown")
+        }
+        let distance = try number("distance")
+        if let distance, !(distance >= 0) {
+            throw ReceivedMeasurementError("distance: \(distance) is not a distance in metres")
+        }
+        guard distance != nil || proximity == .unknown else {
+            throw ReceivedMeasurementError("distance: required unless proximity is unknown")
+        }
+        var name = try string("name")
+        if let given = name, given.isEmpty || given.count > KnownBeacon.maximumNameLength { name = nil }
+        self.init(beacon: BeaconID(rawValue: canonical), name: name, node: node, room: room,
+                  rssiFiltered: try number("rssiFiltered"), sigma: try number("sigma"),
+                  distance: distance, proximity: proximity)
+    }
+
+    /// The decider's view of this measurement.
+    public var evidence: NodeEvidence {
+        // rest-merge: NodeEvidence.distance becomes optional and the decider drops a node's evidence
+        // on silence (proximity unknown, no distance). Pass `distance` through as it is then. Until
+        // that merge a silence is mapped to an infinite distance, which the current decider ignores
+        // (the node's older evidence then ages out by staleAfter instead of going at once).
+        NodeEvidence(beacon: beacon, node: node, room: room, rssiFiltered: rssiFiltered ?? -Double.infinity,
+                     sigma: sigma ?? 0, distance: isSilence ? Double.infinity : (distance ?? Double.infinity),
+                     proximity: proximity)
+    }
+}
+
+/// Why a measurement message was not used.
+public struct ReceivedMeasurementError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

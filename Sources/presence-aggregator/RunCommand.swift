@@ -1,0 +1,137 @@
+import ArgumentParser
+import BeaconCore
+import Foundation
+import Logging
+import PresenceAggregator
+import ServiceLifecycle
+
+/// `presence-aggregator run`: the live aggregator. Parses flags, loads the configuration (file,
+/// then environment, then flags) and runs `AggregatorService` in a `ServiceGroup` that turns
+/// SIGTERM and SIGINT into a graceful shutdown (`offline`, flush, disconnect).
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Decides each beacon's room from the nodes' measurements on the broker and publishes locations.",
+        discussion: """
+            Settings come from the YAML file (--config), then PRESENCE_* environment variables, then flags. \
+            See etc/presence-aggregator.yaml for every setting and its default.
+            """
+    )
+
+    /// The version shown in Home Assistant's device info.
+    static let softwareVersion = "0.1.0"
+
+    @Option(name: .customLong("config"), help: "YAML configuration file (etc/presence-aggregator.yaml documents every key).")
+    var configFile: String?
+
+    @Option(help: "Broker: mqtt://host[:port] or mqtts://host[:port] (PRESENCE_BROKER).")
+    var broker: String?
+
+    @Option(help: "User name (PRESENCE_USERNAME); the password comes from PRESENCE_PASSWORD or --password-file.")
+    var username: String?
+
+    @Option(help: "File whose first line is the password (PRESENCE_PASSWORD_FILE).")
+    var passwordFile: String?
+
+    @Option(help: "CA file that verifies the broker's certificate (mqtts://).")
+    var caFile: String?
+
+    @Option(help: "Client certificate file (with --key-file).")
+    var certFile: String?
+
+    @Option(help: "Client key file (with --cert-file).")
+    var keyFile: String?
+
+    @Option(help: "MQTT client id (PRESENCE_CLIENT_ID).")
+    var clientID: String?
+
+    @Option(help: "Topic root, e.g. presence or hq/presence (PRESENCE_ROOT).")
+    var root: String?
+
+    @Option(name: .customLong("away-after"), help: "Seconds without evidence before a beacon is not_home (PRESENCE_AWAY_AFTER).")
+    var awayAfter: String?
+
+    @Option(help: "Decision margin, dB (PRESENCE_MARGIN).")
+    var margin: String?
+
+    @Option(help: "Decision dwell, seconds (PRESENCE_DWELL).")
+    var dwell: String?
+
+    @Option(help: "Integrated lead needed to switch, dB·s (PRESENCE_EVIDENCE).")
+    var evidence: String?
+
+    @Option(help: "Largest lead one instant contributes, dB (PRESENCE_LEAD_CAP).")
+    var leadCap: String?
+
+    @Option(help: "Seconds after a beacon's first evidence before deciding (PRESENCE_SETTLE_TIME).")
+    var settleTime: String?
+
+    @Option(help: "Seconds a node's evidence may lag the beacon's newest before it is dropped (PRESENCE_STALE_AFTER).")
+    var staleAfter: String?
+
+    @Option(help: "Path-loss exponent, as the agents' (PRESENCE_PATH_LOSS_EXPONENT).")
+    var pathLossExponent: String?
+
+    @Option(help: "Seconds between decision ticks, 0.05–1 (PRESENCE_TICK_INTERVAL).")
+    var tickInterval: String?
+
+    @Option(help: "Seconds a beacon that is not a known beacon may stay unheard before it is forgotten; 0: never.")
+    var forgetAfter: String?
+
+    @Flag(help: "Do not publish Home Assistant discovery.")
+    var noDiscovery = false
+
+    @Option(help: "Home Assistant discovery prefix (default homeassistant).")
+    var discoveryPrefix: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "info"
+
+    /// The flags given, keyed by setting.
+    var flags: [AggregatorSetting: String] {
+        var flags: [AggregatorSetting: String] = [:]
+        flags[.broker] = broker
+        flags[.username] = username
+        flags[.passwordFile] = passwordFile
+        flags[.caFile] = caFile
+        flags[.certificateFile] = certFile
+        flags[.keyFile] = keyFile
+        flags[.clientID] = clientID
+        flags[.root] = root
+        flags[.awayTimeout] = awayAfter
+        flags[.margin] = margin
+        flags[.dwell] = dwell
+        flags[.evidenceToSwitch] = evidence
+        flags[.leadCap] = leadCap
+        flags[.settleTime] = settleTime
+        flags[.staleAfter] = staleAfter
+        flags[.pathLossExponent] = pathLossExponent
+        flags[.tickInterval] = tickInterval
+        flags[.forgetAfter] = forgetAfter
+        flags[.discoveryPrefix] = discoveryPrefix
+        if noDiscovery { flags[.discovery] = "false" }
+        return flags
+    }
+
+    func run() async throws {
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            StandardOutput.error("run: --log-level: '\(logLevel)' is not one of trace, debug, info, notice, warning, error, critical\n")
+            throw ExitCode(2)
+        }
+        let configuration: AggregatorConfiguration
+        do {
+            configuration = try AggregatorConfiguration.load(
+                file: configFile, environment: ProcessInfo.processInfo.environment, flags: flags)
+        } catch {
+            StandardOutput.error("run: \(error)\n")
+            throw ExitCode(2)
+        }
+        var logger = Logger(label: "presence-aggregator")
+        logger.logLevel = level
+        let service = AggregatorService(configuration: configuration, logger: logger, softwareVersion: Self.softwareVersion)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}

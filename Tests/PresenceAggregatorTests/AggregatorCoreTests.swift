@@ -1,0 +1,160 @@
+import BeaconCore
+import PresenceAggregator
+import Testing
+
+/// The aggregator's state machine without a broker: what it publishes for each input.
+@Suite struct AggregatorCoreTests {
+    static let alice = KnownBeacon(beacon: beaconID, alias: TopicLevelID("alice-keys"), name: "Alice's keys")
+
+    private func core(_ configure: (inout AggregatorConfiguration) -> Void = { _ in }) -> AggregatorCore {
+        var configuration = AggregatorConfiguration.default
+        configuration.knownBeacons = [Self.alice]
+        configuration.decision = RoomDecisionParameters(
+            margin: 0.25, dwell: 1.5, evidenceToSwitch: 1.5, leadCap: 3, settleTime: 1, staleAfter: 12, awayTimeout: 30)
+        configure(&configuration)
+        return AggregatorCore(configuration: configuration, softwareVersion: "1.0")
+    }
+
+    private func measurement(_ node: String, _ room: String, _ distance: Double?) -> ReceivedMeasurement {
+        ReceivedMeasurement(beacon: beaconID, node: node, room: room, rssiFiltered: -70, sigma: 1, distance: distance,
+                            proximity: distance == nil ? .unknown : .near)
+    }
+
+    private func payload(_ publications: [AggregatorPublication], _ topic: String) -> String? {
+        publications.last { $0.topic == topic }?.payload
+    }
+
+    /// A restored beacon that is never heard again turns `not_home` one away timeout after the
+    /// restart (as if heard just before it), with a `departed` event; not earlier.
+    @Test func restoredBeaconNotHeardGoesAwayAfterTheTimeout() throws {
+        var core = core()
+        let retained = BeaconLocation(
+            id: "alice-keys", beacon: beaconID, name: "Alice's keys", room: "office", distance: 2, proximity: .near,
+            node: "office-1", since: startTime + (-3600), confidence: 0.8, candidates: ["office": 2])
+        let restored = try #require(BeaconLocation(retainedPayload: Array(retained.json.utf8)))
+        #expect(restored == retained)
+        let discovery = core.restore(restored, at: startTime)
+        #expect(discovery.count == 3)
+        #expect(discovery.allSatisfy { $0.topic.hasPrefix("homeassistant/") && $0.retain })
+        #expect(core.restore(restored, at: startTime + 1).isEmpty)  // once only
+        #expect(core.location(of: beaconID)?.room == "office")
+
+        #expect(core.tick(at: startTime + 29).isEmpty)
+        let away = core.tick(at: startTime + 30)
+        #expect(payload(away, "presence/locations/alice-keys/room") == "not_home")
+        #expect(payload(away, "presence/rooms/office") == #"{"room":"office","occupants":[],"count":0}"#)
+        #expect(payload(away, "presence/events")
+            == #"{"type":"departed","id":"alice-keys","from":"office","to":"not_home","at":"2025-11-22T08:00:30.000Z"}"#)
+        #expect(core.tick(at: startTime + 31).isEmpty)
+    }
+
+    /// "The node no longer hears it" (proximity unknown, no distance) is accepted and does not
+    /// make a new beacon appear or refresh when a beacon was last heard.
+    @Test func silenceMeasurementIsAccepted() throws {
+        let silence = try ReceivedMeasurement(
+            payload: Array(measurementJSON(beaconID, node: "kitchen-1", room: "kitchen", distance: nil).utf8),
+            topicNode: "kitchen-1")
+        #expect(silence.distance == nil)
+        #expect(silence.proximity == .unknown)
+        #expect(silence.isSilence)
+        var core = core()
+        #expect(core.receive(silence, at: startTime).isEmpty)
+        #expect(core.trackedBeacons.isEmpty)
+
+        _ = core.receive(measurement("kitchen-1", "kitchen", 1), at: startTime)
+        let placed = core.tick(at: startTime + 1)
+        #expect(payload(placed, "presence/locations/alice-keys/room") == "kitchen")
+        _ = core.receive(silence, at: startTime + 2)
+        // The silence is not evidence: away counts from the last real measurement (t+0).
+        let away = core.tick(at: startTime + 30)
+        #expect(payload(away, "presence/locations/alice-keys/room") == "not_home")
+    }
+
+    @Test func discoveryOffPublishesNoDiscovery() {
+        var core = core { $0.homeAssistantDiscovery = false }
+        let first = core.receive(measurement("kitchen-1", "kitchen", 1), at: startTime)
+        #expect(first.isEmpty)
+        #expect(core.discoveryMessages().isEmpty)
+        let placed = core.tick(at: startTime + 1)
+        #expect(!placed.contains { $0.topic.hasPrefix("homeassistant/") })
+        #expect(core.retainedState().map(\.topic) == [
+            "presence/locations/alice-keys", "presence/locations/alice-keys/room", "presence/rooms/kitchen",
+        ])
+    }
+
+    /// Between room changes a location is re-published only when something a user sees changed.
+    @Test func locationRepublishedOnlyOnSignificantChange() {
+        var core = core()
+        _ = core.receive(measurement("kitchen-1", "kitchen", 1.0), at: startTime)
+        _ = core.tick(at: startTime + 1)
+        #expect(core.receive(measurement("kitchen-1", "kitchen", 1.02), at: startTime + 2).isEmpty)
+        let moved = core.receive(measurement("kitchen-1", "kitchen", 1.6), at: startTime + 3)
+        #expect(moved.map(\.topic) == ["presence/locations/alice-keys", "presence/rooms/kitchen"])
+        #expect(core.location(of: beaconID)?.since == startTime + 1)
+    }
+
+    /// A forgotten beacon that comes back is a new beacon: discovery again, then `arrived`.
+    @Test func forgottenBeaconComesBack() {
+        var core = core { $0.forgetAfter = 60 }
+        let stranger = ReceivedMeasurement(beacon: otherBeaconID, node: "hall-1", room: "hall", distance: 1, proximity: .near)
+        let id = otherBeaconID.rawValue
+        _ = core.receive(stranger, at: startTime)
+        #expect(payload(core.tick(at: startTime + 1), "presence/locations/\(id)/room") == "hall")
+        #expect(payload(core.tick(at: startTime + 30), "presence/locations/\(id)/room") == "not_home")
+        let forgotten = core.tick(at: startTime + 60)
+        #expect(forgotten.filter { $0.payload.isEmpty && $0.retain }.map(\.topic) == [
+            "presence/locations/\(id)", "presence/locations/\(id)/room",
+            "homeassistant/device_tracker/beaconpresence_presence/\(id)_tracker/config",
+            "homeassistant/sensor/beaconpresence_presence/\(id)_room/config",
+            "homeassistant/sensor/beaconpresence_presence/\(id)_distance/config",
+        ])
+        #expect(core.trackedBeacons.isEmpty)
+
+        let back = core.receive(stranger, at: startTime + 100)
+        #expect(back.count == 3)  // discovery only; no stale `not_home`, no event
+        #expect(back.allSatisfy { $0.topic.hasPrefix("homeassistant/") })
+        let arrived = core.tick(at: startTime + 101)
+        #expect(payload(arrived, "presence/events")
+            == #"{"type":"arrived","id":"\#(id)","from":null,"to":"hall","at":"2025-11-22T08:01:41.000Z"}"#)
+    }
+
+    /// Random and truncated payloads never crash the parsers the broker feeds.
+    @Test func parsersNeverTrapOnRandomInput() {
+        var generator = SeededGenerator(seed: 0x5EED)
+        let valid = Array(measurementJSON(beaconID, node: "kitchen-1", room: "kitchen", distance: 1.5).utf8)
+        let location = Array(BeaconLocation(
+            id: "alice-keys", beacon: beaconID, name: "A", room: "office", distance: 2, proximity: .near, node: "o-1",
+            since: startTime, confidence: 0.5, candidates: ["office": 2]).json.utf8)
+        var accepted = 0
+        for round in 0..<5000 {
+            var bytes: [UInt8]
+            switch round % 3 {
+            case 0: bytes = Array(valid.prefix(Int.random(in: 0...valid.count, using: &generator)))
+            case 1:
+                bytes = valid
+                for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                    bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+                }
+            default: bytes = (0..<Int.random(in: 0...64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            }
+            if (try? ReceivedMeasurement(payload: bytes, topicNode: "kitchen-1")) != nil { accepted += 1 }
+            _ = BeaconLocation(retainedPayload: bytes)
+            _ = BeaconLocation(retainedPayload: Array(location.prefix(bytes.count % (location.count + 1))))
+        }
+        #expect(accepted < 5000)
+        #expect((try? ReceivedMeasurement(payload: valid, topicNode: "kitchen-1")) != nil)
+    }
+}
+
+/// SplitMix64: a small seeded generator, so random tests repeat exactly.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

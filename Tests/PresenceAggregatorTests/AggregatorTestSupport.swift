@@ -1,0 +1,205 @@
+import BeaconCore
+import Logging
+import MQTTClient
+import PresenceAggregator
+import ServiceLifecycle
+import TestSupport
+import Testing
+
+/// A logger that stays quiet unless something goes wrong.
+let quietLogger: Logger = {
+    var logger = Logger(label: "aggregator-test")
+    logger.logLevel = .critical
+    return logger
+}()
+
+struct TimedOut: Error, CustomStringConvertible {
+    let what: String
+    var description: String { "timed out waiting for \(what)" }
+}
+
+/// Runs `body` with a failure guard: after `timeout` it is cancelled and `TimedOut` thrown.
+func within<Value: Sendable>(
+    _ what: String, timeout: Duration = .seconds(10), _ body: @escaping @Sendable () async throws -> Value
+) async throws -> Value {
+    try await withThrowingTaskGroup(of: Value?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else { throw TimedOut(what: what) }
+        return value
+    }
+}
+
+/// Waits (bounded) until `condition` holds, checking after each yield: for counters of work the
+/// service has done, not for time to pass.
+func eventually(_ what: String, timeout: Duration = .seconds(10), _ condition: @escaping @Sendable () -> Bool) async throws {
+    _ = try await within(what, timeout: timeout) {
+        while !condition() { try await Task.sleep(for: .milliseconds(2)) }
+        return true
+    }
+}
+
+/// Reads a subscription message by message; each `next` waits (bounded) for one message.
+final class MessageReader: @unchecked Sendable {
+    private var iterator: MQTTSubscription.AsyncIterator
+    let filter: String
+
+    init(_ subscription: MQTTSubscription) {
+        iterator = subscription.makeAsyncIterator()
+        filter = subscription.filter.rawValue
+    }
+
+    func next(timeout: Duration = .seconds(10)) async throws -> MQTTMessage {
+        let box = UncheckedBox(self)
+        return try await within("a message on \(filter)", timeout: timeout) {
+            guard let message = await box.value.iterator.next() else { throw TimedOut(what: "\(box.value.filter) (ended)") }
+            return message
+        }
+    }
+
+    /// Messages until one satisfies `isLast`; returns them all (the last included).
+    func until(timeout: Duration = .seconds(10), _ isLast: (MQTTMessage) -> Bool) async throws -> [MQTTMessage] {
+        var messages: [MQTTMessage] = []
+        while true {
+            let message = try await next(timeout: timeout)
+            messages.append(message)
+            if isLast(message) { return messages }
+        }
+    }
+}
+
+struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+func text(_ message: MQTTMessage) -> String { message.payloadString ?? "<\(message.payload.count) bytes>" }
+
+/// The payload as a JSON object (fails the test when it is not one).
+func object(_ message: MQTTMessage, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONObject {
+    let value = try JSONParser.parse(message.payload)
+    guard case .object(let object) = value else {
+        Issue.record("not a JSON object: \(text(message))", sourceLocation: sourceLocation)
+        throw TimedOut(what: "an object")
+    }
+    return object
+}
+
+extension JSONObject {
+    func string(_ key: String) -> String? {
+        if case .string(let text)? = self[key] { return text }
+        return nil
+    }
+    func number(_ key: String) -> Double? {
+        if case .number(let number)? = self[key] { return number.double }
+        return nil
+    }
+    func object(_ key: String) -> JSONObject? {
+        if case .object(let object)? = self[key] { return object }
+        return nil
+    }
+    func isNull(_ key: String) -> Bool { self[key] == .null }
+}
+
+let beaconID = BeaconID(rawValue: "ibeacon-fda50693-a4e2-4fb1-afcf-c6eb07647825-5-6")
+let otherBeaconID = BeaconID(rawValue: "ibeacon-fda50693-a4e2-4fb1-afcf-c6eb07647825-7-8")
+/// 2025-11-22T08:00:00Z.
+let startTime = Instant(seconds: 1_763_798_400)
+
+/// A measurement as an agent publishes it.
+func measurementJSON(_ beacon: BeaconID, node: String, room: String, distance: Double?, proximity: String? = nil) -> String {
+    let proximityText = proximity ?? (distance.map { $0 < 0.5 ? "immediate" : $0 < 3 ? "near" : "far" } ?? "unknown")
+    let payload = MeasurementPayload(
+        id: beacon.rawValue, beacon: beacon, node: node, room: room, rssi: -70, rssiFiltered: -69.5, sigma: 1.5,
+        measuredPower: -59, distance: distance, proximity: Proximity(rawValue: proximityText) ?? .unknown,
+        address: nil, timestamp: startTime)
+    return payload.json
+}
+
+/// A running aggregator on a test broker, with a manual clock and an observer connection.
+struct LiveAggregator {
+    let broker: TestBroker
+    let clock: ManualAggregatorClock
+    let service: AggregatorService
+    let group: ServiceGroup
+    let task: Task<Void, any Error>
+    let client: MQTTConnection
+
+    static func configuration(for broker: TestBroker, _ configure: (inout AggregatorConfiguration) -> Void = { _ in })
+        -> AggregatorConfiguration
+    {
+        var configuration = AggregatorConfiguration.default
+        configuration.broker = BrokerAddress(host: broker.host, port: broker.port)
+        configuration.clientID = "aggregator-under-test"
+        // Explicit, so the timings below do not move with the defaults.
+        configuration.decision = RoomDecisionParameters(
+            margin: 0.25, dwell: 1.5, evidenceToSwitch: 1.5, leadCap: 3, settleTime: 1, staleAfter: 12, awayTimeout: 30)
+        configure(&configuration)
+        return configuration
+    }
+
+    /// Starts the service and returns once it published `online`.
+    static func start(
+        on broker: TestBroker, at time: Instant = startTime, client: MQTTConnection,
+        _ configure: (inout AggregatorConfiguration) -> Void = { _ in }
+    ) async throws -> LiveAggregator {
+        let configuration = configuration(for: broker, configure)
+        let status = MessageReader(try await client.subscribe(configuration.topics.aggregatorStatus))
+        let clock = ManualAggregatorClock(now: time)
+        let service = AggregatorService(
+            configuration: configuration, clock: clock, logger: quietLogger, softwareVersion: "9.8.7",
+            supportURL: "https://example.org/beaconpresence",
+            reconnect: MQTTReconnectPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200)))
+        let group = ServiceGroup(configuration: .init(services: [.init(service: service)], logger: quietLogger))
+        let task = Task { try await group.run() }
+        _ = try await status.until { text($0) == "online" }
+        return LiveAggregator(broker: broker, clock: clock, service: service, group: group, task: task, client: client)
+    }
+
+    /// Lets `seconds` pass on the aggregator's clock in steps of at most one second (as the live
+    /// ticker would) and waits until the service has handled every tick.
+    func advance(by seconds: Double, step: Double = 1) async throws {
+        var left = seconds
+        while left > 1e-9 {
+            let move = min(step, left)
+            let before = service.statistics.ticks
+            clock.advance(by: move)
+            let service = self.service
+            try await eventually("tick handled") { service.statistics.ticks > before }
+            left -= move
+        }
+    }
+
+    /// Publishes measurements and waits until the service has parsed them (used or ignored).
+    func measure(_ beacon: BeaconID, _ readings: [(node: String, room: String, distance: Double?)], alias: String? = nil) async throws {
+        let service = self.service
+        let before = service.statistics.measurements + service.statistics.malformedMeasurements
+        for reading in readings {
+            try client.publish(
+                topic: service.configuration.topics.measurement(alias ?? beacon.rawValue, TopicLevelID(reading.node)!),
+                string: measurementJSON(beacon, node: reading.node, room: reading.room, distance: reading.distance),
+                qos: .atLeastOnce)
+        }
+        try await eventually("\(readings.count) measurements handled") {
+            service.statistics.measurements + service.statistics.malformedMeasurements >= before + readings.count
+        }
+    }
+
+    /// Graceful shutdown, as SIGTERM would do it.
+    func stop() async throws {
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+}
+
+func observer(_ broker: TestBroker, _ clientID: String = "observer") async throws -> MQTTConnection {
+    var options = MQTTConnectionOptions(host: broker.host, port: broker.port, clientID: clientID)
+    options.reconnect = MQTTReconnectPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200))
+    let connection = try MQTTConnection(options: options, logger: quietLogger)
+    try await connection.connect(timeout: .seconds(10))
+    return connection
+}
