@@ -65,8 +65,9 @@ import Testing
         let placed = core.tick(at: startTime + 1)
         #expect(payload(placed, "presence/locations/alice-keys/room") == "kitchen")
         _ = core.receive(silence, at: startTime + 2)
-        // The silence is not evidence: away counts from the last real measurement (t+0).
-        let away = core.tick(at: startTime + 30)
+        // The silence says the only node no longer hears it: away counts from then (t+2).
+        #expect(payload(core.tick(at: startTime + 31), "presence/locations/alice-keys/room") == nil)
+        let away = core.tick(at: startTime + 32)
         #expect(payload(away, "presence/locations/alice-keys/room") == "not_home")
     }
 
@@ -100,7 +101,9 @@ import Testing
         let id = otherBeaconID.rawValue
         _ = core.receive(stranger, at: startTime)
         #expect(payload(core.tick(at: startTime + 1), "presence/locations/\(id)/room") == "hall")
-        #expect(payload(core.tick(at: startTime + 30), "presence/locations/\(id)/room") == "not_home")
+        let gone = ReceivedMeasurement(beacon: otherBeaconID, node: "hall-1", room: "hall", distance: nil, proximity: .unknown)
+        _ = core.receive(gone, at: startTime + 5)
+        #expect(payload(core.tick(at: startTime + 35), "presence/locations/\(id)/room") == "not_home")
         let forgotten = core.tick(at: startTime + 60)
         #expect(forgotten.filter { $0.payload.isEmpty && $0.retain }.map(\.topic) == [
             "presence/locations/\(id)", "presence/locations/\(id)/room",

@@ -128,7 +128,7 @@ public struct HomeAssistantDiscovery: Sendable {
 
     private func quoted(_ text: String) -> String {
         var out = ""
-        JSONObjectWriter.appendQuoted(text, to: &out)
+        JSONText.appendQuoted(text, to: &out)
         return out
     }
 }

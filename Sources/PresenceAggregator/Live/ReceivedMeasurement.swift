@@ -92,12 +92,9 @@ public struct ReceivedMeasurement: Sendable, Hashable {
 
     /// The decider's view of this measurement.
     public var evidence: NodeEvidence {
-        // rest-merge: NodeEvidence.distance becomes optional and the decider drops a node's evidence
-        // on silence (proximity unknown, no distance). Pass `distance` through as it is then. Until
-        // that merge a silence is mapped to an infinite distance, which the current decider ignores
-        // (the node's older evidence then ages out by staleAfter instead of going at once).
+        // A silence (proximity unknown, no distance) makes the decider drop this node's evidence at once.
         NodeEvidence(beacon: beacon, node: node, room: room, rssiFiltered: rssiFiltered ?? -Double.infinity,
-                     sigma: sigma ?? 0, distance: isSilence ? Double.infinity : (distance ?? Double.infinity),
+                     sigma: sigma ?? 0, distance: isSilence ? nil : distance,
                      proximity: proximity)
     }
 }
