@@ -5,13 +5,15 @@ public struct MQTTBrokerURL: Hashable, Sendable, CustomStringConvertible {
     /// `mqtts://`: connect with TLS (a CA file is then required).
     public var usesTLS: Bool
 
-    public init(host: String, port: Int, usesTLS: Bool = false) {
+    /// `port` nil: 1883, or 8883 with TLS.
+    public init(host: String, port: Int? = nil, usesTLS: Bool = false) {
         self.host = host
-        self.port = port
+        self.port = port ?? (usesTLS ? 8883 : 1883)
         self.usesTLS = usesTLS
     }
 
-    /// Nil for anything that is not `mqtt[s]://host[:port]` with a port in 1…65535.
+    /// Nil for anything that is not `mqtt[s]://host[:port]` (an optional trailing `/`) with a port
+    /// in 1…65535; an IPv6 host goes in brackets.
     public init?(_ text: String) {
         let usesTLS: Bool
         var rest: Substring
@@ -25,25 +27,37 @@ public struct MQTTBrokerURL: Hashable, Sendable, CustomStringConvertible {
             return nil
         }
         if rest.hasSuffix("/") { rest = rest.dropLast() }
-        var host = rest
-        var port = usesTLS ? 8883 : 1883
+        var host: Substring
+        var portText: Substring?
         if rest.hasPrefix("[") {
-            // [::1]:1883
+            // [v6]:port
             guard let close = rest.firstIndex(of: "]") else { return nil }
             host = rest[rest.index(after: rest.startIndex)..<close]
             let after = rest[rest.index(after: close)...]
             if !after.isEmpty {
-                guard after.hasPrefix(":"), let value = Int(after.dropFirst()) else { return nil }
-                port = value
+                guard after.hasPrefix(":") else { return nil }
+                portText = after.dropFirst()
             }
-        } else if let colon = rest.lastIndex(of: ":") {
-            host = rest[..<colon]
-            guard let value = Int(rest[rest.index(after: colon)...]) else { return nil }
+            guard !host.isEmpty, host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return nil }
+        } else {
+            if let colon = rest.firstIndex(of: ":") {
+                host = rest[..<colon]
+                portText = rest[rest.index(after: colon)...]
+            } else {
+                host = rest
+            }
+            let allowed = { (c: Character) in
+                c.isASCII && (c.isLetter || c.isNumber || c == "-" || c == "." || c == "_")
+            }
+            guard !host.isEmpty, host.allSatisfy(allowed) else { return nil }
+        }
+        var port: Int?
+        if let portText {
+            guard (1...5).contains(portText.count), portText.allSatisfy({ $0.isASCII && $0.isNumber }),
+                let value = Int(portText), (1...65_535).contains(value)
+            else { return nil }
             port = value
         }
-        guard !host.isEmpty, (1...65535).contains(port),
-            host.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == ":" || $0 == "_" })
-        else { return nil }
         self.init(host: String(host), port: port, usesTLS: usesTLS)
     }
 

@@ -1,3 +1,4 @@
+import MQTTClient
 import BeaconCore
 import Foundation
 import PresenceAggregator
@@ -26,7 +27,7 @@ import Testing
 
     @Test func defaultsWithoutAnything() throws {
         let configuration = try AggregatorConfiguration.load(file: nil, environment: [:], flags: [:])
-        #expect(configuration.broker == BrokerAddress(host: "127.0.0.1", port: 1883))
+        #expect(configuration.broker == MQTTBrokerURL(host: "127.0.0.1", port: 1883))
         #expect(configuration.topics.root == "presence")
         #expect(configuration.clientID == "presence-aggregator")
         #expect(configuration.decision == .default)
@@ -73,7 +74,7 @@ import Testing
               prefix: ha-file
             """)
         let fileOnly = try AggregatorConfiguration.load(file: path, environment: [:], flags: [:])
-        #expect(fileOnly.broker == BrokerAddress(host: "file-host", port: 1884))
+        #expect(fileOnly.broker == MQTTBrokerURL(host: "file-host", port: 1884))
         #expect(fileOnly.topics.root == "from-file")
         #expect(fileOnly.decision.dwell == 4)
         #expect(fileOnly.decision.awayTimeout == 40)
@@ -82,7 +83,7 @@ import Testing
         let environment = ["PRESENCE_BROKER": "mqtts://env-host", "PRESENCE_ROOT": "from/env", "PRESENCE_AWAY_AFTER": "50",
                            "PRESENCE_PASSWORD": "env-secret", "UNRELATED": "x"]
         let withEnvironment = try AggregatorConfiguration.load(file: path, environment: environment, flags: [:])
-        #expect(withEnvironment.broker == BrokerAddress(host: "env-host", port: 8883, usesTLS: true))
+        #expect(withEnvironment.broker == MQTTBrokerURL(host: "env-host", port: 8883, usesTLS: true))
         #expect(withEnvironment.topics.root == "from/env")
         #expect(withEnvironment.decision.awayTimeout == 50)
         #expect(withEnvironment.decision.dwell == 4)  // still the file's
@@ -93,7 +94,7 @@ import Testing
         let flags: [AggregatorSetting: String] = [.broker: "mqtt://[::1]:1999", .awayTimeout: "60", .discovery: "false",
                                                   .passwordFile: secret]
         let all = try AggregatorConfiguration.load(file: path, environment: environment, flags: flags)
-        #expect(all.broker == BrokerAddress(host: "::1", port: 1999))
+        #expect(all.broker == MQTTBrokerURL(host: "::1", port: 1999))
         #expect(all.decision.awayTimeout == 60)
         #expect(all.topics.root == "from/env")
         #expect(!all.homeAssistantDiscovery)
@@ -204,12 +205,12 @@ import Testing
         ("mqtts://[fe80::1]:8884", "fe80::1", 8884, true),
     ])
     func brokerAddresses(url: String, host: String, port: Int, tls: Bool) {
-        #expect(BrokerAddress(url: url) == BrokerAddress(host: host, port: port, usesTLS: tls))
+        #expect(MQTTBrokerURL(url) == MQTTBrokerURL(host: host, port: port, usesTLS: tls))
     }
 
     @Test(arguments: ["", "broker", "mqtt://", "mqtt://:1883", "mqtt://host:", "mqtt://host:65536", "mqtt://host:12a",
                       "mqtt://ho st", "mqtt://host/path", "mqtt://[::1", "mqtt://[::1]x", "tcp://host"])
-    func badBrokerAddresses(url: String) {
-        #expect(BrokerAddress(url: url) == nil)
+    func badMQTTBrokerURLes(url: String) {
+        #expect(MQTTBrokerURL(url) == nil)
     }
 }

@@ -133,7 +133,7 @@ struct LiveAggregator {
         -> AggregatorConfiguration
     {
         var configuration = AggregatorConfiguration.default
-        configuration.broker = BrokerAddress(host: broker.host, port: broker.port)
+        configuration.broker = MQTTBrokerURL(host: broker.host, port: broker.port)
         configuration.clientID = "aggregator-under-test"
         // Explicit, so the timings below do not move with the defaults.
         configuration.decision = RoomDecisionParameters(

@@ -1,3 +1,4 @@
+import MQTTClient
 import BeaconCore
 import Foundation
 import Yams
@@ -106,7 +107,7 @@ extension AggregatorConfiguration {
         let quoted = ConfigError.quoted(text, limit: 80)
         switch setting {
         case .broker:
-            guard let address = BrokerAddress(url: text) else { throw fail("\(quoted) is not \(BrokerAddress.rule)") }
+            guard let address = MQTTBrokerURL(text) else { throw fail("\(quoted) is not \(MQTTBrokerURL.rule)") }
             broker = address
         case .username:
             guard !text.isEmpty else { throw fail("must not be empty") }

@@ -1,3 +1,4 @@
+import MQTTClient
 import BeaconCore
 
 /// Everything the live aggregator (`presence-aggregator run`) needs, with documented defaults.
@@ -9,7 +10,7 @@ import BeaconCore
 /// number of seconds`).
 public struct AggregatorConfiguration: Sendable {
     /// The broker, default `mqtt://127.0.0.1:1883`.
-    public var broker: BrokerAddress
+    public var broker: MQTTBrokerURL
     /// User name, default none (anonymous).
     public var username: String?
     /// Password, default none; also read from a file (`passwordFile`), so it need not sit in the
@@ -47,7 +48,7 @@ public struct AggregatorConfiguration: Sendable {
     public static let defaultCAFile = "/etc/ssl/certs/ca-certificates.crt"
 
     public init(
-        broker: BrokerAddress = BrokerAddress(host: "127.0.0.1"),
+        broker: MQTTBrokerURL = MQTTBrokerURL(host: "127.0.0.1"),
         username: String? = nil,
         password: String? = nil,
         caFile: String? = nil,
