@@ -35,6 +35,9 @@ public struct AgentConfiguration: Sendable, Equatable {
     public var reportUnknown = false
     /// Seconds between telemetry messages.
     public var telemetryInterval = 30.0
+    /// Write every advertisement of a measured beacon to this file as a trace (TRACE.md), for
+    /// `presence-aggregator replay`. Flag only.
+    public var record: String?
     /// Tracking overrides; nil keeps the measured defaults (README: Tracking).
     public var pathLossExponent: Double?
     public var rssiOffset: Double?
@@ -142,6 +145,7 @@ public struct AgentConfiguration: Sendable, Equatable {
         public var clientID: String
         public var stateDir: String
         public var telemetryInterval: Double
+        public var record: String?
     }
 
     /// Checks every field; `readFile` reads the password file (injected for tests).
@@ -206,12 +210,15 @@ public struct AgentConfiguration: Sendable, Equatable {
         }
         if (certFile == nil) != (keyFile == nil) { throw Error("broker.keyFile", "certFile and keyFile go together") }
 
+        var core = AgentCore.Settings(node: nodeID, room: roomID, topics: topics, tracking: tracking, monitor: monitor,
+                                      reportUnknown: reportUnknown)
+        core.recordsSamples = record != nil
         return Resolved(
-            core: AgentCore.Settings(node: nodeID, room: roomID, topics: topics, tracking: tracking, monitor: monitor,
-                                     reportUnknown: reportUnknown),
+            core: core,
             source: sourceSpec, speed: speed, exitAtEnd: exitAtEnd, broker: url,
             credentials: username.map { MQTTCredentials(username: $0, password: secret) }, tls: tls,
-            clientID: clientID ?? "presence-agent-\(nodeText)", stateDir: stateDir, telemetryInterval: telemetryInterval)
+            clientID: clientID ?? "presence-agent-\(nodeText)", stateDir: stateDir, telemetryInterval: telemetryInterval,
+            record: record)
     }
 }
 

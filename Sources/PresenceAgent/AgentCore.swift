@@ -25,6 +25,8 @@ public struct AgentCore: Sendable {
         public var forgetAfter: Double
         /// At most this many beacons are tracked at once; the longest silent goes first.
         public var maximumTracks: Int
+        /// Emit a `.record` action per advertisement of a measured beacon (`--record FILE`).
+        public var recordsSamples = false
 
         public init(
             node: TopicLevelID, room: TopicLevelID, topics: TopicScheme = .default,
@@ -119,6 +121,11 @@ public struct AgentCore: Sendable {
         guard matchesRegion || known != nil || (effective.reportUnknown && advertisement.beacon != nil) else { return [] }
 
         var actions: [AgentAction] = []
+        if effective.recordsSamples {
+            actions.append(.record(TraceSample(
+                time: time, node: effective.node.rawValue, room: effective.room.rawValue, beacon: id, rssi: Int(rssi),
+                measuredPower: advertisement.beacon?.measuredPower)))
+        }
         var entry = tracks[id] ?? makeTrack(for: id, known: known, advertisement: advertisement)
         let update = entry.track.observe(rssi: Int(rssi), measuredPower: advertisement.beacon?.measuredPower, at: time)
         entry.lastHeard = time

@@ -26,10 +26,14 @@ public struct AgentPublication: Hashable, Sendable {
 }
 
 /// What the agent core asks of the world.
+import BeaconCore
+
 public enum AgentAction: Hashable, Sendable {
     case publish(AgentPublication)
     /// Write `contents` atomically to `file` in the state directory; nil removes the file.
     case persist(file: String, contents: [UInt8]?)
+    /// One advertisement of a measured beacon, for `--record` (TRACE.md's input format).
+    case record(TraceSample)
     /// Something an operator should see in the log.
     case log(level: LogLevel, message: String)
 

@@ -80,6 +80,8 @@ public final class AgentService: Service {
                 logger.error("a saved configuration no longer validates; kept aside", metadata: ["file": "\(aside)"])
             }
         }
+        let recorder = try configuration.record.map { (path) throws(AgentConfiguration.Error) in try TraceFileWriter(path: path) }
+        defer { recorder?.close() }
         perform(core.startupLog, connection: nil, state: stateDirectory, persistent: persistent)
 
         // 3. MQTT, with the last will said before connecting.
@@ -172,7 +174,8 @@ public final class AgentService: Service {
             await withGracefulShutdownHandler {
                 await self.loop(
                     inputs: inputs, core: &core, connection: connection, pending: pending, state: stateDirectory,
-                    persistent: persistent, startedAt: startedAt, agentStart: agentStart, counters: counters)
+                    persistent: persistent, startedAt: startedAt, agentStart: agentStart, counters: counters,
+                    recorder: recorder)
             } onGracefulShutdown: {
                 continuation.yield(.stop)
             }
@@ -203,7 +206,8 @@ public final class AgentService: Service {
 
     private func loop(
         inputs: AsyncStream<Input>, core: inout AgentCore, connection: MQTTConnection, pending: DispatchSemaphore,
-        state: StateDirectory, persistent: Bool, startedAt: Instant, agentStart: Instant, counters: Counters
+        state: StateDirectory, persistent: Bool, startedAt: Instant, agentStart: Instant, counters: Counters,
+        recorder: TraceFileWriter?
     ) async {
         let topics = configuration.core.topics
         let node = configuration.core.node
@@ -213,6 +217,7 @@ public final class AgentService: Service {
         var ended: (at: Instant, wall: Double)?
         var lastTelemetry = wallClock()
         var advertsSinceTelemetry = 0
+        var recordFailureLogged = false
 
         func publishRetainedState() {
             send(AgentPublication(topic: topics.nodeStatus(node), text: "online", qos: .atLeastOnce, retain: true))
@@ -242,7 +247,7 @@ public final class AgentService: Service {
         func tick(to time: Instant) {
             if let last = lastTick, time - last < 1 { return }
             lastTick = time
-            perform(core.tick(at: time), connection: connection, state: state, persistent: persistent, send: send)
+            perform(core.tick(at: time), connection: connection, state: state, persistent: persistent, recorder: recorder, send: send)
         }
 
         for await input in inputs {
@@ -250,7 +255,7 @@ public final class AgentService: Service {
             case .advertisements(let batch, let sourceNow):
                 for advertisement in batch {
                     tick(to: advertisement.time)
-                    perform(core.observe(advertisement), connection: connection, state: state, persistent: persistent, send: send)
+                    perform(core.observe(advertisement), connection: connection, state: state, persistent: persistent, recorder: recorder, send: send)
                 }
                 advertsSinceTelemetry += batch.count
                 now = max(now, sourceNow)
@@ -266,12 +271,17 @@ public final class AgentService: Service {
                 ended = (now, wallClock())
             case .configuration(let topic, let payload):
                 let actions = core.receiveConfiguration(topic: topic, payload: payload, at: now)
-                perform(actions, connection: connection, state: state, persistent: persistent, send: send)
+                perform(actions, connection: connection, state: state, persistent: persistent, recorder: recorder, send: send)
                 sendInfo()
             case .connected:
                 logger.info("connected to the broker", metadata: ["broker": "\(configuration.broker)"])
                 publishRetainedState()
             case .clock:
+                recorder?.flush()
+                if let failure = recorder?.failure, !recordFailureLogged {
+                    logger.error("cannot record", metadata: ["reason": "\(failure)"])
+                    recordFailureLogged = true
+                }
                 if let ended {
                     // After a capture the clock goes on in real time, so pending exits still happen.
                     now = ended.at + (wallClock() - ended.wall)
@@ -301,7 +311,7 @@ public final class AgentService: Service {
 
     private func perform(
         _ actions: [AgentAction], connection: MQTTConnection?, state: StateDirectory, persistent: Bool,
-        send: (AgentPublication) -> Void = { _ in }
+        recorder: TraceFileWriter? = nil, send: (AgentPublication) -> Void = { _ in }
     ) {
         for action in actions {
             switch action {
@@ -314,6 +324,8 @@ public final class AgentService: Service {
                 } catch {
                     logger.error("cannot save the configuration; it stays in force in memory", metadata: ["reason": "\(error)"])
                 }
+            case .record(let sample):
+                recorder?.append(sample)
             case .log(let level, let message):
                 switch level {
                 case .info: logger.info("\(message)")

@@ -47,6 +47,8 @@ struct RunCommand: AsyncParsableCommand {
     var reportUnknown = false
     @Flag(name: .long, help: "With a capture: publish what is left, say offline and exit at its end.")
     var exitAtEnd = false
+    @Option(name: .long, help: "Also write what this node measures to FILE as a trace, for presence-aggregator replay.")
+    var record: String?
 
     func run() async throws {
         var settings = AgentConfiguration()
@@ -73,6 +75,7 @@ struct RunCommand: AsyncParsableCommand {
             if let stateDir { settings.stateDir = stateDir }
             if reportUnknown { settings.reportUnknown = true }
             if exitAtEnd { settings.exitAtEnd = true }
+            if let record { settings.record = record }
             resolved = try settings.resolve { try? String(contentsOfFile: $0, encoding: .utf8) }
         } catch let error as AgentConfiguration.Error {
             exitWithError(error.description)

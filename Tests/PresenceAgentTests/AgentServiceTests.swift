@@ -96,6 +96,29 @@ import TestSupport
         await recorder.stop()
     }
 
+    /// `--record` writes what the node measured as a trace that `presence-aggregator replay` reads.
+    @Test func recordingGivesATraceThatReplays() async throws {
+        let broker = try await TestBroker.start()
+        defer { broker.kill() }
+        try broker.mosquittoPub(topic: "presence/config/regions", message: Self.region, qos: 1, retain: true)
+        let trace = NSTemporaryDirectory() + "recorded-\(UUID().uuidString).csv"
+        defer { try? FileManager.default.removeItem(atPath: trace) }
+        let agent = try startAgent(broker, extra: ["--exit-at-end", "--record", trace])
+        #expect(try agent.exitStatus() == 0)
+        let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+        // The header and the capture's 11 iBeacon advertisements: only measured beacons are recorded.
+        #expect(lines.count == 12)
+        #expect(lines.first == "time,node,room,beacon,rssi,measuredPower")
+        #expect(lines.dropFirst().first == "1612150079.789,test,lab,\(Self.beacon),-49,-62")
+
+        let replay = try ToolRunner.run(try BuildProducts.executable(named: "presence-aggregator"), ["replay", "--trace", trace],
+                                        separateErrors: true)
+        #expect(replay.status == 0)
+        let decisions = replay.output.split(separator: "\n")
+        #expect(decisions.first == "time,beacon,room,distance")
+        #expect(decisions.dropFirst().first?.contains(",\(Self.beacon),lab,") == true)
+    }
+
     @Test func aBadFlagOrConfigurationIsNamed() throws {
         let binary = try BuildProducts.executable(named: "presence-agent")
         let noNode = try ToolRunner.run(binary, ["run", "--room", "lab"], separateErrors: true)
@@ -108,5 +131,10 @@ import TestSupport
         let badKey = try ToolRunner.run(binary, ["run", "--config", file], separateErrors: true)
         #expect(badKey.status == 2)
         #expect(badKey.errors == "error: tracking.heartbeet: unknown key (known keys: heartbeat, measuredPower, pathLossExponent, rssiOffset, rssiStep)\n")
+        let capture = try SharedData.path(SharedData.horizonCapture)
+        let unwritable = try ToolRunner.run(binary, ["run", "--node", "a", "--room", "b", "--source", "btsnoop:" + capture,
+                                                     "--record", "/nonexistent/trace.csv"], separateErrors: true)
+        #expect(unwritable.status == 2)
+        #expect(unwritable.errors == "error: --record: cannot write '/nonexistent/trace.csv' (No such file or directory)\n")
     }
 }
