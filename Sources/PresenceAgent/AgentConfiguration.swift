@@ -38,6 +38,9 @@ public struct AgentConfiguration: Sendable, Equatable {
     /// Write every advertisement of a measured beacon to this file as a trace (TRACE.md), for
     /// `presence-aggregator replay`. Flag only.
     public var record: String?
+    /// How long a replay (btsnoop, simulate) waits for the retained configuration before it
+    /// starts, seconds (default 10). Flag only.
+    public var configurationWait = 10.0
     /// Tracking overrides; nil keeps the measured defaults (README: Tracking).
     public var pathLossExponent: Double?
     public var rssiOffset: Double?
@@ -146,6 +149,7 @@ public struct AgentConfiguration: Sendable, Equatable {
         public var stateDir: String
         public var telemetryInterval: Double
         public var record: String?
+        public var configurationWait: Double
     }
 
     /// Checks every field; `readFile` reads the password file (injected for tests).
@@ -163,6 +167,9 @@ public struct AgentConfiguration: Sendable, Equatable {
         }
         guard speed >= 0, speed.isFinite else { throw Error("speed", "\(speed) must be 0 (as fast as possible) or more") }
         guard let url = MQTTBrokerURL(broker) else { throw Error("broker", "'\(broker)' is not \(MQTTBrokerURL.rule)") }
+        guard configurationWait >= 0, configurationWait <= 3600 else {
+            throw Error("--wait-for-config", "\(configurationWait) is not in 0…3600 seconds")
+        }
         guard telemetryInterval >= 1, telemetryInterval <= 3600 else {
             throw Error("telemetryInterval", "\(telemetryInterval) is not in 1…3600 seconds")
         }
@@ -218,7 +225,7 @@ public struct AgentConfiguration: Sendable, Equatable {
             source: sourceSpec, speed: speed, exitAtEnd: exitAtEnd, broker: url,
             credentials: username.map { MQTTCredentials(username: $0, password: secret) }, tls: tls,
             clientID: clientID ?? "presence-agent-\(nodeText)", stateDir: stateDir, telemetryInterval: telemetryInterval,
-            record: record)
+            record: record, configurationWait: configurationWait)
     }
 }
 

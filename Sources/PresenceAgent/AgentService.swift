@@ -23,8 +23,6 @@ public final class AgentService: Service {
     let logger: Logger
     let version: String
     let wallClock: @Sendable () -> Double
-    /// Longest wait of a replay for the retained configuration, seconds.
-    let configurationWait: Double = 10
     /// The decoded advertisements are handed over in batches of at most this many pending.
     static let pendingBatchLimit = 64
 
@@ -116,7 +114,7 @@ public final class AgentService: Service {
         case .btsnoop, .simulate: waitsForConfiguration = true
         case .hciSocket, .uart: waitsForConfiguration = false
         }
-        let configurationWait = self.configurationWait
+        let configurationWait = configuration.configurationWait
         let handOver = SourceHandOver(feed)
         let sourceThread = Thread {
             let feed = handOver.feed

@@ -49,6 +49,8 @@ struct RunCommand: AsyncParsableCommand {
     var exitAtEnd = false
     @Option(name: .long, help: "Also write what this node measures to FILE as a trace, for presence-aggregator replay.")
     var record: String?
+    @Option(name: .long, help: "How long a capture or simulation waits for the retained configuration before starting, seconds (default 10).")
+    var waitForConfig: Double?
 
     func run() async throws {
         var settings = AgentConfiguration()
@@ -76,6 +78,7 @@ struct RunCommand: AsyncParsableCommand {
             if reportUnknown { settings.reportUnknown = true }
             if exitAtEnd { settings.exitAtEnd = true }
             if let record { settings.record = record }
+            if let waitForConfig { settings.configurationWait = waitForConfig }
             resolved = try settings.resolve { try? String(contentsOfFile: $0, encoding: .utf8) }
         } catch let error as AgentConfiguration.Error {
             exitWithError(error.description)

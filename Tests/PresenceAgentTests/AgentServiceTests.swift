@@ -18,11 +18,12 @@ import TestSupport
         var output: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
     }
 
-    func startAgent(_ broker: TestBroker, stateDir: String? = nil, extra: [String] = []) throws -> Agent {
+    /// Starts the built agent on the capture; its log goes to a file, or to `output` when given.
+    func startAgent(_ broker: TestBroker, stateDir: String? = nil, extra: [String] = [], output: Int32? = nil) throws -> Agent {
         let directory = stateDir ?? (NSTemporaryDirectory() + "agent-state-\(UUID().uuidString)")
         let log = NSTemporaryDirectory() + "agent-\(UUID().uuidString).log"
-        let descriptor = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        defer { close(descriptor) }
+        let descriptor = output ?? open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        defer { if output == nil { close(descriptor) } }
         let capture = try SharedData.path(SharedData.horizonCapture)
         let pid = try ToolRunner.spawn(
             try BuildProducts.executable(named: "presence-agent"),
@@ -93,6 +94,56 @@ import TestSupport
         try await recorder.wait(forTopic: "presence/nodes/test/regions/office/event") { $0.text.contains(#""event":"enter""#) }
         #expect(try agent.exitStatus() == 0)
         #expect(recorder.texts("presence/nodes/test/config/status").isEmpty)
+        await recorder.stop()
+    }
+
+    /// A lost broker does not stop scanning or region monitoring: the capture is replayed while the
+    /// broker is down, and once it is back every event raised meanwhile arrives (QoS 1), once, with
+    /// the retained state and `online`. The recorder keeps a persistent session on a broker with
+    /// persistence, so what was published while it was away waits for it too.
+    @Test func eventsRaisedWhileTheBrokerIsDownArriveAfterItReturns() async throws {
+        let broker = try await TestBroker.start(TestBroker.Configuration(persistence: true))
+        defer { broker.kill() }
+        let recorder = try await TopicRecorder.start(broker, filter: "presence/#", clientID: "outage-recorder", persistentSession: true)
+        let stateDir = NSTemporaryDirectory() + "agent-state-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: stateDir, withIntermediateDirectories: true)
+        try Self.region.write(toFile: stateDir + "/regions.json", atomically: true, encoding: .utf8)
+        broker.terminate()  // a clean stop: the recorder's session is saved
+
+        // The agent starts with no broker: its saved regions and the capture are enough to monitor.
+        // Its log says when the whole capture has been replayed; only then does the broker return.
+        var pipeEnds: [Int32] = [-1, -1]
+        #expect(pipe(&pipeEnds) == 0)
+        let agent = try startAgent(broker, stateDir: stateDir, extra: ["--wait-for-config", "0"], output: pipeEnds[1])
+        close(pipeEnds[1])
+        let logReader = pipeEnds[0]
+        _ = try await within("the agent to replay the capture with no broker") {
+            var log = ""
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !log.contains("the source ended") {
+                let count = read(logReader, &buffer, buffer.count)
+                guard count > 0 else { throw TimedOut(what: "the source to end (log closed: \(log))") }
+                log += String(decoding: buffer[0..<count], as: UTF8.self)
+            }
+            return log
+        }
+        // Keep reading the log so the agent never blocks on a full pipe.
+        Thread { var sink = [UInt8](repeating: 0, count: 4096); while read(logReader, &sink, sink.count) > 0 {}; close(logReader) }.start()
+        try await broker.restart()
+        let enter = try await recorder.wait(forTopic: "presence/nodes/test/regions/office/event")
+        #expect(enter.text.contains(#""event":"enter""#) && enter.text.contains(#""at":"2021-02-01T03:27:59.789Z""#))
+        try await recorder.wait(forTopic: "presence/nodes/test/status") { $0.text == "online" && !$0.retain }
+        try await recorder.wait(forTopic: "presence/nodes/test/regions/office/state") { $0.text == "inside" }
+
+        // A second outage in the middle: the retained state is whole again after the reconnect.
+        broker.terminate()
+        try await broker.restart()
+        let states = try await recorder.wait(for: "the state again after the second outage") { messages in
+            messages.filter { $0.topic == "presence/nodes/test/regions/office/state" && $0.text == "inside" }.count >= 2
+        }
+        #expect(states.filter { $0.topic == "presence/nodes/test/regions/office/event" }.count == 1)
+        agent.signal(SIGTERM)
+        #expect(try agent.exitStatus() == 0)
         await recorder.stop()
     }
 

@@ -44,12 +44,17 @@ public final class TopicRecorder: Sendable {
         }
     }
 
-    /// Connects to `broker` and subscribes to `filter` before returning.
-    public static func start(_ broker: TestBroker, filter: String = "#", clientID: String = "recorder") async throws -> TopicRecorder {
+    /// Connects to `broker` and subscribes to `filter` before returning. With `persistentSession`
+    /// the broker keeps QoS 1 messages for the recorder while it is away (a broker restart with
+    /// persistence included), so nothing published during an outage is missed by the test.
+    public static func start(
+        _ broker: TestBroker, filter: String = "#", clientID: String = "recorder", persistentSession: Bool = false
+    ) async throws -> TopicRecorder {
         var logger = Logger(label: "recorder")
         logger.logLevel = .critical
-        let connection = try MQTTConnection(
-            options: MQTTConnectionOptions(host: broker.host, port: broker.port, clientID: clientID), logger: logger)
+        var options = MQTTConnectionOptions(host: broker.host, port: broker.port, clientID: clientID, cleanSession: !persistentSession)
+        options.reconnect = MQTTReconnectPolicy(initialDelay: .milliseconds(100), maximumDelay: .milliseconds(500))
+        let connection = try MQTTConnection(options: options, logger: logger)
         try await connection.connect(timeout: .seconds(10))
         let subscription = try await connection.subscribe(filter, qos: .atLeastOnce)
         return TopicRecorder(connection: connection, subscription: subscription)
