@@ -92,13 +92,13 @@ let package = Package(
         // Test support: a real mosquitto on a free loopback port, and a killable client process.
         .target(
             name: "TestSupport",
-            dependencies: ["MQTTClient", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["MQTTClient", "BluetoothHCI", "BeaconCore", .product(name: "Logging", package: "swift-log")],
             path: "Tests/TestSupport"
         ),
         .executableTarget(name: "mqtt-test-client", dependencies: ["MQTTClient"], path: "Tests/MQTTTestClient"),
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "TestSupport"]),
-        .testTarget(name: "BluetoothHCITests", dependencies: ["BluetoothHCI", "BeaconCore"]),
+        .testTarget(name: "BluetoothHCITests", dependencies: ["BluetoothHCI", "BeaconCore", "TestSupport"]),
         .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "TestSupport"]),
         .testTarget(
             name: "PresenceAggregatorTests",

@@ -1,6 +1,7 @@
 import BeaconCore
 import Foundation
 import Testing
+import TestSupport
 @testable import BluetoothHCI
 
 /// The UART path end to end: a real serial-line transport on a pseudo-terminal, a fake controller

@@ -1,33 +1,35 @@
 import BeaconCore
 import Foundation
-@testable import BluetoothHCI
+import BluetoothHCI
 
 /// A Bluetooth controller on the far end of a pseudo-terminal, as the H4 UART firmware of a USB
 /// dongle would behave: it answers each command with Command Complete, lists (or not) the extended
 /// scan commands, returns error statuses or stays silent when told to, and after scanning is enabled
 /// sends the advertising reports it was given.
-final class FakeController: @unchecked Sendable {
+public final class FakeController: @unchecked Sendable {
     // @unchecked: every mutable field below is read and written only under `lock`.
-    struct Behaviour {
-        var supportsExtendedScan = true
+    public struct Behaviour {
+        public init() {}
+
+        public var supportsExtendedScan = true
         /// Opcode → status to answer with instead of success.
-        var statuses: [UInt16: UInt8] = [:]
+        public var statuses: [UInt16: UInt8] = [:]
         /// Opcodes never answered.
-        var silentOpcodes: Set<UInt16> = []
+        public var silentOpcodes: Set<UInt16> = []
         /// Raw bytes written before the reports once scanning starts (line noise).
-        var noiseBeforeReports: [UInt8] = []
+        public var noiseBeforeReports: [UInt8] = []
         /// H4 event packets sent once scanning is enabled.
-        var reportsAfterScanEnable: [[UInt8]] = []
+        public var reportsAfterScanEnable: [[UInt8]] = []
     }
 
-    let pty: PseudoTerminal
+    public let pty: PseudoTerminal
     private let lock = NSLock()
     private var behaviour: Behaviour
     private var received: [HCICommand] = []
     private var running = true
     private let finished = DispatchSemaphore(value: 0)
 
-    init(behaviour: Behaviour) throws {
+    public init(behaviour: Behaviour) throws {
         pty = try PseudoTerminal()
         self.behaviour = behaviour
         let thread = Thread { [self] in serve() }
@@ -35,20 +37,20 @@ final class FakeController: @unchecked Sendable {
     }
 
     /// Commands received so far, by name.
-    var commandNames: [String] {
+    public var commandNames: [String] {
         lock.lock()
         defer { lock.unlock() }
         return received.map(\.name)
     }
 
-    var commands: [HCICommand] {
+    public var commands: [HCICommand] {
         lock.lock()
         defer { lock.unlock() }
         return received
     }
 
     /// Stops serving and unplugs the device.
-    func unplug() {
+    public func unplug() {
         lock.lock()
         running = false
         lock.unlock()

@@ -4,11 +4,11 @@ import Glibc
 
 /// A pseudo-terminal pair: the test holds the controller's end (`controller`), the transport opens
 /// `devicePath` as if it were /dev/ttyACM0.
-final class PseudoTerminal {
-    private(set) var controller: Int32
-    let devicePath: String
+public final class PseudoTerminal {
+    public private(set) var controller: Int32
+    public let devicePath: String
 
-    init() throws {
+    public init() throws {
         // posix_openpt/ptsname are not visible through Swift's Glibc module; /dev/ptmx with the two
         // Linux ioctls they wrap is the same thing (asm-generic/ioctls.h values).
         let TIOCGPTN: UInt = 0x8004_5430
@@ -30,12 +30,12 @@ final class PseudoTerminal {
     deinit { closeController() }
 
     /// Unplugs the fake device: the transport's next read sees the line hang up.
-    func closeController() {
+    public func closeController() {
         if controller >= 0 { close(controller) }
         controller = -1
     }
 
-    func write(_ bytes: [UInt8]) {
+    public func write(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(controller, $0.baseAddress! + offset, $0.count - offset) }
@@ -45,7 +45,7 @@ final class PseudoTerminal {
     }
 
     /// Whatever is there within `timeout` seconds (empty if nothing, or the other end closed).
-    func readAvailable(timeout: Double) -> [UInt8] {
+    public func readAvailable(timeout: Double) -> [UInt8] {
         var request = pollfd(fd: controller, events: Int16(POLLIN), revents: 0)
         guard controller >= 0, poll(&request, 1, Int32(timeout * 1000)) > 0, request.revents & Int16(POLLIN) != 0 else { return [] }
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -54,7 +54,7 @@ final class PseudoTerminal {
     }
 
     /// Reads until `count` bytes arrived, waiting at most `timeout` seconds for each chunk.
-    func read(count: Int, timeout: Double = 5) -> [UInt8] {
+    public func read(count: Int, timeout: Double = 5) -> [UInt8] {
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while out.count < count {
@@ -68,7 +68,7 @@ final class PseudoTerminal {
     }
 }
 
-struct PseudoTerminalError: Error, CustomStringConvertible {
+public struct PseudoTerminalError: Error, CustomStringConvertible {
     let message: String
-    var description: String { message }
+    public var description: String { message }
 }
