@@ -89,6 +89,13 @@ let package = Package(
             ]
         ),
 
+        // libFuzzer harnesses, built only with -sanitize=fuzzer by .ci/fuzz.
+        .executableTarget(name: "fuzz-hci-events", dependencies: ["BeaconCore"]),
+        .executableTarget(name: "fuzz-btsnoop", dependencies: ["BeaconCore"]),
+        .executableTarget(name: "fuzz-advertising-data", dependencies: ["BeaconCore"]),
+        .executableTarget(name: "fuzz-config-json", dependencies: ["BeaconCore"]),
+        .executableTarget(name: "fuzz-trace-csv", dependencies: ["BeaconCore"]),
+
         // Test support: a real mosquitto on a free loopback port, and a killable client process.
         .target(
             name: "TestSupport",

@@ -1,0 +1,26 @@
+import BeaconCore
+
+/// libFuzzer entry: any bytes as a trace file, split into lines and parsed as `replay` does.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzTraceCSV(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    var splitter = LineSplitter()
+    var parser = TraceParser()
+    var failed = false
+    func take(_ number: Int, _ line: Substring) throws(TraceError) {
+        guard !failed else { return }
+        do {
+            _ = try parser.parse(line: line)
+        } catch {
+            _ = error.description
+            failed = true
+        }
+    }
+    do {
+        try splitter.feed(bytes, take)
+        try splitter.finish(take)
+    } catch {
+        _ = error.description
+    }
+    return 0
+}
