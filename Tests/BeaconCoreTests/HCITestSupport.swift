@@ -10,31 +10,7 @@ import Darwin
 // other suites' helpers in this target.
 
 /// SplitMix64: a small seeded generator, so random-input tests are repeatable.
-struct HCITestRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func bytes(_ count: Int) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(count + 8)
-        while out.count < count {
-            let word = next()
-            for shift in stride(from: 0, to: 64, by: 8) { out.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
-        }
-        return Array(out.prefix(count))
-    }
-}
+typealias HCITestRandom = SeededRandom
 
 enum HCITestData {
     /// The horizon capture (a missing file makes the reading test fail, not skip).

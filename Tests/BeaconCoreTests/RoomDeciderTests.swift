@@ -1,4 +1,5 @@
 import BeaconCore
+import TestSupport
 import Foundation
 import Testing
 
@@ -13,22 +14,7 @@ private func silence(_ node: String, _ room: String, beacon: BeaconID = "keys") 
 }
 
 /// A deterministic generator for noise (SplitMix64).
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Roughly normal: sum of 12 uniforms minus 6.
-    mutating func gaussian() -> Double {
-        var sum = 0.0
-        for _ in 0..<12 { sum += Double.random(in: 0..<1, using: &self) }
-        return sum - 6
-    }
-}
+private typealias SeededGenerator = SeededRandom
 
 @Suite("RoomDecider")
 struct RoomDeciderTests {
@@ -91,7 +77,7 @@ struct RoomDeciderTests {
 
     @Test("a beacon sitting still with noisy evidence does not flap (a decider without hysteresis does)")
     func sitStillNoNoiseFlaps() {
-        var generator = SeededGenerator(state: 42)
+        var generator = SeededGenerator(seed: 42)
         var decider = RoomDecider(parameters: p)
         var eager = RoomDecider(parameters: RoomDecisionParameters(pathLossExponent: 2.7, margin: 0, dwell: 0, evidenceToSwitch: 0))
         var changes = 0, eagerChanges = 0

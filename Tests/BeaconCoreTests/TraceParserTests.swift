@@ -1,4 +1,5 @@
 import BeaconCore
+import TestSupport
 import Testing
 
 /// Parses a whole CSV text through `LineSplitter` and `TraceParser`, as `TraceFile` does.
@@ -91,7 +92,7 @@ struct TraceParserTests {
 
     @Test("random and truncated input never crashes the parser")
     func randomInputNeverCrashes() {
-        var generator = SplitMix(state: 7)
+        var generator = SplitMix(seed: 7)
         let alphabet = Array("0123456789.,-\n\r abcxyz".utf8)
         let valid = Array("time,node,room,beacon,rssi,measuredPower\n0.000,sensor10,zone1,beacon1,-87,\n0.105,sensor40,zone4,beacon1,-77,-59\n".utf8)
         var outcomes = 0
@@ -120,13 +121,4 @@ struct TruthParserTests {
     }
 }
 
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+private typealias SplitMix = SeededRandom
