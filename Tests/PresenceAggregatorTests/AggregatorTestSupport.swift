@@ -13,27 +13,6 @@ let quietLogger: Logger = {
     return logger
 }()
 
-struct TimedOut: Error, CustomStringConvertible {
-    let what: String
-    var description: String { "timed out waiting for \(what)" }
-}
-
-/// Runs `body` with a failure guard: after `timeout` it is cancelled and `TimedOut` thrown.
-func within<Value: Sendable>(
-    _ what: String, timeout: Duration = .seconds(10), _ body: @escaping @Sendable () async throws -> Value
-) async throws -> Value {
-    try await withThrowingTaskGroup(of: Value?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: timeout)
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else { throw TimedOut(what: what) }
-        return value
-    }
-}
-
 /// Waits (bounded) until `condition` holds, checking after each yield: for counters of work the
 /// service has done, not for time to pass.
 func eventually(_ what: String, timeout: Duration = .seconds(10), _ condition: @escaping @Sendable () -> Bool) async throws {
