@@ -147,6 +147,21 @@ import TestSupport
         await recorder.stop()
     }
 
+    /// A state directory that cannot be written: logged, and the agent runs on with its
+    /// configuration in memory (applied, answered, monitored).
+    @Test func anUnusableStateDirectoryIsLoggedAndTheAgentRunsOn() async throws {
+        let broker = try await TestBroker.start()
+        defer { broker.kill() }
+        let recorder = try await TopicRecorder.start(broker, filter: "presence/#")
+        try broker.mosquittoPub(topic: "presence/config/regions", message: Self.region, qos: 1, retain: true)
+        let agent = try startAgent(broker, stateDir: "/proc/presence-agent-state", extra: ["--exit-at-end"])
+        #expect(try agent.exitStatus() == 0)
+        try await recorder.wait(forTopic: "presence/nodes/test/config/status") { $0.text.contains(#""status":"ok""#) }
+        try await recorder.wait(forTopic: "presence/nodes/test/regions/office/event") { $0.text.contains("enter") }
+        #expect(agent.output.contains("state directory unusable; configuration is kept in memory only"))
+        await recorder.stop()
+    }
+
     /// `--record` writes what the node measured as a trace that `presence-aggregator replay` reads.
     @Test func recordingGivesATraceThatReplays() async throws {
         let broker = try await TestBroker.start()
