@@ -34,7 +34,7 @@ import Testing
             + "decision:\n  pathLossExponent: 2.7\nhomeAssistant:\n  discovery: false\n"
         try aggregatorYAML.write(toFile: work + "/aggregator.yaml", atomically: true, encoding: .utf8)
 
-        let rooms = try await TopicRecorder.start(broker, filter: "presence/locations/+/room", clientID: "demo-rooms")
+        let rooms = try await TopicRecorder.start(broker, filter: "presence/#", clientID: "demo-recorder")
         var children: [(name: String, pid: pid_t)] = []
         defer { for child in children { kill(child.pid, SIGKILL); _ = try? ToolRunner.waitForExit(child.pid) } }
         func start(_ name: String, _ executable: String, _ arguments: [String]) throws {
@@ -42,13 +42,15 @@ import Testing
             defer { close(log) }
             children.append((name, try ToolRunner.spawn(executable, arguments, output: log)))
         }
+        // The aggregator first, as the demo starts it, so it hears every node's first measurement.
+        try start("aggregator", aggregator, ["run", "--config", work + "/aggregator.yaml"])
+        try await rooms.wait(forTopic: "presence/aggregator/status") { $0.text == "online" }
         for (node, room) in Self.nodes {
             try start(node, agent, [
                 "run", "--config", work + "/agent.yaml", "--node", node, "--room", room, "--broker", url,
                 "--state-dir", work + "/state-\(node)",
             ])
         }
-        try start("aggregator", aggregator, ["run", "--config", work + "/aggregator.yaml"])
 
         // Every person placed in one of the building's rooms.
         let roomNames = Set(Self.nodes.map(\.1))
