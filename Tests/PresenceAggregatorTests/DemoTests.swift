@@ -31,7 +31,7 @@ import Testing
         try "source: simulate\ntracking:\n  pathLossExponent: 2.7\n".write(toFile: work + "/agent.yaml", atomically: true, encoding: .utf8)
         let aggregatorYAML = "broker: \(url)\nbeacons:\n"
             + Self.people.map { alias, name, minor in "  - { beacon: ibeacon-\(Self.uuid)-1-\(minor), id: \(alias), name: \(name) }\n" }.joined()
-            + "decision:\n  pathLossExponent: 2.7\nhomeAssistant:\n  discovery: false\n"
+            + "decision:\n  pathLossExponent: 2.7\n  settleTime: 3\nhomeAssistant:\n  discovery: false\n"
         try aggregatorYAML.write(toFile: work + "/aggregator.yaml", atomically: true, encoding: .utf8)
 
         let rooms = try await TopicRecorder.start(broker, filter: "presence/#", clientID: "demo-recorder")
