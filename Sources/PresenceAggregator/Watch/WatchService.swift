@@ -93,7 +93,11 @@ public final class WatchService: Service, Sendable {
     public func run() async throws {
         let connection = try MQTTConnection(options: options.connection, logger: logger)
         let events = connection.events()
-        try await connection.connect(timeout: .milliseconds(Int(options.connectTimeout * 1000)))
+        do {
+            try await connection.connect(timeout: .milliseconds(Int(options.connectTimeout * 1000)))
+        } catch let error as MQTTError {
+            throw WatchError(message: "cannot connect: \(error.message)")
+        }
         var subscriptions: [MQTTSubscription] = []
         for filter in Self.filters(options.topics) { subscriptions.append(try await connection.subscribe(filter)) }
 
@@ -198,4 +202,10 @@ public final class WatchService: Service, Sendable {
         let parts = duration.components
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
+}
+
+/// Why `WatchService` stopped before showing anything.
+public struct WatchError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }

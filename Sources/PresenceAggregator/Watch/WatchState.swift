@@ -255,6 +255,7 @@ public struct WatchState: Sendable, Hashable {
             let measurement = try? ReceivedMeasurement(payload: payload, topicNode: node)
         else { return false }
         var beacon = beacons[id] ?? Beacon(id: id, name: measurement.name ?? id)
+        if beacon.name == id, let name = measurement.name { beacon.name = name }
         beacon.readings[node] = Reading(
             room: measurement.room, distance: measurement.isSilence ? nil : measurement.distance,
             proximity: measurement.isSilence ? .unknown : measurement.proximity, receivedAt: time)
