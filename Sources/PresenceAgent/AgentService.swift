@@ -188,6 +188,9 @@ public final class AgentService: Service {
         }
         // The source thread stops within one poll; scanning is switched off by `feed.close()` there.
         sourceDone.wait()
+        // libdispatch traps when a semaphore is freed below its initial value: batches left unread
+        // in the stream at shutdown still hold their slots.
+        for _ in 0..<Self.pendingBatchLimit { pending.signal() }
     }
 
     /// Moves the feed to the source thread.

@@ -1,0 +1,298 @@
+import BeaconCore
+
+/// What `presence-aggregator watch` knows about a deployment, built only from the messages on its
+/// topics (MQTT.md): the aggregator's retained rooms and locations, its status, the nodes' status,
+/// info and measurements, and the aggregator's events.
+///
+/// Feed it every message with `receive(topic:payload:at:)`; it never reads a clock and never
+/// traps. A payload it cannot read is ignored and counted in `malformedMessages`; topics under the
+/// root that it does not show (telemetry, regions, configuration) are ignored without counting.
+public struct WatchState: Sendable, Hashable {
+    /// One beacon, as the aggregator placed it and as each node measures it.
+    public struct Beacon: Sendable, Hashable {
+        /// The topic id: a known beacon's alias, else its canonical id.
+        public var id: String
+        /// The display name (the location's `name`, else a measurement's, else the id).
+        public var name: String
+        /// The decided room or `not_home`; nil until the aggregator has said.
+        public var room: String?
+        /// Distance to the nearest node of the decided room, metres.
+        public var distance: Double?
+        public var proximity: Proximity
+        /// The node whose measurement the decision used.
+        public var node: String?
+        /// When the beacon entered its current room (or went away).
+        public var since: Instant?
+        public var confidence: Double?
+        /// The latest measurement of each node that has measured it, by node id.
+        public var readings: [String: Reading]
+
+        public init(id: String, name: String) {
+            self.id = id
+            self.name = name
+            proximity = .unknown
+            readings = [:]
+        }
+    }
+
+    /// A node's latest measurement of one beacon.
+    public struct Reading: Sendable, Hashable {
+        public var room: String
+        /// Nil when the node no longer hears the beacon.
+        public var distance: Double?
+        public var proximity: Proximity
+        /// When the watcher received it.
+        public var receivedAt: Instant
+    }
+
+    /// A receiver node.
+    public struct Node: Sendable, Hashable {
+        public var id: String
+        /// From `<root>/nodes/<node>/status`: true `online`, false `offline`, nil not known.
+        public var online: Bool?
+        /// The room it serves, from its info or its measurements.
+        public var room: String?
+
+        public init(id: String) { self.id = id }
+    }
+
+    /// Someone in a room, as `<root>/rooms/<room>` lists them.
+    public struct Occupant: Sendable, Hashable {
+        public var id: String
+        public var name: String
+        public var since: Instant?
+        public var distance: Double?
+    }
+
+    /// One message of `<root>/events`.
+    public struct Event: Sendable, Hashable {
+        /// `arrived`, `departed` or `room_changed`.
+        public var type: String
+        public var id: String
+        public var from: String?
+        public var to: String?
+        /// The event's own time, else when it was received.
+        public var at: Instant
+    }
+
+    /// How many events are kept, newest last.
+    public static let maximumEvents = 8
+    /// Longer payloads are not read (a real location is under 600 bytes; a room with many
+    /// occupants a few kilobytes).
+    public static let maximumPayloadBytes = 65_536
+
+    public let topics: TopicScheme
+    /// From `<root>/aggregator/status`: true `online`, false `offline`, nil not known yet.
+    public private(set) var aggregatorOnline: Bool?
+    /// By topic id.
+    public private(set) var beacons: [String: Beacon] = [:]
+    /// By node id.
+    public private(set) var nodes: [String: Node] = [:]
+    /// The occupants of each room the aggregator has published, by room.
+    public private(set) var rooms: [String: [Occupant]] = [:]
+    /// The latest events, oldest first.
+    public private(set) var events: [Event] = []
+    /// Messages read and used.
+    public private(set) var messagesUsed = 0
+    /// Messages on a shown topic whose payload could not be read; they changed nothing.
+    public private(set) var malformedMessages = 0
+
+    public init(topics: TopicScheme) {
+        self.topics = topics
+    }
+
+    /// Every room worth showing, sorted: those the aggregator published, those nodes serve and
+    /// those beacons are in.
+    public var roomNames: [String] {
+        var names = Set(rooms.keys)
+        for node in nodes.values { if let room = node.room { names.insert(room) } }
+        for beacon in beacons.values {
+            if let room = beacon.room, room != RoomDecision.notHome { names.insert(room) }
+        }
+        return names.sorted()
+    }
+
+    /// Every node that has a status or has measured something, by id.
+    public var nodeIDs: [String] { nodes.keys.sorted() }
+
+    /// Applies one message. Returns true when what `WatchRenderer` shows changed (a malformed
+    /// message changes the footer's count, so it returns true too).
+    @discardableResult
+    public mutating func receive(topic: String, payload: [UInt8], at time: Instant) -> Bool {
+        let prefix = topics.root + "/"
+        guard topic.hasPrefix(prefix) else { return false }
+        let levels = topic.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let before = self
+        let used: Bool
+        switch levels.count {
+        case 1 where levels[0] == "events":
+            used = receiveEvent(payload, at: time)
+        case 2 where levels[0] == "aggregator" && levels[1] == "status":
+            used = receiveAggregatorStatus(payload)
+        case 2 where levels[0] == "rooms":
+            used = receiveRoom(levels[1], payload)
+        case 2 where levels[0] == "locations":
+            used = receiveLocation(levels[1], payload)
+        case 3 where levels[0] == "locations" && levels[2] == "room":
+            used = receiveLocationRoom(levels[1], payload)
+        case 3 where levels[0] == "beacons":
+            used = receiveMeasurement(beacon: levels[1], node: levels[2], payload, at: time)
+        case 3 where levels[0] == "nodes" && levels[2] == "status":
+            used = receiveNodeStatus(levels[1], payload)
+        case 3 where levels[0] == "nodes" && levels[2] == "info":
+            used = receiveNodeInfo(levels[1], payload)
+        default:
+            return false
+        }
+        if used { messagesUsed += 1 } else { malformedMessages += 1 }
+        return !used || !before.showsTheSame(as: self)
+    }
+
+    /// Equal apart from the message counter.
+    private func showsTheSame(as other: WatchState) -> Bool {
+        aggregatorOnline == other.aggregatorOnline && beacons == other.beacons && nodes == other.nodes
+            && rooms == other.rooms && events == other.events && malformedMessages == other.malformedMessages
+    }
+
+    // MARK: - Topics
+
+    private mutating func receiveAggregatorStatus(_ payload: [UInt8]) -> Bool {
+        switch String(decoding: payload, as: UTF8.self) {
+        case "online": aggregatorOnline = true
+        case "offline": aggregatorOnline = false
+        case "": aggregatorOnline = nil
+        default: return false
+        }
+        return true
+    }
+
+    private mutating func receiveNodeStatus(_ node: String, _ payload: [UInt8]) -> Bool {
+        guard TopicLevelID.isValid(node) else { return false }
+        let online: Bool?
+        switch String(decoding: payload, as: UTF8.self) {
+        case "online": online = true
+        case "offline": online = false
+        case "":
+            // Cleared: forget the node unless it still tells us its room.
+            nodes[node]?.online = nil
+            if nodes[node]?.room == nil { nodes[node] = nil }
+            return true
+        default: return false
+        }
+        nodes[node, default: Node(id: node)].online = online
+        return true
+    }
+
+    /// `{"node","room",…}`: only the room is shown.
+    private mutating func receiveNodeInfo(_ node: String, _ payload: [UInt8]) -> Bool {
+        guard TopicLevelID.isValid(node) else { return false }
+        if payload.isEmpty { return true }
+        guard case .object(let object)? = Self.parse(payload) else { return false }
+        guard case .string(let room)? = object["room"], TopicLevelID.isValid(room) else {
+            // An agent whose room comes later from its node config publishes info without one.
+            if object["room"] == nil || object["room"] == .null { return true }
+            return false
+        }
+        nodes[node, default: Node(id: node)].room = room
+        return true
+    }
+
+    /// `{"room","occupants":[{"id","name","since","distance"}],"count"}`; empty clears the room.
+    private mutating func receiveRoom(_ room: String, _ payload: [UInt8]) -> Bool {
+        guard TopicLevelID.isValid(room) else { return false }
+        if payload.isEmpty {
+            rooms[room] = nil
+            return true
+        }
+        guard case .object(let object)? = Self.parse(payload), case .array(let list)? = object["occupants"] else { return false }
+        var occupants: [Occupant] = []
+        for entry in list {
+            guard case .object(let occupant) = entry, case .string(let id)? = occupant["id"], !id.isEmpty else { return false }
+            var name = id
+            if case .string(let text)? = occupant["name"], !text.isEmpty { name = text }
+            var since: Instant?
+            if case .string(let text)? = occupant["since"] { since = ISO8601Timestamp.instant(from: text) }
+            var distance: Double?
+            if case .number(let number)? = occupant["distance"], number.double >= 0 { distance = number.double }
+            occupants.append(Occupant(id: id, name: name, since: since, distance: distance))
+        }
+        rooms[room] = occupants
+        return true
+    }
+
+    /// The aggregator's location JSON; empty: the beacon was forgotten.
+    private mutating func receiveLocation(_ id: String, _ payload: [UInt8]) -> Bool {
+        guard Self.isBeaconTopicID(id) else { return false }
+        if payload.isEmpty {
+            beacons[id] = nil
+            return true
+        }
+        guard let location = BeaconLocation(retainedPayload: payload) else { return false }
+        var beacon = beacons[id] ?? Beacon(id: id, name: location.name)
+        beacon.name = location.name
+        beacon.room = location.room
+        beacon.distance = location.distance
+        beacon.proximity = location.proximity
+        beacon.node = location.node
+        beacon.since = location.since
+        beacon.confidence = location.confidence
+        beacons[id] = beacon
+        return true
+    }
+
+    /// The plain room name (or `not_home`); empty: cleared with the location.
+    private mutating func receiveLocationRoom(_ id: String, _ payload: [UInt8]) -> Bool {
+        guard Self.isBeaconTopicID(id) else { return false }
+        if payload.isEmpty { return true }
+        let room = String(decoding: payload, as: UTF8.self)
+        guard TopicLevelID.isValid(room) else { return false }
+        beacons[id, default: Beacon(id: id, name: id)].room = room
+        return true
+    }
+
+    private mutating func receiveMeasurement(beacon id: String, node: String, _ payload: [UInt8], at time: Instant) -> Bool {
+        guard Self.isBeaconTopicID(id), !payload.isEmpty,
+            let measurement = try? ReceivedMeasurement(payload: payload, topicNode: node)
+        else { return false }
+        var beacon = beacons[id] ?? Beacon(id: id, name: measurement.name ?? id)
+        if beacon.name == id, let name = measurement.name { beacon.name = name }
+        beacon.readings[node] = Reading(
+            room: measurement.room, distance: measurement.isSilence ? nil : measurement.distance,
+            proximity: measurement.isSilence ? .unknown : measurement.proximity, receivedAt: time)
+        beacons[id] = beacon
+        if nodes[node]?.room != measurement.room { nodes[node, default: Node(id: node)].room = measurement.room }
+        return true
+    }
+
+    /// `{"type","id","from","to","at"}`.
+    private mutating func receiveEvent(_ payload: [UInt8], at time: Instant) -> Bool {
+        guard case .object(let object)? = Self.parse(payload),
+            case .string(let type)? = object["type"], !type.isEmpty,
+            case .string(let id)? = object["id"], !id.isEmpty
+        else { return false }
+        func room(_ key: String) -> String?? {
+            switch object[key] {
+            case nil, .null?: return .some(nil)
+            case .string(let text)? where TopicLevelID.isValid(text): return .some(text)
+            default: return nil
+            }
+        }
+        guard let from = room("from"), let to = room("to") else { return false }
+        var at = time
+        if case .string(let text)? = object["at"], let instant = ISO8601Timestamp.instant(from: text) { at = instant }
+        events.append(Event(type: type, id: id, from: from, to: to, at: at))
+        if events.count > Self.maximumEvents { events.removeFirst(events.count - Self.maximumEvents) }
+        return true
+    }
+
+    // MARK: - Helpers
+
+    private static func parse(_ payload: [UInt8]) -> JSONValue? {
+        try? JSONParser.parse(payload, maximumBytes: maximumPayloadBytes, maximumDepth: 6)
+    }
+
+    /// An alias or a canonical beacon id.
+    private static func isBeaconTopicID(_ id: String) -> Bool {
+        TopicLevelID.isValid(id) || BeaconIDSyntax.canonical(id) == id
+    }
+}
