@@ -80,7 +80,7 @@ import Testing
 
     /// Polls a file-backed condition (the program's output) with a failure guard.
     private func waitUntil(_ what: String, _ condition: @escaping @Sendable () -> Bool) async throws {
-        try await within(what, timeout: .seconds(10)) {
+        _ = try await within(what, timeout: .seconds(10)) {
             while !condition() { try await Task.sleep(for: .milliseconds(20)) }
             return true
         }
