@@ -25,6 +25,8 @@ enum AgentProcessBenchmark {
     struct Result {
         var short: Run
         var long: Run
+        /// VmRSS of an agent that replayed the short capture and then sat still (bytes).
+        var restingResidentBytes: Int
         var nsPerAdvert: Double { (long.cpuSeconds - short.cpuSeconds) / Double(long.adverts - short.adverts) * 1e9 }
         var wholeRunNsPerAdvert: Double { long.cpuSeconds / Double(long.adverts) * 1e9 }
     }
@@ -36,7 +38,35 @@ enum AgentProcessBenchmark {
         try publishRetained(topic: "presence/config/regions", text: synthetic.regionsConfig, port: broker.port)
         let short = try replay(agent: agent, synthetic: synthetic, rounds: shortRounds, port: broker.port, directory: broker.directory)
         let long = try replay(agent: agent, synthetic: synthetic, rounds: longRounds, port: broker.port, directory: broker.directory)
-        return Result(short: short, long: long)
+        let resting = try restingResident(agent: agent, synthetic: synthetic, rounds: shortRounds, port: broker.port, directory: broker.directory)
+        return Result(short: short, long: long, restingResidentBytes: resting)
+    }
+
+    /// Replays the capture without `--exit-at-end`, waits for the agent to log the source's end,
+    /// lets its queues drain for two seconds, reads VmRSS and stops it with SIGTERM.
+    private static func restingResident(agent: String, synthetic: SyntheticBeacons, rounds: Int, port: Int, directory: String) throws -> Int {
+        let capture = directory + "/synthetic-\(rounds).btsnoop"
+        let state = directory + "/agent-state-resting"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let log = directory + "/agent-resting.log"
+        let pid = try BenchProcess.spawn(agent, [
+            "run", "--node", "bench-rest", "--room", "lab", "--broker", "mqtt://127.0.0.1:\(port)",
+            "--source", "btsnoop:\(capture)", "--speed", "0", "--state-dir", state,
+        ], logPath: log)
+        defer {
+            kill(pid, SIGTERM)
+            _ = try? BenchProcess.wait(pid)
+        }
+        let deadline = BenchProcess.nanoseconds() + 120_000_000_000
+        while !((try? String(contentsOfFile: log, encoding: .utf8))?.contains("the source ended") ?? false) {
+            guard !hasExited(pid), BenchProcess.nanoseconds() < deadline else {
+                throw BenchProcess.Failure("presence-agent did not finish the capture; see \(log)")
+            }
+            usleep(50_000)
+        }
+        sleep(2)
+        guard let resident = BenchProcess.residentBytes(pid: pid) else { throw BenchProcess.Failure("no VmRSS for the agent") }
+        return resident
     }
 
     private static func replay(agent: String, synthetic: SyntheticBeacons, rounds: Int, port: Int, directory: String) throws -> Run {

@@ -102,8 +102,9 @@ struct SpeedCommand: ParsableCommand {
             out["pipelineWholeRunNsPerAdvert"] = figure(process.wholeRunNsPerAdvert, 1)
             out["pipelineAdverts"] = process.long.adverts
             out["pipelineBeacons"] = beacons
-            out["agentResidentMB10k"] = figure(Double(process.long.maxResidentBytes) / 1_048_576, 1)
-            out["agentResidentSampledMB10k"] = figure(Double(process.long.sampledResidentBytes) / 1_048_576, 1)
+            out["agentResidentMB10k"] = figure(Double(process.restingResidentBytes) / 1_048_576, 1)
+            out["agentPeakResidentMBDuringReplay"] = figure(Double(process.long.maxResidentBytes) / 1_048_576, 1)
+            out["agentPeakResidentMBShortReplay"] = figure(Double(process.short.maxResidentBytes) / 1_048_576, 1)
             out["agentWallSecondsLongRun"] = figure(process.long.wallSeconds, 3)
         } else {
             notes.append("no presence-agent at \(agentPath): pipeline and memory not measured (build it in release, or pass --agent)")
