@@ -3,8 +3,9 @@ import BeaconCore
 import Foundation
 
 /// The speed and weight figures of issue 6, measured by running the code, printed as one JSON
-/// object. Run a release build: `swift build -c release --product presence-bench --product
-/// presence-agent`, then `.build/release/presence-bench speed`.
+/// object. Run a release build: `swift build -c release --product presence-agent`, the same for
+/// `presence-bench`, then `.build/release/presence-bench speed` from the package root (it starts
+/// `/usr/sbin/mosquitto` on a free loopback port and the `presence-agent` beside itself).
 ///
 /// | figure | target |
 /// |---|---|
