@@ -59,4 +59,23 @@ import Testing
         JSONText.appendQuoted("a\u{01}b", to: &out)
         #expect(out == #""a\u0001b""#)
     }
+
+    /// Strings that need no escape are appended whole; the others still escape every character.
+    @Test func quotesWithAndWithoutEscapes() {
+        #expect(JSONText.quoted("kitchen-1") == #""kitchen-1""#)
+        #expect(JSONText.quoted("") == "\"\"")
+        #expect(JSONText.quoted("Café ☕️ 🔑") == "\"Café ☕️ 🔑\"")
+        #expect(JSONText.quoted(#"say "hi" \ é"#) == #""say \"hi\" \\ é""#)
+        #expect(JSONText.quoted("tab\tend\n") == #""tab\tend\n""#)
+        var out = "{"
+        JSONText.appendQuoted("id", to: &out)
+        #expect(out == #"{"id""#)
+    }
+
+    @Test func uuidTextUsesEveryHexDigit() {
+        let uuid = BeaconUUID(high: 0x0011_2233_4455_6677, low: 0x8899_AABB_CCDD_EEFF)
+        #expect(uuid.description == "00112233-4455-6677-8899-aabbccddeeff")
+        #expect(BeaconUUID(uuid.description) == uuid)
+        #expect(BeaconUUID(high: 0, low: 0).description == "00000000-0000-0000-0000-000000000000")
+    }
 }

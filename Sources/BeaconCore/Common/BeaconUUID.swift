@@ -57,13 +57,23 @@ public struct BeaconUUID: Hashable, Sendable, Comparable, CustomStringConvertibl
 
     /// Lowercase 8-4-4-4-12 form.
     public var description: String {
-        var out = ""
-        out.reserveCapacity(36)
-        for (index, byte) in bytes.enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { out.append("-") }
-            HexDigits.append(byte, to: &out)
+        // Written as ASCII bytes into the string's own storage: this runs for every measurement
+        // and ranging entry the agent publishes (presence-bench speed).
+        String(unsafeUninitializedCapacity: 36) { buffer in
+            let digits: StaticString = "0123456789abcdef"
+            var position = 0
+            for nibble in 0..<32 {
+                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
+                    buffer[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                let word = nibble < 16 ? high : low
+                let value = Int((word >> UInt64(60 - 4 * (nibble % 16))) & 0xF)
+                buffer[position] = digits.utf8Start[value]
+                position += 1
+            }
+            return position
         }
-        return out
     }
 
     public static func < (lhs: BeaconUUID, rhs: BeaconUUID) -> Bool {

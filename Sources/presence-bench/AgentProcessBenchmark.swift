@@ -1,0 +1,127 @@
+import BeaconCore
+import Foundation
+import Logging
+import MQTTClient
+
+/// A real `presence-agent run` process replaying a synthetic capture of simulated iBeacons
+/// (`SyntheticBeacons`) as fast as it can into a real mosquitto, with a regions config of one
+/// region per major pushed as a retained message first: the whole agent pipeline (btsnoop read,
+/// HCI decode, beacon decode, region match, Kalman filter, classify, publish policy, JSON,
+/// libmosquitto), measured from outside with `wait4`'s resource usage.
+///
+/// Two runs that differ only in length (rounds of every beacon advertising once) give the cost of
+/// one more advertisement without the start-up, connection and shutdown that both share.
+enum AgentProcessBenchmark {
+    struct Run {
+        var adverts: Int
+        var cpuSeconds: Double
+        var wallSeconds: Double
+        var maxResidentBytes: Int
+        /// VmRSS sampled while it ran, the largest seen (bytes).
+        var sampledResidentBytes: Int
+        var status: Int32
+    }
+
+    struct Result {
+        var short: Run
+        var long: Run
+        /// VmRSS of an agent that replayed the short capture and then sat still (bytes).
+        var restingResidentBytes: Int
+        var nsPerAdvert: Double { (long.cpuSeconds - short.cpuSeconds) / Double(long.adverts - short.adverts) * 1e9 }
+        var wholeRunNsPerAdvert: Double { long.cpuSeconds / Double(long.adverts) * 1e9 }
+    }
+
+    static func run(agent: String, beacons: Int, regions: Int, shortRounds: Int, longRounds: Int) throws -> Result {
+        let broker = try BenchBroker()
+        defer { broker.stop() }
+        let synthetic = SyntheticBeacons(beacons: beacons, regions: regions)
+        try publishRetained(topic: "presence/config/regions", text: synthetic.regionsConfig, port: broker.port)
+        let short = try replay(agent: agent, synthetic: synthetic, rounds: shortRounds, port: broker.port, directory: broker.directory)
+        let long = try replay(agent: agent, synthetic: synthetic, rounds: longRounds, port: broker.port, directory: broker.directory)
+        let resting = try restingResident(agent: agent, synthetic: synthetic, rounds: shortRounds, port: broker.port, directory: broker.directory)
+        return Result(short: short, long: long, restingResidentBytes: resting)
+    }
+
+    /// Replays the capture without `--exit-at-end`, waits for the agent to log the source's end,
+    /// lets its queues drain for two seconds, reads VmRSS and stops it with SIGTERM.
+    private static func restingResident(agent: String, synthetic: SyntheticBeacons, rounds: Int, port: Int, directory: String) throws -> Int {
+        let capture = directory + "/synthetic-\(rounds).btsnoop"
+        let state = directory + "/agent-state-resting"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let log = directory + "/agent-resting.log"
+        let pid = try BenchProcess.spawn(agent, [
+            "run", "--node", "bench-rest", "--room", "lab", "--broker", "mqtt://127.0.0.1:\(port)",
+            "--source", "btsnoop:\(capture)", "--speed", "0", "--state-dir", state,
+        ], logPath: log)
+        defer {
+            kill(pid, SIGTERM)
+            _ = try? BenchProcess.wait(pid)
+        }
+        let deadline = BenchProcess.nanoseconds() + 120_000_000_000
+        while !((try? String(contentsOfFile: log, encoding: .utf8))?.contains("the source ended") ?? false) {
+            guard !hasExited(pid), BenchProcess.nanoseconds() < deadline else {
+                throw BenchProcess.Failure("presence-agent did not finish the capture; see \(log)")
+            }
+            usleep(50_000)
+        }
+        sleep(2)
+        guard let resident = BenchProcess.residentBytes(pid: pid) else { throw BenchProcess.Failure("no VmRSS for the agent") }
+        return resident
+    }
+
+    private static func replay(agent: String, synthetic: SyntheticBeacons, rounds: Int, port: Int, directory: String) throws -> Run {
+        let capture = directory + "/synthetic-\(rounds).btsnoop"
+        try Data(synthetic.capture(rounds: rounds)).write(to: URL(fileURLWithPath: capture))
+        let state = directory + "/agent-state-\(rounds)"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let log = directory + "/agent-\(rounds).log"
+        let start = BenchProcess.nanoseconds()
+        let pid = try BenchProcess.spawn(agent, [
+            "run", "--node", "bench", "--room", "lab", "--broker", "mqtt://127.0.0.1:\(port)",
+            "--source", "btsnoop:\(capture)", "--speed", "0", "--exit-at-end", "--state-dir", state,
+        ], logPath: log)
+        // Sample VmRSS while it runs (the child is reaped only by wait4 below, so /proc stays readable).
+        var sampled = 0
+        while !hasExited(pid) {
+            sampled = max(sampled, BenchProcess.residentBytes(pid: pid) ?? 0)
+            usleep(20_000)
+        }
+        let exit = try BenchProcess.wait(pid)
+        let status = exit.status
+        let wall = Double(BenchProcess.nanoseconds() - start) / 1e9
+        guard status == 0 else {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            throw BenchProcess.Failure("presence-agent exited \(status):\n\(text.suffix(2000))")
+        }
+        return Run(adverts: rounds * synthetic.beacons, cpuSeconds: exit.cpuSeconds, wallSeconds: wall,
+                   maxResidentBytes: exit.maxResidentBytes, sampledResidentBytes: sampled, status: status)
+    }
+
+    /// True once the child is a zombie (exited, not yet reaped).
+    private static func hasExited(_ pid: pid_t) -> Bool {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return true }
+        let state = text[text.index(after: close)...].drop(while: { $0 == " " }).first
+        return state == "Z" || state == "X"
+    }
+
+    private static func publishRetained(topic: String, text: String, port: Int) throws {
+        let done = DispatchSemaphore(value: 0)
+        let failure = Locked<String?>(nil)
+        Task {
+            do {
+                var logger = Logger(label: "presence-bench")
+                logger.logLevel = .error
+                let connection = try MQTTConnection(options: MQTTConnectionOptions(host: "127.0.0.1", port: port, clientID: "bench-config"), logger: logger)
+                try await connection.connect(timeout: .seconds(10))
+                try await connection.publish(topic: topic, string: text, qos: .atLeastOnce, retain: true).acknowledged()
+                await connection.disconnect()
+            } catch {
+                failure.withLock { $0 = "\(error)" }
+            }
+            done.signal()
+        }
+        done.wait()
+        if let message = failure.withLock({ $0 }) { throw BenchProcess.Failure("publishing \(topic): \(message)") }
+    }
+}

@@ -1,0 +1,181 @@
+import ArgumentParser
+import BeaconCore
+import Foundation
+
+/// The speed and weight figures of issue 6, measured by running the code, printed as one JSON
+/// object. Run a release build: `swift build -c release --product presence-agent`, the same for
+/// `presence-bench`, then `.build/release/presence-bench speed` from the package root (it starts
+/// `/usr/sbin/mosquitto` on a free loopback port and the `presence-agent` beside itself).
+///
+/// | figure | target |
+/// |---|---|
+/// | `decodeNsPerReport` | ≤ 100 ns |
+/// | `pipelineNsPerAdvert` | ≤ 400 ns |
+/// | `aggregatorUpdatesPerSecond` | ≥ 2,000,000 |
+/// | `replayRowsPerSecond` | (reported) |
+/// | `endToEndP99Ms` | ≤ 10 ms |
+/// | `messagesPerBeaconMinuteAtRest` | ≤ 2 (the calibration's budget) |
+/// | `messagesPerBeaconMinuteMoving` | (reported) |
+/// | `agentResidentMB10k` | ≤ 30 MB |
+struct SpeedCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "speed",
+        abstract: "Measures decode, pipeline, aggregator, replay, end-to-end latency and memory; prints one JSON object."
+    )
+
+    @Option(help: "The shared data directory (captures/, traces/, static-rssi/, rssi-vs-distance/).")
+    var data: String = "../shared/data"
+
+    @Option(help: "The presence-agent executable (default: the one beside this program).")
+    var agent: String?
+
+    @Option(help: "Only these figures, comma-separated: decode, aggregator, replay, messages, endToEnd, agent.")
+    var only: String?
+
+    @Flag(help: "Tiny iteration counts: checks that every figure is produced, measures nothing worth quoting.")
+    var quick = false
+
+    func wants(_ figure: String) -> Bool {
+        only.map { $0.split(separator: ",").contains(Substring(figure)) } ?? true
+    }
+
+    func run() throws {
+        #if DEBUG
+        FileHandle.standardError.write(Data("presence-bench speed: this is a DEBUG build; its figures are not the release figures\n".utf8))
+        #endif
+        var out: [String: Any] = [:]
+        var notes: [String] = []
+        out["machine"] = Self.machine()
+        #if DEBUG
+        out["build"] = "debug"
+        #else
+        out["build"] = "release"
+        #endif
+        out["quick"] = quick
+
+        if wants("decode") {
+            let decode = try SpeedBenchmarks.decode(
+                capturePath: data + "/captures/horizon-74-at-ble.btsnoop", passes: quick ? 2 : 20_000)
+            out["decodeNsPerReport"] = figure(decode.nsPerReport, 1)
+            out["decodeReportsPerPass"] = decode.reports
+        }
+
+        if wants("aggregator") {
+            let aggregator = SpeedBenchmarks.aggregator(
+                beacons: 10_000, nodes: 10, rooms: 5, updates: quick ? 20_000 : 2_000_000, seconds: quick ? 1 : 20)
+            out["aggregatorUpdatesPerSecond"] = Int(aggregator.corePerSecond)
+            out["aggregatorUpdatesMeasured"] = aggregator.coreUpdates
+            out["roomDeciderUpdatesPerSecond"] = Int(aggregator.deciderPerSecond)
+            // A house: 50 beacons, 10 nodes in 5 rooms (the room messages stay short).
+            let house = SpeedBenchmarks.aggregator(
+                beacons: 50, nodes: 10, rooms: 5, updates: quick ? 20_000 : 2_000_000, seconds: quick ? 1 : 20)
+            out["aggregatorUpdatesPerSecond50Beacons"] = Int(house.corePerSecond)
+        }
+
+        if wants("replay") {
+            let replay = try SpeedBenchmarks.replay(traceDirectory: data + "/traces", passes: quick ? 1 : 20)
+            out["replayRowsPerSecond"] = Int(replay.rowsPerSecond)
+            out["replayRowsPerPass"] = replay.rows
+            out["replayTraces"] = replay.traces
+        }
+        if wants("messages") {
+            out["messagesPerBeaconMinuteAtRest"] = try figure(SpeedBenchmarks.messagesAtRest(dataDirectory: data), 3)
+            out["messagesPerBeaconMinuteMoving"] = try figure(SpeedBenchmarks.messagesMoving(traceDirectory: data + "/traces"), 3)
+        }
+
+        if wants("endToEnd") {
+            let samples = quick ? 20 : 2_000
+            let endToEnd = try Self.blocking { try await EndToEndBenchmark.run(samples: samples) }
+            out["endToEndP50Ms"] = figure(endToEnd.p50Ms, 3)
+            out["endToEndP99Ms"] = figure(endToEnd.p99Ms, 3)
+            out["endToEndMaxMs"] = figure(endToEnd.maxMs, 3)
+            out["endToEndSamples"] = endToEnd.samples
+            if endToEnd.timeouts > 0 { notes.append("end-to-end: \(endToEnd.timeouts) measurements gave no location within 1 s") }
+        }
+
+        let agentPath = agent ?? Self.besideThisProgram("presence-agent")
+        if !wants("agent") {
+        } else if FileManager.default.isExecutableFile(atPath: agentPath) {
+            let beacons = quick ? 1_000 : 10_000
+            let process = try AgentProcessBenchmark.run(
+                agent: agentPath, beacons: beacons, regions: quick ? 100 : 1_000, shortRounds: 2, longRounds: quick ? 4 : 32)
+            out["pipelineNsPerAdvert"] = figure(process.nsPerAdvert, 1)
+            out["pipelineWholeRunNsPerAdvert"] = figure(process.wholeRunNsPerAdvert, 1)
+            out["pipelineAdverts"] = process.long.adverts
+            out["pipelineBeacons"] = beacons
+            out["agentResidentMB10k"] = figure(Double(process.restingResidentBytes) / 1_048_576, 1)
+            out["agentPeakResidentMBDuringReplay"] = figure(Double(process.long.maxResidentBytes) / 1_048_576, 1)
+            out["agentPeakResidentMBShortReplay"] = figure(Double(process.short.maxResidentBytes) / 1_048_576, 1)
+            out["agentWallSecondsLongRun"] = figure(process.long.wallSeconds, 3)
+        } else {
+            notes.append("no presence-agent at \(agentPath): pipeline and memory not measured (build it in release, or pass --agent)")
+            out["pipelineNsPerAdvert"] = NSNull()
+            out["agentResidentMB10k"] = NSNull()
+        }
+        if !notes.isEmpty { out["notes"] = notes }
+
+        let json = try JSONSerialization.data(withJSONObject: out, options: [.prettyPrinted, .sortedKeys])
+        FileHandle.standardOutput.write(json)
+        FileHandle.standardOutput.write(Data("\n".utf8))
+    }
+
+    /// Runs async work from this synchronous command (the main thread is not one of the
+    /// cooperative pool's, so blocking it is safe).
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        let result = Locked<Result<T, any Error>?>(nil)
+        Task {
+            let outcome: Result<T, any Error>
+            do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        done.wait()
+        guard let outcome = result.withLock({ $0 }) else { throw BenchProcess.Failure("no result") }
+        return try outcome.get()
+    }
+
+    static func besideThisProgram(_ name: String) -> String {
+        let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        return me.deletingLastPathComponent().appendingPathComponent(name).path
+    }
+
+    static func machine() -> [String: Any] {
+        var facts: [String: Any] = [
+            "cores": ProcessInfo.processInfo.activeProcessorCount,
+            "memoryGB": figure(Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824, 1),
+            "swiftCompiler": compilerVersion,
+        ]
+        if let cpuinfo = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+           let line = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
+           let colon = line.firstIndex(of: ":")
+        {
+            facts["cpu"] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        if let load = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) {
+            facts["loadAverageAtStart"] = load.split(separator: " ").prefix(3).joined(separator: " ")
+        }
+        return facts
+    }
+
+    static var compilerVersion: String {
+        #if compiler(>=6.4)
+        return ">=6.4"
+        #elseif compiler(>=6.3)
+        return "6.3"
+        #elseif compiler(>=6.2)
+        return "6.2"
+        #elseif compiler(>=6.1)
+        return "6.1"
+        #else
+        return "6.0"
+        #endif
+    }
+}
+
+private func figure(_ value: Double, _ places: Int) -> Any {
+    guard value.isFinite else { return NSNull() }
+    var scale = 1.0
+    for _ in 0..<places { scale *= 10 }
+    return (value * scale).rounded() / scale
+}
