@@ -153,11 +153,19 @@ public final class AgentService: Service {
                 group.addTask {
                     for try await message in subscription {
                         continuation.yield(.configuration(topic: message.topic, payload: message.payload))
+                        counters.forwarded.add(1, ordering: .releasing)
                     }
                 }
             }
             group.addTask {
-                for try await message in ownStatus where !message.retain && message.payloadString == "online" {
+                for try await message in ownStatus {
+                    counters.forwarded.add(1, ordering: .releasing)
+                    guard !message.retain, message.payloadString == "online" else { continue }
+                    // Each subscription has its own task, so a configuration message received before
+                    // the echo may not be in the loop's stream yet: open the gate only once every
+                    // message the client had received by now has been handed on.
+                    let received = connection.statistics.receivedMessages
+                    while counters.forwarded.load(ordering: .acquiring) < received && !Task.isCancelled { await Task.yield() }
                     startGate.signal()
                 }
             }
@@ -203,6 +211,8 @@ public final class AgentService: Service {
     final class Counters: Sendable {
         let published = Atomic<Int>(0)
         let dropped = Atomic<Int>(0)
+        /// Messages handed from the subscriptions to the loop's stream.
+        let forwarded = Atomic<Int>(0)
     }
 
     private func loop(
