@@ -9,6 +9,10 @@ extension AgentCore {
         public static let regions = "regions.json"
         public static let beacons = "beacons.json"
         public static let node = "node.json"
+        /// The regions' last known states (`{"office":"inside"}`), so that a beacon still present
+        /// after a restart is reported by the state and not by a second `enter` (SEMANTICS.md).
+        public static let regionStates = "region-states.json"
+        public static let all = [regions, beacons, node, regionStates]
     }
 
     /// The configuration topics this node subscribes to.
@@ -39,9 +43,28 @@ extension AgentCore {
         load(StateFile.node) { $0.applyNode($1, topic: $0.effective.topics.nodeConfig($0.effective.node), at: time, persist: false) }
         load(StateFile.beacons) { $0.applyBeacons($1, topic: $0.effective.topics.configBeacons, at: time, persist: false) }
         load(StateFile.regions) { $0.applyRegions($1, topic: $0.effective.topics.configRegions, at: time, persist: false) }
+        load(StateFile.regionStates) { $0.restoreRegionStates($1, at: time) }
         // A restored configuration is not an answer to anyone: no status until a message arrives.
         configStatus = nil
         return actions.filter { if case .log = $0 { return true } else { return false } }
+    }
+
+    /// Starts monitoring the restored regions in their saved states: a region saved `inside` gives no
+    /// `enter` for a beacon still there, and exits one exit delay after the last match as usual.
+    mutating func restoreRegionStates(_ payload: [UInt8], at time: Instant) -> [AgentAction] {
+        guard case .object(let object)? = try? JSONParser.parse(payload) else {
+            return [.log(level: .error, message: "the saved region states are not a JSON object and were not applied")]
+        }
+        var states: [TopicLevelID: RegionState] = [:]
+        for (key, value) in zip(object.keys, object.values) {
+            guard let region = TopicLevelID(key), case .string(let text) = value, let state = RegionState(rawValue: text) else {
+                return [.log(level: .error, message: "the saved region states hold '\(key)', which is not a region state")]
+            }
+            states[region] = state
+        }
+        monitor = RegionMonitor(regions: monitor.regions, settings: effective.monitor, restoredStates: states, at: time)
+        savedRegionStates = states.filter { monitor.state(of: $0.key) != nil }
+        return []
     }
 
     mutating func applyRegions(_ payload: [UInt8], topic: String, at time: Instant, persist: Bool) -> [AgentAction] {

@@ -68,6 +68,8 @@ public struct AgentCore: Sendable {
     private var lastRanging: [TopicLevelID: (signature: [String], at: Instant)] = [:]
     /// The answer to the last config message, re-published on reconnect.
     var configStatus: AgentPublication?
+    /// The known (inside/outside) state of each region, as last persisted.
+    var savedRegionStates: [TopicLevelID: RegionState] = [:]
 
     // Counters for telemetry.
     public private(set) var advertisementCount = 0
@@ -218,22 +220,37 @@ public struct AgentCore: Sendable {
 
     mutating func regionActions(_ events: [RegionEvent]) -> [AgentAction] {
         var actions: [AgentAction] = []
+        let statesBefore = savedRegionStates
         for event in events {
             switch event {
             case .stateChanged(let region, let state, _):
+                savedRegionStates[region] = state == .unknown ? nil : state
                 actions.append(.publish(regionStatePublication(region, state)))
             case .enter(let region, let beacon, let at):
                 actions.append(.publish(regionEvent("enter", region, beacon, at)))
             case .exit(let region, let beacon, let at):
                 actions.append(.publish(regionEvent("exit", region, beacon, at)))
             case .removed(let region):
+                savedRegionStates[region] = nil
                 lastRanging[region] = nil
                 // An empty retained message removes the state topic from the broker.
                 actions.append(.publish(AgentPublication(
                     topic: effective.topics.regionState(effective.node, region), payload: [], qos: .atLeastOnce, retain: true)))
             }
         }
+        if savedRegionStates != statesBefore {
+            actions.append(.persist(file: StateFile.regionStates, contents: Array(regionStatesJSON.utf8)))
+        }
         return actions
+    }
+
+    /// `{"office":"inside",…}` in region order.
+    var regionStatesJSON: String {
+        var json = JSONObjectWriter()
+        for region in monitor.regions {
+            if let state = savedRegionStates[region.id] { json.add(region.id.rawValue, state.rawValue) }
+        }
+        return json.json
     }
 
     private func regionEvent(_ kind: String, _ region: TopicLevelID, _ beacon: BeaconID?, _ at: Instant) -> AgentPublication {

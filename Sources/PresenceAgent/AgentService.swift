@@ -61,7 +61,7 @@ public final class AgentService: Service {
             persistent = false
             logger.error("state directory unusable; configuration is kept in memory only", metadata: ["reason": "\(error)"])
         }
-        let loaded = stateDirectory.load([AgentCore.StateFile.regions, AgentCore.StateFile.beacons, AgentCore.StateFile.node])
+        let loaded = stateDirectory.load(AgentCore.StateFile.all)
         for problem in loaded.problems { logger.error("cannot read a state file", metadata: ["file": "\(problem)"]) }
 
         // 2. The source: opened first, so a wrong device fails the start with a clear message.

@@ -114,6 +114,30 @@ import TestSupport
         #expect(broken.regionCount == 0)
     }
 
+    /// A restart while the beacon is still there: the region comes back `inside` from the state
+    /// directory, so there is no second `enter`; it still exits after the exit delay.
+    @Test func aRestoredInsideRegionGivesNoSecondEnter() throws {
+        let start = Instant(seconds: 1_612_150_079)
+        let saved = regionsMessage(#"{"revision":7,"regions":[{"id":"office","uuid":"\#(Self.uuid)"}]}"#)
+        var core = AgentCore(settings: settings, persisted: [
+            "regions.json": saved, "region-states.json": Array(#"{"office":"inside"}"#.utf8),
+        ], at: start)
+        #expect(core.retainedPublications().contains { $0.topic == "presence/nodes/test/regions/office/state" && $0.text == "inside" })
+        let published = try replay(&core, extraSeconds: 40)
+        let events = published.filter { $0.topic == "presence/nodes/test/regions/office/event" }.map(\.text)
+        #expect(events.count == 1)
+        #expect(events.first?.contains(#""event":"exit""#) == true)
+        #expect(published.filter { $0.topic == "presence/nodes/test/regions/office/state" }.map(\.text) == ["outside"])
+
+        // What is saved follows the state: outside now.
+        var fresh = AgentCore(settings: settings, at: start)
+        let applied = fresh.receiveConfiguration(topic: "presence/config/regions", payload: saved, at: start)
+        #expect(!applied.contains { if case .persist(file: "region-states.json", _) = $0 { true } else { false } })
+        let corrupt = AgentCore(settings: settings, persisted: ["regions.json": saved, "region-states.json": Array("[1]".utf8)], at: start)
+        #expect(corrupt.rejectedStateFiles == ["region-states.json"])
+        #expect(corrupt.regionCount == 1)
+    }
+
     @Test func knownBeaconsUseTheirAliasInTopicsAndPayloads() throws {
         let start = Instant(seconds: 1_612_150_079)
         var core = AgentCore(settings: settings, at: start)

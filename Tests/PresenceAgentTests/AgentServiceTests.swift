@@ -86,14 +86,27 @@ import TestSupport
             let agent = try startAgent(broker, stateDir: stateDir, extra: ["--exit-at-end"])
             #expect(try agent.exitStatus() == 0)
         }
-        // A new broker that has never seen the regions message: the agent monitors from its state.
+        // The capture ended with the beacon in the region: the state was saved with the regions.
+        #expect(try String(contentsOfFile: stateDir + "/region-states.json", encoding: .utf8) == #"{"office":"inside"}"#)
+
+        // A new broker that has never seen the regions message: the agent monitors from its state
+        // directory, and the beacon still being there is told by the state, not by a second enter.
         let broker = try await TestBroker.start()
         defer { broker.kill() }
         let recorder = try await TopicRecorder.start(broker, filter: "presence/#")
         let agent = try startAgent(broker, stateDir: stateDir, extra: ["--exit-at-end"])
-        try await recorder.wait(forTopic: "presence/nodes/test/regions/office/event") { $0.text.contains(#""event":"enter""#) }
         #expect(try agent.exitStatus() == 0)
+        try await recorder.wait(forTopic: "presence/nodes/test/status") { $0.text == "offline" }
+        #expect(recorder.texts("presence/nodes/test/regions/office/state") == ["inside"])
+        #expect(recorder.texts("presence/nodes/test/regions/office/event").isEmpty)
         #expect(recorder.texts("presence/nodes/test/config/status").isEmpty)
+        #expect(!recorder.texts("presence/beacons/\(Self.beacon)/test").isEmpty)
+
+        // Without the saved states (a first start with saved regions) the first match is an enter.
+        try FileManager.default.removeItem(atPath: stateDir + "/region-states.json")
+        let again = try startAgent(broker, stateDir: stateDir, extra: ["--exit-at-end"])
+        #expect(try again.exitStatus() == 0)
+        try await recorder.wait(forTopic: "presence/nodes/test/regions/office/event") { $0.text.contains(#""event":"enter""#) }
         await recorder.stop()
     }
 
