@@ -5,18 +5,18 @@ public struct TraceParser: Sendable {
 
     private var columns: (time: Int, node: Int, room: Int, beacon: Int, rssi: Int, measuredPower: Int?)?
     private var fieldCount = 0
-    private var lastTime: Double?
+    private var timeColumn: TraceTimeColumn
     /// Lines consumed so far (the next line is `linesRead + 1`).
     public private(set) var linesRead = 0
     /// Samples whose time was up to `reorderTolerance` before the previous one and were taken at
     /// the previous time instead (receivers' clocks jitter by a millisecond; shared/data has such lines).
-    public private(set) var reorderedLines = 0
+    public var reorderedLines: Int { timeColumn.reorderedLines }
     /// How far (seconds) a time may go backwards and still be accepted, clamped; default 10 ms.
     /// Anything further back is an error.
-    public let reorderTolerance: Double
+    public var reorderTolerance: Double { timeColumn.reorderTolerance }
 
     public init(reorderTolerance: Double = 0.01) {
-        self.reorderTolerance = reorderTolerance
+        timeColumn = TraceTimeColumn(reorderTolerance: reorderTolerance)
     }
 
     /// Feeds the next line (without its newline). Returns the sample it holds, or nil for the header
@@ -46,16 +46,7 @@ public struct TraceParser: Sendable {
             return String(text)
         }
         let timeText = try field(columns.time, "time")
-        guard var time = Double(timeText), time.isFinite else {
-            throw TraceError(line: number, problem: "time '\(timeText)' is not a number")
-        }
-        if let lastTime, time < lastTime {
-            guard lastTime - time <= reorderTolerance else {
-                throw TraceError(line: number, problem: "time goes backwards (\(timeText) < \(lastTime))")
-            }
-            time = lastTime
-            reorderedLines += 1
-        }
+        let time = try timeColumn.time(timeText, line: number)
         let node = try id(columns.node, "node")
         let room = try id(columns.room, "room")
         let beacon = try id(columns.beacon, "beacon")
@@ -65,7 +56,7 @@ public struct TraceParser: Sendable {
             let text = try field(index, "measuredPower")
             if !text.isEmpty { measuredPower = try Self.integer(text, name: "measuredPower", line: number) }
         }
-        lastTime = time
+        timeColumn.accept(time)
         return TraceSample(time: Instant(seconds: time), node: node, room: room, beacon: BeaconID(rawValue: beacon),
                            rssi: rssi, measuredPower: measuredPower)
     }

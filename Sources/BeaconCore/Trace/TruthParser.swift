@@ -3,17 +3,17 @@ public struct TruthParser: Sendable {
     public static let requiredColumns = ["time", "beacon", "room"]
 
     private var columns: (time: Int, beacon: Int, room: Int)?
-    private var lastTime: Double?
+    private var timeColumn: TraceTimeColumn
     public private(set) var linesRead = 0
     /// Samples whose time was up to `reorderTolerance` before the previous one and were taken at
     /// the previous time instead (receivers' clocks jitter by a millisecond; shared/data has such lines).
-    public private(set) var reorderedLines = 0
+    public var reorderedLines: Int { timeColumn.reorderedLines }
     /// How far (seconds) a time may go backwards and still be accepted, clamped; default 10 ms.
     /// Anything further back is an error.
-    public let reorderTolerance: Double
+    public var reorderTolerance: Double { timeColumn.reorderTolerance }
 
     public init(reorderTolerance: Double = 0.01) {
-        self.reorderTolerance = reorderTolerance
+        timeColumn = TraceTimeColumn(reorderTolerance: reorderTolerance)
     }
 
     /// Feeds the next line; returns its row, or nil for the header and blank lines.
@@ -32,21 +32,12 @@ public struct TruthParser: Sendable {
             throw TraceError(line: number, problem: "too few fields (\(fields.count))")
         }
         let timeText = fields[columns.time].trimmingSpaces()
-        guard var time = Double(timeText), time.isFinite else {
-            throw TraceError(line: number, problem: "time '\(timeText)' is not a number")
-        }
-        if let lastTime, time < lastTime {
-            guard lastTime - time <= reorderTolerance else {
-                throw TraceError(line: number, problem: "time goes backwards (\(timeText) < \(lastTime))")
-            }
-            time = lastTime
-            reorderedLines += 1
-        }
+        let time = try timeColumn.time(timeText, line: number)
         let beacon = fields[columns.beacon].trimmingSpaces()
         let room = fields[columns.room].trimmingSpaces()
         guard !beacon.isEmpty else { throw TraceError(line: number, problem: "beacon is empty") }
         guard !room.isEmpty else { throw TraceError(line: number, problem: "room is empty") }
-        lastTime = time
+        timeColumn.accept(time)
         return TruthSample(time: Instant(seconds: time), beacon: BeaconID(rawValue: String(beacon)), room: String(room))
     }
 }
