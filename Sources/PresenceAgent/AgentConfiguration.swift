@@ -155,9 +155,9 @@ public struct AgentConfiguration: Sendable, Equatable {
     /// Checks every field; `readFile` reads the password file (injected for tests).
     public func resolve(readFile: (String) -> String? = { _ in nil }) throws(Error) -> Resolved {
         guard let nodeText = node else { throw Error("node", "required: this receiver's id, e.g. kitchen-1") }
-        guard let nodeID = TopicLevelID(nodeText) else { throw Error("node", "'\(nodeText)' must be \(TopicLevelID.rule)") }
+        guard let nodeID = TopicLevelID(nodeText) else { throw Error("node", "\(ConfigError.quoted(nodeText)) must be \(TopicLevelID.rule)") }
         guard let roomText = room else { throw Error("room", "required: the room this node serves, e.g. kitchen") }
-        guard let roomID = TopicLevelID(roomText) else { throw Error("room", "'\(roomText)' must be \(TopicLevelID.rule)") }
+        guard let roomID = TopicLevelID(roomText) else { throw Error("room", "\(ConfigError.quoted(roomText)) must be \(TopicLevelID.rule)") }
         guard let topics = TopicScheme(root: root) else { throw Error("root", "'\(root)' must be \(TopicScheme.rootRule)") }
         let sourceSpec: SourceSpecification
         do {

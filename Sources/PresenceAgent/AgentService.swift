@@ -88,6 +88,9 @@ public final class AgentService: Service {
             credentials: configuration.credentials, tls: configuration.tls,
             lastWill: MQTTLastWill(topic: topics.nodeStatus(node), string: "offline", qos: .atLeastOnce, retain: true))
         options.maxPendingMessages = 1000
+        // MQTT 5: a broker that refuses a publication (its ACL) says so in the PUBACK, and the agent
+        // logs it; with 3.1.1 mosquitto acknowledges a refused message as if it were accepted.
+        options.protocolVersion = .v5
         let connection = try MQTTConnection(options: options, logger: logger)
         let subscriptions = try await withThrowingTaskGroup(of: MQTTSubscription.self) { group in
             for topic in core.configurationTopics { group.addTask { try await connection.subscribe(topic, qos: .atLeastOnce) } }
@@ -247,10 +250,11 @@ public final class AgentService: Service {
         }
         func send(_ publication: AgentPublication) {
             do {
-                _ = try connection.publish(
+                let handed = try connection.publish(
                     topic: publication.topic, payload: publication.payload,
                     qos: publication.qos == .atLeastOnce ? .atLeastOnce : .atMostOnce, retain: publication.retain)
                 counters.published.add(1, ordering: .relaxed)
+                if publication.qos == .atLeastOnce { reportRefusal(of: handed, topic: publication.topic) }
             } catch {
                 counters.dropped.add(1, ordering: .relaxed)
             }
@@ -317,6 +321,23 @@ public final class AgentService: Service {
             case .stop:
                 return
             }
+        }
+    }
+
+    /// Logs a QoS 1 publication the broker refused (an MQTT 5 reason code ≥ 0x80 in its PUBACK,
+    /// e.g. 0x87 not authorized: the account may not write the topic). The agent runs on; the most
+    /// likely cause is an account name that is not the node id.
+    private func reportRefusal(of publication: MQTTPublication, topic: String) {
+        let logger = self.logger
+        Task {
+            do {
+                try await publication.acknowledged()
+            } catch let error as MQTTError {
+                guard case .publishRejected(let reasonCode) = error.code else { return }
+                logger.error(
+                    "the broker refused a publication; check that the account name is the node id",
+                    metadata: ["topic": "\(topic)", "reasonCode": "\(reasonCode)", "reason": "\(error.message)"])
+            } catch {}
         }
     }
 

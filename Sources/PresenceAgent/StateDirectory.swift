@@ -9,12 +9,37 @@ import Glibc
 ///
 /// Writes are atomic (a temporary file, fsync, rename, fsync of the directory): a power cut leaves
 /// the old file or the new one, never half of one. A file that cannot be read back as what we wrote
-/// is moved aside (`regions.json.corrupt-<time>`), never overwritten blindly.
+/// is moved aside (`regions.json.corrupt-<time>`), never overwritten blindly. A write that fails
+/// (a full disk: `ENOSPC` from `write` or `fsync`) removes the temporary file and leaves the previous
+/// file as it was.
 public struct StateDirectory: Sendable {
     public let path: String
+    /// The system calls a save goes through.
+    public let systemCalls: SystemCalls
 
-    public init(path: String) {
+    public init(path: String, systemCalls: SystemCalls = .live) {
         self.path = path
+        self.systemCalls = systemCalls
+    }
+
+    /// The calls that put a file's bytes on disk, as a seam: tests replace them to fail as a full
+    /// disk does (set `errno`, return -1) without needing a full file system.
+    public struct SystemCalls: Sendable {
+        /// `write(2)`: bytes written, or -1 with `errno` set.
+        public var write: @Sendable (_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int
+        /// `fsync(2)`: 0, or -1 with `errno` set.
+        public var fsync: @Sendable (_ descriptor: Int32) -> Int32
+
+        public init(
+            write: @escaping @Sendable (Int32, UnsafeRawPointer, Int) -> Int,
+            fsync: @escaping @Sendable (Int32) -> Int32
+        ) {
+            self.write = write
+            self.fsync = fsync
+        }
+
+        /// The kernel's.
+        public static let live = SystemCalls(write: { Glibc.write($0, $1, $2) }, fsync: { Glibc.fsync($0) })
     }
 
     public struct Failure: Error, CustomStringConvertible, Sendable {
@@ -70,7 +95,7 @@ public struct StateDirectory: Sendable {
         }
         var offset = 0
         while offset < contents.count {
-            let written = contents.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            let written = contents.withUnsafeBytes { systemCalls.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
             if written < 0 {
                 if errno == EINTR { continue }
                 let reason = String(cString: strerror(errno))
@@ -80,7 +105,7 @@ public struct StateDirectory: Sendable {
             }
             offset += written
         }
-        let synced = fsync(descriptor) == 0
+        let synced = systemCalls.fsync(descriptor) == 0
         let syncReason = synced ? "" : String(cString: strerror(errno))
         close(descriptor)
         guard synced else {

@@ -175,6 +175,36 @@ import TestSupport
         await recorder.stop()
     }
 
+    /// A full disk while saving: the agent's save of a new regions message fails with a real ENOSPC
+    /// (its temporary file `regions.json.tmp` is a link to /dev/full, the kernel's always-full
+    /// device, so the write goes through the agent's own code and fails there). The failure is
+    /// logged, the new regions are in force in memory (answered `ok`, the beacon enters), and the
+    /// previous good file is byte for byte what it was.
+    @Test func aFullDiskWhileSavingIsLoggedAndTheOldFileStays() async throws {
+        let broker = try await TestBroker.start()
+        defer { broker.kill() }
+        let stateDir = NSTemporaryDirectory() + "agent-state-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: stateDir, withIntermediateDirectories: true)
+        let previous = #"{"revision":6,"regions":[{"id":"hall","uuid":"fda50693-a4e2-4fb1-afcf-c6eb07647825"}]}"#
+        try previous.write(toFile: stateDir + "/regions.json", atomically: true, encoding: .utf8)
+        #expect(symlink("/dev/full", stateDir + "/regions.json.tmp") == 0)
+
+        let recorder = try await TopicRecorder.start(broker, filter: "presence/#")
+        try broker.mosquittoPub(topic: "presence/config/regions", message: Self.region, qos: 1, retain: true)
+        let agent = try startAgent(broker, stateDir: stateDir, extra: ["--exit-at-end"])
+        #expect(try agent.exitStatus() == 0)
+        let status = try await recorder.wait(forTopic: "presence/nodes/test/config/status")
+        #expect(status.text.hasPrefix(#"{"status":"ok","topic":"presence/config/regions","revision":7,"regions":1,"#))
+        try await recorder.wait(forTopic: "presence/nodes/test/regions/office/event") { $0.text.contains(#""event":"enter""#) }
+        let log = agent.output
+        #expect(log.contains("cannot save the configuration; it stays in force in memory"), "\(log)")
+        #expect(log.contains("\(stateDir)/regions.json: cannot write it (No space left on device)"), "\(log)")
+        #expect(try String(contentsOfFile: stateDir + "/regions.json", encoding: .utf8) == previous)
+        // The failed write removed its temporary file (here: the link), so the next save can succeed.
+        #expect(!FileManager.default.fileExists(atPath: stateDir + "/regions.json.tmp"))
+        await recorder.stop()
+    }
+
     /// `--record` writes what the node measured as a trace that `presence-aggregator replay` reads.
     @Test func recordingGivesATraceThatReplays() async throws {
         let broker = try await TestBroker.start()

@@ -46,10 +46,12 @@ public enum ToolRunner {
     }
 
     /// Starts `executable` with a clean signal mask, stdin from /dev/null and stdout and stderr to
-    /// `output` (or /dev/null when nil); stderr to `errors` when given. Returns the child's pid.
-    public static func spawn(_ executable: String, _ arguments: [String], output: Int32? = nil, errors: Int32? = nil)
-        throws -> pid_t
-    {
+    /// `output` (or /dev/null when nil); stderr to `errors` when given; `environment` added to (or
+    /// replacing in) the test's own. Returns the child's pid.
+    public static func spawn(
+        _ executable: String, _ arguments: [String], output: Int32? = nil, errors: Int32? = nil,
+        environment: [String: String] = [:]
+    ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -76,8 +78,12 @@ public enum ToolRunner {
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(environment) { _, given in given }
+        let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for variable in envp { free(variable) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard rc == 0 else {
             throw TestBrokerError(.setupFailed, "cannot start \(executable): \(String(cString: strerror(rc)))")
         }

@@ -9,6 +9,8 @@ public final class TopicRecorder: Sendable {
         public let topic: String
         public let payload: [UInt8]
         public let retain: Bool
+        /// When the recorder got it (for measuring how soon something arrived).
+        public let receivedAt: ContinuousClock.Instant
         public var text: String { String(decoding: payload, as: UTF8.self) }
         public var description: String { "\(topic) \(text)" }
     }
@@ -35,7 +37,7 @@ public final class TopicRecorder: Sendable {
         consumer = Task {
             for await message in subscription {
                 let waiters = state.withLock { state in
-                    state.messages.append(Message(topic: message.topic, payload: message.payload, retain: message.retain))
+                    state.messages.append(Message(topic: message.topic, payload: message.payload, retain: message.retain, receivedAt: .now))
                     defer { state.waiters.removeAll() }
                     return state.waiters
                 }
@@ -50,9 +52,18 @@ public final class TopicRecorder: Sendable {
     public static func start(
         _ broker: TestBroker, filter: String = "#", clientID: String = "recorder", persistentSession: Bool = false
     ) async throws -> TopicRecorder {
+        try await start(host: broker.host, port: broker.port, filter: filter, clientID: clientID, persistentSession: persistentSession)
+    }
+
+    /// The same on any broker, logged in with `credentials` and over TLS when given.
+    public static func start(
+        host: String, port: Int, credentials: MQTTCredentials? = nil, tls: MQTTTLSConfiguration? = nil,
+        filter: String = "#", clientID: String = "recorder", persistentSession: Bool = false
+    ) async throws -> TopicRecorder {
         var logger = Logger(label: "recorder")
         logger.logLevel = .critical
-        var options = MQTTConnectionOptions(host: broker.host, port: broker.port, clientID: clientID, cleanSession: !persistentSession)
+        var options = MQTTConnectionOptions(
+            host: host, port: port, clientID: clientID, cleanSession: !persistentSession, credentials: credentials, tls: tls)
         options.reconnect = MQTTReconnectPolicy(initialDelay: .milliseconds(100), maximumDelay: .milliseconds(500))
         let connection = try MQTTConnection(options: options, logger: logger)
         try await connection.connect(timeout: .seconds(10))

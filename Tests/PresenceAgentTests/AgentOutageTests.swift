@@ -1,0 +1,153 @@
+import BeaconCore
+import Foundation
+import Testing
+import TestSupport
+
+/// Repeated broker outages during a long replay: the built agent replays a 13-minute capture at 60×
+/// with its capture clock while the broker (no persistence: everything retained is really lost) is
+/// killed with SIGKILL and started again four times on the same port. Every enter and exit the
+/// capture makes the agent raise arrives at a QoS 1 subscriber at least once, and after each
+/// reconnect every retained topic of the node is back.
+@Suite(.serialized) struct AgentOutageTests {
+    static let uuid: [UInt8] = [0xFD, 0xA5, 0x06, 0x93, 0xA4, 0xE2, 0x4F, 0xB1, 0xAF, 0xCF, 0xC6, 0xEB, 0x07, 0x64, 0x78, 0x25]
+    static let uuidText = "fda50693-a4e2-4fb1-afcf-c6eb07647825"
+    static let beacons = 3
+    static let minutes = 12
+    static let regions = #"{"revision":1,"regions":["# + (0..<beacons).map { #"{"id":"r\#($0)","uuid":"\#(uuidText)","major":\#($0)}"# }
+        .joined(separator: ",") + "]}"
+
+    /// One legacy LE Advertising Report of the iBeacon with `major`, as HCI event bytes.
+    static func event(major: UInt16, rssi: Int8) -> [UInt8] {
+        var data: [UInt8] = [0x02, 0x01, 0x06, 0x1A, 0xFF, 0x4C, 0x00, 0x02, 0x15] + uuid
+        data += [UInt8(major >> 8), UInt8(major & 0xFF), 0, 1, 0xC5]
+        var parameters: [UInt8] = [0x02, 0x01, 0x03, 0x01, UInt8(major & 0xFF), 0, 0, 0, 0, 0xC0]
+        parameters.append(UInt8(data.count))
+        parameters += data
+        parameters.append(UInt8(bitPattern: rssi))
+        return [0x3E, UInt8(parameters.count)] + parameters
+    }
+
+    /// Beacon b (major b) is heard once a second for 10 s of every minute, from second 20·b; then
+    /// silent for 50 s, longer than the 30 s exit delay. So each beacon enters and exits its
+    /// region once a minute: 2 · beacons · minutes events. A beacon in no region (major 99) is
+    /// heard a minute after the end, so the clock reaches the last exits.
+    static func capture() -> (bytes: [UInt8], events: Int) {
+        let writer = BtsnoopWriter(datalink: .hciUART)
+        var out = writer.header
+        let start = 1_800_000_000.0
+        var timed: [(Double, [UInt8])] = []
+        for minute in 0..<minutes {
+            for beacon in 0..<beacons {
+                for second in 0..<10 {
+                    let time = start + Double(minute * 60 + beacon * 20 + second)
+                    timed.append((time, event(major: UInt16(beacon), rssi: -60)))
+                }
+            }
+        }
+        timed.append((start + Double(minutes * 60 + 60), event(major: 99, rssi: -60)))
+        for (time, bytes) in timed.sorted(by: { $0.0 < $1.0 }) {
+            writer.append(HCIPacket(type: .event, bytes: bytes[...]), direction: .received, timestamp: Instant(seconds: time), to: &out)
+        }
+        return (out, 2 * beacons * minutes)
+    }
+
+    static func events(_ messages: [TopicRecorder.Message]) -> [TopicRecorder.Message] {
+        messages.filter { $0.topic.hasSuffix("/event") && $0.topic.hasPrefix("presence/nodes/test/regions/") }
+    }
+    static func distinctEvents(_ messages: [TopicRecorder.Message]) -> Int { Set(events(messages).map(\.description)).count }
+
+    static let retainedTopics: Set<String> = Set(
+        ["presence/nodes/test/status", "presence/nodes/test/info", "presence/nodes/test/config/status"]
+            + (0..<beacons).map { "presence/nodes/test/regions/r\($0)/state" })
+
+    @Test func everyEventArrivesAndTheRetainedStateIsWholeAfterEachOfFourOutages() async throws {
+        let (bytes, expectedEvents) = Self.capture()
+        let capture = NSTemporaryDirectory() + "outages-\(UUID().uuidString).btsnoop"
+        try Data(bytes).write(to: URL(fileURLWithPath: capture))
+        defer { try? FileManager.default.removeItem(atPath: capture) }
+
+        let broker = try await TestBroker.start()  // persistence false: a restart loses every retained message
+        defer { broker.kill() }
+        let recorder = try await TopicRecorder.start(broker, filter: "presence/#", clientID: "outage-recorder", persistentSession: true)
+        try broker.mosquittoPub(topic: "presence/config/regions", message: Self.regions, qos: 1, retain: true)
+        let log = NSTemporaryDirectory() + "agent-outages-\(UUID().uuidString).log"
+        let descriptor = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let agent = try ToolRunner.spawn(
+            try BuildProducts.executable(named: "presence-agent"),
+            ["run", "--node", "test", "--room", "lab", "--source", "btsnoop:" + capture, "--speed", "60", "--exit-at-end",
+             "--broker", "mqtt://127.0.0.1:\(broker.port)", "--state-dir", NSTemporaryDirectory() + "agent-state-\(UUID().uuidString)"],
+            output: descriptor)
+        close(descriptor)
+
+
+        var measured: [(brokerUpToOnline: Duration, onlineToWhole: Duration)] = []
+        for outage in 1...4 {
+            // Kill the broker once a fifth more of the events has arrived: outages spread over the replay.
+            try await recorder.wait(for: "event \(outage * expectedEvents / 5)", timeout: .seconds(60)) {
+                Self.distinctEvents($0) >= outage * expectedEvents / 5
+            }
+            // The agent is frozen while the broker is down and back, so the recorder is subscribed
+            // again before the agent can publish (the broker has forgotten every session); the
+            // capture's clock runs on meanwhile, so the agent catches up with a burst of events
+            // while it is still reconnecting (its backoff starts at 1 s).
+            kill(agent, SIGSTOP)
+            broker.kill()
+            try await broker.restart()
+            let brokerUp = ContinuousClock.now
+            try await probe(broker, recorder, outage)
+            let before = recorder.messages.count
+            kill(agent, SIGCONT)
+
+            let messages = try await recorder.wait(for: "the agent online after outage \(outage)", timeout: .seconds(30)) {
+                $0.dropFirst(before).contains { $0.topic == "presence/nodes/test/status" && $0.text == "online" }
+            }
+            let online = try #require(messages.dropFirst(before).first { $0.topic == "presence/nodes/test/status" && $0.text == "online" })
+            // Every retained topic published again after `online`; measure the last of them.
+            let whole = try await recorder.wait(for: "the retained state after outage \(outage)", timeout: .seconds(10)) { all in
+                Self.retainedTopics.isSubset(of: Set(all.dropFirst(before).map(\.topic)))
+            }
+            let arrivals = Self.retainedTopics.compactMap { topic in whole.dropFirst(before).first { $0.topic == topic }?.receivedAt }
+            let last = try #require(arrivals.max())
+            measured.append((online.receivedAt - brokerUp, last - online.receivedAt))
+            #expect(last - online.receivedAt < .seconds(1), "retained state whole \(last - online.receivedAt) after online")
+
+            // A newcomer finds every retained topic on the broker that lost them all.
+            let newcomer = try await TopicRecorder.start(broker, filter: "presence/nodes/test/#", clientID: "newcomer-\(outage)")
+            try await newcomer.wait(for: "every retained topic after outage \(outage)", timeout: .seconds(5)) {
+                Self.retainedTopics.isSubset(of: Set($0.filter(\.retain).map(\.topic)))
+            }
+            await newcomer.stop()
+        }
+
+        #expect(try ToolRunner.waitForExit(agent) == 0, "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        try await recorder.wait(forTopic: "presence/nodes/test/status") { $0.text == "offline" }
+        let all = Self.events(recorder.messages)
+        let distinct = Set(all.map(\.description))
+        let enters = distinct.filter { $0.contains(#""event":"enter""#) }.count
+        let exits = distinct.filter { $0.contains(#""event":"exit""#) }.count
+        #expect(enters == Self.beacons * Self.minutes)
+        #expect(exits == Self.beacons * Self.minutes)
+        #expect(distinct.count == expectedEvents)
+        print("""
+            outages: \(expectedEvents) events expected, \(distinct.count) distinct arrived (\(enters) enter, \(exits) exit), \
+            \(all.count - distinct.count) duplicates; per outage broker up → agent online, online → retained whole: \
+            \(measured.map { "\($0.brokerUpToOnline) / \($0.onlineToWhole)" }.joined(separator: ", "))
+            """)
+        await recorder.stop()
+    }
+
+    /// Publishes probes until one reaches the recorder: it is connected and subscribed again.
+    func probe(_ broker: TestBroker, _ recorder: TopicRecorder, _ outage: Int) async throws {
+        for attempt in 0..<100 {
+            let payload = "probe-\(outage)-\(attempt)"
+            try broker.mosquittoPub(topic: "presence/probe", message: payload, qos: 1)
+            do {
+                try await recorder.wait(forTopic: "presence/probe", timeout: .milliseconds(200)) { $0.text == payload }
+                return
+            } catch is TimedOut {
+                continue
+            }
+        }
+        throw TimedOut(what: "the recorder to subscribe again after outage \(outage)")
+    }
+}
