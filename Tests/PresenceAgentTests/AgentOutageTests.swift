@@ -80,7 +80,7 @@ import TestSupport
         close(descriptor)
 
 
-        var measured: [(brokerUpToOnline: Duration, onlineToWhole: Duration)] = []
+        var measured: [(queued: Int, brokerUpToOnline: Duration, onlineToWhole: Duration)] = []
         for outage in 1...4 {
             // Kill the broker once a fifth more of the events has arrived: outages spread over the replay.
             try await recorder.wait(for: "event \(outage * expectedEvents / 5)", timeout: .seconds(60)) {
@@ -101,14 +101,21 @@ import TestSupport
             let messages = try await recorder.wait(for: "the agent online after outage \(outage)", timeout: .seconds(30)) {
                 $0.dropFirst(before).contains { $0.topic == "presence/nodes/test/status" && $0.text == "online" }
             }
-            let online = try #require(messages.dropFirst(before).first { $0.topic == "presence/nodes/test/status" && $0.text == "online" })
+            let onlineIndex = try #require(messages.indices.dropFirst(before).first {
+                messages[$0].topic == "presence/nodes/test/status" && messages[$0].text == "online"
+            })
+            let online = messages[onlineIndex]
+            // The client sends what waited in its outbox first, then the agent says `online`: the
+            // events before it were raised while the agent had no broker.
+            let queued = Self.events(Array(messages[before..<onlineIndex])).count
+            #expect(queued > 0, "outage \(outage): no event was raised while the broker was away")
             // Every retained topic published again after `online`; measure the last of them.
             let whole = try await recorder.wait(for: "the retained state after outage \(outage)", timeout: .seconds(10)) { all in
                 Self.retainedTopics.isSubset(of: Set(all.dropFirst(before).map(\.topic)))
             }
             let arrivals = Self.retainedTopics.compactMap { topic in whole.dropFirst(before).first { $0.topic == topic }?.receivedAt }
             let last = try #require(arrivals.max())
-            measured.append((online.receivedAt - brokerUp, last - online.receivedAt))
+            measured.append((queued, online.receivedAt - brokerUp, last - online.receivedAt))
             #expect(last - online.receivedAt < .seconds(1), "retained state whole \(last - online.receivedAt) after online")
 
             // A newcomer finds every retained topic on the broker that lost them all.
@@ -130,8 +137,8 @@ import TestSupport
         #expect(distinct.count == expectedEvents)
         print("""
             outages: \(expectedEvents) events expected, \(distinct.count) distinct arrived (\(enters) enter, \(exits) exit), \
-            \(all.count - distinct.count) duplicates; per outage broker up → agent online, online → retained whole: \
-            \(measured.map { "\($0.brokerUpToOnline) / \($0.onlineToWhole)" }.joined(separator: ", "))
+            \(all.count - distinct.count) duplicates; per outage: events queued while away, broker up → agent online, \
+            online → retained whole: \(measured.map { "\($0.queued), \($0.brokerUpToOnline), \($0.onlineToWhole)" }.joined(separator: " | "))
             """)
         await recorder.stop()
     }
