@@ -133,7 +133,11 @@ public struct AggregatorLeadership: Sendable {
                 return [.renew(AggregatorLease(instance: instance, term: held))]
             }
         }
-        guard lease.term >= term else { return [] }  // stale
+        guard lease.term >= term else {
+            // Stale (a late renewal of an earlier leader): the leader writes its own back over it.
+            if case .leading(let held) = role { return [.renew(AggregatorLease(instance: instance, term: held))] }
+            return []
+        }
         switch role {
         case .starting:
             retainedHolder = lease.instance
@@ -173,6 +177,22 @@ public struct AggregatorLeadership: Sendable {
             return [.lead(claim)]
         }
         return follow(claim, at: time)
+    }
+
+    /// One of this instance's connections dropped: what it read may be incomplete and what it
+    /// publishes may be late, so it stops publishing and reads the leadership topics afresh (the
+    /// service sends a sync echo again); then it follows the leader it finds, or claims.
+    public mutating func connectionLost() {
+        switch role {
+        case .starting:
+            return
+        case .following(let leader):
+            retainedHolder = leader
+        case .leading, .electing:
+            retainedHolder = instance
+        }
+        pendingClaimer = nil
+        role = .starting
     }
 
     /// Lets time pass: the leader renews; a follower that heard nothing of its leader for the

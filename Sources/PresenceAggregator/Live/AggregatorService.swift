@@ -134,13 +134,13 @@ public final class AggregatorService: Service, Sendable {
         let measurements = try await connection.subscribe(topics.allMeasurements, qos: .atMostOnce)
         var homeAssistant: MQTTSubscription?
         if let discovery = core.discovery { homeAssistant = try await connection.subscribe(discovery.statusTopic) }
-        var leadershipSubscriptions: [MQTTSubscription] = []
+        // One filter for status, lease, claims and the sync echo: one stream keeps the broker's
+        // order, which the election relies on.
+        var leadershipSubscription: MQTTSubscription?
         var syncTopic = ""
         if let instance = leadership?.instance {
             syncTopic = AggregatorLease.syncTopic(topics, instance: instance)
-            for filter in [topics.aggregatorStatus, AggregatorLease.leaderTopic(topics), AggregatorLease.claimTopic(topics), syncTopic] {
-                leadershipSubscriptions.append(try await connection.subscribe(filter))
-            }
+            leadershipSubscription = try await connection.subscribe("\(topics.root)/aggregator/#")
         }
 
         let (inputs, input) = AsyncStream<Input>.makeStream()
@@ -153,15 +153,11 @@ public final class AggregatorService: Service, Sendable {
                 if let homeAssistant = homeAssistant {
                     group.addTask { for await message in homeAssistant { input.yield(.homeAssistantStatus(message)) } }
                 }
-                for subscription in leadershipSubscriptions {
-                    group.addTask { for await message in subscription { input.yield(.leadership(message)) } }
+                if let leadershipSubscription {
+                    group.addTask { for await message in leadershipSubscription { input.yield(.leadership(message)) } }
                 }
                 group.addTask { for await event in events { input.yield(.connection(event)) } }
                 group.addTask { for await time in ticks { input.yield(.tick(time)) } }
-                if leadership != nil {
-                    // Comes back after every retained message of the subscriptions above.
-                    publish([AggregatorPublication(topic: syncTopic, payload: "sync", retain: false)], on: connection)
-                }
 
                 /// With failover: the connection with the last will, open while claiming or leading.
                 var leaderConnection: MQTTConnection?
@@ -184,10 +180,15 @@ public final class AggregatorService: Service, Sendable {
                         if leadership == nil {
                             out = [.retained(topics.aggregatorStatus, "online")]
                             if isReconnect { out += core.retainedState() }
+                        } else {
+                            // Sent after the SUBSCRIBEs of this connection, so it comes back after
+                            // every retained message of the leadership topics.
+                            publish([AggregatorPublication(topic: syncTopic, payload: "sync", retain: false)], on: connection)
                         }
                         logger.info("aggregator connected", metadata: ["reconnect": "\(isReconnect)"])
                     case .connection(.connectionLost(let error)):
                         logger.warning("aggregator lost the broker", metadata: ["error": "\(error.message)"])
+                        leadership?.connectionLost()  // the sync at the reconnect settles the role
                     case .connection(.connectFailed(let error, let retryIn)):
                         logger.warning("aggregator cannot connect", metadata: ["error": "\(error.message)", "retryIn": "\(retryIn)"])
                     case .connection(.stopped):
@@ -200,6 +201,8 @@ public final class AggregatorService: Service, Sendable {
                         }
                     case .leaderConnection(.connectionLost(let error)):
                         logger.warning("aggregator lost the broker (leader connection)", metadata: ["error": "\(error.message)"])
+                        leadership?.connectionLost()
+                        publish([AggregatorPublication(topic: syncTopic, payload: "sync", retain: false)], on: connection)
                     case .leaderConnection:
                         break
                     case .leadership(let message):
@@ -240,9 +243,19 @@ public final class AggregatorService: Service, Sendable {
                     case .homeAssistantStatus(let message):
                         if message.payloadString == "online" { out = core.discoveryMessages() }
                     }
-                    if let leadership {
-                        // A standby decides as the leader does (warm) but sends nothing.
-                        if leadership.isLeading, let leaderConnection { publish(out, on: leaderConnection) }
+                    if leadership != nil {
+                        // A standby decides as the leader does (warm) but sends nothing. A leader
+                        // whose connection is down sends nothing either: what it would queue could
+                        // reach the broker after another instance took over.
+                        if leadership!.isLeading, let leaderConnection {
+                            if leaderConnection.state == .connected {
+                                publish(out, on: leaderConnection)
+                            } else {
+                                leadership!.connectionLost()
+                                actions = []
+                                publish([AggregatorPublication(topic: syncTopic, payload: "sync", retain: false)], on: connection)
+                            }
+                        }
                     } else {
                         publish(out, on: connection)
                     }
