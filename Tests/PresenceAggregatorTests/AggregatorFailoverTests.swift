@@ -73,6 +73,12 @@ import Testing
         let roomTopic = "site/locations/\(beaconID.rawValue)/room"
         try await recorder.wait(forTopic: roomTopic) { $0.text == "kitchen" }
         // b was listening before the nodes spoke: its decider has had every measurement a's had.
+        // Its ticks run on its own second, up to a second after a's: two more seconds of the nodes'
+        // cadence and b has decided too (else b would announce the arrival again when it leads).
+        let decidedAt = recorder.messages.count
+        try await recorder.wait(for: "four more measurements", timeout: .seconds(10)) { messages in
+            messages.dropFirst(decidedAt).filter { $0.topic.hasPrefix("site/beacons/") }.count >= 8
+        }
 
         let beforeStop = recorder.messages.count
         let stoppedAt = ContinuousClock.now

@@ -174,7 +174,7 @@ public final class AggregatorService: Service, Sendable {
                         break loop
                     case .tick(let time):
                         out = core.tick(at: time)
-                        if leadership != nil { actions = leadership!.tick(at: time) }
+                        actions = leadership?.tick(at: time) ?? []
                         counted = \.ticks
                     case .connection(.connected(_, let isReconnect)):
                         if leadership == nil {
@@ -206,8 +206,9 @@ public final class AggregatorService: Service, Sendable {
                     case .leaderConnection:
                         break
                     case .leadership(let message):
-                        guard leadership != nil else { continue }
-                        actions = Self.leadershipInput(message, into: &leadership!, topics: topics, syncTopic: syncTopic, at: now)
+                        guard var machine = leadership else { continue }
+                        actions = Self.leadershipInput(message, into: &machine, topics: topics, syncTopic: syncTopic, at: now)
+                        leadership = machine
                     case .measurement(let message):
                         guard let parts = topics.measurementTopicParts(message.topic) else { continue }
                         do {
@@ -243,21 +244,19 @@ public final class AggregatorService: Service, Sendable {
                     case .homeAssistantStatus(let message):
                         if message.payloadString == "online" { out = core.discoveryMessages() }
                     }
-                    if leadership != nil {
-                        // A standby decides as the leader does (warm) but sends nothing. A leader
-                        // whose connection is down sends nothing either: what it would queue could
-                        // reach the broker after another instance took over.
-                        if leadership!.isLeading, let leaderConnection {
-                            if leaderConnection.state == .connected {
-                                publish(out, on: leaderConnection)
-                            } else {
-                                leadership!.connectionLost()
-                                actions = []
-                                publish([AggregatorPublication(topic: syncTopic, payload: "sync", retain: false)], on: connection)
-                            }
-                        }
-                    } else {
+                    // A standby decides as the leader does (warm) but sends nothing. A leader whose
+                    // connection is down sends nothing either: what it would queue could reach the
+                    // broker after another instance took over.
+                    if leadership == nil {
                         publish(out, on: connection)
+                    } else if leadership?.isLeading == true, let leaderConnection {
+                        if leaderConnection.state == .connected {
+                            publish(out, on: leaderConnection)
+                        } else {
+                            leadership?.connectionLost()
+                            actions = []
+                            publish([AggregatorPublication(topic: syncTopic, payload: "sync", retain: false)], on: connection)
+                        }
                     }
                     for action in actions {
                         switch action {
