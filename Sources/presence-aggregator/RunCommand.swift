@@ -84,7 +84,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Home Assistant discovery prefix (default homeassistant).")
     var discoveryPrefix: String?
 
-    @Option(help: "MQTT keepalive, seconds 5–3600 (PRESENCE_KEEPALIVE); a killed leader is noticed after 1.5 × this.")
+    @Option(help: "MQTT keepalive, seconds 5–3600 (PRESENCE_KEEPALIVE); a hung leader is noticed after 1.5–2 × this.")
     var keepalive: String?
 
     @Flag(help: "Run as one of several instances for this site: only the lease holder publishes (PRESENCE_FAILOVER).")
