@@ -84,6 +84,18 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Home Assistant discovery prefix (default homeassistant).")
     var discoveryPrefix: String?
 
+    @Option(help: "MQTT keepalive, seconds 5–3600 (PRESENCE_KEEPALIVE); a hung leader is noticed after 1.5–2 × this.")
+    var keepalive: String?
+
+    @Flag(help: "Run as one of several instances for this site: only the lease holder publishes (PRESENCE_FAILOVER).")
+    var failover = false
+
+    @Option(help: "This instance's id among the site's aggregators, with --failover (PRESENCE_INSTANCE).")
+    var instance: String?
+
+    @Option(help: "Seconds without a sign of the leader before a standby takes over anyway (PRESENCE_LEASE_TIMEOUT).")
+    var leaseTimeout: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -110,6 +122,10 @@ struct RunCommand: AsyncParsableCommand {
         flags[.forgetAfter] = forgetAfter
         flags[.discoveryPrefix] = discoveryPrefix
         if noDiscovery { flags[.discovery] = "false" }
+        flags[.keepAlive] = keepalive
+        if failover { flags[.failover] = "true" }
+        flags[.instance] = instance
+        flags[.leaseTimeout] = leaseTimeout
         return flags
     }
 

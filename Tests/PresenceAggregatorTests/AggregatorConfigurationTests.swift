@@ -50,6 +50,8 @@ import Testing
         #expect(configuration.homeAssistantPrefix == defaults.homeAssistantPrefix)
         #expect(configuration.forgetAfter == defaults.forgetAfter)
         #expect(configuration.tickInterval == defaults.tickInterval)
+        #expect(configuration.keepAlive == defaults.keepAlive)
+        #expect(configuration.failover == defaults.failover)
         #expect(configuration.username == nil && configuration.password == nil && configuration.caFile == nil)
         #expect(configuration.knownBeacons.map(\.topicID) == ["alice-keys"])
         #expect(configuration.knownBeacons.first?.name == "Alice's keys")
@@ -101,6 +103,23 @@ import Testing
         #expect(all.password == "flag-secret")  // the file's first line, newline dropped
     }
 
+    /// Failover settings from flags: two MQTT client ids per instance, the will only on the
+    /// publishing one, the keepalive on both.
+    @Test func failoverFlagsGiveTwoConnections() throws {
+        let flags: [AggregatorSetting: String] = [.failover: "true", .instance: "agg-b", .keepAlive: "5", .leaseTimeout: "10"]
+        let configuration = try AggregatorConfiguration.load(file: nil, environment: [:], flags: flags)
+        #expect(configuration.failover == FailoverSettings(enabled: true, instance: TopicLevelID("agg-b"), leaseTimeout: 10))
+        let listening = AggregatorService.connectionOptions(for: configuration, leader: false)
+        let publishing = AggregatorService.connectionOptions(for: configuration, leader: true)
+        #expect(listening.clientID == "presence-aggregator-agg-b")
+        #expect(listening.lastWill == nil)
+        #expect(publishing.clientID == "presence-aggregator-agg-b-leader")
+        #expect(publishing.lastWill == MQTTLastWill(topic: "presence/aggregator/status", string: "offline"))
+        #expect(listening.keepAliveSeconds == 5 && publishing.keepAliveSeconds == 5)
+        let single = AggregatorService.connectionOptions(for: .default)
+        #expect(single.clientID == "presence-aggregator" && single.lastWill != nil && single.keepAliveSeconds == 30)
+    }
+
     @Test func knownBeaconsFromYAML() throws {
         let path = try file("""
             beacons:
@@ -144,7 +163,7 @@ import Testing
         ("tls:\n  caFile: /nonexistent/ca.pem", "tls.caFile: cannot read '/nonexistent/ca.pem'"),
         ("passwordFile: /nonexistent/secret", "passwordFile: cannot read '/nonexistent/secret' (No such file or directory)"),
         // Shape.
-        ("brokr: mqtt://x", "brokr: unknown key (known keys: broker, username, password, passwordFile, clientID, root, tls, beacons, decision, homeAssistant, forgetAfter, tickInterval)"),
+        ("brokr: mqtt://x", "brokr: unknown key (known keys: broker, username, password, passwordFile, clientID, root, tls, beacons, decision, homeAssistant, forgetAfter, tickInterval, keepAlive, failover)"),
         ("decision:\n  dwel: 3", "decision.dwel: unknown key (known keys: decision.margin, decision.dwell, decision.evidence, decision.leadCap, decision.settleTime, decision.staleAfter, decision.awayTimeout, decision.pathLossExponent)"),
         ("decision: 3", "decision: expected a mapping"),
         ("broker: [a, b]", "broker: expected a single value, not a list or mapping"),
@@ -159,6 +178,13 @@ import Testing
         ("password: secret", "password: a password needs a username"),
         ("username: u\npassword: p\npasswordFile: /etc/hostname", "passwordFile: give either password or passwordFile, not both"),
         ("forgetAfter: 10", "forgetAfter: 10 is shorter than decision.awayTimeout (30); use 0 to never forget"),
+        // Keepalive and failover.
+        ("keepAlive: 2", "keepAlive: '2' is not a whole number of seconds in 5…3600"),
+        ("keepAlive: 7.5", "keepAlive: '7.5' is not a whole number of seconds in 5…3600"),
+        ("failover:\n  instance: Agg A", "failover.instance: 'Agg A' is not an instance id (1–64 characters of a-z, 0-9, '_' and '-')"),
+        ("failover:\n  colour: red", "failover.colour: unknown key (known keys: failover.enabled, failover.instance, failover.leaseTimeout)"),
+        ("failover:\n  enabled: true", "failover.instance: required with failover: this instance's id among the site's aggregators, e.g. agg-a"),
+        ("failover:\n  enabled: true\n  instance: agg-a\n  leaseTimeout: 30", "failover.leaseTimeout: 30 is shorter than 1.5 × keepAlive (45): a standby would take over from a leader the broker still counts as alive"),
     ])
     func fileErrors(yaml: String, expected: String) throws {
         #expect(try error(file: yaml) == expected)

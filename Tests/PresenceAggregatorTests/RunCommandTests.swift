@@ -15,6 +15,9 @@ import Testing
         (["--root", "Presence"], "run: --root: 'Presence' is not a topic root (one or more '/'-separated levels of 1–64 characters of a-z, 0-9, '_' and '-')\n"),
         (["--config", "/nonexistent/aggregator.yaml"], "run: /nonexistent/aggregator.yaml: cannot read the configuration file (No such file or directory)\n"),
         (["--cert-file", "/etc/hostname", "--broker", "mqtts://h"], "run: tls.certificateFile: needs tls.keyFile too (a client certificate and its key go together)\n"),
+        (["--failover"], "run: failover.instance: required with failover: this instance's id among the site's aggregators, e.g. agg-a\n"),
+        (["--failover", "--instance", "Agg A"], "run: --instance: 'Agg A' is not an instance id (1–64 characters of a-z, 0-9, '_' and '-')\n"),
+        (["--keepalive", "3"], "run: --keepalive: '3' is not a whole number of seconds in 5…3600\n"),
         (["--log-level", "loud"], "run: --log-level: 'loud' is not one of trace, debug, info, notice, warning, error, critical\n"),
     ])
     func configurationErrorsExitWithStatus2(arguments: [String], expected: String) throws {

@@ -44,7 +44,7 @@ extension AggregatorConfiguration {
         for (keyNode, value) in mapping {
             let key = keyNode.string ?? ""
             switch key {
-            case "tls", "decision", "homeAssistant":
+            case "tls", "decision", "homeAssistant", "failover":
                 if value.null != nil { continue }
                 guard let section = value.mapping else {
                     throw AggregatorConfigurationError(field: key, message: "expected a mapping")
@@ -158,6 +158,19 @@ extension AggregatorConfiguration {
             forgetAfter = try Self.number(text, field: field, "is not a number of seconds ≥ 0 (0: never forget)") { $0 >= 0 }
         case .tickInterval:
             tickInterval = try Self.number(text, field: field, "is not a number of seconds in 0.05…1") { $0 >= 0.05 && $0 <= 1 }
+        case .keepAlive:
+            let seconds = try Self.number(text, field: field, "is not a whole number of seconds in 5…3600") {
+                $0 >= 5 && $0 <= 3600 && $0.rounded() == $0
+            }
+            keepAlive = Int(seconds)
+        case .failover:
+            guard let flag = Self.boolean(text) else { throw fail("\(quoted) is not true or false") }
+            failover.enabled = flag
+        case .instance:
+            guard let id = TopicLevelID(text) else { throw fail("\(quoted) is not an instance id (\(TopicLevelID.rule))") }
+            failover.instance = id
+        case .leaseTimeout:
+            failover.leaseTimeout = try Self.number(text, field: field, "is not a number of seconds in 1…3600") { $0 >= 1 && $0 <= 3600 }
         }
     }
 
@@ -179,6 +192,16 @@ extension AggregatorConfiguration {
                 field: AggregatorSetting.forgetAfter.yamlPath,
                 message: "\(JSONObjectWriter.number(forgetAfter, decimals: 3)) is shorter than decision.awayTimeout (\(JSONObjectWriter.number(decision.awayTimeout, decimals: 3))); use 0 to never forget")
         }
+        if failover.enabled, failover.instance == nil {
+            throw AggregatorConfigurationError(
+                field: AggregatorSetting.instance.yamlPath,
+                message: "required with failover: this instance's id among the site's aggregators, e.g. agg-a")
+        }
+        if failover.enabled, failover.leaseTimeout < 1.5 * Double(keepAlive) {
+            throw AggregatorConfigurationError(
+                field: AggregatorSetting.leaseTimeout.yamlPath,
+                message: "\(JSONObjectWriter.number(failover.leaseTimeout, decimals: 3)) is shorter than 1.5 × keepAlive (\(JSONObjectWriter.number(1.5 * Double(keepAlive), decimals: 3))): a standby would take over from a leader the broker still counts as alive")
+        }
         if password != nil, username == nil {
             throw AggregatorConfigurationError(field: AggregatorSetting.password.yamlPath, message: "a password needs a username")
         }
@@ -188,7 +211,7 @@ extension AggregatorConfiguration {
 
     static let topLevelKeys = [
         "broker", "username", "password", "passwordFile", "clientID", "root", "tls", "beacons", "decision",
-        "homeAssistant", "forgetAfter", "tickInterval",
+        "homeAssistant", "forgetAfter", "tickInterval", "keepAlive", "failover",
     ]
 
     private func unknownKey(_ path: String, known: [String]) -> AggregatorConfigurationError {

@@ -44,6 +44,12 @@ public struct AggregatorConfiguration: Sendable {
     /// How often the decider lets time pass without measurements, seconds, 0.05…1, default 1
     /// (at least once a second: dwell and away timers resolve to this).
     public var tickInterval: Double
+    /// MQTT keepalive, whole seconds 5…3600, default 30. The broker declares a silent client gone
+    /// (and publishes its last will) after 1.5 × this, which bounds how fast a standby takes over.
+    public var keepAlive: Int
+    /// Leadership between several instances for one site (a warm standby), default off: one
+    /// instance that always publishes.
+    public var failover: FailoverSettings
 
     public static let defaultCAFile = "/etc/ssl/certs/ca-certificates.crt"
 
@@ -61,7 +67,9 @@ public struct AggregatorConfiguration: Sendable {
         homeAssistantDiscovery: Bool = true,
         homeAssistantPrefix: String = "homeassistant",
         forgetAfter: Double = 86_400,
-        tickInterval: Double = 1
+        tickInterval: Double = 1,
+        keepAlive: Int = 30,
+        failover: FailoverSettings = FailoverSettings()
     ) {
         self.broker = broker
         self.username = username
@@ -77,6 +85,8 @@ public struct AggregatorConfiguration: Sendable {
         self.homeAssistantPrefix = homeAssistantPrefix
         self.forgetAfter = forgetAfter
         self.tickInterval = tickInterval
+        self.keepAlive = keepAlive
+        self.failover = failover
     }
 
     /// The documented defaults.
@@ -85,5 +95,25 @@ public struct AggregatorConfiguration: Sendable {
     /// The known beacon with canonical id `beacon`, if any.
     public func knownBeacon(_ beacon: BeaconID) -> KnownBeacon? {
         knownBeacons.first { $0.beacon == beacon }
+    }
+}
+
+/// How several `presence-aggregator` instances of one site share the work (README, "A standby
+/// aggregator"): every instance listens and decides; the one holding the lease publishes.
+public struct FailoverSettings: Sendable, Hashable {
+    /// Off (the default): this is the site's only instance and always publishes.
+    public var enabled: Bool
+    /// This instance's id, unique among the site's instances (`agg-a`): it names the instance in
+    /// the lease and its MQTT client ids. Required when enabled.
+    public var instance: TopicLevelID?
+    /// A standby that hears nothing of the leader for this long (no lease renewal, no last will)
+    /// takes over anyway, seconds; the leader renews every quarter of it. A safety net for a last
+    /// will that never comes (the broker restarted while the leader was gone). Default 60.
+    public var leaseTimeout: Double
+
+    public init(enabled: Bool = false, instance: TopicLevelID? = nil, leaseTimeout: Double = 60) {
+        self.enabled = enabled
+        self.instance = instance
+        self.leaseTimeout = leaseTimeout
     }
 }

@@ -6,6 +6,7 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
     case margin, dwell, evidenceToSwitch, leadCap, settleTime, staleAfter, awayTimeout, pathLossExponent
     case discovery, discoveryPrefix
     case forgetAfter, tickInterval
+    case keepAlive, failover, instance, leaseTimeout
 
     /// Where the setting sits in the YAML file (`decision.dwell`).
     public var yamlPath: String {
@@ -31,6 +32,10 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
         case .discoveryPrefix: "homeAssistant.prefix"
         case .forgetAfter: "forgetAfter"
         case .tickInterval: "tickInterval"
+        case .keepAlive: "keepAlive"
+        case .failover: "failover.enabled"
+        case .instance: "failover.instance"
+        case .leaseTimeout: "failover.leaseTimeout"
         }
     }
 
@@ -58,6 +63,10 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
         case .discoveryPrefix: "PRESENCE_DISCOVERY_PREFIX"
         case .forgetAfter: "PRESENCE_FORGET_AFTER"
         case .tickInterval: "PRESENCE_TICK_INTERVAL"
+        case .keepAlive: "PRESENCE_KEEPALIVE"
+        case .failover: "PRESENCE_FAILOVER"
+        case .instance: "PRESENCE_INSTANCE"
+        case .leaseTimeout: "PRESENCE_LEASE_TIMEOUT"
         }
     }
 
@@ -86,6 +95,10 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
         case .discoveryPrefix: "--discovery-prefix"
         case .forgetAfter: "--forget-after"
         case .tickInterval: "--tick-interval"
+        case .keepAlive: "--keepalive"
+        case .failover: "--failover"
+        case .instance: "--instance"
+        case .leaseTimeout: "--lease-timeout"
         }
     }
 

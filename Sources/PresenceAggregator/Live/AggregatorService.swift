@@ -17,6 +17,9 @@ import Synchronization
 /// - Malformed measurements are counted (`statistics`) and logged at most once a minute.
 /// - At graceful shutdown (SIGTERM/SIGINT through the `ServiceGroup`) or cancellation it
 ///   publishes `offline`, flushes and disconnects.
+/// - With `failover` on, several instances run for one site: each listens and decides (a warm
+///   standby) on a connection without a last will, and only the holder of the lease
+///   (`AggregatorLeadership`) publishes, from a second connection whose last will is `offline`.
 public final class AggregatorService: Service, Sendable {
     /// Counters, for tests and logs.
     public struct Statistics: Sendable, Hashable {
@@ -32,6 +35,10 @@ public final class AggregatorService: Service, Sendable {
         public var ticks = 0
         /// Publications libmosquitto refused (queue full, no connection for QoS 0).
         public var failedPublications = 0
+        /// With failover: terms this instance won.
+        public var termsLed = 0
+        /// With failover: times this instance stopped leading or claiming because another won.
+        public var stepDowns = 0
     }
 
     private enum Input: Sendable {
@@ -40,6 +47,8 @@ public final class AggregatorService: Service, Sendable {
         case location(MQTTMessage)
         case homeAssistantStatus(MQTTMessage)
         case connection(MQTTConnectionEvent)
+        case leaderConnection(MQTTConnectionEvent)
+        case leadership(MQTTMessage)
         case tick(Instant)
         case shutdown
     }
@@ -51,6 +60,7 @@ public final class AggregatorService: Service, Sendable {
     private let supportURL: String?
     private let reconnect: MQTTReconnectPolicy
     private let counters = Mutex(Statistics())
+    private let leadershipRole = Mutex<AggregatorLeadership.Role?>(nil)
 
     /// - Parameters:
     ///   - softwareVersion: shown in Home Assistant (discovery `origin.sw_version`).
@@ -69,12 +79,24 @@ public final class AggregatorService: Service, Sendable {
 
     public var statistics: Statistics { counters.withLock { $0 } }
 
+    /// With failover, this instance's role; nil without failover (it always publishes).
+    public var role: AggregatorLeadership.Role? { leadershipRole.withLock { $0 } }
+
     /// The connection options this configuration gives.
+    /// Without failover, the one connection (its last will `offline` on the status). With failover,
+    /// `leader` false gives the listening connection (client id `<clientID>-<instance>`, no will)
+    /// and `leader` true the publishing one (`<clientID>-<instance>-leader`, the will).
     public static func connectionOptions(
-        for configuration: AggregatorConfiguration, reconnect: MQTTReconnectPolicy = MQTTReconnectPolicy()
+        for configuration: AggregatorConfiguration, reconnect: MQTTReconnectPolicy = MQTTReconnectPolicy(),
+        leader: Bool = true
     ) -> MQTTConnectionOptions {
+        var clientID = configuration.clientID
+        if configuration.failover.enabled, let instance = configuration.failover.instance {
+            clientID += "-\(instance)" + (leader ? "-leader" : "")
+        }
         var options = MQTTConnectionOptions(
-            host: configuration.broker.host, port: configuration.broker.port, clientID: configuration.clientID)
+            host: configuration.broker.host, port: configuration.broker.port, clientID: clientID,
+            keepAliveSeconds: configuration.keepAlive)
         if let username = configuration.username {
             options.credentials = MQTTCredentials(username: username, password: configuration.password)
         }
@@ -83,7 +105,7 @@ public final class AggregatorService: Service, Sendable {
                 caFile: configuration.caFile ?? AggregatorConfiguration.defaultCAFile,
                 certificateFile: configuration.certificateFile, keyFile: configuration.keyFile)
         }
-        options.lastWill = MQTTLastWill(topic: configuration.topics.aggregatorStatus, string: "offline")
+        if leader { options.lastWill = MQTTLastWill(topic: configuration.topics.aggregatorStatus, string: "offline") }
         options.reconnect = reconnect
         return options
     }
@@ -91,11 +113,19 @@ public final class AggregatorService: Service, Sendable {
     public func run() async throws {
         let topics = configuration.topics
         var core = AggregatorCore(configuration: configuration, softwareVersion: softwareVersion, supportURL: supportURL)
+        var leadership: AggregatorLeadership? = nil
+        if configuration.failover.enabled, let instance = configuration.failover.instance {
+            leadership = AggregatorLeadership(instance: instance, leaseTimeout: configuration.failover.leaseTimeout)
+        }
+        leadershipRole.withLock { $0 = leadership?.role }
         let connection = try MQTTConnection(
-            options: Self.connectionOptions(for: configuration, reconnect: reconnect), logger: logger)
+            options: Self.connectionOptions(for: configuration, reconnect: reconnect, leader: leadership == nil), logger: logger)
         let events = connection.events()
         try connection.start()
-        logger.info("aggregator starting", metadata: ["broker": "\(configuration.broker)", "root": "\(topics.root)"])
+        logger.info("aggregator starting", metadata: [
+            "broker": "\(configuration.broker)", "root": "\(topics.root)",
+            "instance": "\(configuration.failover.enabled ? configuration.failover.instance?.rawValue ?? "-" : "-")",
+        ])
 
         // Our own retained locations first: the broker sends them right after this SUBACK, so they
         // are restored before most measurements arrive.
@@ -104,6 +134,14 @@ public final class AggregatorService: Service, Sendable {
         let measurements = try await connection.subscribe(topics.allMeasurements, qos: .atMostOnce)
         var homeAssistant: MQTTSubscription?
         if let discovery = core.discovery { homeAssistant = try await connection.subscribe(discovery.statusTopic) }
+        // One filter for status, lease, claims and the sync echo: one stream keeps the broker's
+        // order, which the election relies on.
+        var leadershipSubscription: MQTTSubscription?
+        var syncTopic = ""
+        if let instance = leadership?.instance {
+            syncTopic = AggregatorLease.syncTopic(topics, instance: instance)
+            leadershipSubscription = try await connection.subscribe("\(topics.root)/aggregator/#")
+        }
 
         let (inputs, input) = AsyncStream<Input>.makeStream()
         let ticks = clock.ticks(every: configuration.tickInterval)
@@ -115,14 +153,20 @@ public final class AggregatorService: Service, Sendable {
                 if let homeAssistant = homeAssistant {
                     group.addTask { for await message in homeAssistant { input.yield(.homeAssistantStatus(message)) } }
                 }
+                if let leadershipSubscription {
+                    group.addTask { for await message in leadershipSubscription { input.yield(.leadership(message)) } }
+                }
                 group.addTask { for await event in events { input.yield(.connection(event)) } }
                 group.addTask { for await time in ticks { input.yield(.tick(time)) } }
 
+                /// With failover: the connection with the last will, open while claiming or leading.
+                var leaderConnection: MQTTConnection?
                 var lastMalformedLog: Instant?
                 var malformedSinceLog = 0
                 loop: for await next in inputs {
                     let now = clock.now()
                     var out: [AggregatorPublication] = []
+                    var actions: [AggregatorLeadership.Action] = []
                     // Counted after publishing, so a test that sees the count finds the messages sent.
                     var counted: WritableKeyPath<Statistics, Int>?
                     switch next {
@@ -130,17 +174,41 @@ public final class AggregatorService: Service, Sendable {
                         break loop
                     case .tick(let time):
                         out = core.tick(at: time)
+                        actions = leadership?.tick(at: time) ?? []
                         counted = \.ticks
                     case .connection(.connected(_, let isReconnect)):
-                        out = [.retained(topics.aggregatorStatus, "online")]
-                        if isReconnect { out += core.retainedState() }
+                        if leadership == nil {
+                            out = [.retained(topics.aggregatorStatus, "online")]
+                            if isReconnect { out += core.retainedState() }
+                        } else {
+                            // Sent after the SUBSCRIBEs of this connection, so it comes back after
+                            // every retained message of the leadership topics.
+                            publish([AggregatorPublication(topic: syncTopic, payload: "sync", retain: false)], on: connection)
+                        }
                         logger.info("aggregator connected", metadata: ["reconnect": "\(isReconnect)"])
                     case .connection(.connectionLost(let error)):
                         logger.warning("aggregator lost the broker", metadata: ["error": "\(error.message)"])
+                        leadership?.connectionLost()  // the sync at the reconnect settles the role
                     case .connection(.connectFailed(let error, let retryIn)):
                         logger.warning("aggregator cannot connect", metadata: ["error": "\(error.message)", "retryIn": "\(retryIn)"])
                     case .connection(.stopped):
                         break loop
+                    case .leaderConnection(.connected(_, let isReconnect)):
+                        // The broker may have lost what we hold (restarted without persistence).
+                        if isReconnect, let lease = leadership?.currentLease {
+                            out = [.retained(AggregatorLease.leaderTopic(topics), lease.json(at: now)),
+                                   .retained(topics.aggregatorStatus, "online")] + core.retainedState()
+                        }
+                    case .leaderConnection(.connectionLost(let error)):
+                        logger.warning("aggregator lost the broker (leader connection)", metadata: ["error": "\(error.message)"])
+                        leadership?.connectionLost()
+                        publish([AggregatorPublication(topic: syncTopic, payload: "sync", retain: false)], on: connection)
+                    case .leaderConnection:
+                        break
+                    case .leadership(let message):
+                        guard var machine = leadership else { continue }
+                        actions = Self.leadershipInput(message, into: &machine, topics: topics, syncTopic: syncTopic, at: now)
+                        leadership = machine
                     case .measurement(let message):
                         guard let parts = topics.measurementTopicParts(message.topic) else { continue }
                         do {
@@ -168,7 +236,7 @@ public final class AggregatorService: Service, Sendable {
                         counted = \.nodeStatuses
                     case .location(let message):
                         // Only what the broker kept from before (retain flag set); our own live
-                        // publications come back without it.
+                        // publications (or the leader's) come back without it.
                         guard message.retain, let location = BeaconLocation(retainedPayload: message.payload) else { continue }
                         let before = core.location(of: location.beacon)
                         out = core.restore(location, at: now)
@@ -176,11 +244,63 @@ public final class AggregatorService: Service, Sendable {
                     case .homeAssistantStatus(let message):
                         if message.payloadString == "online" { out = core.discoveryMessages() }
                     }
-                    publish(out, on: connection)
+                    // A standby decides as the leader does (warm) but sends nothing. A leader whose
+                    // connection is down sends nothing either: what it would queue could reach the
+                    // broker after another instance took over.
+                    if leadership == nil {
+                        publish(out, on: connection)
+                    } else if leadership?.isLeading == true, let leaderConnection {
+                        if leaderConnection.state == .connected {
+                            publish(out, on: leaderConnection)
+                        } else {
+                            leadership?.connectionLost()
+                            actions = []
+                            publish([AggregatorPublication(topic: syncTopic, payload: "sync", retain: false)], on: connection)
+                        }
+                    }
+                    for action in actions {
+                        switch action {
+                        case .claim(let lease):
+                            if leaderConnection == nil {
+                                leaderConnection = openLeaderConnection(group: &group, input: input)
+                            }
+                            logger.info("aggregator claims the lead", metadata: ["term": "\(lease.term)"])
+                            if let leaderConnection {
+                                publish([.retained(AggregatorLease.claimTopic(topics), lease.json(at: now))], on: leaderConnection)
+                            }
+                        case .lead(let lease), .renew(let lease):
+                            guard let leaderConnection else { continue }
+                            var messages = [AggregatorPublication.retained(AggregatorLease.leaderTopic(topics), lease.json(at: now))]
+                            if case .lead = action {
+                                logger.notice("aggregator leads", metadata: ["term": "\(lease.term)"])
+                                messages += [.retained(topics.aggregatorStatus, "online")] + core.retainedState()
+                                counters.withLock { $0.termsLed += 1 }
+                            }
+                            publish(messages, on: leaderConnection)
+                        case .stepDown:
+                            logger.notice("aggregator follows", metadata: ["term": "\(leadership?.term ?? 0)"])
+                            counters.withLock { $0.stepDowns += 1 }
+                            if let closing = leaderConnection {
+                                leaderConnection = nil
+                                group.addTask { await closing.disconnect(flushTimeout: .seconds(2)) }
+                            }
+                        }
+                    }
+                    if leadership != nil { leadershipRole.withLock { $0 = leadership?.role } }
                     if let counted { counters.withLock { $0[keyPath: counted] += 1 } }
                 }
-                // Shutting down: say so, flush, disconnect (the broker then drops the last will).
-                publish([.retained(topics.aggregatorStatus, "offline")], on: connection)
+                // Shutting down: the publisher says `offline` (a leader also gives up its lease, so
+                // a standby takes over at once), flushes and disconnects (the broker then drops
+                // the last will).
+                if leadership == nil {
+                    publish([.retained(topics.aggregatorStatus, "offline")], on: connection)
+                } else if let leaderConnection {
+                    if leadership?.isLeading == true {
+                        publish([.retained(topics.aggregatorStatus, "offline"), .clear(AggregatorLease.leaderTopic(topics))],
+                                on: leaderConnection)
+                    }
+                    await leaderConnection.disconnect()
+                }
                 await connection.disconnect()
                 input.finish()
                 group.cancelAll()
@@ -188,6 +308,49 @@ public final class AggregatorService: Service, Sendable {
             }
         } onGracefulShutdown: {
             input.yield(.shutdown)
+        }
+    }
+
+    /// Feeds one message of the leadership topics to the state machine.
+    private static func leadershipInput(
+        _ message: MQTTMessage, into leadership: inout AggregatorLeadership, topics: TopicScheme, syncTopic: String, at now: Instant
+    ) -> [AggregatorLeadership.Action] {
+        switch message.topic {
+        case syncTopic:
+            return leadership.synced(at: now)
+        case topics.aggregatorStatus:
+            switch message.payloadString {
+            case "online": return leadership.status(online: true, at: now)
+            case "offline", "": return leadership.status(online: false, at: now)
+            default: return []
+            }
+        case AggregatorLease.leaderTopic(topics):
+            if message.payload.isEmpty { return leadership.lease(nil, at: now) }
+            guard let lease = AggregatorLease(payload: message.payload) else { return [] }
+            return leadership.lease(lease, at: now)
+        case AggregatorLease.claimTopic(topics):
+            guard let claim = AggregatorLease(payload: message.payload) else { return [] }
+            return leadership.claim(claim, at: now)
+        default:
+            return []
+        }
+    }
+
+    /// The publishing connection of a failover instance (its last will `offline` on the status),
+    /// started at once; its events join the service's inputs.
+    private func openLeaderConnection(
+        group: inout TaskGroup<Void>, input: AsyncStream<Input>.Continuation
+    ) -> MQTTConnection? {
+        do {
+            let leader = try MQTTConnection(
+                options: Self.connectionOptions(for: configuration, reconnect: reconnect, leader: true), logger: logger)
+            let events = leader.events()
+            group.addTask { for await event in events { input.yield(.leaderConnection(event)) } }
+            try leader.start()
+            return leader
+        } catch {
+            logger.error("aggregator cannot open its leader connection", metadata: ["error": "\(error)"])
+            return nil
         }
     }
 

@@ -6,8 +6,8 @@ import BeaconCore
 /// while `<root>/aggregator/status` is `online`.
 ///
 /// Config topics are `<prefix>/<component>/beaconpresence_<root>/<beacon>/config` with `/` in the
-/// root written `_`, and `unique_id`s carry the root too, so two sites on one broker (or one Home
-/// Assistant) never collide.
+/// root written `_` (`siteID`), and `unique_id`s and device identifiers carry the root too, so two
+/// sites on one broker (or one Home Assistant) never collide.
 public struct HomeAssistantDiscovery: Sendable {
     /// Who publishes the entities (discovery's `origin`).
     public struct Origin: Sendable, Hashable {
@@ -45,8 +45,23 @@ public struct HomeAssistantDiscovery: Sendable {
     /// Home Assistant's own status topic (`online` when it (re)starts): discovery is re-sent then.
     public var statusTopic: String { "\(prefix)/status" }
 
-    /// `beaconpresence_<root with / as _>`: the site's part of every id.
-    public var siteID: String { "beaconpresence_" + topics.root.replacingOccurrences(of: "/", with: "_") }
+    /// `beaconpresence_<root with / as _>`: the site's part of every id, so two sites on one broker
+    /// or one Home Assistant (`hq/presence`, `lab/presence`) never share an id. A `_` written in the
+    /// root itself becomes `_U` (roots are lowercase), so `hq_presence` and `hq/presence` differ too.
+    public var siteID: String { Self.siteID(root: topics.root) }
+
+    /// The site part for `root`: one-to-one, and `[a-zA-Z0-9_-]` only, as discovery's node id needs.
+    public static func siteID(root: String) -> String {
+        var id = "beaconpresence_"
+        for character in root {
+            switch character {
+            case "/": id += "_"
+            case "_": id += "_U"
+            default: id.append(character)
+            }
+        }
+        return id
+    }
 
     /// The config topic of one entity of the beacon with topic id `id`.
     public func configTopic(_ entity: Entity, beacon id: String) -> String {
