@@ -150,6 +150,9 @@ extension AgentCore {
 
     private mutating func setKnownBeacons(_ beacons: [KnownBeacon]) {
         knownBeacons = Dictionary(beacons.map { ($0.beacon, $0) }, uniquingKeysWith: { first, _ in first })
+        // Configured ids are canonical (validated by the parser), so each has its parts.
+        knownByIdentity = Dictionary(
+            beacons.compactMap { known in known.beacon.components.map { ($0, known) } }, uniquingKeysWith: { first, _ in first })
         // A configured measured power changes distances: start the tracks afresh.
         tracks.removeAll()
     }

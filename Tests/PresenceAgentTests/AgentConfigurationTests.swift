@@ -51,6 +51,6 @@ import TestSupport
         #expect(error("node: a\nroom: b\nregions: 5") == "regions: expected a mapping")
         #expect(error("[1, 2]") == "agent.yaml: expected a mapping of settings at the top level")
         #expect(error("node: a\n  room: : b") .hasPrefix("agent.yaml: not valid YAML"))
-        #expect(error("node: a\nroom: b\nnodes: c") == "nodes: unknown key (known keys: broker, node, regions, reportUnknown, room, root, source, speed, stateDir, telemetryInterval, tracking)")
+        #expect(error("node: a\nroom: b\nnodes: c") == "nodes: unknown key (known keys: broker, maxTrackedBeacons, node, regions, reportUnknown, room, root, source, speed, stateDir, telemetryInterval, tracking)")
     }
 }
