@@ -64,6 +64,8 @@ extension AgentCore {
         }
         monitor = RegionMonitor(regions: monitor.regions, settings: effective.monitor, restoredStates: states, at: time)
         savedRegionStates = states.filter { monitor.state(of: $0.key) != nil }
+        // Restored from the file: nothing new to write.
+        regionStatesUnsaved = false
         return []
     }
 

@@ -90,8 +90,12 @@ public struct AgentCore: Sendable {
     private var payloadBuffer: [UInt8] = []
     /// The answer to the last config message, re-published on reconnect.
     var configStatus: AgentPublication?
-    /// The known (inside/outside) state of each region, as last persisted.
+    /// The known (inside/outside) state of each region, to be persisted.
     var savedRegionStates: [TopicLevelID: RegionState] = [:]
+    /// `savedRegionStates` changed since it was last persisted. Written at the next tick, not at
+    /// each change: a thousand regions entered in one second are one file write, not a thousand
+    /// (each with fsync).
+    var regionStatesUnsaved = false
 
     // Counters for telemetry.
     public private(set) var advertisementCount = 0
@@ -216,6 +220,7 @@ public struct AgentCore: Sendable {
             }
         }
         actions += rangingActions(at: time)
+        actions += pendingPersistence()
         return actions
     }
 
@@ -287,28 +292,36 @@ public struct AgentCore: Sendable {
 
     mutating func regionActions(_ events: [RegionEvent]) -> [AgentAction] {
         var actions: [AgentAction] = []
-        let statesBefore = savedRegionStates
         for event in events {
             switch event {
             case .stateChanged(let region, let state, _):
-                savedRegionStates[region] = state == .unknown ? nil : state
+                let saved: RegionState? = state == .unknown ? nil : state
+                if savedRegionStates[region] != saved {
+                    savedRegionStates[region] = saved
+                    regionStatesUnsaved = true
+                }
                 actions.append(.publish(regionStatePublication(region, state)))
             case .enter(let region, let beacon, let at):
                 actions.append(.publish(regionEvent("enter", region, beacon, at)))
             case .exit(let region, let beacon, let at):
                 actions.append(.publish(regionEvent("exit", region, beacon, at)))
             case .removed(let region):
-                savedRegionStates[region] = nil
+                if savedRegionStates.removeValue(forKey: region) != nil { regionStatesUnsaved = true }
                 lastRanging[region] = nil
                 // An empty retained message removes the state topic from the broker.
                 actions.append(.publish(AgentPublication(
                     topic: effective.topics.regionState(effective.node, region), payload: [], qos: .atLeastOnce, retain: true)))
             }
         }
-        if savedRegionStates != statesBefore {
-            actions.append(.persist(file: StateFile.regionStates, contents: Array(regionStatesJSON.utf8)))
-        }
         return actions
+    }
+
+    /// What is not yet persisted (the region states, saved at most once a tick): for the service
+    /// to write when it stops.
+    public mutating func pendingPersistence() -> [AgentAction] {
+        guard regionStatesUnsaved else { return [] }
+        regionStatesUnsaved = false
+        return [.persist(file: StateFile.regionStates, contents: Array(regionStatesJSON.utf8))]
     }
 
     /// `{"office":"inside",…}` in region order.

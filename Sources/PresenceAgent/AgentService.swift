@@ -187,6 +187,8 @@ public final class AgentService: Service {
             } onGracefulShutdown: {
                 continuation.yield(.stop)
             }
+            // Region states changed since the last tick are saved before the process ends.
+            self.perform(core.pendingPersistence(), connection: nil, state: stateDirectory, persistent: persistent)
 
             // 4. Shutting down: stop the source, say offline, deliver what is queued, disconnect.
             stopRequested.store(true, ordering: .relaxed)

@@ -7,19 +7,17 @@ import BeaconCore
 /// for the longest silent would cost the whole table each time; here eviction, a hearing and a
 /// removal are O(1), and the once-a-second silence check walks only the beacons actually silent
 /// (each list is in order of last hearing, oldest first, as long as time does not run backwards).
+/// The links live in arrays of their own, apart from the values, so moving a beacon to the end
+/// of its list touches a few integers and never copies a value.
 struct TrackTable: Sendable {
     typealias Key = BeaconID.Components
 
-    private struct Slot: Sendable {
-        var key: Key
-        var value: AgentCore.TrackedBeacon
-        var group: AgentCore.TrackClass
-        var previous: Int32
-        var next: Int32
-    }
-
     private static let none: Int32 = -1
-    private var slots: [Slot?] = []
+    private var values: [AgentCore.TrackedBeacon?] = []
+    private var keys: [Key?] = []
+    private var groups: [AgentCore.TrackClass] = []
+    private var previous: [Int32] = []
+    private var next: [Int32] = []
     private var freeSlots: [Int32] = []
     private var index: [Key: Int32] = [:]
     /// Oldest and newest slot of each list, by `TrackClass.rawValue`.
@@ -36,45 +34,56 @@ struct TrackTable: Sendable {
         index[key].map(Int.init)
     }
 
+    /// The beacon in a slot in use (slots come from `slot(of:)`, `insert` and the list walks).
     subscript(slot: Int) -> AgentCore.TrackedBeacon {
-        get { slots[slot]!.value }
-        _modify { yield &slots[slot]!.value }
+        get { values[slot]! }
+        _modify { yield &values[slot]! }
     }
 
-    func key(at slot: Int) -> Key { slots[slot]!.key }
-    func group(at slot: Int) -> AgentCore.TrackClass { slots[slot]!.group }
+    func key(at slot: Int) -> Key { keys[slot]! }
+    func group(at slot: Int) -> AgentCore.TrackClass { groups[slot] }
 
     /// Adds a beacon as the most recently heard of its list; returns its slot.
     mutating func insert(_ key: Key, _ value: AgentCore.TrackedBeacon, group: AgentCore.TrackClass) -> Int {
         let slot: Int32
-        let entry = Slot(key: key, value: value, group: group, previous: Self.none, next: Self.none)
         if let reused = freeSlots.popLast() {
             slot = reused
-            slots[Int(reused)] = entry
+            values[Int(reused)] = value
+            keys[Int(reused)] = key
+            groups[Int(reused)] = group
         } else {
-            slot = Int32(slots.count)
-            slots.append(entry)
+            slot = Int32(values.count)
+            values.append(value)
+            keys.append(key)
+            groups.append(group)
+            previous.append(Self.none)
+            next.append(Self.none)
         }
         index[key] = slot
-        link(slot, group)
+        link(slot)
         return Int(slot)
     }
 
     /// Marks a beacon as just heard (moves it to the end of its list), or moves it to another list.
     mutating func touch(_ slot: Int, group: AgentCore.TrackClass? = nil) {
         let s = Int32(slot)
-        let target = group ?? slots[slot]!.group
-        unlink(s)
-        slots[slot]!.group = target
-        link(s, target)
+        if let group, group != groups[slot] {
+            unlink(s)
+            groups[slot] = group
+            link(s)
+        } else if tails[groups[slot].rawValue] != s {
+            unlink(s)
+            link(s)
+        }
     }
 
     mutating func remove(_ slot: Int) {
-        let s = Int32(slot)
-        unlink(s)
-        if let key = slots[slot]?.key { index[key] = nil }
-        slots[slot] = nil
-        freeSlots.append(s)
+        guard let key = keys[slot] else { return }
+        unlink(Int32(slot))
+        index[key] = nil
+        values[slot] = nil
+        keys[slot] = nil
+        freeSlots.append(Int32(slot))
     }
 
     /// The least recently heard beacon of a list.
@@ -85,37 +94,30 @@ struct TrackTable: Sendable {
 
     /// The beacon heard after the one at `slot` in its list.
     func newer(than slot: Int) -> Int? {
-        let next = slots[slot]!.next
-        return next == Self.none ? nil : Int(next)
+        let after = next[slot]
+        return after == Self.none ? nil : Int(after)
     }
-
-    /// Every slot in use, in no particular order.
-    var allSlots: [Int] { index.values.map(Int.init) }
 
     mutating func removeAll() {
-        slots.removeAll()
-        freeSlots.removeAll()
-        index.removeAll()
-        heads = [Self.none, Self.none, Self.none]
-        tails = [Self.none, Self.none, Self.none]
-        counts = [0, 0, 0]
+        self = TrackTable()
     }
 
-    private mutating func link(_ slot: Int32, _ group: AgentCore.TrackClass) {
-        let list = group.rawValue
+    private mutating func link(_ slot: Int32) {
+        let list = groups[Int(slot)].rawValue
         let tail = tails[list]
-        slots[Int(slot)]!.previous = tail
-        slots[Int(slot)]!.next = Self.none
-        if tail == Self.none { heads[list] = slot } else { slots[Int(tail)]!.next = slot }
+        previous[Int(slot)] = tail
+        next[Int(slot)] = Self.none
+        if tail == Self.none { heads[list] = slot } else { next[Int(tail)] = slot }
         tails[list] = slot
         counts[list] += 1
     }
 
     private mutating func unlink(_ slot: Int32) {
-        guard let entry = slots[Int(slot)] else { return }
-        let list = entry.group.rawValue
-        if entry.previous == Self.none { heads[list] = entry.next } else { slots[Int(entry.previous)]!.next = entry.next }
-        if entry.next == Self.none { tails[list] = entry.previous } else { slots[Int(entry.next)]!.previous = entry.previous }
+        let list = groups[Int(slot)].rawValue
+        let before = previous[Int(slot)]
+        let after = next[Int(slot)]
+        if before == Self.none { heads[list] = after } else { next[Int(before)] = after }
+        if after == Self.none { tails[list] = before } else { previous[Int(after)] = before }
         counts[list] -= 1
     }
 }
