@@ -29,8 +29,8 @@ public struct AgentCore: Sendable {
         /// bounded by that message) are always tracked. What is dropped is counted
         /// (`droppedBeaconCount`).
         public var maximumTracks: Int
-        /// Ranging lists rebuilt and published per tick at most (default 1,000): a burst of changes
-        /// is spread over the following seconds instead of stalling the agent.
+        /// Ranging lists rebuilt and published per tick at most, changes and heartbeats together
+        /// (default 1,000): a burst is spread over the following seconds instead of stalling the agent.
         public var rangingRegionsPerTick: Int
         /// Emit a `.record` action per advertisement of a measured beacon (`--record FILE`).
         public var recordsSamples = false
@@ -350,13 +350,20 @@ public struct AgentCore: Sendable {
     /// reorders), at most `rangingRegionsPerTick` of them, plus the heartbeat of lists with beacons.
     private mutating func rangingActions(at time: Instant) -> [AgentAction] {
         var actions: [AgentAction] = []
-        for region in monitor.takeChangedRangingRegions(limit: effective.rangingRegionsPerTick) {
+        let changed = monitor.takeChangedRangingRegions(limit: effective.rangingRegionsPerTick)
+        for region in changed {
             if let publication = rangingPublication(region, at: time) { actions.append(.publish(publication)) }
         }
-        // Heartbeats: a list with beacons not published for `rangingHeartbeat` goes out as it is.
+        // Heartbeats: a list with beacons not published for `rangingHeartbeat` goes out as it is,
+        // within what the changes left of the budget (the rest stay due for the next tick).
+        let budget = effective.rangingRegionsPerTick - changed.count
+        guard budget > 0 else { return actions }
         let heartbeat = effective.rangingHeartbeat
         var due: [TopicLevelID] = []
-        for (region, last) in lastRanging where last.hadBeacons && time - last.at >= heartbeat { due.append(region) }
+        for (region, last) in lastRanging where last.hadBeacons && time - last.at >= heartbeat {
+            due.append(region)
+            if due.count == budget { break }
+        }
         for region in due {
             if let publication = rangingPublication(region, at: time) { actions.append(.publish(publication)) }
         }

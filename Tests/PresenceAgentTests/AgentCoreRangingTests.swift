@@ -65,4 +65,32 @@ import TestSupport
         #expect(after.first?.text.contains(#""proximity":"unknown""#) == true)
         #expect(after.last?.text.contains(#""minor":2,"#) == false)
     }
+
+    @Test func aBurstOfChangesIsSpreadOverTicksWithinTheBudget() {
+        let start = Instant(seconds: 1_800_000_000)
+        var settings = AgentCore.Settings(node: TopicLevelID("hall")!, room: TopicLevelID("hall")!)
+        settings.rangingRegionsPerTick = 2
+        var core = AgentCore(settings: settings, at: start)
+        let regions = (0..<5).map { #"{"id":"r\#($0)","uuid":"\#(AgentCoreFloodTests.siteUUIDText)","major":\#($0)}"# }
+        _ = core.receiveConfiguration(
+            topic: "presence/config/regions", payload: Array(#"{"revision":1,"regions":[\#(regions.joined(separator: ","))]}"#.utf8),
+            at: start)
+        var decoder = AdvertisementDecoder()
+        var perTick: [[String]] = []
+        for second in 0..<4 {
+            let base = start + Double(second)
+            let ranging = core.tick(at: base).compactMap { action -> String? in
+                guard case .publish(let p) = action, p.topic.hasSuffix("/ranging") else { return nil }
+                return p.topic.split(separator: "/")[4].description
+            }
+            if second > 0 { perTick.append(ranging) }
+            for major in 0..<5 {
+                let bytes = AgentCoreFloodTests.event(
+                    address: 0xC0 + UInt64(major), uuid: AgentCoreFloodTests.siteUUID, major: UInt16(major), minor: 1, rssi: -60)
+                decoder.decode(eventPacket: bytes[...], at: base + 0.1) { _ = core.observe($0) }
+            }
+        }
+        // Five regions changed at once: two lists a tick, oldest change first, none lost.
+        #expect(perTick == [["r0", "r1"], ["r2", "r3"], ["r4"]])
+    }
 }
