@@ -35,6 +35,10 @@ public struct AgentConfiguration: Sendable, Equatable {
     public var reportUnknown = false
     /// Seconds between telemetry messages.
     public var telemetryInterval = 30.0
+    /// At most this many beacons tracked at once (YAML `maxTrackedBeacons`, `--max-tracked-beacons`;
+    /// default 10,000): bounds memory under a flood of random addresses. Known beacons are always
+    /// tracked; beacons that match nothing (discovery) give way first, the longest silent first.
+    public var maxTrackedBeacons = 10_000
     /// Write every advertisement of a measured beacon to this file as a trace (TRACE.md), for
     /// `presence-aggregator replay`. Flag only.
     public var record: String?
@@ -67,6 +71,7 @@ public struct AgentConfiguration: Sendable, Equatable {
 
     static let fileKeys: Set<String> = [
         "node", "room", "source", "speed", "broker", "root", "stateDir", "reportUnknown", "telemetryInterval", "tracking",
+        "maxTrackedBeacons",
         "regions",
     ]
     static let brokerKeys: Set<String> = ["url", "username", "password", "passwordFile", "caFile", "certFile", "keyFile", "clientId"]
@@ -93,6 +98,12 @@ public struct AgentConfiguration: Sendable, Equatable {
         if let value = try reader.string("stateDir") { stateDir = value }
         if let value = try reader.bool("reportUnknown") { reportUnknown = value }
         if let value = try reader.number("telemetryInterval") { telemetryInterval = value }
+        if let value = try reader.number("maxTrackedBeacons") {
+            guard value == value.rounded(), let count = Int(exactly: value) else {
+                throw Error("maxTrackedBeacons", "\(value) is not a whole number")
+            }
+            maxTrackedBeacons = count
+        }
         if let broker = try reader.child("broker") {
             try broker.rejectUnknown(Self.brokerKeys)
             if let value = try broker.string("url") { self.broker = value }
@@ -174,6 +185,10 @@ public struct AgentConfiguration: Sendable, Equatable {
             throw Error("telemetryInterval", "\(telemetryInterval) is not in 1…3600 seconds")
         }
 
+        guard (1...1_000_000).contains(maxTrackedBeacons) else {
+            throw Error("maxTrackedBeacons", "\(maxTrackedBeacons) is not in 1…1000000")
+        }
+
         var tracking = TrackingParameters.default
         if let value = pathLossExponent {
             guard NodeSettings.Limits.pathLossExponent.contains(value) else { throw Error("tracking.pathLossExponent", "\(value) is not in 1…6") }
@@ -218,7 +233,7 @@ public struct AgentConfiguration: Sendable, Equatable {
         if (certFile == nil) != (keyFile == nil) { throw Error("broker.keyFile", "certFile and keyFile go together") }
 
         var core = AgentCore.Settings(node: nodeID, room: roomID, topics: topics, tracking: tracking, monitor: monitor,
-                                      reportUnknown: reportUnknown)
+                                      reportUnknown: reportUnknown, maximumTracks: maxTrackedBeacons)
         core.recordsSamples = record != nil
         return Resolved(
             core: core,

@@ -64,6 +64,8 @@ extension AgentCore {
         }
         monitor = RegionMonitor(regions: monitor.regions, settings: effective.monitor, restoredStates: states, at: time)
         savedRegionStates = states.filter { monitor.state(of: $0.key) != nil }
+        // Restored from the file: nothing new to write.
+        regionStatesUnsaved = false
         return []
     }
 
@@ -150,6 +152,9 @@ extension AgentCore {
 
     private mutating func setKnownBeacons(_ beacons: [KnownBeacon]) {
         knownBeacons = Dictionary(beacons.map { ($0.beacon, $0) }, uniquingKeysWith: { first, _ in first })
+        // Configured ids are canonical (validated by the parser), so each has its parts.
+        knownByIdentity = Dictionary(
+            beacons.compactMap { known in known.beacon.components.map { ($0, known) } }, uniquingKeysWith: { first, _ in first })
         // A configured measured power changes distances: start the tracks afresh.
         tracks.removeAll()
     }

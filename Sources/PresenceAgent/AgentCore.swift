@@ -23,8 +23,15 @@ public struct AgentCore: Sendable {
         public var rangingHeartbeat: Double
         /// A beacon silent this long is forgotten (its filter and publish state dropped), seconds.
         public var forgetAfter: Double
-        /// At most this many beacons are tracked at once; the longest silent goes first.
+        /// At most this many beacons are tracked at once (default 10,000). At the cap a new beacon
+        /// takes the place of the longest silent one that matches nothing (discovery only); beacons
+        /// in a region give way only to other beacons in a region; known beacons (`config/beacons`,
+        /// bounded by that message) are always tracked. What is dropped is counted
+        /// (`droppedBeaconCount`).
         public var maximumTracks: Int
+        /// Ranging lists rebuilt and published per tick at most, changes and heartbeats together
+        /// (default 1,000): a burst is spread over the following seconds instead of stalling the agent.
+        public var rangingRegionsPerTick: Int
         /// Emit a `.record` action per advertisement of a measured beacon (`--record FILE`).
         public var recordsSamples = false
 
@@ -32,7 +39,7 @@ public struct AgentCore: Sendable {
             node: TopicLevelID, room: TopicLevelID, topics: TopicScheme = .default,
             tracking: TrackingParameters = .default, monitor: RegionMonitorSettings = RegionMonitorSettings(),
             reportUnknown: Bool = false, rangingHeartbeat: Double = 30, forgetAfter: Double = 60,
-            maximumTracks: Int = 10_000
+            maximumTracks: Int = 10_000, rangingRegionsPerTick: Int = 1_000
         ) {
             self.node = node
             self.room = room
@@ -43,16 +50,26 @@ public struct AgentCore: Sendable {
             self.rangingHeartbeat = rangingHeartbeat
             self.forgetAfter = forgetAfter
             self.maximumTracks = maximumTracks
+            self.rangingRegionsPerTick = rangingRegionsPerTick
         }
     }
 
-    /// Per beacon: its track and what was last published for it.
+    /// Per beacon: its track and what was last heard from it.
     struct TrackedBeacon: Sendable {
         var track: BeaconTrack
         var lastHeard: Instant
         var address: BluetoothAddress
         var beacon: Beacon?
-        var lastRSSI: Int
+        /// The canonical id, rendered once when tracking starts.
+        let id: BeaconID
+    }
+
+    /// What keeps a beacon tracked, in the order the cap gives way: `other` (matches nothing;
+    /// measured in discovery only) first, then `region`; `known` never.
+    enum TrackClass: Int, Sendable {
+        case known = 0
+        case region = 1
+        case other = 2
     }
 
     /// The settings given at start; `effective` adds what the node config changed.
@@ -64,17 +81,29 @@ public struct AgentCore: Sendable {
     var beaconsConfig: KnownBeaconsConfig?
     var nodeSettings: NodeSettings?
     var knownBeacons: [BeaconID: KnownBeacon] = [:]
-    var tracks: [BeaconID: TrackedBeacon] = [:]
-    private var lastRanging: [TopicLevelID: (signature: [String], at: Instant)] = [:]
+    /// The same, by parsed id: the per-advertisement lookup hashes numbers, not a 56-character id.
+    var knownByIdentity: [BeaconID.Components: KnownBeacon] = [:]
+    var tracks = TrackTable()
+    /// Per region: when its ranging was last published and whether that list had beacons.
+    private var lastRanging: [TopicLevelID: (at: Instant, hadBeacons: Bool)] = [:]
+    /// Reused for every payload written (measurements, ranging).
+    private var payloadBuffer: [UInt8] = []
     /// The answer to the last config message, re-published on reconnect.
     var configStatus: AgentPublication?
-    /// The known (inside/outside) state of each region, as last persisted.
+    /// The known (inside/outside) state of each region, to be persisted.
     var savedRegionStates: [TopicLevelID: RegionState] = [:]
+    /// `savedRegionStates` changed since it was last persisted. Written at the next tick, not at
+    /// each change: a thousand regions entered in one second are one file write, not a thousand
+    /// (each with fsync).
+    var regionStatesUnsaved = false
 
     // Counters for telemetry.
     public private(set) var advertisementCount = 0
     public private(set) var measurementCount = 0
-    public private(set) var evictedTrackCount = 0
+    /// Beacons not tracked because of `maximumTracks`: evicted for a newer one, or refused.
+    public private(set) var droppedBeaconCount = 0
+    /// The same, for older callers.
+    public var evictedTrackCount: Int { droppedBeaconCount }
     /// What restoring the state files had to say, for the service's log.
     public internal(set) var startupLog: [AgentAction] = []
     /// State files from an earlier run that no longer validate (the service sets them aside).
@@ -116,37 +145,58 @@ public struct AgentCore: Sendable {
         advertisementCount += 1
         guard let rssi = advertisement.report.rssi else { return [] }
         let time = advertisement.time
-        let id = advertisement.beaconID
+        let address = advertisement.report.address
+        let key = advertisement.beacon?.identity(address: address) ?? .mac(address)
         let identity = Self.regionIdentity(advertisement.beacon)
         let matchesRegion = identity.map { monitor.matchesAnyRegion(uuid: $0.uuid, major: $0.major, minor: $0.minor) } ?? false
-        let known = knownBeacons[id]
+        let known = knownByIdentity.isEmpty ? nil : knownByIdentity[key]
         guard matchesRegion || known != nil || (effective.reportUnknown && advertisement.beacon != nil) else { return [] }
+        let group: TrackClass = known != nil ? .known : matchesRegion ? .region : .other
+
+        let slot: Int
+        if let existing = tracks.slot(of: key) {
+            slot = existing
+            tracks.touch(slot, group: tracks.group(at: slot) == group ? nil : group)
+        } else {
+            guard makeRoom(for: group) else { return [] }
+            slot = tracks.insert(key, TrackedBeacon(
+                track: BeaconTrack(parameters: effective.tracking, configuredMeasuredPower: known?.measuredPower),
+                lastHeard: time, address: address, beacon: advertisement.beacon, id: BeaconID(key)), group: group)
+        }
 
         var actions: [AgentAction] = []
+        let measuredPower = advertisement.beacon?.measuredPower
         if effective.recordsSamples {
             actions.append(.record(TraceSample(
-                time: time, node: effective.node.rawValue, room: effective.room.rawValue, beacon: id, rssi: Int(rssi),
-                measuredPower: advertisement.beacon?.measuredPower)))
+                time: time, node: effective.node.rawValue, room: effective.room.rawValue, beacon: tracks[slot].id,
+                rssi: Int(rssi), measuredPower: measuredPower)))
         }
-        var entry = tracks[id] ?? makeTrack(for: id, known: known, advertisement: advertisement)
-        let update = entry.track.observe(rssi: Int(rssi), measuredPower: advertisement.beacon?.measuredPower, at: time)
-        entry.lastHeard = time
-        entry.address = advertisement.report.address
-        entry.beacon = advertisement.beacon
-        entry.lastRSSI = Int(rssi)
-        tracks[id] = entry
+        let update = tracks[slot].track.observe(rssi: Int(rssi), measuredPower: measuredPower, at: time)
+        tracks[slot].lastHeard = time
+        tracks[slot].address = address
+        tracks[slot].beacon = advertisement.beacon
         if update.shouldPublish {
-            actions.append(.publish(measurement(id, entry, update: update, at: time)))
+            actions.append(.publish(measurement(slot, update, at: time)))
         }
         if let identity {
             let sighting = BeaconSighting(
-                beacon: id, uuid: identity.uuid, major: identity.major, minor: identity.minor,
-                address: advertisement.report.address, rssi: update.rssiFiltered, distance: update.distance,
-                proximity: update.proximity)
-            actions += regionActions(monitor.observe(sighting, at: time))
+                beacon: tracks[slot].id, uuid: identity.uuid, major: identity.major, minor: identity.minor,
+                address: address, rssi: update.rssiFiltered, distance: update.distance, proximity: update.proximity)
+            let events = monitor.observe(sighting, at: time)
+            if !events.isEmpty { actions += regionActions(events) }
         }
-        if tracks.count > effective.maximumTracks { evictLongestSilent() }
         return actions
+    }
+
+    /// Makes room under `maximumTracks` for a new beacon of `group`; false when it cannot be
+    /// tracked (counted as dropped).
+    private mutating func makeRoom(for group: TrackClass) -> Bool {
+        guard tracks.count >= effective.maximumTracks, group != .known else { return true }
+        let victim = tracks.oldest(.other) ?? (group == .region ? tracks.oldest(.region) : nil)
+        droppedBeaconCount += 1
+        guard let victim else { return false }
+        tracks.remove(victim)
+        return true
     }
 
     // MARK: - Time
@@ -154,64 +204,86 @@ public struct AgentCore: Sendable {
     /// Call at least once a second: region exits, beacons gone silent, ranging.
     public mutating func tick(at time: Instant) -> [AgentAction] {
         var actions = regionActions(monitor.tick(at: time))
-        for (id, var entry) in tracks {
-            if time - entry.lastHeard >= effective.forgetAfter {
-                tracks[id] = nil
-                continue
-            }
-            // The track says once when the beacon fell silent; the node then says it is not heard.
-            if entry.track.checkSilence(at: time) != nil {
-                tracks[id] = entry
-                actions.append(.publish(silenceMeasurement(id, entry, at: time)))
+        // Each list is oldest first: walk only the beacons silent for longer than the track's
+        // `unknownAfter` (the forgotten ones go; the track says once when one fell silent, and the
+        // node then says it is not heard).
+        let silentAfter = effective.tracking.proximity.unknownAfter
+        for group in [TrackClass.known, .region, .other] {
+            var next = tracks.oldest(group)
+            while let slot = next, time - tracks[slot].lastHeard > min(silentAfter, effective.forgetAfter) {
+                next = tracks.newer(than: slot)
+                if time - tracks[slot].lastHeard >= effective.forgetAfter {
+                    tracks.remove(slot)
+                } else if tracks[slot].track.checkSilence(at: time) != nil {
+                    actions.append(.publish(silenceMeasurement(slot, at: time)))
+                }
             }
         }
         actions += rangingActions(at: time)
+        actions += pendingPersistence()
         return actions
     }
 
     // MARK: - Publications
 
-    private func makeTrack(for id: BeaconID, known: KnownBeacon?, advertisement: DecodedAdvertisement) -> TrackedBeacon {
-        TrackedBeacon(
-            track: BeaconTrack(parameters: effective.tracking, configuredMeasuredPower: known?.measuredPower),
-            lastHeard: advertisement.time, address: advertisement.report.address, beacon: advertisement.beacon,
-            lastRSSI: Int(advertisement.report.rssi ?? 0))
-    }
-
-    private func payload(_ id: BeaconID, _ entry: TrackedBeacon, at time: Instant) -> MeasurementPayload {
-        let known = knownBeacons[id]
-        var payload = MeasurementPayload(
-            id: known?.topicID ?? id.rawValue, beacon: id, name: known?.name, node: effective.node.rawValue,
-            room: effective.room.rawValue, rssi: nil, rssiFiltered: nil, sigma: nil, measuredPower: nil,
-            distance: nil, proximity: .unknown, address: entry.address, format: entry.beacon?.format, timestamp: time)
-        if case .iBeacon(let beacon)? = entry.beacon {
-            payload.uuid = beacon.uuid
-            payload.major = beacon.major
-            payload.minor = beacon.minor
-        }
-        return payload
-    }
-
-    private mutating func measurement(_ id: BeaconID, _ entry: TrackedBeacon, update: TrackUpdate, at time: Instant) -> AgentPublication {
-        var payload = payload(id, entry, at: time)
-        payload.rssi = update.rssi
-        payload.rssiFiltered = update.rssiFiltered
-        payload.sigma = update.sigma
-        payload.measuredPower = Int(update.measuredPower.rounded())
-        payload.distance = update.distance
-        payload.proximity = update.proximity
+    /// A measurement: `MeasurementPayload`'s bytes, written straight into the reused buffer.
+    private mutating func measurement(_ slot: Int, _ update: TrackUpdate, at time: Instant) -> AgentPublication {
         measurementCount += 1
-        return AgentPublication(
-            topic: effective.topics.measurement(payload.id, effective.node), text: payload.json, qos: .atMostOnce, retain: false)
+        return measurementPublication(
+            slot, rssi: update.rssi, rssiFiltered: update.rssiFiltered, sigma: update.sigma,
+            measuredPower: Int(update.measuredPower.rounded()), distance: update.distance, proximity: update.proximity,
+            at: time)
     }
 
     /// One measurement that says the node no longer hears the beacon: proximity `unknown`, no
     /// distance and no RSSI (the last ones heard are stale by now; the timestamp says when).
-    private mutating func silenceMeasurement(_ id: BeaconID, _ entry: TrackedBeacon, at time: Instant) -> AgentPublication {
-        let payload = payload(id, entry, at: time)
+    private mutating func silenceMeasurement(_ slot: Int, at time: Instant) -> AgentPublication {
         measurementCount += 1
-        return AgentPublication(
-            topic: effective.topics.measurement(payload.id, effective.node), text: payload.json, qos: .atMostOnce, retain: false)
+        return measurementPublication(
+            slot, rssi: nil, rssiFiltered: nil, sigma: nil, measuredPower: nil, distance: nil, proximity: .unknown, at: time)
+    }
+
+    private mutating func measurementPublication(
+        _ slot: Int, rssi: Int?, rssiFiltered: Double?, sigma: Double?, measuredPower: Int?, distance: Double?,
+        proximity: Proximity, at time: Instant
+    ) -> AgentPublication {
+        let entry = tracks[slot]
+        let known = knownByIdentity.isEmpty ? nil : knownByIdentity[tracks.key(at: slot)]
+        let topicID = known?.topicID ?? entry.id.rawValue
+        var out = payloadBuffer
+        payloadBuffer = []
+        out.removeAll(keepingCapacity: true)
+        JSONBytes.append("{\"id\":", to: &out)
+        JSONBytes.appendQuoted(topicID, to: &out)
+        JSONBytes.append(",\"beacon\":", to: &out)
+        JSONBytes.appendQuoted(entry.id.rawValue, to: &out)
+        if let name = known?.name {
+            JSONBytes.append(",\"name\":", to: &out)
+            JSONBytes.appendQuoted(name, to: &out)
+        }
+        JSONBytes.append(",\"node\":", to: &out)
+        JSONBytes.appendQuoted(effective.node.rawValue, to: &out)
+        JSONBytes.append(",\"room\":", to: &out)
+        JSONBytes.appendQuoted(effective.room.rawValue, to: &out)
+        MeasurementPayload.writeReadings(
+            rssi: rssi, rssiFiltered: rssiFiltered, sigma: sigma, measuredPower: measuredPower, distance: distance,
+            proximity: proximity, to: &out)
+        JSONBytes.append(",\"address\":", to: &out)
+        JSONBytes.appendQuoted(entry.address, to: &out)
+        if let format = entry.beacon?.format {
+            JSONBytes.append(",\"format\":", to: &out)
+            JSONBytes.appendQuoted(format, to: &out)
+        }
+        if case .iBeacon(let beacon)? = entry.beacon {
+            MeasurementPayload.writeIdentity(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, to: &out)
+        }
+        JSONBytes.append(",\"timestamp\":", to: &out)
+        JSONBytes.appendQuotedTimestamp(time, to: &out)
+        out.append(UInt8(ascii: "}"))
+        let publication = AgentPublication(
+            topic: effective.topics.measurement(topicID, effective.node), payload: Array(out), qos: .atMostOnce, retain: false)
+        payloadBuffer = out
+        return publication
     }
 
     func regionStatePublication(_ region: TopicLevelID, _ state: RegionState) -> AgentPublication {
@@ -220,28 +292,36 @@ public struct AgentCore: Sendable {
 
     mutating func regionActions(_ events: [RegionEvent]) -> [AgentAction] {
         var actions: [AgentAction] = []
-        let statesBefore = savedRegionStates
         for event in events {
             switch event {
             case .stateChanged(let region, let state, _):
-                savedRegionStates[region] = state == .unknown ? nil : state
+                let saved: RegionState? = state == .unknown ? nil : state
+                if savedRegionStates[region] != saved {
+                    savedRegionStates[region] = saved
+                    regionStatesUnsaved = true
+                }
                 actions.append(.publish(regionStatePublication(region, state)))
             case .enter(let region, let beacon, let at):
                 actions.append(.publish(regionEvent("enter", region, beacon, at)))
             case .exit(let region, let beacon, let at):
                 actions.append(.publish(regionEvent("exit", region, beacon, at)))
             case .removed(let region):
-                savedRegionStates[region] = nil
+                if savedRegionStates.removeValue(forKey: region) != nil { regionStatesUnsaved = true }
                 lastRanging[region] = nil
                 // An empty retained message removes the state topic from the broker.
                 actions.append(.publish(AgentPublication(
                     topic: effective.topics.regionState(effective.node, region), payload: [], qos: .atLeastOnce, retain: true)))
             }
         }
-        if savedRegionStates != statesBefore {
-            actions.append(.persist(file: StateFile.regionStates, contents: Array(regionStatesJSON.utf8)))
-        }
         return actions
+    }
+
+    /// What is not yet persisted (the region states, saved at most once a tick): for the service
+    /// to write when it stops.
+    public mutating func pendingPersistence() -> [AgentAction] {
+        guard regionStatesUnsaved else { return [] }
+        regionStatesUnsaved = false
+        return [.persist(file: StateFile.regionStates, contents: Array(regionStatesJSON.utf8))]
     }
 
     /// `{"office":"inside",…}` in region order.
@@ -265,41 +345,60 @@ public struct AgentCore: Sendable {
             topic: effective.topics.regionEvent(effective.node, region), text: json.json, qos: .atLeastOnce, retain: false)
     }
 
+    /// Ranging, incrementally: only regions whose list changed (the monitor says which: beacons
+    /// joining or leaving, proximity changes, distances beyond its hysteresis — not noisy
+    /// reorders), at most `rangingRegionsPerTick` of them, plus the heartbeat of lists with beacons.
     private mutating func rangingActions(at time: Instant) -> [AgentAction] {
         var actions: [AgentAction] = []
-        for region in monitor.regions {
-            let ranged = monitor.ranging(regionID: region.id, at: time)
-            let signature = ranged.map { "\($0.beacon.rawValue)@\($0.address.rawValue):\($0.proximity.rawValue)" }
-            let previous = lastRanging[region.id]
-            if ranged.isEmpty && (previous == nil || previous!.signature.isEmpty) { continue }
-            let changed = previous?.signature != signature
-            let due = previous.map { time - $0.at >= effective.rangingHeartbeat } ?? true
-            guard changed || due else { continue }
-            lastRanging[region.id] = (signature, time)
-            let elements = ranged.map { rangedJSON($0, at: time) }
-            actions.append(.publish(AgentPublication(
-                topic: effective.topics.regionRanging(effective.node, region.id),
-                text: JSONObjectWriter.array(elements), qos: .atMostOnce, retain: false)))
+        let changed = monitor.takeChangedRangingRegions(limit: effective.rangingRegionsPerTick)
+        for region in changed {
+            if let publication = rangingPublication(region, at: time) { actions.append(.publish(publication)) }
+        }
+        // Heartbeats: a list with beacons not published for `rangingHeartbeat` goes out as it is,
+        // within what the changes left of the budget (the rest stay due for the next tick).
+        let budget = effective.rangingRegionsPerTick - changed.count
+        guard budget > 0 else { return actions }
+        let heartbeat = effective.rangingHeartbeat
+        var due: [TopicLevelID] = []
+        for (region, last) in lastRanging where last.hadBeacons && time - last.at >= heartbeat {
+            due.append(region)
+            if due.count == budget { break }
+        }
+        for region in due {
+            if let publication = rangingPublication(region, at: time) { actions.append(.publish(publication)) }
         }
         return actions
     }
 
-    private func rangedJSON(_ ranged: RangedBeacon, at time: Instant) -> String {
-        let known = knownBeacons[ranged.beacon]
-        let payload = MeasurementPayload(
+    /// The region's list now, unless it is empty and was empty when last published (or never was).
+    private mutating func rangingPublication(_ region: TopicLevelID, at time: Instant) -> AgentPublication? {
+        let ranged = monitor.ranging(regionID: region, at: time)
+        if ranged.isEmpty && !(lastRanging[region]?.hadBeacons ?? false) { return nil }
+        lastRanging[region] = (time, !ranged.isEmpty)
+        var out = payloadBuffer
+        payloadBuffer = []
+        out.removeAll(keepingCapacity: true)
+        out.append(UInt8(ascii: "["))
+        for (position, beacon) in ranged.enumerated() {
+            if position > 0 { out.append(UInt8(ascii: ",")) }
+            rangedPayload(beacon).write(to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+        let publication = AgentPublication(
+            topic: effective.topics.regionRanging(effective.node, region), payload: Array(out), qos: .atMostOnce, retain: false)
+        payloadBuffer = out
+        return publication
+    }
+
+    private func rangedPayload(_ ranged: RangedBeacon) -> MeasurementPayload {
+        let known = knownBeacons.isEmpty ? nil : knownBeacons[ranged.beacon]
+        return MeasurementPayload(
             id: known?.topicID ?? ranged.beacon.rawValue, beacon: ranged.beacon, name: known?.name,
             node: effective.node.rawValue, room: effective.room.rawValue, rssi: nil,
             rssiFiltered: ranged.proximity == .unknown ? nil : ranged.rssi, sigma: nil, measuredPower: nil,
             distance: ranged.distance, proximity: ranged.proximity, address: ranged.address,
             format: ranged.uuid == nil ? nil : "ibeacon", uuid: ranged.uuid, major: ranged.major, minor: ranged.minor,
             timestamp: ranged.lastSeen)
-        return payload.json
-    }
-
-    private mutating func evictLongestSilent() {
-        guard let oldest = tracks.min(by: { $0.value.lastHeard < $1.value.lastHeard }) else { return }
-        tracks[oldest.key] = nil
-        evictedTrackCount += 1
     }
 
     /// The identity regions match on: iBeacons, and AltBeacons whose id is uuid + major + minor

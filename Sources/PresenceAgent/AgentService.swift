@@ -25,6 +25,8 @@ public final class AgentService: Service {
     let wallClock: @Sendable () -> Double
     /// The decoded advertisements are handed over in batches of at most this many pending.
     static let pendingBatchLimit = 64
+    /// Seconds between returning freed heap to the system.
+    static let memoryReliefInterval = 10.0
 
     enum Input: Sendable {
         case advertisements([DecodedAdvertisement], now: Instant)
@@ -188,6 +190,8 @@ public final class AgentService: Service {
             } onGracefulShutdown: {
                 continuation.yield(.stop)
             }
+            // Region states changed since the last tick are saved before the process ends.
+            self.perform(core.pendingPersistence(), connection: nil, state: stateDirectory, persistent: persistent)
 
             // 4. Shutting down: stop the source, say offline, deliver what is queued, disconnect.
             stopRequested.store(true, ordering: .relaxed)
@@ -232,6 +236,10 @@ public final class AgentService: Service {
         var lastTelemetry = wallClock()
         var advertsSinceTelemetry = 0
         var recordFailureLogged = false
+        /// Freed heap goes back to the system every `memoryReliefInterval` seconds of wall clock, and
+        /// once when a capture has ended (its burst is over).
+        var lastMemoryRelief = wallClock()
+        var relievedAfterEnd = false
 
         func publishRetainedState() {
             send(AgentPublication(topic: topics.nodeStatus(node), text: "online", qos: .atLeastOnce, retain: true))
@@ -303,6 +311,11 @@ public final class AgentService: Service {
                     tick(to: now)
                 }
                 let wall = wallClock()
+                if wall - lastMemoryRelief >= Self.memoryReliefInterval || (ended != nil && !relievedAfterEnd) {
+                    MemoryRelief.releaseFreedMemory()
+                    lastMemoryRelief = wall
+                    relievedAfterEnd = ended != nil
+                }
                 if wall - lastTelemetry >= configuration.telemetryInterval {
                     let statistics = connection.statistics
                     var telemetry = JSONObjectWriter()
@@ -312,8 +325,10 @@ public final class AgentService: Service {
                     telemetry.add("beacons", core.trackedBeaconCount)
                     telemetry.add("regions", core.regionCount)
                     telemetry.add("published", counters.published.load(ordering: .relaxed))
-                    telemetry.add("dropped", counters.dropped.load(ordering: .relaxed) + statistics.droppedMessages + core.evictedTrackCount)
+                    telemetry.add("dropped", counters.dropped.load(ordering: .relaxed) + statistics.droppedMessages)
                     telemetry.add("reconnects", statistics.reconnects)
+                    // Beacons not tracked because of `maxTrackedBeacons` (evicted or refused).
+                    telemetry.add("beaconsDropped", core.droppedBeaconCount)
                     send(AgentPublication(topic: topics.nodeTelemetry(node), text: telemetry.json, qos: .atMostOnce, retain: false))
                     lastTelemetry = wall
                     advertsSinceTelemetry = 0

@@ -45,6 +45,8 @@ struct RunCommand: AsyncParsableCommand {
     var stateDir: String?
     @Flag(name: .long, help: "Measure every decodable beacon (discovery mode).")
     var reportUnknown = false
+    @Option(name: .long, help: "At most this many beacons tracked at once (default 10000); known beacons always are.")
+    var maxTrackedBeacons: Int?
     @Flag(name: .long, help: "With a capture: publish what is left, say offline and exit at its end.")
     var exitAtEnd = false
     @Option(name: .long, help: "Also write what this node measures to FILE as a trace, for presence-aggregator replay.")
@@ -53,6 +55,10 @@ struct RunCommand: AsyncParsableCommand {
     var waitForConfig: Double?
 
     func run() async throws {
+        // glibc gives each thread that contends an arena of its own and keeps what is freed; the
+        // agent's few threads (source, MQTT, the cooperative pool) do well with two, and the
+        // service returns freed heap to the system now and then (`MemoryRelief`).
+        MemoryRelief.limitArenas(2)
         var settings = AgentConfiguration()
         let resolved: AgentConfiguration.Resolved
         do {
@@ -76,6 +82,7 @@ struct RunCommand: AsyncParsableCommand {
             if let speed { settings.speed = speed }
             if let stateDir { settings.stateDir = stateDir }
             if reportUnknown { settings.reportUnknown = true }
+            if let maxTrackedBeacons { settings.maxTrackedBeacons = maxTrackedBeacons }
             if exitAtEnd { settings.exitAtEnd = true }
             if let record { settings.record = record }
             if let waitForConfig { settings.configurationWait = waitForConfig }

@@ -38,21 +38,37 @@ enum AgentProcessBenchmark {
         try publishRetained(topic: "presence/config/regions", text: synthetic.regionsConfig, port: broker.port)
         let short = try replay(agent: agent, synthetic: synthetic, rounds: shortRounds, port: broker.port, directory: broker.directory)
         let long = try replay(agent: agent, synthetic: synthetic, rounds: longRounds, port: broker.port, directory: broker.directory)
-        let resting = try restingResident(agent: agent, synthetic: synthetic, rounds: shortRounds, port: broker.port, directory: broker.directory)
+        let resting = try restingResident(
+            agent: agent, capture: broker.directory + "/synthetic-\(shortRounds).btsnoop", name: "resting", port: broker.port,
+            directory: broker.directory)
         return Result(short: short, long: long, restingResidentBytes: resting)
+    }
+
+    /// Issue 7's flood: `count` distinct random addresses and iBeacon ids over `seconds` of capture
+    /// time, replayed at full speed into an agent in discovery mode (`--report-unknown`, so each
+    /// one is a beacon it would track) with its default cap; VmRSS at rest afterwards (bytes).
+    static func flood(agent: String, count: Int, seconds: Double) throws -> Int {
+        let broker = try BenchBroker()
+        defer { broker.stop() }
+        let capture = broker.directory + "/flood-\(count).btsnoop"
+        try Data(SyntheticBeacons.floodCapture(count: count, seconds: seconds)).write(to: URL(fileURLWithPath: capture))
+        return try restingResident(
+            agent: agent, capture: capture, name: "flood", port: broker.port, directory: broker.directory,
+            extra: ["--report-unknown", "--wait-for-config", "0"])
     }
 
     /// Replays the capture without `--exit-at-end`, waits for the agent to log the source's end,
     /// lets its queues drain for two seconds, reads VmRSS and stops it with SIGTERM.
-    private static func restingResident(agent: String, synthetic: SyntheticBeacons, rounds: Int, port: Int, directory: String) throws -> Int {
-        let capture = directory + "/synthetic-\(rounds).btsnoop"
-        let state = directory + "/agent-state-resting"
+    private static func restingResident(
+        agent: String, capture: String, name: String, port: Int, directory: String, extra: [String] = []
+    ) throws -> Int {
+        let state = directory + "/agent-state-\(name)"
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-        let log = directory + "/agent-resting.log"
+        let log = directory + "/agent-\(name).log"
         let pid = try BenchProcess.spawn(agent, [
-            "run", "--node", "bench-rest", "--room", "lab", "--broker", "mqtt://127.0.0.1:\(port)",
+            "run", "--node", "bench-\(name)", "--room", "lab", "--broker", "mqtt://127.0.0.1:\(port)",
             "--source", "btsnoop:\(capture)", "--speed", "0", "--state-dir", state,
-        ], logPath: log)
+        ] + extra, logPath: log)
         defer {
             kill(pid, SIGTERM)
             _ = try? BenchProcess.wait(pid)

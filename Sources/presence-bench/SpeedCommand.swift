@@ -17,6 +17,7 @@ import Foundation
 /// | `messagesPerBeaconMinuteAtRest` | ≤ 2 (the calibration's budget) |
 /// | `messagesPerBeaconMinuteMoving` | (reported) |
 /// | `agentResidentMB10k` | ≤ 30 MB |
+/// | `agentResidentMBFlood100k` | ≤ 30 MB (the documented cap of a flooded agent) |
 struct SpeedCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "speed",
@@ -107,6 +108,9 @@ struct SpeedCommand: ParsableCommand {
             out["agentPeakResidentMBDuringReplay"] = figure(Double(process.long.maxResidentBytes) / 1_048_576, 1)
             out["agentPeakResidentMBShortReplay"] = figure(Double(process.short.maxResidentBytes) / 1_048_576, 1)
             out["agentWallSecondsLongRun"] = figure(process.long.wallSeconds, 3)
+            // Issue 7: 100,000 distinct random addresses and ids in 200 s of capture time.
+            let flood = try AgentProcessBenchmark.flood(agent: agentPath, count: quick ? 10_000 : 100_000, seconds: 200)
+            out["agentResidentMBFlood100k"] = figure(Double(flood) / 1_048_576, 1)
         } else {
             notes.append("no presence-agent at \(agentPath): pipeline and memory not measured (build it in release, or pass --agent)")
             out["pipelineNsPerAdvert"] = NSNull()

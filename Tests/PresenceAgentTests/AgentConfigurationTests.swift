@@ -16,6 +16,15 @@ import TestSupport
         #expect(resolved.credentials?.password == "s3cret")
         #expect(resolved.core.monitor.exitDelay == 30)
         #expect(resolved.clientID == "presence-agent-kitchen-1")
+        #expect(resolved.core.maximumTracks == 10_000)
+    }
+
+    @Test func theTrackedBeaconCapIsAKeyAndAFlag() throws {
+        var configuration = AgentConfiguration()
+        try configuration.apply(yaml: "node: a\nroom: b\nmaxTrackedBeacons: 2500\n", file: "a.yaml")
+        #expect(try configuration.resolve().core.maximumTracks == 2_500)
+        configuration.maxTrackedBeacons = 40  // what --max-tracked-beacons does
+        #expect(try configuration.resolve().core.maximumTracks == 40)
     }
 
     @Test func fileThenEnvironmentThenFlags() throws {
@@ -49,8 +58,10 @@ import TestSupport
         #expect(error("node: a\nroom: b\nbroker:\n  url: mqtts://x") == "broker.caFile: required for mqtts://")
         #expect(error("node: a\nroom: b\nbroker:\n  password: x") == "broker.username: required when a password is given")
         #expect(error("node: a\nroom: b\nregions: 5") == "regions: expected a mapping")
+        #expect(error("node: a\nroom: b\nmaxTrackedBeacons: 0") == "maxTrackedBeacons: 0 is not in 1…1000000")
+        #expect(error("node: a\nroom: b\nmaxTrackedBeacons: 2.5") == "maxTrackedBeacons: 2.5 is not a whole number")
         #expect(error("[1, 2]") == "agent.yaml: expected a mapping of settings at the top level")
         #expect(error("node: a\n  room: : b") .hasPrefix("agent.yaml: not valid YAML"))
-        #expect(error("node: a\nroom: b\nnodes: c") == "nodes: unknown key (known keys: broker, node, regions, reportUnknown, room, root, source, speed, stateDir, telemetryInterval, tracking)")
+        #expect(error("node: a\nroom: b\nnodes: c") == "nodes: unknown key (known keys: broker, maxTrackedBeacons, node, regions, reportUnknown, room, root, source, speed, stateDir, telemetryInterval, tracking)")
     }
 }

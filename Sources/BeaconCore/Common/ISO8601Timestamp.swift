@@ -13,6 +13,11 @@ public enum ISO8601Timestamp {
     /// Never traps: a non-finite instant formats as the Unix epoch, and instants outside years
     /// 0000…9999 are clamped to that range.
     public static func string(from instant: Instant) -> String {
+        string(fromUnixMilliseconds: clampedMilliseconds(instant))
+    }
+
+    /// `instant` in whole milliseconds, rounded, clamped to years 0000…9999; 0 when not finite.
+    static func clampedMilliseconds(_ instant: Instant) -> Int64 {
         let scaled = instant.seconds * 1000
         let milliseconds: Int64
         if !scaled.isFinite {
@@ -25,7 +30,7 @@ public enum ISO8601Timestamp {
             // Rounded, not truncated: 1763799302.123 is 1763799302122.9998 ms in binary.
             milliseconds = Int64(scaled.rounded())
         }
-        return string(fromUnixMilliseconds: milliseconds)
+        return milliseconds
     }
 
     /// Milliseconds since 1970-01-01T00:00:00Z, formatted; clamped to years 0000…9999.
@@ -73,7 +78,7 @@ public enum ISO8601Timestamp {
     }
 
     /// Quotient rounded toward negative infinity, and a non-negative remainder.
-    private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
+    static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
         var quotient = value / divisor
         var remainder = value % divisor
         if remainder < 0 {

@@ -1,6 +1,7 @@
 extension HCIEvent {
     /// Calls `body` with each advertising report in an event packet (code, length, parameters),
-    /// without allocating: each report's `data` is a slice of `packet`.
+    /// without allocating: each report's `data` is a slice of `packet`. `body` owns the report, so
+    /// passing it on costs no further retain of the packet's storage.
     ///
     /// Returns how many reports there were; 0 for events that are not advertising reports. The
     /// whole event is validated before the first call, so a malformed event yields no report at all.
@@ -14,7 +15,7 @@ extension HCIEvent {
     /// are the same bytes.
     @discardableResult
     public static func forEachAdvertisingReport(
-        inEvent packet: ArraySlice<UInt8>, _ body: (AdvertisingReport) -> Void
+        inEvent packet: ArraySlice<UInt8>, _ body: (consuming AdvertisingReport) -> Void
     ) throws(HCIEventError) -> Int {
         let s = packet.startIndex
         guard packet.count >= 3, packet[s] == leMetaCode else { return 0 }
@@ -34,7 +35,7 @@ extension HCIEvent {
     /// `forEachAdvertisingReport(inEvent:_:)` over a whole array.
     @discardableResult
     public static func forEachAdvertisingReport(
-        inEvent packet: [UInt8], _ body: (AdvertisingReport) -> Void
+        inEvent packet: [UInt8], _ body: (consuming AdvertisingReport) -> Void
     ) throws(HCIEventError) -> Int {
         try forEachAdvertisingReport(inEvent: packet[...], body)
     }
@@ -52,7 +53,7 @@ extension HCIEvent {
 
     /// `bytes` is `packet`'s storage; offsets below count from the event code.
     private static func forEachLegacyReport(
-        _ bytes: UnsafeBufferPointer<UInt8>, _ packet: ArraySlice<UInt8>, _ body: (AdvertisingReport) -> Void
+        _ bytes: UnsafeBufferPointer<UInt8>, _ packet: ArraySlice<UInt8>, _ body: (consuming AdvertisingReport) -> Void
     ) -> Result<Int, HCIEventError> {
         let end = bytes.count
         guard end >= 4 else {
@@ -139,7 +140,7 @@ extension HCIEvent {
     private static let extendedFixedLength = 24
 
     private static func forEachExtendedReport(
-        _ bytes: UnsafeBufferPointer<UInt8>, _ packet: ArraySlice<UInt8>, _ body: (AdvertisingReport) -> Void
+        _ bytes: UnsafeBufferPointer<UInt8>, _ packet: ArraySlice<UInt8>, _ body: (consuming AdvertisingReport) -> Void
     ) -> Result<Int, HCIEventError> {
         let end = bytes.count
         guard end >= 4 else {

@@ -53,24 +53,91 @@ public struct MeasurementPayload: Hashable, Sendable {
 
     /// MQTT.md's key order; RSSI to 0.1 dB, σ to 0.1 dB, distance to the centimetre.
     public var json: String {
-        var json = JSONObjectWriter()
-        json.add("id", id)
-        json.add("beacon", beacon.rawValue)
-        if let name { json.add("name", name) }
-        json.add("node", node)
-        json.add("room", room)
-        if let rssi { json.add("rssi", rssi) }
-        if let rssiFiltered { json.add("rssiFiltered", rssiFiltered, decimals: 1) }
-        if let sigma { json.add("sigma", sigma, decimals: 1) }
-        if let measuredPower { json.add("measuredPower", measuredPower) }
-        if let distance { json.add("distance", distance, decimals: 2) }
-        json.add("proximity", proximity.rawValue)
-        if let address { json.add("address", address.description) }
-        if let format { json.add("format", format) }
-        if let uuid { json.add("uuid", uuid.description) }
-        if let major { json.add("major", Int(major)) }
-        if let minor { json.add("minor", Int(minor)) }
-        json.add("timestamp", ISO8601Timestamp.string(from: timestamp))
-        return json.json
+        var out: [UInt8] = []
+        out.reserveCapacity(320)
+        write(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `json`'s bytes to `out` (the agent reuses one buffer for every payload).
+    public func write(to out: inout [UInt8]) {
+        JSONBytes.append("{\"id\":", to: &out)
+        JSONBytes.appendQuoted(id, to: &out)
+        JSONBytes.append(",\"beacon\":", to: &out)
+        JSONBytes.appendQuoted(beacon.rawValue, to: &out)
+        if let name {
+            JSONBytes.append(",\"name\":", to: &out)
+            JSONBytes.appendQuoted(name, to: &out)
+        }
+        JSONBytes.append(",\"node\":", to: &out)
+        JSONBytes.appendQuoted(node, to: &out)
+        JSONBytes.append(",\"room\":", to: &out)
+        JSONBytes.appendQuoted(room, to: &out)
+        Self.writeReadings(
+            rssi: rssi, rssiFiltered: rssiFiltered, sigma: sigma, measuredPower: measuredPower, distance: distance,
+            proximity: proximity, to: &out)
+        if let address {
+            JSONBytes.append(",\"address\":", to: &out)
+            JSONBytes.appendQuoted(address, to: &out)
+        }
+        if let format {
+            JSONBytes.append(",\"format\":", to: &out)
+            JSONBytes.appendQuoted(format, to: &out)
+        }
+        Self.writeIdentity(uuid: uuid, major: major, minor: minor, to: &out)
+        JSONBytes.append(",\"timestamp\":", to: &out)
+        JSONBytes.appendQuotedTimestamp(timestamp, to: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// `,"rssi":…` through `,"proximity":"…"`: the part that changes with every reading.
+    @inline(__always)
+    public static func writeReadings(
+        rssi: Int?, rssiFiltered: Double?, sigma: Double?, measuredPower: Int?, distance: Double?,
+        proximity: Proximity, to out: inout [UInt8]
+    ) {
+        if let rssi {
+            JSONBytes.append(",\"rssi\":", to: &out)
+            JSONBytes.append(rssi, to: &out)
+        }
+        if let rssiFiltered {
+            JSONBytes.append(",\"rssiFiltered\":", to: &out)
+            JSONBytes.append(rssiFiltered, decimals: 1, to: &out)
+        }
+        if let sigma {
+            JSONBytes.append(",\"sigma\":", to: &out)
+            JSONBytes.append(sigma, decimals: 1, to: &out)
+        }
+        if let measuredPower {
+            JSONBytes.append(",\"measuredPower\":", to: &out)
+            JSONBytes.append(measuredPower, to: &out)
+        }
+        if let distance {
+            JSONBytes.append(",\"distance\":", to: &out)
+            JSONBytes.append(distance, decimals: 2, to: &out)
+        }
+        switch proximity {
+        case .immediate: JSONBytes.append(",\"proximity\":\"immediate\"", to: &out)
+        case .near: JSONBytes.append(",\"proximity\":\"near\"", to: &out)
+        case .far: JSONBytes.append(",\"proximity\":\"far\"", to: &out)
+        case .unknown: JSONBytes.append(",\"proximity\":\"unknown\"", to: &out)
+        }
+    }
+
+    /// `,"uuid":…,"major":…,"minor":…` for the fields present.
+    @inline(__always)
+    public static func writeIdentity(uuid: BeaconUUID?, major: UInt16?, minor: UInt16?, to out: inout [UInt8]) {
+        if let uuid {
+            JSONBytes.append(",\"uuid\":", to: &out)
+            JSONBytes.appendQuoted(uuid, to: &out)
+        }
+        if let major {
+            JSONBytes.append(",\"major\":", to: &out)
+            JSONBytes.append(Int(major), to: &out)
+        }
+        if let minor {
+            JSONBytes.append(",\"minor\":", to: &out)
+            JSONBytes.append(Int(minor), to: &out)
+        }
     }
 }

@@ -22,6 +22,10 @@ public struct RegionMonitor: Sendable {
     private var ranged: [RangingKey: RangingEntry]
     /// For each region position, the ranged beacons that match it.
     private var rangedByRegion: [Set<RangingKey>]
+    /// Per region position: whether its ranging list changed since `takeChangedRangingRegions`.
+    private var rangingChanged: [Bool]
+    /// The positions flagged in `rangingChanged`, in the order they changed.
+    private var changedPositions: [Int] = []
     /// No state can change by time before this instant, so `tick` may return at once.
     private var nextDeadline: Instant
     private var lastRangingPrune: Instant
@@ -56,6 +60,10 @@ public struct RegionMonitor: Sendable {
     private struct RangingEntry: Sendable {
         var sighting: BeaconSighting
         var lastSeen: Instant
+        /// The distance when it last counted as a change (`rangingDistanceFactor`).
+        var countedDistance: Double?
+        /// Set once its silence passed `rangingUnknownAfter` and that counted as a change.
+        var silent = false
     }
 
     /// Starts monitoring `regions` at `start`. Regions named in `restoredStates` begin in that state
@@ -76,6 +84,7 @@ public struct RegionMonitor: Sendable {
         }
         ranged = [:]
         rangedByRegion = Array(repeating: [], count: unique.count)
+        rangingChanged = Array(repeating: false, count: unique.count)
         nextDeadline = start
         lastRangingPrune = start
     }
@@ -141,13 +150,81 @@ public struct RegionMonitor: Sendable {
         nextDeadline = min(nextDeadline, now.advanced(by: settings.exitDelay))
 
         let key = RangingKey(sighting)
-        if ranged.updateValue(RangingEntry(sighting: sighting, lastSeen: now), forKey: key) == nil {
-            for position in matches.byUUID { rangedByRegion[position].insert(key) }
-            for position in matches.byMajor { rangedByRegion[position].insert(key) }
-            for position in matches.byMinor { rangedByRegion[position].insert(key) }
+        if let slot = ranged.index(forKey: key) {
+            // One hash lookup; the entry is updated in place.
+            let changed = rangingChanges(from: ranged.values[slot], to: sighting)
+            ranged.values[slot].sighting = sighting
+            ranged.values[slot].lastSeen = now
+            ranged.values[slot].silent = false
+            if changed {
+                ranged.values[slot].countedDistance = sighting.distance
+                for position in matches.byUUID { markRangingChanged(position) }
+                for position in matches.byMajor { markRangingChanged(position) }
+                for position in matches.byMinor { markRangingChanged(position) }
+            }
+        } else {
+            ranged[key] = RangingEntry(sighting: sighting, lastSeen: now, countedDistance: sighting.distance)
+            for position in matches.byUUID { joinRanging(position, key) }
+            for position in matches.byMajor { joinRanging(position, key) }
+            for position in matches.byMinor { joinRanging(position, key) }
         }
         return events
     }
+
+    /// Whether a new sighting changes the published ranging of its regions: back from silence, a
+    /// new proximity class, a distance appearing or vanishing, or one beyond the hysteresis factor.
+    private func rangingChanges(from entry: RangingEntry, to sighting: BeaconSighting) -> Bool {
+        if entry.silent { return true }
+        if !Self.same(entry.sighting.proximity, sighting.proximity) { return true }
+        switch (entry.countedDistance, sighting.distance) {
+        case (nil, nil): return false
+        case (let old?, let new?):
+            let factor = settings.rangingDistanceFactor
+            return !(new <= old * factor && new * factor >= old)
+        default: return true
+        }
+    }
+
+    /// By `switch`: `==` on a String-backed enum may compare the strings (see `match`).
+    private static func same(_ a: Proximity, _ b: Proximity) -> Bool {
+        switch (a, b) {
+        case (.immediate, .immediate), (.near, .near), (.far, .far), (.unknown, .unknown): return true
+        default: return false
+        }
+    }
+
+    private mutating func joinRanging(_ position: Int, _ key: RangingKey) {
+        rangedByRegion[position].insert(key)
+        markRangingChanged(position)
+    }
+
+    private mutating func markRangingChanged(_ position: Int) {
+        guard !rangingChanged[position] else { return }
+        rangingChanged[position] = true
+        changedPositions.append(position)
+    }
+
+    /// The regions whose ranging list changed since the last call, at most `limit` of them, oldest
+    /// change first; the rest stay due for the next call. A change is a beacon joining or leaving
+    /// the list, a proximity change (also to `unknown` by silence, noticed at the once-a-second
+    /// prune in `tick`), or a distance moving beyond `rangingDistanceFactor` since it last counted —
+    /// not the reorders that RSSI noise makes among beacons at similar distances. The cost is the
+    /// changed regions only, never a pass over all regions.
+    public mutating func takeChangedRangingRegions(limit: Int = .max) -> [TopicLevelID] {
+        guard !changedPositions.isEmpty, limit > 0 else { return [] }
+        let count = min(limit, changedPositions.count)
+        var out: [TopicLevelID] = []
+        out.reserveCapacity(count)
+        for position in changedPositions.prefix(count) {
+            rangingChanged[position] = false
+            out.append(index.regions[position].id)
+        }
+        changedPositions.removeFirst(count)
+        return out
+    }
+
+    /// How many regions have a ranging change not yet taken.
+    public var pendingRangingChangeCount: Int { changedPositions.count }
 
     /// A matching beacon heard for the region at `position`.
     private mutating func match(
@@ -253,6 +330,8 @@ public struct RegionMonitor: Sendable {
         positionByID = Dictionary(unique.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         tracks = newTracks
         rangedByRegion = Array(repeating: [], count: unique.count)
+        rangingChanged = Array(repeating: false, count: unique.count)
+        changedPositions = []
         // Re-file remembered beacons under the new regions; drop those that match none now.
         for (key, entry) in ranged {
             var matchedAny = false
@@ -264,6 +343,8 @@ public struct RegionMonitor: Sendable {
             }
             if !matchedAny { ranged[key] = nil }
         }
+        // Positions moved: every region with beacons is due again.
+        for position in rangedByRegion.indices where !rangedByRegion[position].isEmpty { markRangingChanged(position) }
         nextDeadline = min(nextDeadline, now)
         return events
     }
@@ -281,13 +362,29 @@ public struct RegionMonitor: Sendable {
         guard now.since(lastRangingPrune) >= 1 || now < lastRangingPrune else { return }
         lastRangingPrune = now
         let forgetAfter = settings.rangingForgetAfter
+        let unknownAfter = settings.rangingUnknownAfter
         let index = self.index
-        for (key, entry) in ranged where now.since(entry.lastSeen) >= forgetAfter {
-            ranged[key] = nil
-            if let uuid = entry.sighting.uuid {
-                index.forEachMatch(uuid: uuid, major: entry.sighting.major, minor: entry.sighting.minor) { position in
-                    rangedByRegion[position].remove(key)
+        // In place: iterating a copy while removing would copy the whole table every second.
+        var forgotten: [RangingKey] = []
+        var slot = ranged.startIndex
+        while slot != ranged.endIndex {
+            let silence = now.since(ranged.values[slot].lastSeen)
+            if silence >= forgetAfter {
+                forgotten.append(ranged.keys[slot])
+            } else if silence >= unknownAfter && !ranged.values[slot].silent {
+                ranged.values[slot].silent = true
+                let sighting = ranged.values[slot].sighting
+                if let uuid = sighting.uuid {
+                    index.forEachMatch(uuid: uuid, major: sighting.major, minor: sighting.minor) { markRangingChanged($0) }
                 }
+            }
+            ranged.formIndex(after: &slot)
+        }
+        for key in forgotten {
+            guard let entry = ranged.removeValue(forKey: key), let uuid = entry.sighting.uuid else { continue }
+            index.forEachMatch(uuid: uuid, major: entry.sighting.major, minor: entry.sighting.minor) { position in
+                rangedByRegion[position].remove(key)
+                markRangingChanged(position)
             }
         }
     }
