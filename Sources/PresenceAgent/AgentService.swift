@@ -89,7 +89,10 @@ public final class AgentService: Service {
             host: configuration.broker.host, port: configuration.broker.port, clientID: configuration.clientID,
             credentials: configuration.credentials, tls: configuration.tls,
             lastWill: MQTTLastWill(topic: topics.nodeStatus(node), string: "offline", qos: .atLeastOnce, retain: true))
-        options.maxPendingMessages = 1000
+        // Every connect re-publishes the whole retained state, one QoS 1 state per region: with
+        // 1,000 regions a 1,000-message outbox dropped states at start. 20,000 holds the state of
+        // 10,000 regions twice over; a pending message costs only its bytes while it waits.
+        options.maxPendingMessages = 20_000
         // MQTT 5: a broker that refuses a publication (its ACL) says so in the PUBACK, and the agent
         // logs it; with 3.1.1 mosquitto acknowledges a refused message as if it were accepted.
         options.protocolVersion = .v5

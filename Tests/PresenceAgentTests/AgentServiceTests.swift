@@ -65,6 +65,32 @@ import TestSupport
         await recorder.stop()
     }
 
+    /// A node with thousands of regions: every region's retained state reaches the broker (the
+    /// whole retained state goes out at once on connect and must fit the client's outbox).
+    @Test func everyRegionStateOfAThousandsRegionNodeReachesTheBroker() async throws {
+        let broker = try await TestBroker.start()
+        defer { broker.kill() }
+        let count = 3_000
+        // r0 is the capture's beacon (major 20594); the others match nothing in the air.
+        let regions = (0..<count).map { #"{"id":"r\#($0)","uuid":"\#(Self.uuid)","major":\#($0 == 0 ? 20594 : $0)}"# }
+        // Over 128 KiB: too long for one command-line argument, so mosquitto_pub reads a file.
+        let message = NSTemporaryDirectory() + "regions-\(UUID().uuidString).json"
+        try Data((#"{"revision":1,"regions":["# + regions.joined(separator: ",") + "]}").utf8).write(to: URL(fileURLWithPath: message))
+        let published = try ToolRunner.run(
+            "/usr/bin/mosquitto_pub",
+            ["-h", broker.host, "-p", "\(broker.port)", "-t", "presence/config/regions", "-f", message, "-q", "1", "-r"])
+        #expect(published.status == 0)
+        let agent = try startAgent(broker, extra: ["--exit-at-end"])
+        #expect(try agent.exitStatus() == 0)
+        #expect(!agent.output.contains("out-queue full"))
+        // A newcomer reads every state retained (QoS 0, as mosquitto_sub does: a QoS 1 subscriber
+        // would meet the broker's own per-client queue limit of 1,000).
+        let lines = try broker.mosquittoSub(topic: "presence/nodes/test/regions/+/state", count: count, timeoutSeconds: 20, verbose: true)
+        #expect(Set(lines.map { $0.split(separator: " ").first ?? "" }).count == count)
+        #expect(lines.contains("presence/nodes/test/regions/r0/state inside"))
+        #expect(!lines.contains("presence/nodes/test/regions/r1/state inside"))
+    }
+
     @Test func aKilledAgentLeavesItsLastWill() async throws {
         let broker = try await TestBroker.start()
         defer { broker.kill() }

@@ -178,10 +178,11 @@ public final class TestBroker: Sendable {
 
     /// Runs `mosquitto_sub` until it has `count` messages or `timeoutSeconds` pass (a failure
     /// guard); returns the payloads, one per message.
-    public func mosquittoSub(topic: String, count: Int, timeoutSeconds: Int = 10) throws -> [String] {
+    /// With `verbose`, each line is `topic payload` (`mosquitto_sub -v`).
+    public func mosquittoSub(topic: String, count: Int, timeoutSeconds: Int = 10, verbose: Bool = false) throws -> [String] {
         let result = try ToolRunner.run(
             "/usr/bin/mosquitto_sub",
-            ["-h", host, "-p", "\(port)", "-t", topic, "-C", "\(count)", "-W", "\(timeoutSeconds)"])
+            ["-h", host, "-p", "\(port)", "-t", topic, "-C", "\(count)", "-W", "\(timeoutSeconds)"] + (verbose ? ["-v"] : []))
         guard result.status == 0 else {
             throw TestBrokerError(.toolFailed, "mosquitto_sub failed (\(result.status)): \(result.output)")
         }
