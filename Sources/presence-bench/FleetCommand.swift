@@ -178,6 +178,8 @@ struct FleetCommand: ParsableCommand {
             "undecidedMoves": result.undecidedMoves,
             "publishFailures": result.publishFailures,
             "brokerDropped": result.brokerDropped.map { $0 as Any } ?? NSNull(),
+            "aggregatorPublicationFailures": result.aggregatorPublicationFailures,
+            "aggregatorPublicationFailuresWarmUp": result.aggregatorPublicationFailuresWarmUp,
             "aggregatorResidentMB": figure(Double(result.aggregatorResidentBytes) / 1_048_576, 1),
             "aggregatorPeakResidentMB": figure(Double(result.aggregatorPeakResidentBytes) / 1_048_576, 1),
             "aggregatorCPUPercent": figure(100 * result.aggregatorCPUSeconds / max(result.seconds, 1e-9), 1),

@@ -55,6 +55,10 @@ enum FleetLoadTest {
         var undecidedMoves = 0
         var publishFailures = 0
         var brokerDropped: Int?
+        /// Publications the aggregator could not hand to its client (it logs each one), during the
+        /// steady phase and during the warm-up.
+        var aggregatorPublicationFailures = 0
+        var aggregatorPublicationFailuresWarmUp = 0
         var warmUpSeconds = 0.0
         var aggregatorResidentBytes = 0
         var aggregatorPeakResidentBytes = 0
@@ -64,7 +68,7 @@ enum FleetLoadTest {
         /// The aggregator's log, when it wrote anything (warnings and errors only).
         var aggregatorLogTail = ""
 
-        var dropped: Int { undecidedMoves + publishFailures + (brokerDropped ?? 0) }
+        var dropped: Int { undecidedMoves + publishFailures + (brokerDropped ?? 0) + aggregatorPublicationFailures }
         var late: Int { lagsMs.filter { $0 > 1_000 }.count }
         func lagPercentileMs(_ p: Double) -> Double {
             let sorted = lagsMs.sorted()
@@ -179,6 +183,11 @@ enum FleetLoadTest {
                 result.aggregatorPeakResidentBytes = max(result.aggregatorPeakResidentBytes, bytes)
             }
         }
+        /// The aggregator logs every publication its client refuses (out-queue full, no connection).
+        func failedPublications() -> Int {
+            guard let log = try? String(contentsOfFile: aggregatorLog, encoding: .utf8) else { return 0 }
+            return log.components(separatedBy: "aggregator publication failed").count - 1
+        }
         func waitUntil(_ what: String, seconds: Double, _ condition: (Observations) -> Bool) throws {
             let deadline = BenchProcess.nanoseconds() + UInt64(seconds * 1e9)
             while !observed.withLock({ condition($0) }) {
@@ -216,7 +225,12 @@ enum FleetLoadTest {
                 beacon: beacon, slot: slot, nearestSlot: 0, sequence: 0, time: Instant(seconds: Date().timeIntervalSince1970))
             try publisher.publish(topic: topics[pair], string: payload)
         } between: { sampleMemory() }
-        try waitUntil("every beacon placed", seconds: 120 + Double(layout.pairs) / 500) { $0.placedCount == layout.beacons }
+        do {
+            try waitUntil("every beacon placed", seconds: 60 + Double(layout.pairs) / 500) { $0.placedCount == layout.beacons }
+        } catch {
+            let placed = observed.withLock { $0.placedCount }
+            throw BenchProcess.Failure("\(error); \(placed) of \(layout.beacons) placed, \(failedPublications()) publications failed")
+        }
         // Let the backlog of the warm-up drain before measuring.
         let settle = BenchProcess.nanoseconds() + 2_000_000_000
         while BenchProcess.nanoseconds() < settle {
@@ -224,6 +238,7 @@ enum FleetLoadTest {
             usleep(50_000)
         }
         result.warmUpSeconds = Double(BenchProcess.nanoseconds() - warmUpStart) / 1e9
+        result.aggregatorPublicationFailuresWarmUp = failedPublications()
 
         // The moves: each moving beacon every `moveEvery` s, the movers' phases spread evenly,
         // none in the last `deadline` s of the run.
@@ -314,6 +329,7 @@ enum FleetLoadTest {
         result.lagsMs = seen.lagsNs.map { Double($0) / 1e6 }
         result.undecidedMoves = seen.due.filter { $0 != 0 }.count
         if let end = seen.brokerDropped { result.brokerDropped = end - (baselineDropped ?? 0) }
+        result.aggregatorPublicationFailures = failedPublications() - result.aggregatorPublicationFailuresWarmUp
 
         kill(aggregator, SIGTERM)
         let exit = try BenchProcess.wait(aggregator)
