@@ -4,7 +4,7 @@ import PresenceAggregator
 import TestSupport
 import Testing
 
-/// A site of many beacons decided in one tick: the aggregator publishes about six QoS 1 messages
+/// A site of many beacons decided in one tick: the aggregator publishes up to seven QoS 1 messages
 /// per beacon at once (discovery, location, room, the room's occupants, the event). The fleet load
 /// test found a site of 5,000 beacons losing most of them to the client's default bound of 1,000
 /// unacknowledged messages.
