@@ -343,6 +343,8 @@ enum FleetLoadTest {
         result.aggregatorExitStatus = exit.status
         result.aggregatorPeakResidentBytes = max(result.aggregatorPeakResidentBytes, exit.maxResidentBytes)
         if let log = try? String(contentsOfFile: aggregatorLog, encoding: .utf8) { result.aggregatorLogTail = String(log.suffix(1_000)) }
+        // Kept after a failure (the logs are there); a finished run leaves nothing behind.
+        try? FileManager.default.removeItem(atPath: broker.directory)
         return result
     }
 
