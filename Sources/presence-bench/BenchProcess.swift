@@ -84,6 +84,24 @@ enum BenchProcess {
         return nil
     }
 
+    /// User plus system CPU time of a live process so far, seconds (nil when it is gone).
+    static func cpuSeconds(pid: pid_t) -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        // After the command name: state is field 3, utime field 14, stime field 15.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// False once the child has exited (a zombie not yet reaped counts as exited).
+    static func processIsRunning(_ pid: pid_t) -> Bool {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return false }
+        let state = text[text.index(after: close)...].drop(while: { $0 == " " }).first
+        return state != "Z" && state != "X"
+    }
+
     static func canConnect(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
@@ -135,12 +153,13 @@ final class BenchBroker {
     let pid: pid_t
     let directory: String
 
-    init(executable: String = "/usr/sbin/mosquitto") throws {
+    /// `extraConfiguration`: more mosquitto.conf lines (e.g. `sys_interval 1`).
+    init(executable: String = "/usr/sbin/mosquitto", extraConfiguration: String = "") throws {
         directory = try BenchProcess.temporaryDirectory()
         port = try BenchProcess.freeLoopbackPort()
         let configuration = directory + "/mosquitto.conf"
         // set_tcp_nodelay as in etc/mosquitto/mosquitto.conf.
-        try "listener \(port) 127.0.0.1\nallow_anonymous true\nmax_queued_messages 100000\nset_tcp_nodelay true\n"
+        try "listener \(port) 127.0.0.1\nallow_anonymous true\nmax_queued_messages 100000\nset_tcp_nodelay true\n\(extraConfiguration)"
             .write(toFile: configuration, atomically: true, encoding: .utf8)
         chmod(configuration, 0o644)
         pid = try BenchProcess.spawn(executable, ["-c", configuration], logPath: directory + "/mosquitto.log")

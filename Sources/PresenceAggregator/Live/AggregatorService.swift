@@ -107,6 +107,10 @@ public final class AggregatorService: Service, Sendable {
         }
         if leader { options.lastWill = MQTTLastWill(topic: configuration.topics.aggregatorStatus, string: "offline") }
         options.reconnect = reconnect
+        // A start or reconnect publishes the whole retained state at once (up to 7 QoS 1 messages
+        // per beacon, discovery included): with the default bound of 1,000 a site of a few hundred
+        // beacons lost most of it (the fleet load test). 65,000 is the client's ceiling.
+        options.maxPendingMessages = 65_000
         return options
     }
 

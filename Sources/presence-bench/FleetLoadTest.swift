@@ -1,0 +1,396 @@
+import BeaconCore
+import Foundation
+import Logging
+import MQTTClient
+
+/// One run of the fleet load test: a private mosquitto on a free loopback port, a real
+/// `presence-aggregator run` process, and this process playing every node of a `FleetLayout`.
+///
+/// 1. Every node's `status` (`online`) and `info` are published retained, as agents do.
+/// 2. Warm-up: every (beacon, node) pair publishes once, then the run waits until the aggregator
+///    has placed every beacon in its room (not measured).
+/// 3. Steady phase, `duration` seconds: pair after pair publishes its measurement, evenly spaced
+///    (message `i` is due at `i / messagesPerSecond`, never in bursts), each pair every
+///    `60 / rate` seconds; the moving beacons move every `moveEvery` seconds, their moves spread
+///    evenly. A move is what a node does on a real step (README, "When a measurement is
+///    published"): each of the beacon's nodes publishes at once, the one giving up the nearest
+///    place first, the new nearest last.
+/// 4. Drain: publishing stops; moves still undecided get `deadline` seconds past their due time.
+///
+/// **Decision lag** of a move = the time a subscriber sees the aggregator's
+/// `<root>/locations/<beacon>` with the new room, minus the time the decision was due: the
+/// moment the move's first message was handed to the client plus the decider's `dwell` (a
+/// decisive lead needs just the dwell). So the lag is what the aggregator adds to its own
+/// deliberate dwell: transport both ways, queueing behind other messages, and waiting for the
+/// tick that ends the dwell (up to one `tickInterval`).
+enum FleetLoadTest {
+    struct Options {
+        var layout: FleetLayout
+        /// Messages per pair per minute.
+        var rate: Double
+        var duration: Double
+        /// Share of beacons that move.
+        var moving: Double
+        var moveEvery: Double
+        /// The aggregator's `--tick-interval`.
+        var tickInterval: Double
+        /// A move whose location has not come this long after it was due counts as dropped.
+        var deadline: Double = 5
+        var aggregator: String
+        var mosquitto: String = "/usr/sbin/mosquitto"
+        /// Messages per second while warming up.
+        var warmUpRate: Double = 3_000
+        var dwell: Double = RoomDecisionParameters.default.dwell
+
+        var messagesPerSecond: Double { Double(layout.pairs) * rate / 60 }
+    }
+
+    struct Result {
+        var messagesPublished = 0
+        var moveMessages = 0
+        var seconds = 0.0
+        var messagesPerSecond: Double { seconds > 0 ? Double(messagesPublished) / seconds : 0 }
+        var lagsMs: [Double] = []
+        var moves = 0
+        var undecidedMoves = 0
+        var publishFailures = 0
+        var brokerDropped: Int?
+        /// Publications the aggregator could not hand to its client (it logs each one), during the
+        /// steady phase and during the warm-up.
+        var aggregatorPublicationFailures = 0
+        var aggregatorPublicationFailuresWarmUp = 0
+        var warmUpSeconds = 0.0
+        var aggregatorResidentBytes = 0
+        var aggregatorPeakResidentBytes = 0
+        var aggregatorCPUSeconds = 0.0
+        var brokerCPUSeconds = 0.0
+        var aggregatorExitStatus: Int32 = 0
+        /// The aggregator's log, when it wrote anything (warnings and errors only).
+        var aggregatorLogTail = ""
+
+        var dropped: Int { undecidedMoves + publishFailures + (brokerDropped ?? 0) + aggregatorPublicationFailures }
+        var late: Int { lagsMs.filter { $0 > 1_000 }.count }
+        func lagPercentileMs(_ p: Double) -> Double {
+            let sorted = lagsMs.sorted()
+            guard !sorted.isEmpty else { return .nan }
+            return sorted[min(sorted.count - 1, Int(p * Double(sorted.count)))]
+        }
+    }
+
+    /// What the subscriber saw, shared with the publishing thread.
+    struct Observations: Sendable {
+        var aggregatorOnline = false
+        /// The room each beacon should be in, and whether the aggregator has said so.
+        var expectedRoom: [Int]
+        var placed: [Bool]
+        var placedCount = 0
+        /// Per beacon, the monotonic ns at which its pending move's decision is due (0: none).
+        var due: [UInt64]
+        var lagsNs: [Int64] = []
+        var brokerDropped: Int?
+    }
+
+    static func run(_ options: Options, progress: (String) -> Void) throws -> Result {
+        let layout = options.layout
+        let broker = try BenchBroker(executable: options.mosquitto, extraConfiguration: "sys_interval 1\n")
+        defer { broker.stop() }
+        let aggregatorLog = broker.directory + "/aggregator.log"
+        let aggregator = try BenchProcess.spawn(options.aggregator, [
+            "run", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--root", FleetLayout.root,
+            "--client-id", "fleet-aggregator", "--tick-interval", "\(options.tickInterval)", "--log-level", "warning",
+        ], logPath: aggregatorLog)
+        var aggregatorRunning = true
+        defer {
+            if aggregatorRunning {
+                kill(aggregator, SIGKILL)
+                _ = try? BenchProcess.wait(aggregator)
+            }
+        }
+
+        let logger = {
+            var logger = Logger(label: "presence-bench")
+            logger.logLevel = .error
+            return logger
+        }()
+        let observed = Locked(Observations(
+            expectedRoom: (0..<layout.beacons).map { layout.room(beacon: $0, nearestSlot: 0) },
+            placed: Array(repeating: false, count: layout.beacons),
+            due: Array(repeating: 0, count: layout.beacons)))
+        var beaconIndex: [String: Int] = [:]
+        for beacon in 0..<layout.beacons { beaconIndex["\(FleetLayout.root)/locations/\(layout.beaconID(beacon).rawValue)"] = beacon }
+        var roomIndex: [String: Int] = [:]
+        for room in 0..<layout.rooms { roomIndex[layout.roomName(room)] = room }
+        let port = broker.port
+        let (subscriber, publisher, listener) = try SpeedCommand.blocking {
+            [beaconIndex, roomIndex, logger] () async throws -> (MQTTConnection, MQTTConnection, Task<Void, Never>) in
+            let subscriber = try MQTTConnection(
+                options: MQTTConnectionOptions(host: "127.0.0.1", port: port, clientID: "fleet-subscriber"), logger: logger)
+            try await subscriber.connect(timeout: .seconds(10))
+            let locations = try await subscriber.subscribe("\(FleetLayout.root)/locations/+", qos: .atMostOnce)
+            let status = try await subscriber.subscribe("\(FleetLayout.root)/aggregator/status", qos: .atMostOnce)
+            let dropped = try await subscriber.subscribe("$SYS/broker/publish/messages/dropped", qos: .atMostOnce)
+            let listener = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for await message in locations {
+                            let now = BenchProcess.nanoseconds()
+                            guard let beacon = beaconIndex[message.topic],
+                                  let room = roomName(in: message.payload).flatMap({ roomIndex[$0] }) else { continue }
+                            observed.withLock { seen in
+                                guard seen.expectedRoom[beacon] == room else { return }
+                                if !seen.placed[beacon] {
+                                    seen.placed[beacon] = true
+                                    seen.placedCount += 1
+                                }
+                                if seen.due[beacon] != 0 {
+                                    seen.lagsNs.append(Int64(bitPattern: now &- seen.due[beacon]))
+                                    seen.due[beacon] = 0
+                                }
+                            }
+                        }
+                    }
+                    group.addTask {
+                        for await message in status {
+                            let online = message.payloadString == "online"
+                            observed.withLock { $0.aggregatorOnline = online }
+                        }
+                    }
+                    group.addTask {
+                        for await message in dropped {
+                            let count = Int(message.payloadString ?? "")
+                            observed.withLock { $0.brokerDropped = count }
+                        }
+                    }
+                }
+            }
+            let publisher = try MQTTConnection(
+                options: MQTTConnectionOptions(host: "127.0.0.1", port: port, clientID: "fleet-nodes"), logger: logger)
+            try await publisher.connect(timeout: .seconds(10))
+            return (subscriber, publisher, listener)
+        }
+        defer {
+            listener.cancel()
+            _ = try? SpeedCommand.blocking {
+                await publisher.disconnect(flushTimeout: .seconds(2))
+                await subscriber.disconnect(flushTimeout: .seconds(1))
+            }
+        }
+
+        var result = Result()
+        var lastSample: UInt64 = 0
+        // Every 100 ms: reading /proc at every pacing step would cost the bench more CPU than the
+        // messages themselves, on the cores the aggregator needs.
+        func sampleMemory() {
+            let now = BenchProcess.nanoseconds()
+            guard now - lastSample >= 100_000_000 else { return }
+            lastSample = now
+            if let bytes = BenchProcess.residentBytes(pid: aggregator) {
+                result.aggregatorResidentBytes = bytes
+                result.aggregatorPeakResidentBytes = max(result.aggregatorPeakResidentBytes, bytes)
+            }
+        }
+        /// The aggregator logs every publication its client refuses (out-queue full, no connection).
+        func failedPublications() -> Int {
+            guard let log = try? String(contentsOfFile: aggregatorLog, encoding: .utf8) else { return 0 }
+            return log.components(separatedBy: "aggregator publication failed").count - 1
+        }
+        func waitUntil(_ what: String, seconds: Double, _ condition: (Observations) -> Bool) throws {
+            let deadline = BenchProcess.nanoseconds() + UInt64(seconds * 1e9)
+            while !observed.withLock({ condition($0) }) {
+                guard BenchProcess.processIsRunning(aggregator) else {
+                    throw BenchProcess.Failure("presence-aggregator exited while waiting for \(what); see \(aggregatorLog)")
+                }
+                guard BenchProcess.nanoseconds() < deadline else {
+                    throw BenchProcess.Failure("timed out after \(seconds) s waiting for \(what); see \(aggregatorLog)")
+                }
+                sampleMemory()
+                usleep(10_000)
+            }
+        }
+
+        try waitUntil("the aggregator's status online", seconds: 30) { $0.aggregatorOnline }
+        let startedAt = Instant(seconds: Date().timeIntervalSince1970)
+        for node in 0..<layout.nodes {
+            let name = layout.nodeName(node)
+            try publisher.publish(topic: "\(FleetLayout.root)/nodes/\(name)/status", string: "online", qos: .atLeastOnce, retain: true)
+            try publisher.publish(
+                topic: "\(FleetLayout.root)/nodes/\(name)/info", string: layout.nodeInfo(node, startedAt: startedAt),
+                qos: .atLeastOnce, retain: true)
+        }
+
+        // Warm-up: every pair once, nearest node first.
+        progress("warm-up: \(layout.pairs) measurements, then waiting until \(layout.beacons) beacons are placed")
+        let warmUpStart = BenchProcess.nanoseconds()
+        var topics: [String] = []
+        topics.reserveCapacity(layout.pairs)
+        for pair in 0..<layout.pairs { topics.append(layout.topic(beacon: pair % layout.beacons, slot: pair / layout.beacons)) }
+        try pace(messages: layout.pairs, perSecond: options.warmUpRate, seconds: .infinity) { pair in
+            let beacon = pair % layout.beacons
+            let slot = pair / layout.beacons
+            let payload = layout.payload(
+                beacon: beacon, slot: slot, nearestSlot: 0, sequence: 0, time: Instant(seconds: Date().timeIntervalSince1970))
+            try publisher.publish(topic: topics[pair], string: payload)
+        } between: { sampleMemory() }
+        do {
+            try waitUntil("every beacon placed", seconds: 60 + Double(layout.pairs) / 500) { $0.placedCount == layout.beacons }
+        } catch {
+            let placed = observed.withLock { $0.placedCount }
+            throw BenchProcess.Failure("\(error); \(placed) of \(layout.beacons) placed, \(failedPublications()) publications failed")
+        }
+        // Let the backlog of the warm-up drain before measuring.
+        let settle = BenchProcess.nanoseconds() + 2_000_000_000
+        while BenchProcess.nanoseconds() < settle {
+            sampleMemory()
+            usleep(50_000)
+        }
+        result.warmUpSeconds = Double(BenchProcess.nanoseconds() - warmUpStart) / 1e9
+        result.aggregatorPublicationFailuresWarmUp = failedPublications()
+
+        // The moves: each moving beacon every `moveEvery` s, the movers' phases spread evenly,
+        // none in the last `deadline` s of the run.
+        let movers = (0..<layout.beacons).filter { beacon in
+            layout.moveSlot(beacon: beacon) != nil
+                && Int((Double(beacon + 1) * options.moving).rounded(.down)) > Int((Double(beacon) * options.moving).rounded(.down))
+        }
+        var moves: [(time: Double, beacon: Int)] = []
+        for (index, beacon) in movers.enumerated() {
+            var time = 0.5 + options.moveEvery * Double(index) / Double(movers.count)
+            while time < options.duration - options.deadline {
+                moves.append((time, beacon))
+                time += options.moveEvery
+            }
+        }
+        moves.sort { $0.time < $1.time }
+
+        var nearest = Array(repeating: 0, count: layout.beacons)
+        let baselineDropped = observed.withLock { $0.brokerDropped }
+        let aggregatorCPUStart = BenchProcess.cpuSeconds(pid: aggregator) ?? 0
+        let brokerCPUStart = BenchProcess.cpuSeconds(pid: broker.pid) ?? 0
+        progress("steady: \(Int(options.messagesPerSecond)) messages/s for \(options.duration) s, \(moves.count) moves")
+        var nextMove = 0
+        let start = BenchProcess.nanoseconds()
+        let dwellNs = UInt64(options.dwell * 1e9)
+        try pace(messages: .max, perSecond: options.messagesPerSecond, seconds: options.duration) { index in
+            let pair = index % layout.pairs
+            let beacon = pair % layout.beacons
+            let slot = pair / layout.beacons
+            let payload = layout.payload(
+                beacon: beacon, slot: slot, nearestSlot: nearest[beacon], sequence: 1 + index / layout.pairs,
+                time: Instant(seconds: Date().timeIntervalSince1970))
+            do {
+                try publisher.publish(topic: topics[pair], string: payload)
+                result.messagesPublished += 1
+            } catch {
+                result.publishFailures += 1
+            }
+        } between: {
+            let elapsed = Double(BenchProcess.nanoseconds() - start) / 1e9
+            while nextMove < moves.count, moves[nextMove].time <= elapsed {
+                let beacon = moves[nextMove].beacon
+                nextMove += 1
+                guard let away = layout.moveSlot(beacon: beacon) else { continue }
+                let to = nearest[beacon] == 0 ? away : 0
+                nearest[beacon] = to
+                let room = layout.room(beacon: beacon, nearestSlot: to)
+                // Due before the first message leaves, so an early answer cannot beat the record.
+                let due = BenchProcess.nanoseconds() + dwellNs
+                observed.withLock {
+                    $0.expectedRoom[beacon] = room
+                    $0.due[beacon] = due
+                }
+                result.moves += 1
+                let time = Instant(seconds: Date().timeIntervalSince1970)
+                for slot in (0..<layout.nodesPerBeacon).filter({ $0 != to }) + [to] {
+                    let payload = layout.payload(beacon: beacon, slot: slot, nearestSlot: to, sequence: 0, time: time)
+                    do {
+                        try publisher.publish(topic: layout.topic(beacon: beacon, slot: slot), string: payload)
+                        result.messagesPublished += 1
+                        result.moveMessages += 1
+                    } catch {
+                        result.publishFailures += 1
+                    }
+                }
+            }
+            sampleMemory()
+        }
+        result.seconds = Double(BenchProcess.nanoseconds() - start) / 1e9
+
+        // Drain: every move decided, or its deadline passed; then one more $SYS interval.
+        let deadlineNs = UInt64(options.deadline * 1e9)
+        while true {
+            let now = BenchProcess.nanoseconds()
+            let waiting = observed.withLock { seen in seen.due.contains { $0 != 0 && now < $0 + deadlineNs } }
+            guard waiting else { break }
+            sampleMemory()
+            usleep(10_000)
+        }
+        result.aggregatorCPUSeconds = (BenchProcess.cpuSeconds(pid: aggregator) ?? 0) - aggregatorCPUStart
+        result.brokerCPUSeconds = (BenchProcess.cpuSeconds(pid: broker.pid) ?? 0) - brokerCPUStart
+        let sysWait = BenchProcess.nanoseconds() + 2_200_000_000
+        while BenchProcess.nanoseconds() < sysWait {
+            sampleMemory()
+            usleep(50_000)
+        }
+        let seen = observed.withLock { $0 }
+        result.lagsMs = seen.lagsNs.map { Double($0) / 1e6 }
+        result.undecidedMoves = seen.due.filter { $0 != 0 }.count
+        if let end = seen.brokerDropped { result.brokerDropped = end - (baselineDropped ?? 0) }
+        result.aggregatorPublicationFailures = failedPublications() - result.aggregatorPublicationFailuresWarmUp
+
+        kill(aggregator, SIGTERM)
+        let exit = try BenchProcess.wait(aggregator)
+        aggregatorRunning = false
+        result.aggregatorExitStatus = exit.status
+        result.aggregatorPeakResidentBytes = max(result.aggregatorPeakResidentBytes, exit.maxResidentBytes)
+        if let log = try? String(contentsOfFile: aggregatorLog, encoding: .utf8) { result.aggregatorLogTail = String(log.suffix(1_000)) }
+        // Kept after a failure (the logs are there); a finished run leaves nothing behind.
+        try? FileManager.default.removeItem(atPath: broker.directory)
+        return result
+    }
+
+    /// Calls `body(i)` for message `i` at `i / perSecond` seconds from now, catching up at once when
+    /// late, and `between()` whenever it is ahead of time (at least every 2 ms), until `messages`
+    /// messages or `seconds` seconds.
+    private static func pace(
+        messages: Int, perSecond: Double, seconds: Double, _ body: (Int) throws -> Void, between: () throws -> Void
+    ) throws {
+        let start = BenchProcess.nanoseconds()
+        var sent = 0
+        var lastBetween = start
+        while sent < messages {
+            let elapsed = Double(BenchProcess.nanoseconds() - start) / 1e9
+            guard elapsed < seconds else { break }
+            let due = min(messages, Int(elapsed * perSecond) + 1)
+            while sent < due {
+                try body(sent)
+                sent += 1
+                // Catching up must not starve the moves and the memory samples.
+                if sent % 256 == 0, BenchProcess.nanoseconds() - lastBetween > 2_000_000 {
+                    try between()
+                    lastBetween = BenchProcess.nanoseconds()
+                }
+            }
+            try between()
+            lastBetween = BenchProcess.nanoseconds()
+            let nextAt = Double(sent) / perSecond
+            let wait = min(0.002, nextAt - Double(BenchProcess.nanoseconds() - start) / 1e9)
+            if wait > 0 { usleep(UInt32(wait * 1e6)) }
+        }
+    }
+
+    /// The `room` string of a location payload, without parsing the whole JSON.
+    static func roomName(in payload: [UInt8]) -> String? {
+        let key = Array(#""room":""#.utf8)
+        guard payload.count > key.count else { return nil }
+        var index = 0
+        while index + key.count < payload.count {
+            if payload[index] == key[0], payload[index..<(index + key.count)].elementsEqual(key) {
+                let start = index + key.count
+                guard let end = payload[start...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+                return String(decoding: payload[start..<end], as: UTF8.self)
+            }
+            index += 1
+        }
+        return nil
+    }
+}
