@@ -84,15 +84,46 @@ import Testing
         ])
     }
 
-    /// Between room changes a location is re-published only when something a user sees changed.
+    /// Between room changes a location is re-published only when something a user sees changed;
+    /// the room's list, whose membership did not change, follows at the next tick.
     @Test func locationRepublishedOnlyOnSignificantChange() {
         var core = core()
         _ = core.receive(measurement("kitchen-1", "kitchen", 1.0), at: startTime)
         _ = core.tick(at: startTime + 1)
         #expect(core.receive(measurement("kitchen-1", "kitchen", 1.02), at: startTime + 2).isEmpty)
+        #expect(core.location(of: beaconID)?.distance == 1.02)
+        #expect(core.tick(at: startTime + 2.5).isEmpty)
         let moved = core.receive(measurement("kitchen-1", "kitchen", 1.6), at: startTime + 3)
-        #expect(moved.map(\.topic) == ["presence/locations/alice-keys", "presence/rooms/kitchen"])
+        #expect(moved.map(\.topic) == ["presence/locations/alice-keys"])
         #expect(core.location(of: beaconID)?.since == startTime + 1)
+        let ticked = core.tick(at: startTime + 4)
+        #expect(ticked.map(\.topic) == ["presence/rooms/kitchen"])
+        #expect(payload(ticked, "presence/rooms/kitchen")
+            == #"{"room":"kitchen","occupants":[{"id":"alice-keys","name":"Alice's keys","since":"2025-11-22T08:00:01.000Z","distance":1.6}],"count":1}"#)
+        #expect(core.tick(at: startTime + 5).isEmpty)  // once
+    }
+
+    /// A room's message is published once per call however many beacons enter or leave it, and at
+    /// once when its membership changes.
+    @Test func roomMessageOncePerCallWithEveryOccupant() {
+        var core = core()
+        let strangers = (1...3).map { BeaconID(rawValue: "mac-00000000000\($0)") }
+        for stranger in strangers {
+            _ = core.receive(ReceivedMeasurement(beacon: stranger, node: "hall-1", room: "hall", distance: 2, proximity: .near),
+                             at: startTime)
+        }
+        let placed = core.tick(at: startTime + 1)
+        #expect(placed.filter { $0.topic == "presence/rooms/hall" }.count == 1)
+        #expect(placed.filter { $0.topic == "presence/events" }.count == 3)
+        #expect(payload(placed, "presence/rooms/hall")?.contains(#""count":3"#) == true)
+        #expect(payload(placed, "presence/rooms/hall")?.contains(#"{"id":"mac-000000000001","name":"mac-000000000001","since":"2025-11-22T08:00:01.000Z","distance":2}"#) == true)
+        // One leaves (every node says it no longer hears it): the list changes at its away timeout.
+        _ = core.receive(ReceivedMeasurement(beacon: strangers[1], node: "hall-1", room: "hall", distance: nil, proximity: .unknown),
+                         at: startTime + 2)
+        let away = core.tick(at: startTime + 32)
+        #expect(away.filter { $0.topic == "presence/rooms/hall" }.count == 1)
+        #expect(payload(away, "presence/rooms/hall")?.contains(#""count":2"#) == true)
+        #expect(payload(away, "presence/rooms/hall")?.contains("mac-000000000002") == false)
     }
 
     /// A forgotten beacon that comes back is a new beacon: discovery again, then `arrived`.

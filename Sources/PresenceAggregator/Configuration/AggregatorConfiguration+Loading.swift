@@ -158,6 +158,9 @@ extension AggregatorConfiguration {
             forgetAfter = try Self.number(text, field: field, "is not a number of seconds ≥ 0 (0: never forget)") { $0 >= 0 }
         case .tickInterval:
             tickInterval = try Self.number(text, field: field, "is not a number of seconds in 0.05…1") { $0 >= 0.05 && $0 <= 1 }
+        case .maxUnknownBeacons:
+            guard let count = Int(text), count >= 1 else { throw fail("\(quoted) is not a whole number of beacons ≥ 1") }
+            maxUnknownBeacons = count
         }
     }
 
@@ -188,7 +191,7 @@ extension AggregatorConfiguration {
 
     static let topLevelKeys = [
         "broker", "username", "password", "passwordFile", "clientID", "root", "tls", "beacons", "decision",
-        "homeAssistant", "forgetAfter", "tickInterval",
+        "homeAssistant", "forgetAfter", "tickInterval", "maxUnknownBeacons",
     ]
 
     private func unknownKey(_ path: String, known: [String]) -> AggregatorConfigurationError {

@@ -44,6 +44,13 @@ public struct AggregatorConfiguration: Sendable {
     /// How often the decider lets time pass without measurements, seconds, 0.05…1, default 1
     /// (at least once a second: dwell and away timers resolve to this).
     public var tickInterval: Double
+    /// Most beacons that are not known beacons tracked at once, default 20,000 (at least 1). A new
+    /// one beyond that evicts the least recently heard of them, forgotten as by `forgetAfter`
+    /// (counted in `AggregatorCore.evictedBeacons`); known beacons are never evicted. Bounds the
+    /// aggregator's memory (a few KB per beacon, about 60 MB at the default) and its retained
+    /// topics under a flood of random beacon ids, while real beacons, heard every few seconds, are
+    /// never the least recently heard.
+    public var maxUnknownBeacons: Int
 
     public static let defaultCAFile = "/etc/ssl/certs/ca-certificates.crt"
 
@@ -61,7 +68,8 @@ public struct AggregatorConfiguration: Sendable {
         homeAssistantDiscovery: Bool = true,
         homeAssistantPrefix: String = "homeassistant",
         forgetAfter: Double = 86_400,
-        tickInterval: Double = 1
+        tickInterval: Double = 1,
+        maxUnknownBeacons: Int = 20_000
     ) {
         self.broker = broker
         self.username = username
@@ -77,6 +85,7 @@ public struct AggregatorConfiguration: Sendable {
         self.homeAssistantPrefix = homeAssistantPrefix
         self.forgetAfter = forgetAfter
         self.tickInterval = tickInterval
+        self.maxUnknownBeacons = maxUnknownBeacons
     }
 
     /// The documented defaults.

@@ -5,7 +5,7 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
     case caFile, certificateFile, keyFile
     case margin, dwell, evidenceToSwitch, leadCap, settleTime, staleAfter, awayTimeout, pathLossExponent
     case discovery, discoveryPrefix
-    case forgetAfter, tickInterval
+    case forgetAfter, tickInterval, maxUnknownBeacons
 
     /// Where the setting sits in the YAML file (`decision.dwell`).
     public var yamlPath: String {
@@ -31,6 +31,7 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
         case .discoveryPrefix: "homeAssistant.prefix"
         case .forgetAfter: "forgetAfter"
         case .tickInterval: "tickInterval"
+        case .maxUnknownBeacons: "maxUnknownBeacons"
         }
     }
 
@@ -58,6 +59,7 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
         case .discoveryPrefix: "PRESENCE_DISCOVERY_PREFIX"
         case .forgetAfter: "PRESENCE_FORGET_AFTER"
         case .tickInterval: "PRESENCE_TICK_INTERVAL"
+        case .maxUnknownBeacons: "PRESENCE_MAX_UNKNOWN_BEACONS"
         }
     }
 
@@ -86,6 +88,7 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
         case .discoveryPrefix: "--discovery-prefix"
         case .forgetAfter: "--forget-after"
         case .tickInterval: "--tick-interval"
+        case .maxUnknownBeacons: "--max-unknown-beacons"
         }
     }
 
