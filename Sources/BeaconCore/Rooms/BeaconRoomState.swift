@@ -170,7 +170,11 @@ struct BeaconRoomState: Sendable {
         let currentScore = score(of: current)
 
         // Challengers: rooms leading by more than the margin right now, in the order of `scores`;
-        // a break resets them.
+        // a break resets them. Usually there is none: nothing to build.
+        guard scores.contains(where: { $0.room != current && $0.score - currentScore > p.margin }) else {
+            if !challenges.isEmpty { challenges.removeAll(keepingCapacity: true) }
+            return false
+        }
         scratch.removeAll(keepingCapacity: true)
         for candidate in scores where candidate.room != current && candidate.score - currentScore > p.margin {
             let previous = challenges.first { $0.room == candidate.room }

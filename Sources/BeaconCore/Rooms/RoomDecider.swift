@@ -188,7 +188,12 @@ public struct RoomDecider: Sendable {
     // MARK: - Interning
 
     private mutating func nodeCode(_ name: String) -> NameCode {
-        if let code = nodeCodes[name] { return code }
+        // A site has a few nodes: comparing their names beats hashing one.
+        if nodeNames.count <= 16 {
+            for (code, known) in nodeNames.enumerated() where known == name { return NameCode(code) }
+        } else if let code = nodeCodes[name] {
+            return code
+        }
         let code = NameCode(nodes.count)
         nodeCodes[name] = code
         nodeNames.append(name)

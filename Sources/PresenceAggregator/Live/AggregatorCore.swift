@@ -29,8 +29,8 @@ import BeaconCore
 ///
 /// Speed: a measurement hashes its beacon id once (the decider's slot, which also indexes this
 /// type's own per-beacon array), and the location and room JSON are built only when published;
-/// each occupant's part of a room message is kept and rebuilt only when its distance or since
-/// changes.
+/// each occupant's part of a room message is kept, rebuilt only when its location is published
+/// again, so a room's list shows each occupant's distance as its published location does.
 public struct AggregatorCore: Sendable {
     /// What a measurement touches per beacon: plain values only, so reading and writing them costs
     /// no reference counting.
@@ -55,7 +55,7 @@ public struct AggregatorCore: Sendable {
         var newer = -1
     }
 
-    /// The rest of a tracked beacon: names, the location and the occupant's JSON.
+    /// The rest of a tracked beacon: names and the location.
     struct Tracked: Sendable {
         var beacon: BeaconID
         var id: String
@@ -63,17 +63,21 @@ public struct AggregatorCore: Sendable {
         /// The location last built: published, restored, or synthesized (away of a restored beacon).
         var location: BeaconLocation?
         var publishedSignificantPart: String?
-        /// This beacon's element of its room's `occupants` list, and what it was built from.
-        var occupantJSON: String?
-        var occupantSince = Instant(seconds: 0)
-        var occupantDistance: Double?
+    }
+
+    /// One element of a room's `occupants` list, kept ready to join.
+    struct Occupant: Sendable {
+        var id: String
+        var slot: Int
+        /// `{"id","name","since","distance"}` of the beacon's published location.
+        var json: String
     }
 
     /// A room with occupants (or that had some): its members ordered as published.
     struct Room: Sendable {
         var name: String
         /// Occupants by id (then slot), as the room message lists them.
-        var occupants: [(id: String, slot: Int)] = []
+        var occupants: [Occupant] = []
         /// Its message is due in the current call.
         var isDue = false
         /// An occupant's distance changed: its message is due at the next tick.
@@ -226,13 +230,7 @@ public struct AggregatorCore: Sendable {
             out.append(.retained(topics.location(entry.id), location.json))
             out.append(.retained(topics.locationRoom(entry.id), location.room))
         }
-        for room in rooms.indices.sorted(by: { rooms[$0].name < rooms[$1].name }) {
-            let list = rooms[room].occupants.compactMap { occupant -> String? in
-                guard let entry = entries[occupant.slot] else { return nil }
-                return Self.occupantJSON(entry, since: entry.location?.since, distance: occupantDistance(occupant.slot))
-            }
-            out.append(Self.roomMessage(rooms[room].name, list.joined(separator: ","), count: list.count, topics: topics))
-        }
+        for room in rooms.indices.sorted(by: { rooms[$0].name < rooms[$1].name }) { out.append(roomMessage(room)) }
         return out
     }
 
@@ -374,7 +372,7 @@ public struct AggregatorCore: Sendable {
         out.append(.retained(topics.location(entry.id), location.json))
         if keepsRoom {
             // Membership unchanged: the occupant's distance may have, which the next tick publishes.
-            if hot[slot].occupiedRoom >= 0 { markDueAtTick(hot[slot].occupiedRoom) }
+            updateOccupant(slot)
             return
         }
         out.append(.retained(topics.locationRoom(entry.id), location.room))
@@ -450,7 +448,7 @@ public struct AggregatorCore: Sendable {
         hot[slot].locationRoomCode = roomCode
         hot[slot].publishedSummary = summary
         out.append(.retained(topics.location(entry.id), location.json))
-        if hot[slot].occupiedRoom >= 0 { markDueAtTick(hot[slot].occupiedRoom) }
+        updateOccupant(slot)
     }
 
     /// Distance to 0.1 m, as `BeaconLocation.significantPart` compares it.
@@ -476,15 +474,6 @@ public struct AggregatorCore: Sendable {
 
     // MARK: - Rooms
 
-    /// The occupant's current distance: the decider's while the location follows it.
-    private func occupantDistance(_ slot: Int) -> Double? {
-        if hot[slot].locationFollowsDecider, let code = hot[slot].locationRoomCode {
-            let summary = decider.summary(in: RoomDecider.BeaconSlot(index: slot))
-            if summary.roomCode == code { return summary.distance }
-        }
-        return entries[slot]?.location?.distance
-    }
-
     private mutating func occupy(_ name: String, slot: Int, announce: Bool) {
         let room: Int
         if let index = roomIndex[name] {
@@ -494,11 +483,10 @@ public struct AggregatorCore: Sendable {
             rooms.append(Room(name: name))
             roomIndex[name] = room
         }
-        guard let id = entries[slot]?.id else { return }
-        let position = insertionPoint(id, slot: slot, in: rooms[room].occupants)
-        rooms[room].occupants.insert((id, slot), at: position)
+        guard let entry = entries[slot] else { return }
+        let position = insertionPoint(entry.id, slot: slot, in: rooms[room].occupants)
+        rooms[room].occupants.insert(Occupant(id: entry.id, slot: slot, json: Self.occupantJSON(entry)), at: position)
         hot[slot].occupiedRoom = room
-        entries[slot]?.occupantJSON = nil
         if announce { markDue(room) }
     }
 
@@ -514,12 +502,24 @@ public struct AggregatorCore: Sendable {
             rooms[room].occupants.remove(at: index)
         }
         hot[slot].occupiedRoom = -1
-        entries[slot]?.occupantJSON = nil
         if roomMessageAtTick { markDueAtTick(room) } else { markDue(room) }
     }
 
+    /// The beacon's location was published again in the same room: its part of the room's list
+    /// follows, and the list is due at the next tick if that part changed.
+    private mutating func updateOccupant(_ slot: Int) {
+        let room = hot[slot].occupiedRoom
+        guard room >= 0, let entry = entries[slot] else { return }
+        let position = insertionPoint(entry.id, slot: slot, in: rooms[room].occupants)
+        guard rooms[room].occupants.indices.contains(position), rooms[room].occupants[position].slot == slot else { return }
+        let json = Self.occupantJSON(entry)
+        guard json != rooms[room].occupants[position].json else { return }
+        rooms[room].occupants[position].json = json
+        markDueAtTick(room)
+    }
+
     /// Where (`id`, `slot`) sits, or would sit, in occupants ordered by id then slot.
-    private func insertionPoint(_ id: String, slot: Int, in occupants: [(id: String, slot: Int)]) -> Int {
+    private func insertionPoint(_ id: String, slot: Int, in occupants: [Occupant]) -> Int {
         var low = 0, high = occupants.count
         while low < high {
             let middle = (low + high) / 2
@@ -553,38 +553,29 @@ public struct AggregatorCore: Sendable {
         dueRooms.removeAll(keepingCapacity: true)
     }
 
-    /// `{"room","occupants":[{"id","name","since","distance"}],"count"}`, occupants by id, each
-    /// occupant's part rebuilt only when its since or distance changed.
-    private mutating func roomMessage(_ room: Int) -> AggregatorPublication {
+    /// `{"room","occupants":[{"id","name","since","distance"}],"count"}`, occupants by id; each
+    /// occupant's part is kept from when its location was last published.
+    private func roomMessage(_ room: Int) -> AggregatorPublication {
+        let occupants = rooms[room].occupants
+        var length = 2
+        for occupant in occupants { length += occupant.json.utf8.count + 1 }
         var list = ""
-        var count = 0
-        for occupant in rooms[room].occupants {
-            guard let entry = entries[occupant.slot] else { continue }
-            let since = entry.location?.since ?? Instant(seconds: 0)
-            let distance = occupantDistance(occupant.slot)
-            let json: String
-            if let cached = entry.occupantJSON, entry.occupantSince == since, entry.occupantDistance == distance {
-                json = cached
-            } else {
-                json = Self.occupantJSON(entry, since: entry.location?.since, distance: distance)
-                entries[occupant.slot]?.occupantJSON = json
-                entries[occupant.slot]?.occupantSince = since
-                entries[occupant.slot]?.occupantDistance = distance
-            }
-            if count > 0 { list += "," }
-            list += json
-            count += 1
+        list.reserveCapacity(length)
+        for (index, occupant) in occupants.enumerated() {
+            if index > 0 { list += "," }
+            list += occupant.json
         }
-        return Self.roomMessage(rooms[room].name, list, count: count, topics: topics)
+        return Self.roomMessage(rooms[room].name, list, count: occupants.count, topics: topics)
     }
 
-    private static func occupantJSON(_ entry: Tracked, since: Instant?, distance: Double?) -> String {
+    /// An occupant as its published location shows it (a restored one: as restored).
+    private static func occupantJSON(_ entry: Tracked) -> String {
         var occupant = JSONObjectWriter()
         occupant.add("id", entry.id)
         occupant.add("name", entry.name)
-        if let since {
-            occupant.add("since", ISO8601Timestamp.string(from: since))
-            if let distance { occupant.add("distance", distance, decimals: 2) } else { occupant.addNull("distance") }
+        if let location = entry.location {
+            occupant.add("since", ISO8601Timestamp.string(from: location.since))
+            if let distance = location.distance { occupant.add("distance", distance, decimals: 2) } else { occupant.addNull("distance") }
         }
         return occupant.json
     }
