@@ -1,4 +1,5 @@
 import BeaconCore
+import Foundation
 import TestSupport
 import PresenceAggregator
 import Testing
@@ -151,6 +152,69 @@ import Testing
         let arrived = core.tick(at: startTime + 101)
         #expect(payload(arrived, "presence/events")
             == #"{"type":"arrived","id":"\#(id)","from":null,"to":"hall","at":"2025-11-22T08:01:41.000Z"}"#)
+    }
+
+    /// Room lists are kept up to date part by part (arrivals, departures, distance changes): after
+    /// a seeded random walk of 40 beacons through three rooms, every room message published is
+    /// valid JSON listing, by id, exactly the beacons whose published location is that room, with
+    /// that location's distance.
+    @Test func roomListsStayExactUnderRandomMoves() throws {
+        var core = core { $0.homeAssistantDiscovery = false }
+        var random = SeededRandom(seed: 0x200)
+        let beacons = (0..<40).map { BeaconID(rawValue: "mac-0000000000\(String(format: "%02d", $0))") }
+        let rooms = ["hall", "kitchen", "office"]
+        var home = beacons.map { _ in Int.random(in: 0..<3, using: &random) }
+        var published: [String: String] = [:]  // location topic → payload
+        var checkedRooms = 0
+        for second in 0..<240 {
+            var out: [AggregatorPublication] = []
+            for (index, beacon) in beacons.enumerated() {
+                if Int.random(in: 0..<40, using: &random) == 0 { home[index] = Int.random(in: 0..<4, using: &random) }
+                for (room, name) in rooms.enumerated() {
+                    let time = startTime + Double(second) + Double(index * 3 + room) / 200
+                    // home 3: gone (every node says it no longer hears it).
+                    let distance: Double? = home[index] == 3 ? nil
+                        : (room == home[index] ? 1 : 5) * Double.random(in: 0.7...1.4, using: &random)
+                    out += core.receive(ReceivedMeasurement(beacon: beacon, node: name + "-1", room: name, distance: distance,
+                                                            proximity: distance == nil ? .unknown : .near), at: time)
+                }
+            }
+            out += core.tick(at: startTime + Double(second + 1))
+            for publication in out where publication.topic.hasPrefix("presence/locations/") && !publication.topic.hasSuffix("/room") {
+                published[publication.topic] = publication.payload
+            }
+            // Each room's last message of this second against the published locations.
+            for room in rooms {
+                guard let payload = out.last(where: { $0.topic == "presence/rooms/\(room)" })?.payload else { continue }
+                guard case .object(let message) = try JSONParser.parse(Array(payload.utf8), maximumBytes: 1 << 20, maximumDepth: 4),
+                    case .array(let occupants)? = message["occupants"], case .number(let count)? = message["count"]
+                else {
+                    Issue.record("not a room message: \(payload)")
+                    continue
+                }
+                #expect(Int(count.double) == occupants.count)
+                var ids: [String] = []
+                for case .object(let occupant) in occupants {
+                    guard case .string(let id)? = occupant["id"] else { continue }
+                    ids.append(id)
+                    guard let location = published["presence/locations/\(id)"],
+                        case .object(let fields) = try JSONParser.parse(Array(location.utf8), maximumBytes: 4096, maximumDepth: 4)
+                    else {
+                        Issue.record("\(id) listed in \(room) without a location")
+                        continue
+                    }
+                    #expect(fields["room"] == .string(room))
+                    #expect(fields["distance"] == occupant["distance"])
+                }
+                #expect(ids == ids.sorted())
+                let expected = published.compactMap { topic, location -> String? in
+                    location.contains(#""room":"\#(room)""#) ? String(topic.dropFirst("presence/locations/".count)) : nil
+                }
+                #expect(ids == expected.sorted(), "second \(second), \(room)")
+                checkedRooms += 1
+            }
+        }
+        #expect(checkedRooms > 100)
     }
 
     /// Random and truncated payloads never crash the parsers the broker feeds.

@@ -71,6 +71,8 @@ public struct AggregatorCore: Sendable {
         var slot: Int
         /// `{"id","name","since","distance"}` of the beacon's published location.
         var json: String
+        /// `json.utf8.count`: where the next occupant starts in the joined list.
+        var length: Int
     }
 
     /// A room with occupants (or that had some): its members ordered as published.
@@ -78,6 +80,9 @@ public struct AggregatorCore: Sendable {
         var name: String
         /// Occupants by id (then slot), as the room message lists them.
         var occupants: [Occupant] = []
+        /// The occupants' parts joined by commas, kept up to date part by part: an arrival moves
+        /// bytes once instead of joining every part again.
+        var list = ""
         /// Its message is due in the current call.
         var isDue = false
         /// An occupant's distance changed: its message is due at the next tick.
@@ -485,7 +490,8 @@ public struct AggregatorCore: Sendable {
         }
         guard let entry = entries[slot] else { return }
         let position = insertionPoint(entry.id, slot: slot, in: rooms[room].occupants)
-        rooms[room].occupants.insert(Occupant(id: entry.id, slot: slot, json: Self.occupantJSON(entry)), at: position)
+        let json = Self.occupantJSON(entry)
+        rooms[room].insert(Occupant(id: entry.id, slot: slot, json: json, length: json.utf8.count), at: position)
         hot[slot].occupiedRoom = room
         if announce { markDue(room) }
     }
@@ -497,9 +503,9 @@ public struct AggregatorCore: Sendable {
         guard room >= 0, let id = entries[slot]?.id else { return }
         let position = insertionPoint(id, slot: slot, in: rooms[room].occupants)
         if rooms[room].occupants.indices.contains(position), rooms[room].occupants[position].slot == slot {
-            rooms[room].occupants.remove(at: position)
+            rooms[room].remove(at: position)
         } else if let index = rooms[room].occupants.firstIndex(where: { $0.slot == slot }) {
-            rooms[room].occupants.remove(at: index)
+            rooms[room].remove(at: index)
         }
         hot[slot].occupiedRoom = -1
         if roomMessageAtTick { markDueAtTick(room) } else { markDue(room) }
@@ -514,7 +520,7 @@ public struct AggregatorCore: Sendable {
         guard rooms[room].occupants.indices.contains(position), rooms[room].occupants[position].slot == slot else { return }
         let json = Self.occupantJSON(entry)
         guard json != rooms[room].occupants[position].json else { return }
-        rooms[room].occupants[position].json = json
+        rooms[room].replace(at: position, with: json)
         markDueAtTick(room)
     }
 
@@ -556,16 +562,7 @@ public struct AggregatorCore: Sendable {
     /// `{"room","occupants":[{"id","name","since","distance"}],"count"}`, occupants by id; each
     /// occupant's part is kept from when its location was last published.
     private func roomMessage(_ room: Int) -> AggregatorPublication {
-        let occupants = rooms[room].occupants
-        var length = 2
-        for occupant in occupants { length += occupant.json.utf8.count + 1 }
-        var list = ""
-        list.reserveCapacity(length)
-        for (index, occupant) in occupants.enumerated() {
-            if index > 0 { list += "," }
-            list += occupant.json
-        }
-        return Self.roomMessage(rooms[room].name, list, count: occupants.count, topics: topics)
+        Self.roomMessage(rooms[room].name, rooms[room].list, count: rooms[room].occupants.count, topics: topics)
     }
 
     /// An occupant as its published location shows it (a restored one: as restored).
@@ -586,5 +583,52 @@ public struct AggregatorCore: Sendable {
         json.addRaw("occupants", "[" + list + "]")
         json.add("count", count)
         return .retained(topics.room(room), json.json)
+    }
+}
+
+extension AggregatorCore.Room {
+    /// The UTF-8 offset in `list` where the occupant at `position` starts.
+    private func offset(of position: Int) -> Int {
+        var offset = 0
+        for index in 0..<position { offset += occupants[index].length + 1 }
+        return offset
+    }
+
+    private func index(_ offset: Int) -> String.Index {
+        list.utf8.index(list.utf8.startIndex, offsetBy: offset)
+    }
+
+    mutating func insert(_ occupant: AggregatorCore.Occupant, at position: Int) {
+        if occupants.isEmpty {
+            list = occupant.json
+        } else if position == occupants.count {
+            list += ","
+            list += occupant.json
+        } else {
+            list.insert(contentsOf: occupant.json + ",", at: index(offset(of: position)))
+        }
+        occupants.insert(occupant, at: position)
+    }
+
+    mutating func remove(at position: Int) {
+        let length = occupants[position].length
+        if occupants.count == 1 {
+            list = ""
+        } else if position == occupants.count - 1 {
+            // The last part and the comma before it.
+            let start = offset(of: position) - 1
+            list.removeSubrange(index(start)..<index(start + length + 1))
+        } else {
+            let start = offset(of: position)
+            list.removeSubrange(index(start)..<index(start + length + 1))
+        }
+        occupants.remove(at: position)
+    }
+
+    mutating func replace(at position: Int, with json: String) {
+        let start = offset(of: position)
+        list.replaceSubrange(index(start)..<index(start + occupants[position].length), with: json)
+        occupants[position].json = json
+        occupants[position].length = json.utf8.count
     }
 }
