@@ -78,6 +78,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Seconds a beacon that is not a known beacon may stay unheard before it is forgotten; 0: never.")
     var forgetAfter: String?
 
+    @Option(help: "Most beacons that are not known beacons tracked at once; beyond, the least recently heard is evicted (PRESENCE_MAX_UNKNOWN_BEACONS).")
+    var maxUnknownBeacons: String?
+
     @Flag(help: "Do not publish Home Assistant discovery.")
     var noDiscovery = false
 
@@ -120,6 +123,7 @@ struct RunCommand: AsyncParsableCommand {
         flags[.pathLossExponent] = pathLossExponent
         flags[.tickInterval] = tickInterval
         flags[.forgetAfter] = forgetAfter
+        flags[.maxUnknownBeacons] = maxUnknownBeacons
         flags[.discoveryPrefix] = discoveryPrefix
         if noDiscovery { flags[.discovery] = "false" }
         flags[.keepAlive] = keepalive

@@ -229,6 +229,51 @@ struct RoomDeciderTests {
         #expect(decider.decision(for: "a")?.room == "kitchen")
         #expect(decider.decision(for: "b")?.room == "hall")
     }
+
+    @Test("forget(beacon:) drops a beacon's state and frees its slot; heard again, it starts afresh")
+    func forgetStartsAfresh() throws {
+        var decider = RoomDecider(parameters: p)
+        _ = decider.update(evidence("k1", "kitchen", distance: 1), at: Instant(seconds: 0))
+        _ = decider.update(evidence("h1", "hall", distance: 1, beacon: "other"), at: Instant(seconds: 0))
+        #expect(decider.tick(at: Instant(seconds: 1)).map(\.room) == ["kitchen", "hall"])
+        #expect(decider.beaconCount == 2)
+        let slot = try #require(decider.slot(of: "keys"))
+        decider.forget(beacon: "keys")
+        #expect(decider.beaconCount == 1)
+        #expect(decider.slot(of: "keys") == nil)
+        #expect(decider.decision(for: "keys") == nil)
+        #expect(decider.decision(in: slot) == nil)
+        #expect(decider.decidedBeacons == ["other"])
+        // A silence does not bring it back; evidence does, as a beacon never seen: settle again.
+        #expect(decider.update(silence("k1", "kitchen"), at: Instant(seconds: 2)) == nil)
+        #expect(decider.beaconCount == 1)
+        #expect(decider.update(evidence("h1", "hall", distance: 1), at: Instant(seconds: 3)) == nil)
+        #expect(decider.slot(of: "keys") == slot)  // the freed slot is reused
+        #expect(decider.tick(at: Instant(seconds: 3.9)).isEmpty)
+        let back = try #require(decider.tick(at: Instant(seconds: 4)).first)
+        #expect(back.room == "hall")
+        #expect(back.since == Instant(seconds: 4))
+        decider.forget(beacon: "keys")
+        decider.forget(beacon: "other")
+        decider.forget(beacon: "other")  // twice is harmless
+        #expect(decider.beaconCount == 0)
+        #expect(decider.slotCapacity == 0)
+    }
+
+    @Test("memory follows the beacons held: 10,000 beacons forgotten leave nothing behind")
+    func memoryIsBoundedByForgetting() {
+        var decider = RoomDecider(parameters: p)
+        for round in 0..<10 {
+            for index in 0..<1000 {
+                let beacon = BeaconID(rawValue: "mac-\(round)-\(index)")
+                _ = decider.update(evidence("k1", "kitchen", distance: 2, beacon: beacon), at: Instant(seconds: Double(round)))
+            }
+            #expect(decider.beaconCount == 1000)
+            #expect(decider.slotCapacity == 1000)  // slots of forgotten beacons are reused
+            for index in 0..<1000 { decider.forget(beacon: BeaconID(rawValue: "mac-\(round)-\(index)")) }
+        }
+        #expect(decider.beaconCount == 0)
+    }
 }
 
 private func pow10(_ x: Double) -> Double { pow(10, x) }

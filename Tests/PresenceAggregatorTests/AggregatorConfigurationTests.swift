@@ -34,6 +34,7 @@ import Testing
         #expect(configuration.homeAssistantDiscovery)
         #expect(configuration.homeAssistantPrefix == "homeassistant")
         #expect(configuration.forgetAfter == 86_400)
+        #expect(configuration.maxUnknownBeacons == 20_000)
         #expect(configuration.username == nil && configuration.password == nil)
     }
 
@@ -52,6 +53,7 @@ import Testing
         #expect(configuration.tickInterval == defaults.tickInterval)
         #expect(configuration.keepAlive == defaults.keepAlive)
         #expect(configuration.failover == defaults.failover)
+        #expect(configuration.maxUnknownBeacons == defaults.maxUnknownBeacons)
         #expect(configuration.username == nil && configuration.password == nil && configuration.caFile == nil)
         #expect(configuration.knownBeacons.map(\.topicID) == ["alice-keys"])
         #expect(configuration.knownBeacons.first?.name == "Alice's keys")
@@ -74,6 +76,7 @@ import Testing
               awayTimeout: 40
             homeAssistant:
               prefix: ha-file
+            maxUnknownBeacons: 500
             """)
         let fileOnly = try AggregatorConfiguration.load(file: path, environment: [:], flags: [:])
         #expect(fileOnly.broker == MQTTBrokerURL(host: "file-host", port: 1884))
@@ -81,9 +84,10 @@ import Testing
         #expect(fileOnly.decision.dwell == 4)
         #expect(fileOnly.decision.awayTimeout == 40)
         #expect(fileOnly.homeAssistantPrefix == "ha-file")
+        #expect(fileOnly.maxUnknownBeacons == 500)
 
         let environment = ["PRESENCE_BROKER": "mqtts://env-host", "PRESENCE_ROOT": "from/env", "PRESENCE_AWAY_AFTER": "50",
-                           "PRESENCE_PASSWORD": "env-secret", "UNRELATED": "x"]
+                           "PRESENCE_PASSWORD": "env-secret", "PRESENCE_MAX_UNKNOWN_BEACONS": "600", "UNRELATED": "x"]
         let withEnvironment = try AggregatorConfiguration.load(file: path, environment: environment, flags: [:])
         #expect(withEnvironment.broker == MQTTBrokerURL(host: "env-host", port: 8883, usesTLS: true))
         #expect(withEnvironment.topics.root == "from/env")
@@ -91,16 +95,18 @@ import Testing
         #expect(withEnvironment.decision.dwell == 4)  // still the file's
         #expect(withEnvironment.username == "file-user")
         #expect(withEnvironment.password == "env-secret")
+        #expect(withEnvironment.maxUnknownBeacons == 600)
 
         let secret = try file("flag-secret\n")
         let flags: [AggregatorSetting: String] = [.broker: "mqtt://[::1]:1999", .awayTimeout: "60", .discovery: "false",
-                                                  .passwordFile: secret]
+                                                  .passwordFile: secret, .maxUnknownBeacons: "700"]
         let all = try AggregatorConfiguration.load(file: path, environment: environment, flags: flags)
         #expect(all.broker == MQTTBrokerURL(host: "::1", port: 1999))
         #expect(all.decision.awayTimeout == 60)
         #expect(all.topics.root == "from/env")
         #expect(!all.homeAssistantDiscovery)
         #expect(all.password == "flag-secret")  // the file's first line, newline dropped
+        #expect(all.maxUnknownBeacons == 700)
     }
 
     /// Failover settings from flags: two MQTT client ids per instance, the will only on the
@@ -160,10 +166,12 @@ import Testing
         ("homeAssistant:\n  prefix: Home Assistant", "homeAssistant.prefix: 'Home Assistant' is not a discovery prefix (one or more '/'-separated levels of 1–64 characters of a-z, 0-9, '_' and '-')"),
         ("forgetAfter: -5", "forgetAfter: '-5' is not a number of seconds ≥ 0 (0: never forget)"),
         ("tickInterval: 0", "tickInterval: '0' is not a number of seconds in 0.05…1"),
+        ("maxUnknownBeacons: 0", "maxUnknownBeacons: '0' is not a whole number of beacons ≥ 1"),
+        ("maxUnknownBeacons: 1.5", "maxUnknownBeacons: '1.5' is not a whole number of beacons ≥ 1"),
         ("tls:\n  caFile: /nonexistent/ca.pem", "tls.caFile: cannot read '/nonexistent/ca.pem'"),
         ("passwordFile: /nonexistent/secret", "passwordFile: cannot read '/nonexistent/secret' (No such file or directory)"),
         // Shape.
-        ("brokr: mqtt://x", "brokr: unknown key (known keys: broker, username, password, passwordFile, clientID, root, tls, beacons, decision, homeAssistant, forgetAfter, tickInterval, keepAlive, failover)"),
+        ("brokr: mqtt://x", "brokr: unknown key (known keys: broker, username, password, passwordFile, clientID, root, tls, beacons, decision, homeAssistant, forgetAfter, tickInterval, keepAlive, failover, maxUnknownBeacons)"),
         ("decision:\n  dwel: 3", "decision.dwel: unknown key (known keys: decision.margin, decision.dwell, decision.evidence, decision.leadCap, decision.settleTime, decision.staleAfter, decision.awayTimeout, decision.pathLossExponent)"),
         ("decision: 3", "decision: expected a mapping"),
         ("broker: [a, b]", "broker: expected a single value, not a list or mapping"),

@@ -1,4 +1,5 @@
 import BeaconCore
+import Foundation
 import TestSupport
 import PresenceAggregator
 import Testing
@@ -49,6 +50,23 @@ import Testing
         #expect(core.tick(at: startTime + 31).isEmpty)
     }
 
+    /// With the default parameters a restored beacon waits `staleAfter` (150 s), not the away
+    /// timeout (30 s): a still beacon's nodes re-report it only every 60 s heartbeat, and a restart
+    /// must not send it to `not_home` meanwhile.
+    @Test func restoredStillBeaconSurvivesAHeartbeatGap() throws {
+        var core = AggregatorCore(configuration: AggregatorConfiguration(), softwareVersion: "test")
+        let retained = BeaconLocation(
+            id: beaconID.rawValue, beacon: beaconID, name: "x", room: "office", distance: 2, proximity: .near,
+            node: "office-1", since: startTime + (-3600), confidence: 0.8, candidates: ["office": 2])
+        _ = core.restore(retained, at: startTime)
+        for second in stride(from: 1.0, through: 149, by: 1) {
+            #expect(core.tick(at: startTime + second).allSatisfy { $0.topic.hasPrefix("presence/rooms/") })
+        }
+        #expect(core.location(of: beaconID)?.room == "office")
+        let away = core.tick(at: startTime + 150)
+        #expect(payload(away, "presence/locations/\(beaconID.rawValue)/room") == "not_home")
+    }
+
     /// "The node no longer hears it" (proximity unknown, no distance) is accepted and does not
     /// make a new beacon appear or refresh when a beacon was last heard.
     @Test func silenceMeasurementIsAccepted() throws {
@@ -84,15 +102,46 @@ import Testing
         ])
     }
 
-    /// Between room changes a location is re-published only when something a user sees changed.
+    /// Between room changes a location is re-published only when something a user sees changed;
+    /// the room's list, whose membership did not change, follows at the next tick.
     @Test func locationRepublishedOnlyOnSignificantChange() {
         var core = core()
         _ = core.receive(measurement("kitchen-1", "kitchen", 1.0), at: startTime)
         _ = core.tick(at: startTime + 1)
         #expect(core.receive(measurement("kitchen-1", "kitchen", 1.02), at: startTime + 2).isEmpty)
+        #expect(core.location(of: beaconID)?.distance == 1.02)
+        #expect(core.tick(at: startTime + 2.5).isEmpty)
         let moved = core.receive(measurement("kitchen-1", "kitchen", 1.6), at: startTime + 3)
-        #expect(moved.map(\.topic) == ["presence/locations/alice-keys", "presence/rooms/kitchen"])
+        #expect(moved.map(\.topic) == ["presence/locations/alice-keys"])
         #expect(core.location(of: beaconID)?.since == startTime + 1)
+        let ticked = core.tick(at: startTime + 4)
+        #expect(ticked.map(\.topic) == ["presence/rooms/kitchen"])
+        #expect(payload(ticked, "presence/rooms/kitchen")
+            == #"{"room":"kitchen","occupants":[{"id":"alice-keys","name":"Alice's keys","since":"2025-11-22T08:00:01.000Z","distance":1.6}],"count":1}"#)
+        #expect(core.tick(at: startTime + 5).isEmpty)  // once
+    }
+
+    /// A room's message is published once per call however many beacons enter or leave it, and at
+    /// once when its membership changes.
+    @Test func roomMessageOncePerCallWithEveryOccupant() {
+        var core = core()
+        let strangers = (1...3).map { BeaconID(rawValue: "mac-00000000000\($0)") }
+        for stranger in strangers {
+            _ = core.receive(ReceivedMeasurement(beacon: stranger, node: "hall-1", room: "hall", distance: 2, proximity: .near),
+                             at: startTime)
+        }
+        let placed = core.tick(at: startTime + 1)
+        #expect(placed.filter { $0.topic == "presence/rooms/hall" }.count == 1)
+        #expect(placed.filter { $0.topic == "presence/events" }.count == 3)
+        #expect(payload(placed, "presence/rooms/hall")?.contains(#""count":3"#) == true)
+        #expect(payload(placed, "presence/rooms/hall")?.contains(#"{"id":"mac-000000000001","name":"mac-000000000001","since":"2025-11-22T08:00:01.000Z","distance":2}"#) == true)
+        // One leaves (every node says it no longer hears it): the list changes at its away timeout.
+        _ = core.receive(ReceivedMeasurement(beacon: strangers[1], node: "hall-1", room: "hall", distance: nil, proximity: .unknown),
+                         at: startTime + 2)
+        let away = core.tick(at: startTime + 32)
+        #expect(away.filter { $0.topic == "presence/rooms/hall" }.count == 1)
+        #expect(payload(away, "presence/rooms/hall")?.contains(#""count":2"#) == true)
+        #expect(payload(away, "presence/rooms/hall")?.contains("mac-000000000002") == false)
     }
 
     /// A forgotten beacon that comes back is a new beacon: discovery again, then `arrived`.
@@ -120,6 +169,69 @@ import Testing
         let arrived = core.tick(at: startTime + 101)
         #expect(payload(arrived, "presence/events")
             == #"{"type":"arrived","id":"\#(id)","from":null,"to":"hall","at":"2025-11-22T08:01:41.000Z"}"#)
+    }
+
+    /// Room lists are kept up to date part by part (arrivals, departures, distance changes): after
+    /// a seeded random walk of 40 beacons through three rooms, every room message published is
+    /// valid JSON listing, by id, exactly the beacons whose published location is that room, with
+    /// that location's distance.
+    @Test func roomListsStayExactUnderRandomMoves() throws {
+        var core = core { $0.homeAssistantDiscovery = false }
+        var random = SeededRandom(seed: 0x200)
+        let beacons = (0..<40).map { BeaconID(rawValue: "mac-0000000000\(String(format: "%02d", $0))") }
+        let rooms = ["hall", "kitchen", "office"]
+        var home = beacons.map { _ in Int.random(in: 0..<3, using: &random) }
+        var published: [String: String] = [:]  // location topic → payload
+        var checkedRooms = 0
+        for second in 0..<240 {
+            var out: [AggregatorPublication] = []
+            for (index, beacon) in beacons.enumerated() {
+                if Int.random(in: 0..<40, using: &random) == 0 { home[index] = Int.random(in: 0..<4, using: &random) }
+                for (room, name) in rooms.enumerated() {
+                    let time = startTime + Double(second) + Double(index * 3 + room) / 200
+                    // home 3: gone (every node says it no longer hears it).
+                    let distance: Double? = home[index] == 3 ? nil
+                        : (room == home[index] ? 1 : 5) * Double.random(in: 0.7...1.4, using: &random)
+                    out += core.receive(ReceivedMeasurement(beacon: beacon, node: name + "-1", room: name, distance: distance,
+                                                            proximity: distance == nil ? .unknown : .near), at: time)
+                }
+            }
+            out += core.tick(at: startTime + Double(second + 1))
+            for publication in out where publication.topic.hasPrefix("presence/locations/") && !publication.topic.hasSuffix("/room") {
+                published[publication.topic] = publication.payload
+            }
+            // Each room's last message of this second against the published locations.
+            for room in rooms {
+                guard let payload = out.last(where: { $0.topic == "presence/rooms/\(room)" })?.payload else { continue }
+                guard case .object(let message) = try JSONParser.parse(Array(payload.utf8), maximumBytes: 1 << 20, maximumDepth: 4),
+                    case .array(let occupants)? = message["occupants"], case .number(let count)? = message["count"]
+                else {
+                    Issue.record("not a room message: \(payload)")
+                    continue
+                }
+                #expect(Int(count.double) == occupants.count)
+                var ids: [String] = []
+                for case .object(let occupant) in occupants {
+                    guard case .string(let id)? = occupant["id"] else { continue }
+                    ids.append(id)
+                    guard let location = published["presence/locations/\(id)"],
+                        case .object(let fields) = try JSONParser.parse(Array(location.utf8), maximumBytes: 4096, maximumDepth: 4)
+                    else {
+                        Issue.record("\(id) listed in \(room) without a location")
+                        continue
+                    }
+                    #expect(fields["room"] == .string(room))
+                    #expect(fields["distance"] == occupant["distance"])
+                }
+                #expect(ids == ids.sorted())
+                let expected = published.compactMap { topic, location -> String? in
+                    location.contains(#""room":"\#(room)""#) ? String(topic.dropFirst("presence/locations/".count)) : nil
+                }
+                #expect(ids == expected.sorted(), "second \(second), \(room)")
+                checkedRooms += 1
+            }
+        }
+        #expect(checkedRooms > 100)
     }
 
     /// Random and truncated payloads never crash the parsers the broker feeds.

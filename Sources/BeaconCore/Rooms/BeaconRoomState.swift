@@ -8,10 +8,16 @@ import Darwin
 
 /// The room decision of one beacon: the freshest evidence of every node, the decided room and the
 /// challengers' accumulated lead. `RoomDecider` keeps one per beacon; the rules are in `RoomDecider`.
+///
+/// Nodes and rooms are the decider's interned codes (`RoomDecider.NameCode`), so an update
+/// compares integers, never strings, and allocates nothing once the arrays have grown to the
+/// number of nodes that hear the beacon.
 struct BeaconRoomState: Sendable {
+    typealias Code = RoomDecider.NameCode
+
     struct Held: Sendable {
-        var node: String
-        var room: String
+        var node: Code
+        var room: Code
         /// dB score: −10·n·log₁₀(distance).
         var score: Double
         /// 10^(score/10), summed per room.
@@ -23,27 +29,35 @@ struct BeaconRoomState: Sendable {
 
     /// A room's combined evidence at one moment.
     struct RoomScore: Sendable {
-        var room: String
+        var room: Code
         /// 10·log₁₀ of the summed linear power of the room's nodes, dB.
         var score: Double
         /// Nearest node of the room and its distance and proximity.
-        var node: String
+        var node: Code
         var distance: Double
         var proximity: Proximity
     }
 
     /// A room leading the current one by the margin, with how long and how much.
     struct Challenge: Sendable {
-        var room: String
+        var room: Code
         /// Since when its lead has exceeded the margin without a break.
         var since: Instant
         /// ∫ (min(lead, cap) − margin) dt, floored at 0, dB·s.
         var evidence: Double
     }
 
-    let beacon: BeaconID
+    /// Which part of `scores` no longer matches `held`.
+    enum Staleness: Sendable, Equatable {
+        case none
+        /// Only entries of this room changed their values in place: one room to re-sum.
+        case room(Code)
+        /// Entries came or went (or changed room): every room, and the order of `scores`.
+        case all
+    }
+
     var held: [Held] = []
-    var room: String?
+    var room: Code?
     var since = Instant(seconds: 0)
     /// Since when no node hears the beacon (every node reported it `unknown`, went stale or
     /// offline); nil while some node does. The away timeout counts from here.
@@ -51,53 +65,68 @@ struct BeaconRoomState: Sendable {
     /// First evidence while undecided (before deciding started or since `not_home`).
     var firstEvidence: Instant?
     var lastEvaluation: Instant?
-    /// Room scores of the last evaluation: they hold until the next one, so leads integrate over time.
+    /// Room scores of the last evaluation, in the order their rooms first appear in `held`: they
+    /// hold until the next one, so leads integrate over time.
     var scores: [RoomScore] = []
     var challenges: [Challenge] = []
-    /// Whether `held` changed since `scores` were computed (ticks mostly find nothing new).
-    var heldChanged = false
+    /// What changed in `held` since `scores` were computed (ticks mostly find nothing new).
+    var staleness = Staleness.none
 
-    init(beacon: BeaconID) {
-        self.beacon = beacon
-    }
+    init() {}
 
-    mutating func hold(_ evidence: NodeEvidence, distance: Double, score: Double, at time: Instant) {
-        let entry = Held(node: evidence.node, room: evidence.room, score: score, power: pow(10, score / 10),
-                         distance: distance, proximity: evidence.proximity, time: time)
-        if let index = held.firstIndex(where: { $0.node == evidence.node }) {
+    var isUndecided: Bool { room == nil || room == RoomDecider.notHomeCode }
+
+    mutating func hold(node: Code, room evidenceRoom: Code, proximity: Proximity, distance: Double, score: Double,
+                       at time: Instant) {
+        let entry = Held(node: node, room: evidenceRoom, score: score, power: pow(10, score / 10),
+                         distance: distance, proximity: proximity, time: time)
+        if let index = held.firstIndex(where: { $0.node == node }) {
+            let sameRoom = held[index].room == evidenceRoom
             held[index] = entry
+            if sameRoom {
+                switch staleness {
+                case .none: staleness = .room(evidenceRoom)
+                case .room(let stale) where stale == evidenceRoom: break
+                default: staleness = .all
+                }
+            } else {
+                staleness = .all
+            }
         } else {
             held.append(entry)
+            staleness = .all
         }
         unheardSince = nil
-        if firstEvidence == nil, room == nil || room == RoomDecision.notHome { firstEvidence = time }
-        heldChanged = true
+        if firstEvidence == nil, isUndecided { firstEvidence = time }
     }
 
     /// Drops `node`'s evidence at `time`: the node said it no longer hears the beacon (`unknown`),
     /// or went offline.
-    mutating func forget(node: String, at time: Instant) {
-        guard held.contains(where: { $0.node == node }) else { return }
-        held.removeAll { $0.node == node }
-        heldChanged = true
+    mutating func forget(node: Code, at time: Instant) {
+        guard let index = held.firstIndex(where: { $0.node == node }) else { return }
+        held.remove(at: index)
+        // A node holds one entry at most: nothing else to remove.
+        staleness = .all
         if held.isEmpty { becameUnheard(at: time) }
     }
 
     private mutating func becameUnheard(at time: Instant) {
         if unheardSince == nil { unheardSince = time }
         // An undecided beacon starts its settle time afresh when it is heard again.
-        if room == nil || room == RoomDecision.notHome { firstEvidence = nil }
+        if isUndecided { firstEvidence = nil }
     }
 
-    /// Re-decides at `time`; returns the decision when the room changed (or deciding started).
-    mutating func evaluate(at time: Instant, parameters p: RoomDecisionParameters) -> RoomDecision? {
+    /// Re-decides at `time`; returns true when the room changed (or deciding started). `scratch`
+    /// is the decider's reusable buffer, so that re-building the challengers allocates nothing.
+    mutating func evaluate(at time: Instant, parameters p: RoomDecisionParameters,
+                           scratch: inout [Challenge]) -> Bool {
         // The previous scores held since the last evaluation: integrate the challengers' leads.
         let elapsed = lastEvaluation.map { max(0, time.since($0)) } ?? 0
-        if elapsed > 0, let current = room, current != RoomDecision.notHome {
-            let currentScore = scores.first { $0.room == current }?.score ?? -Double.infinity
+        if elapsed > 0, !challenges.isEmpty, let current = room, current != RoomDecider.notHomeCode {
+            let currentScore = score(of: current)
             for index in challenges.indices {
-                guard let challenger = scores.first(where: { $0.room == challenges[index].room }) else { continue }
-                let lead = min(challenger.score - currentScore, p.leadCap)
+                guard let challenger = scoreIndex(of: challenges[index].room) else { continue }
+                let lead = min(scores[challenger].score - currentScore, p.leadCap)
                 challenges[index].evidence = max(0, challenges[index].evidence + (lead - p.margin) * elapsed)
             }
         }
@@ -106,100 +135,130 @@ struct BeaconRoomState: Sendable {
         // Stale: no message from a node for longer than a few heartbeats, so its `unknown` was
         // lost (measurements are QoS 0): a safety net, measured from now.
         if held.contains(where: { time.since($0.time) > p.staleAfter }) {
-            let newestStale = held.filter { time.since($0.time) > p.staleAfter }.map(\.time).max()
+            var newestStale = -Double.infinity
+            for entry in held where time.since(entry.time) > p.staleAfter { newestStale = max(newestStale, entry.time.seconds) }
             held.removeAll { time.since($0.time) > p.staleAfter }
-            heldChanged = true
-            if held.isEmpty, let newestStale { becameUnheard(at: newestStale.advanced(by: p.staleAfter)) }
+            staleness = .all
+            if held.isEmpty { becameUnheard(at: Instant(seconds: newestStale).advanced(by: p.staleAfter)) }
         }
         // Away: no node has heard the beacon for the away timeout. A still beacon that nodes keep
         // hearing (publishing only heartbeats) never goes away.
-        if let unheardSince, room != nil, room != RoomDecision.notHome, time.since(unheardSince) >= p.awayTimeout {
+        if let unheardSince, let current = room, current != RoomDecider.notHomeCode,
+            time.since(unheardSince) >= p.awayTimeout
+        {
             held.removeAll()
             scores.removeAll()
-            heldChanged = false
-            return change(to: RoomDecision.notHome, at: time)
+            staleness = .none
+            return change(to: RoomDecider.notHomeCode, at: time)
         }
-        if heldChanged {
-            scores = Self.roomScores(held)
-            heldChanged = false
-        }
+        refreshScores()
 
-        guard let best = scores.max(by: { $0.score < $1.score }) else {
-            challenges.removeAll()
-            return nil
+        guard let best = bestScoreIndex() else {
+            challenges.removeAll(keepingCapacity: true)
+            return false
         }
-        guard let current = room, current != RoomDecision.notHome else {
+        guard let current = room, current != RoomDecider.notHomeCode else {
             // Deciding starts (or the beacon is back): no incumbent to defend, once every node
             // that hears the beacon has had time to say so.
-            guard let firstEvidence, time.since(firstEvidence) >= p.settleTime else { return nil }
-            return change(to: best.room, at: time)
+            guard let firstEvidence, time.since(firstEvidence) >= p.settleTime else { return false }
+            return change(to: scores[best].room, at: time)
         }
         // Every node of the current room stopped hearing the beacon (or went offline): the room
         // cannot be defended, but a challenger still needs its dwell — when a beacon vanishes,
         // its nodes report `unknown` within a second of each other, and the room must not flip
         // to whichever room's node happened to report last.
-        let currentScore = scores.first(where: { $0.room == current })?.score ?? -Double.infinity
+        let currentScore = score(of: current)
 
-        // Challengers: rooms leading by more than the margin right now; a break resets them.
-        var kept: [Challenge] = []
+        // Challengers: rooms leading by more than the margin right now, in the order of `scores`;
+        // a break resets them. Usually there is none: nothing to build.
+        guard scores.contains(where: { $0.room != current && $0.score - currentScore > p.margin }) else {
+            if !challenges.isEmpty { challenges.removeAll(keepingCapacity: true) }
+            return false
+        }
+        scratch.removeAll(keepingCapacity: true)
         for candidate in scores where candidate.room != current && candidate.score - currentScore > p.margin {
             let previous = challenges.first { $0.room == candidate.room }
-            kept.append(previous ?? Challenge(room: candidate.room, since: time, evidence: 0))
+            scratch.append(previous ?? Challenge(room: candidate.room, since: time, evidence: 0))
         }
-        challenges = kept
-        let ready = challenges.filter { time.since($0.since) >= p.dwell && $0.evidence >= p.evidenceToSwitch }
-        guard !ready.isEmpty else { return nil }
-        let winner = scores.filter { room in ready.contains { $0.room == room.room } }
-            .max { $0.score < $1.score }
-        guard let winner else { return nil }
-        return change(to: winner.room, at: time)
+        challenges.removeAll(keepingCapacity: true)
+        challenges.append(contentsOf: scratch)
+        // The winner: the best-scoring challenger that has both its dwell and its evidence.
+        var winner: Int?
+        for (index, candidate) in scores.enumerated() {
+            guard let challenge = challenges.first(where: { $0.room == candidate.room }),
+                time.since(challenge.since) >= p.dwell, challenge.evidence >= p.evidenceToSwitch
+            else { continue }
+            if let best = winner, !(scores[best].score < candidate.score) { continue }
+            winner = index
+        }
+        guard let winner else { return false }
+        return change(to: scores[winner].room, at: time)
     }
 
-    private mutating func change(to newRoom: String, at time: Instant) -> RoomDecision? {
-        challenges.removeAll()
+    private mutating func change(to newRoom: Code, at time: Instant) -> Bool {
+        challenges.removeAll(keepingCapacity: true)
         firstEvidence = nil
-        guard newRoom != room else { return nil }
+        guard newRoom != room else { return false }
         room = newRoom
         since = time
-        return decision()
+        return true
     }
 
-    /// The current decision with the candidates of the last evaluation; nil before deciding started.
-    func decision() -> RoomDecision? {
-        guard let room else { return nil }
-        var candidates: [String: Double] = [:]
-        for score in scores { candidates[score.room] = score.distance }
-        guard room != RoomDecision.notHome, let mine = scores.first(where: { $0.room == room }) else {
-            return RoomDecision(beacon: beacon, room: room, distance: nil, proximity: .unknown, node: nil,
-                                since: since, confidence: 0, candidates: candidates)
-        }
-        let runnerUp = scores.filter { $0.room != room }.max { $0.score < $1.score }
-        let confidence: Double
-        if let runnerUp {
-            let lead = mine.score - runnerUp.score
-            confidence = lead > 0 ? 1 - pow(10, -lead / 10) : 0
-        } else {
-            confidence = 1
-        }
-        return RoomDecision(beacon: beacon, room: room, distance: mine.distance, proximity: mine.proximity,
-                            node: mine.node, since: since, confidence: confidence, candidates: candidates)
+    func scoreIndex(of room: Code) -> Int? {
+        scores.firstIndex { $0.room == room }
     }
 
-    /// Per room: the summed linear power of its nodes (in dB) and its nearest node.
-    static func roomScores(_ held: [Held]) -> [RoomScore] {
-        var linear: [(room: String, power: Double, nearest: Held)] = []
-        for entry in held {
-            let power = entry.power
-            if let index = linear.firstIndex(where: { $0.room == entry.room }) {
-                linear[index].power += power
-                if entry.distance < linear[index].nearest.distance { linear[index].nearest = entry }
-            } else {
-                linear.append((entry.room, power, entry))
+    /// The room's score, −∞ when it has no evidence.
+    func score(of room: Code) -> Double {
+        scoreIndex(of: room).map { scores[$0].score } ?? -Double.infinity
+    }
+
+    /// The first of the highest scores (as `max(by:)` picks it).
+    func bestScoreIndex() -> Int? {
+        guard !scores.isEmpty else { return nil }
+        var best = 0
+        for index in scores.indices.dropFirst() where scores[best].score < scores[index].score { best = index }
+        return best
+    }
+
+    /// Brings `scores` up to date with `held`: per room, the summed linear power of its nodes (in
+    /// dB) and its nearest node, summed in `held` order so the result does not depend on which
+    /// path computed it.
+    mutating func refreshScores() {
+        switch staleness {
+        case .none:
+            return
+        case .room(let room):
+            staleness = .none
+            if let index = scoreIndex(of: room) {
+                scores[index] = Self.roomScore(of: room, in: held)
+                return
+            }
+            fallthrough
+        case .all:
+            staleness = .none
+            scores.removeAll(keepingCapacity: true)
+            for entry in held where !scores.contains(where: { $0.room == entry.room }) {
+                scores.append(Self.roomScore(of: entry.room, in: held))
             }
         }
-        return linear.map {
-            RoomScore(room: $0.room, score: 10 * log10($0.power), node: $0.nearest.node,
-                      distance: $0.nearest.distance, proximity: $0.nearest.proximity)
+    }
+
+    /// One room's score from the entries of `held`; the room must have at least one.
+    private static func roomScore(of room: Code, in held: [Held]) -> RoomScore {
+        var power = 0.0
+        var nearest: Held?
+        for entry in held where entry.room == room {
+            if let current = nearest {
+                power += entry.power
+                if entry.distance < current.distance { nearest = entry }
+            } else {
+                power = entry.power
+                nearest = entry
+            }
         }
+        let node = nearest?.node ?? 0
+        return RoomScore(room: room, score: 10 * log10(power), node: node,
+                         distance: nearest?.distance ?? .infinity, proximity: nearest?.proximity ?? .unknown)
     }
 }

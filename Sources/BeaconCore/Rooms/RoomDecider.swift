@@ -22,10 +22,41 @@ import Darwin
 /// hears the beacon any more, it keeps its room for `awayTimeout`, then goes `not_home`. Pure
 /// value type: time is always a parameter, and nothing happens between calls, so the owner calls
 /// `tick(at:)` periodically (the replay: at every sample and at least every second).
+///
+/// Speed: each beacon has a dense slot (`BeaconSlot`), node and room names are interned to small
+/// integer codes, and a beacon's evidence lives in small arrays, so an update hashes the beacon id
+/// once (none with `update(_:in:at:)`) and the node name once, compares integers, re-sums only the
+/// room whose evidence changed and allocates nothing in the steady state; a `RoomDecision` (with
+/// its candidates dictionary) is built only when one is returned. Memory: a beacon stays until
+/// `forget(beacon:)`; node and room names stay for the decider's life.
 public struct RoomDecider: Sendable {
+    /// An interned node or room name.
+    typealias NameCode = Int32
+    /// The room code of `RoomDecision.notHome`.
+    static let notHomeCode: NameCode = 0
+
+    struct NodeRecord: Sendable {
+        var offline = false
+        /// The room this node reported last, and its code: nodes keep their room, so an update
+        /// compares the name instead of hashing it.
+        var roomName: String?
+        var room: NameCode = notHomeCode
+    }
+
     public let parameters: RoomDecisionParameters
-    private var beacons: [BeaconID: BeaconRoomState] = [:]
-    private var offlineNodes: Set<String> = []
+    private var slotByBeacon: [BeaconID: Int] = [:]
+    /// The beacon of each slot; nil for a free slot.
+    private var slotBeacons: [BeaconID?] = []
+    private var states: [BeaconRoomState] = []
+    private var freeSlots: [Int] = []
+    private var nodeCodes: [String: NameCode] = [:]
+    private var nodeNames: [String] = []
+    private var nodes: [NodeRecord] = []
+    private var roomCodes: [String: NameCode] = [RoomDecision.notHome: notHomeCode]
+    private var roomNames: [String] = [RoomDecision.notHome]
+    private var offlineNodeCount = 0
+    /// Reused by every evaluation for the new list of challengers.
+    private var scratch: [BeaconRoomState.Challenge] = []
 
     public init(parameters: RoomDecisionParameters = .default) {
         self.parameters = parameters
@@ -36,21 +67,41 @@ public struct RoomDecider: Sendable {
     /// no distance) drops the node's evidence. Evidence from an offline node, or with a non-finite
     /// or negative distance, is ignored.
     public mutating func update(_ evidence: NodeEvidence, at time: Instant) -> RoomDecision? {
-        guard !offlineNodes.contains(evidence.node), time.seconds.isFinite else { return nil }
-        if evidence.isSilence {
-            guard var state = beacons.removeValue(forKey: evidence.beacon) else { return nil }
-            state.forget(node: evidence.node, at: time)
-            let decision = state.evaluate(at: time, parameters: parameters)
-            beacons[evidence.beacon] = state
-            return decision
+        guard time.seconds.isFinite else { return nil }
+        if let slot = slotByBeacon[evidence.beacon] {
+            return update(evidence, slot: slot, at: time)
         }
-        guard let distance = evidence.distance, distance.isFinite, distance >= 0 else { return nil }
-        let score = -10 * parameters.pathLossExponent * log10(max(distance, 0.01))
-        var state = beacons.removeValue(forKey: evidence.beacon) ?? BeaconRoomState(beacon: evidence.beacon)
-        state.hold(evidence, distance: distance, score: score, at: time)
-        let decision = state.evaluate(at: time, parameters: parameters)
-        beacons[evidence.beacon] = state
-        return decision
+        // A new beacon: silence, garbage and offline nodes must not make it take memory.
+        guard !evidence.isSilence, let distance = evidence.distance, distance.isFinite, distance >= 0,
+            !isOffline(node: evidence.node)
+        else { return nil }
+        return update(evidence, slot: addSlot(for: evidence.beacon).index, at: time)
+    }
+
+    /// `update(_:at:)` for a beacon whose slot the caller holds (`addSlot(for:)`), so the beacon
+    /// id is not hashed again; `evidence.beacon` must be the slot's beacon. Nil for a free slot.
+    public mutating func update(_ evidence: NodeEvidence, in slot: BeaconSlot, at time: Instant) -> RoomDecision? {
+        guard time.seconds.isFinite, slotBeacons.indices.contains(slot.index), slotBeacons[slot.index] != nil else {
+            return nil
+        }
+        assert(slotBeacons[slot.index] == evidence.beacon, "evidence for another beacon's slot")
+        return update(evidence, slot: slot.index, at: time)
+    }
+
+    private mutating func update(_ evidence: NodeEvidence, slot: Int, at time: Instant) -> RoomDecision? {
+        let node = nodeCode(evidence.node)
+        guard !nodes[Int(node)].offline else { return nil }
+        if evidence.isSilence {
+            states[slot].forget(node: node, at: time)
+        } else {
+            guard let distance = evidence.distance, distance.isFinite, distance >= 0 else { return nil }
+            let room = roomCode(evidence.room, reportedBy: node)
+            let score = -10 * parameters.pathLossExponent * log10(max(distance, 0.01))
+            states[slot].hold(node: node, room: room, proximity: evidence.proximity, distance: distance, score: score,
+                              at: time)
+        }
+        guard states[slot].evaluate(at: time, parameters: parameters, scratch: &scratch) else { return nil }
+        return decision(slot: slot)
     }
 
     /// Lets time pass to `time` for every beacon: challengers may win their dwell, stale evidence
@@ -58,9 +109,11 @@ public struct RoomDecider: Sendable {
     public mutating func tick(at time: Instant) -> [RoomDecision] {
         guard time.seconds.isFinite else { return [] }
         var changed: [RoomDecision] = []
-        for index in beacons.indices {
-            // In place: no copy of the per-beacon state, no re-hashing (this runs every tick).
-            if let decision = beacons.values[index].evaluate(at: time, parameters: parameters) {
+        for slot in states.indices where slotBeacons[slot] != nil {
+            // In place: no copy of the per-beacon state (this runs every tick).
+            if states[slot].evaluate(at: time, parameters: parameters, scratch: &scratch),
+                let decision = decision(slot: slot)
+            {
                 changed.append(decision)
             }
         }
@@ -71,34 +124,201 @@ public struct RoomDecider: Sendable {
     /// Records a node's status (`<root>/nodes/<node>/status`). Going offline drops its evidence for
     /// every beacon at once and re-decides them; returns the changed decisions, ordered by beacon.
     public mutating func setNodeStatus(node: String, online: Bool, at time: Instant) -> [RoomDecision] {
+        let code = Int(nodeCode(node))
         if online {
-            offlineNodes.remove(node)
+            if nodes[code].offline {
+                nodes[code].offline = false
+                offlineNodeCount -= 1
+            }
             return []
         }
-        offlineNodes.insert(node)
-        var changed: [RoomDecision] = []
-        for beacon in beacons.keys.sorted() {
-            guard var state = beacons.removeValue(forKey: beacon) else { continue }
-            state.forget(node: node, at: time)
-            if let decision = state.evaluate(at: time, parameters: parameters) { changed.append(decision) }
-            beacons[beacon] = state
+        if !nodes[code].offline {
+            nodes[code].offline = true
+            offlineNodeCount += 1
         }
+        var changed: [RoomDecision] = []
+        for slot in states.indices where slotBeacons[slot] != nil {
+            states[slot].forget(node: NameCode(code), at: time)
+            if states[slot].evaluate(at: time, parameters: parameters, scratch: &scratch),
+                let decision = decision(slot: slot)
+            {
+                changed.append(decision)
+            }
+        }
+        if changed.count > 1 { changed.sort { $0.beacon < $1.beacon } }
         return changed
+    }
+
+    /// Forgets everything about `beacon` (its evidence and decision), freeing its slot for another
+    /// beacon. Heard again, it starts afresh, as a beacon never seen. The decider's memory grows
+    /// with the beacons it holds: its owner forgets the ones it no longer follows.
+    public mutating func forget(beacon: BeaconID) {
+        guard let slot = slotByBeacon.removeValue(forKey: beacon) else { return }
+        slotBeacons[slot] = nil
+        states[slot] = BeaconRoomState()
+        freeSlots.append(slot)
+        if slotByBeacon.isEmpty {
+            // Nothing left: give the memory back rather than keep the high-water mark.
+            slotBeacons.removeAll()
+            states.removeAll()
+            freeSlots.removeAll()
+        }
     }
 
     /// The current decision for `beacon` (room, confidence and candidates as of the last update
     /// or tick), nil before deciding started.
     public func decision(for beacon: BeaconID) -> RoomDecision? {
-        beacons[beacon]?.decision()
+        slotByBeacon[beacon].flatMap { decision(slot: $0) }
     }
 
     /// Every beacon with a decision, ordered by beacon.
     public var decidedBeacons: [BeaconID] {
-        beacons.keys.filter { beacons[$0]?.room != nil }.sorted()
+        states.indices.compactMap { slot in states[slot].room == nil ? nil : slotBeacons[slot] }.sorted()
     }
+
+    /// How many beacons the decider holds state for (its memory grows with this).
+    public var beaconCount: Int { slotByBeacon.count }
 
     /// Whether `node` is currently reported offline.
     public func isOffline(node: String) -> Bool {
-        offlineNodes.contains(node)
+        guard offlineNodeCount > 0, let code = nodeCodes[node] else { return false }
+        return nodes[Int(code)].offline
+    }
+
+    // MARK: - Interning
+
+    private mutating func nodeCode(_ name: String) -> NameCode {
+        // A site has a few nodes: comparing their names beats hashing one.
+        if nodeNames.count <= 16 {
+            for (code, known) in nodeNames.enumerated() where known == name { return NameCode(code) }
+        } else if let code = nodeCodes[name] {
+            return code
+        }
+        let code = NameCode(nodes.count)
+        nodeCodes[name] = code
+        nodeNames.append(name)
+        nodes.append(NodeRecord())
+        return code
+    }
+
+    private mutating func roomCode(_ name: String, reportedBy node: NameCode) -> NameCode {
+        if nodes[Int(node)].roomName == name { return nodes[Int(node)].room }
+        let code: NameCode
+        if let known = roomCodes[name] {
+            code = known
+        } else {
+            code = NameCode(roomNames.count)
+            roomCodes[name] = code
+            roomNames.append(name)
+        }
+        nodes[Int(node)].roomName = name
+        nodes[Int(node)].room = code
+        return code
+    }
+
+    // MARK: - Decisions
+
+    /// The decision of a slot with the candidates of its last evaluation; nil before deciding started.
+    private func decision(slot: Int) -> RoomDecision? {
+        guard let beacon = slotBeacons[slot], let room = states[slot].room else { return nil }
+        let scores = states[slot].scores
+        let since = states[slot].since
+        var candidates: [String: Double] = [:]
+        candidates.reserveCapacity(scores.count)
+        for score in scores { candidates[roomNames[Int(score.room)]] = score.distance }
+        guard room != Self.notHomeCode, let mine = scores.first(where: { $0.room == room }) else {
+            return RoomDecision(beacon: beacon, room: roomNames[Int(room)], distance: nil, proximity: .unknown, node: nil,
+                                since: since, confidence: 0, candidates: candidates)
+        }
+        var runnerUp: Double?
+        for score in scores where score.room != room && runnerUp.map({ $0 < score.score }) ?? true {
+            runnerUp = score.score
+        }
+        let confidence: Double
+        if let runnerUp {
+            let lead = mine.score - runnerUp
+            confidence = lead > 0 ? 1 - pow(10, -lead / 10) : 0
+        } else {
+            confidence = 1
+        }
+        return RoomDecision(beacon: beacon, room: roomNames[Int(room)], distance: mine.distance,
+                            proximity: mine.proximity, node: nodeNames[Int(mine.node)], since: since,
+                            confidence: confidence, candidates: candidates)
+    }
+}
+
+// MARK: - Slots
+
+extension RoomDecider {
+    /// A beacon's place in the decider: lets its owner keep per-beacon data in a plain array indexed
+    /// by `index`, and update without hashing the beacon id again. Valid until
+    /// `forget(beacon:)`; the index is then reused for another beacon.
+    public struct BeaconSlot: Hashable, Sendable {
+        /// Dense: below `slotCapacity`.
+        public let index: Int
+
+        /// The slot at `index`, for an owner that keeps indices in its own arrays; `slot(of:)` and
+        /// `addSlot(for:)` are the ways to get one for a beacon.
+        public init(index: Int) {
+            self.index = index
+        }
+    }
+
+    /// The slot of `beacon`, nil when the decider holds nothing for it.
+    public func slot(of beacon: BeaconID) -> BeaconSlot? {
+        slotByBeacon[beacon].map(BeaconSlot.init(index:))
+    }
+
+    /// The slot of `beacon`, taken (empty: no evidence, no decision) if it has none yet.
+    public mutating func addSlot(for beacon: BeaconID) -> BeaconSlot {
+        if let slot = slotByBeacon[beacon] { return BeaconSlot(index: slot) }
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+            slotBeacons[slot] = beacon
+        } else {
+            slot = states.count
+            slotBeacons.append(beacon)
+            states.append(BeaconRoomState())
+        }
+        slotByBeacon[beacon] = slot
+        return BeaconSlot(index: slot)
+    }
+
+    /// One more than the largest slot index in use or free: the size of a side array indexed by slot.
+    public var slotCapacity: Int { states.count }
+
+    /// The beacon in `slot`, nil for a free slot.
+    public func beacon(in slot: BeaconSlot) -> BeaconID? {
+        slotBeacons.indices.contains(slot.index) ? slotBeacons[slot.index] : nil
+    }
+
+    /// `decision(for:)` by slot.
+    public func decision(in slot: BeaconSlot) -> RoomDecision? {
+        slotBeacons.indices.contains(slot.index) ? decision(slot: slot.index) : nil
+    }
+
+    /// What a published location shows of the slot's current decision, without building it
+    /// (no strings, no dictionary): cheap enough to ask after every update.
+    public func summary(in slot: BeaconSlot) -> RoomDecisionSummary {
+        guard slotBeacons.indices.contains(slot.index), slotBeacons[slot.index] != nil,
+            let room = states[slot.index].room
+        else { return RoomDecisionSummary() }
+        var summary = RoomDecisionSummary()
+        summary.roomCode = room
+        for score in states[slot.index].scores {
+            if score.room < 64 { summary.candidateRooms |= 1 << UInt64(score.room) } else { summary.candidateRoomsExact = false }
+            if room != Self.notHomeCode, score.room == room {
+                summary.nodeCode = score.node
+                summary.distance = score.distance
+                summary.proximity = score.proximity
+            }
+        }
+        return summary
+    }
+
+    /// The room name of a code of `RoomDecisionSummary`.
+    public func roomName(code: Int32) -> String {
+        roomNames.indices.contains(Int(code)) ? roomNames[Int(code)] : ""
     }
 }

@@ -171,6 +171,9 @@ extension AggregatorConfiguration {
             failover.instance = id
         case .leaseTimeout:
             failover.leaseTimeout = try Self.number(text, field: field, "is not a number of seconds in 1…3600") { $0 >= 1 && $0 <= 3600 }
+        case .maxUnknownBeacons:
+            guard let count = Int(text), count >= 1 else { throw fail("\(quoted) is not a whole number of beacons ≥ 1") }
+            maxUnknownBeacons = count
         }
     }
 
@@ -211,7 +214,7 @@ extension AggregatorConfiguration {
 
     static let topLevelKeys = [
         "broker", "username", "password", "passwordFile", "clientID", "root", "tls", "beacons", "decision",
-        "homeAssistant", "forgetAfter", "tickInterval", "keepAlive", "failover",
+        "homeAssistant", "forgetAfter", "tickInterval", "keepAlive", "failover", "maxUnknownBeacons",
     ]
 
     private func unknownKey(_ path: String, known: [String]) -> AggregatorConfigurationError {

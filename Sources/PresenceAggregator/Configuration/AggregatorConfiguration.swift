@@ -50,6 +50,13 @@ public struct AggregatorConfiguration: Sendable {
     /// Leadership between several instances for one site (a warm standby), default off: one
     /// instance that always publishes.
     public var failover: FailoverSettings
+    /// Most beacons that are not known beacons tracked at once, default 20,000 (at least 1). A new
+    /// one beyond that evicts the least recently heard of them, forgotten as by `forgetAfter`
+    /// (counted in `AggregatorCore.evictedBeacons`); known beacons are never evicted. Bounds the
+    /// aggregator's memory (about 3.3 KB per decided beacon, measured: some 65 MB at the default) and its retained
+    /// topics under a flood of random beacon ids, while real beacons, heard every few seconds, are
+    /// never the least recently heard.
+    public var maxUnknownBeacons: Int
 
     public static let defaultCAFile = "/etc/ssl/certs/ca-certificates.crt"
 
@@ -69,7 +76,8 @@ public struct AggregatorConfiguration: Sendable {
         forgetAfter: Double = 86_400,
         tickInterval: Double = 1,
         keepAlive: Int = 30,
-        failover: FailoverSettings = FailoverSettings()
+        failover: FailoverSettings = FailoverSettings(),
+        maxUnknownBeacons: Int = 20_000
     ) {
         self.broker = broker
         self.username = username
@@ -87,6 +95,7 @@ public struct AggregatorConfiguration: Sendable {
         self.tickInterval = tickInterval
         self.keepAlive = keepAlive
         self.failover = failover
+        self.maxUnknownBeacons = maxUnknownBeacons
     }
 
     /// The documented defaults.

@@ -5,7 +5,7 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
     case caFile, certificateFile, keyFile
     case margin, dwell, evidenceToSwitch, leadCap, settleTime, staleAfter, awayTimeout, pathLossExponent
     case discovery, discoveryPrefix
-    case forgetAfter, tickInterval
+    case forgetAfter, tickInterval, maxUnknownBeacons
     case keepAlive, failover, instance, leaseTimeout
 
     /// Where the setting sits in the YAML file (`decision.dwell`).
@@ -36,6 +36,7 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
         case .failover: "failover.enabled"
         case .instance: "failover.instance"
         case .leaseTimeout: "failover.leaseTimeout"
+        case .maxUnknownBeacons: "maxUnknownBeacons"
         }
     }
 
@@ -67,6 +68,7 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
         case .failover: "PRESENCE_FAILOVER"
         case .instance: "PRESENCE_INSTANCE"
         case .leaseTimeout: "PRESENCE_LEASE_TIMEOUT"
+        case .maxUnknownBeacons: "PRESENCE_MAX_UNKNOWN_BEACONS"
         }
     }
 
@@ -99,6 +101,7 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
         case .failover: "--failover"
         case .instance: "--instance"
         case .leaseTimeout: "--lease-timeout"
+        case .maxUnknownBeacons: "--max-unknown-beacons"
         }
     }
 

@@ -11,30 +11,106 @@ import BeaconCore
 ///   `room_changed` otherwise.
 /// - Between changes a location is re-published when its node, proximity, distance (to 0.1 m) or
 ///   candidate rooms change, not at every measurement.
+/// - A room's message is published at most once per call (`receive`, `tick`, `nodeStatus`,
+///   `restore`), after the call's location and event messages. Membership changes publish it in
+///   the call that makes them; a change of an occupant's distance alone (the room's membership
+///   unchanged) is coalesced to the next `tick`, so a busy room's list, which grows with its
+///   occupants, is written at most once a second rather than at every measurement.
 /// - Restored locations stand until the decider has its own decision for the beacon; a restored
-///   beacon that is then not heard for the away timeout turns `not_home`, as if it had been
-///   heard just before the restart.
+///   beacon that is then not heard for the longer of the away timeout and `staleAfter` turns
+///   `not_home` (a still beacon is re-reported only every heartbeat).
 /// - A beacon that is not a known beacon and not heard for `forgetAfter` is forgotten: its
 ///   retained topics and discovery entities are cleared with empty payloads.
+/// - At most `maxUnknownBeacons` beacons that are not known beacons are tracked: a new one beyond
+///   that evicts the least recently heard of them (forgotten as above, counted in
+///   `evictedBeacons`; its room's message waits for the next tick, since under a flood every
+///   measurement evicts). Known beacons are never evicted. Memory therefore stays bounded under a
+///   flood of random beacon ids, while decisions for the known beacons are unaffected.
+///
+/// Speed: a measurement hashes its beacon id once (the decider's slot, which also indexes this
+/// type's own per-beacon array), and the location and room JSON are built only when published;
+/// each occupant's part of a room message is kept, rebuilt only when its location is published
+/// again, so a room's list shows each occupant's distance as its published location does.
 public struct AggregatorCore: Sendable {
+    /// What a measurement touches per beacon: plain values only, so reading and writing them costs
+    /// no reference counting.
+    struct Hot: Sendable {
+        var isTracked = false
+        var isKnown = false
+        var lastHeard = Instant(seconds: 0)
+        /// Set while the location came from the retained topics and the decider has not decided yet.
+        var restoredAt: Instant?
+        /// The decider's code of the location's room, when the location came from the decider.
+        var locationRoomCode: Int32?
+        /// Set when the decider's current decision, in the location's room, is newer than the
+        /// stored location (measurements that were not worth publishing): `location(of:)` builds it.
+        var locationFollowsDecider = false
+        /// The decider's summary of the published location, when it came from the decider: lets a
+        /// measurement be compared with it without building a location.
+        var publishedSummary: RoomDecisionSummary?
+        /// Index in `rooms` of the room this beacon occupies (its location's room, not `not_home`), −1 none.
+        var occupiedRoom = -1
+        /// Neighbours in the least-recently-heard list of unknown beacons (slot indices, −1 none).
+        var older = -1
+        var newer = -1
+    }
+
+    /// The rest of a tracked beacon: names and the location.
     struct Tracked: Sendable {
         var beacon: BeaconID
         var id: String
         var name: String
-        var isKnown: Bool
+        /// The location last built: published, restored, or synthesized (away of a restored beacon).
         var location: BeaconLocation?
-        var lastHeard: Instant
-        /// Set while `location` came from the retained topics and the decider has not decided yet.
-        var restoredAt: Instant?
         var publishedSignificantPart: String?
+    }
+
+    /// One element of a room's `occupants` list, kept ready to join.
+    struct Occupant: Sendable {
+        var id: String
+        var slot: Int
+        /// `{"id","name","since","distance"}` of the beacon's published location.
+        var json: String
+        /// `json.utf8.count`: where the next occupant starts in the joined list.
+        var length: Int
+    }
+
+    /// A room with occupants (or that had some): its members ordered as published.
+    struct Room: Sendable {
+        var name: String
+        /// Occupants by id (then slot), as the room message lists them.
+        var occupants: [Occupant] = []
+        /// The occupants' parts joined by commas, kept up to date part by part: an arrival moves
+        /// bytes once instead of joining every part again.
+        var list = ""
+        /// Its message is due in the current call.
+        var isDue = false
+        /// An occupant's distance changed: its message is due at the next tick.
+        var isDueAtTick = false
     }
 
     public let configuration: AggregatorConfiguration
     public let discovery: HomeAssistantDiscovery?
     public private(set) var decider: RoomDecider
-    private var tracked: [BeaconID: Tracked] = [:]
-    /// Beacons deciding each room (not `not_home`), for `<root>/rooms/<room>`.
-    private var occupants: [String: Set<BeaconID>] = [:]
+    /// Per decider slot (`RoomDecider.BeaconSlot.index`): the beacons this core tracks. The decider
+    /// holds a slot exactly for each tracked beacon (the core forgets both together).
+    private var hot: [Hot] = []
+    private var entries: [Tracked?] = []
+    private var trackedCount = 0
+    private var knownByBeacon: [BeaconID: KnownBeacon] = [:]
+    private var rooms: [Room] = []
+    private var roomIndex: [String: Int] = [:]
+    /// Rooms whose message is due in the current call, in the order they became due.
+    private var dueRooms: [Int] = []
+    private var dueAtTickRooms: [Int] = []
+    /// Unknown (not known) beacons tracked, and the ends of their least-recently-heard list.
+    private var unknownCount = 0
+    private var oldestUnknown = -1
+    private var newestUnknown = -1
+
+    /// Unknown beacons evicted since start because `configuration.maxUnknownBeacons` were already
+    /// tracked: what a flood of random beacon ids cost.
+    public private(set) var evictedBeacons = 0
 
     public var topics: TopicScheme { configuration.topics }
 
@@ -45,6 +121,9 @@ public struct AggregatorCore: Sendable {
             ? HomeAssistantDiscovery(prefix: configuration.homeAssistantPrefix, topics: configuration.topics,
                                      origin: .init(softwareVersion: softwareVersion, supportURL: supportURL))
             : nil
+        for known in configuration.knownBeacons where knownByBeacon[known.beacon] == nil {
+            knownByBeacon[known.beacon] = known
+        }
     }
 
     // MARK: - Inputs
@@ -54,63 +133,99 @@ public struct AggregatorCore: Sendable {
     public mutating func receive(_ measurement: ReceivedMeasurement, at time: Instant) -> [AggregatorPublication] {
         guard !decider.isOffline(node: measurement.node) else { return [] }
         var out: [AggregatorPublication] = []
-        if !measurement.isSilence {
-            track(measurement.beacon, name: measurement.name, heardAt: time, into: &out)
-        }
-        let decision = decider.update(measurement.evidence, at: time)
-        guard tracked[measurement.beacon] != nil else { return out }
-        if let decision {
-            apply(decision, at: time, into: &out)
+        let slot: RoomDecider.BeaconSlot
+        if measurement.isSilence {
+            // A silence never makes a beacon appear.
+            guard let known = decider.slot(of: measurement.beacon) else { return [] }
+            slot = known
         } else {
-            refresh(measurement.beacon, into: &out)
+            slot = track(measurement.beacon, name: measurement.name, heardAt: time, into: &out)
         }
+        if let decision = decider.update(measurement.evidence, in: slot, at: time) {
+            apply(decision, slot: slot.index, at: time, into: &out)
+        } else {
+            refresh(slot.index, into: &out)
+        }
+        publishDueRooms(into: &out)
         return out
     }
 
     /// A node's status (`online`/`offline`): an offline node's evidence is dropped at once.
     public mutating func nodeStatus(node: String, online: Bool, at time: Instant) -> [AggregatorPublication] {
         var out: [AggregatorPublication] = []
-        for decision in decider.setNodeStatus(node: node, online: online, at: time) { apply(decision, at: time, into: &out) }
+        for decision in decider.setNodeStatus(node: node, online: online, at: time) {
+            guard let slot = decider.slot(of: decision.beacon) else { continue }
+            apply(decision, slot: slot.index, at: time, into: &out)
+        }
+        publishDueRooms(into: &out)
         return out
     }
 
     /// A retained `<root>/locations/<beacon>` message of a previous run. Used only for a beacon the
     /// aggregator has no state for yet; returns the discovery messages to (re)send for it.
     public mutating func restore(_ location: BeaconLocation, at time: Instant) -> [AggregatorPublication] {
-        guard tracked[location.beacon] == nil else { return [] }
+        guard decider.slot(of: location.beacon) == nil else { return [] }
         var out: [AggregatorPublication] = []
-        track(location.beacon, name: nil, heardAt: time, into: &out)
-        guard var entry = tracked[location.beacon] else { return out }
+        let slot = track(location.beacon, name: nil, heardAt: time, into: &out).index
+        guard let entry = entries[slot] else { return out }
         var restored = location
         restored.id = entry.id
         restored.name = entry.name
-        entry.location = restored
-        entry.restoredAt = time
-        entry.publishedSignificantPart = restored.significantPart
-        tracked[location.beacon] = entry
-        if restored.room != RoomDecision.notHome { occupants[restored.room, default: []].insert(location.beacon) }
+        entries[slot]?.location = restored
+        entries[slot]?.publishedSignificantPart = restored.significantPart
+        hot[slot].restoredAt = time
+        // Membership restored as it was published: no room message of its own.
+        if restored.room != RoomDecision.notHome { occupy(restored.room, slot: slot, announce: false) }
+        publishDueRooms(into: &out)
         return out
     }
 
     /// Lets time pass: dwell, stale evidence and away timeouts of the decider, the away timeout of
-    /// restored beacons never heard since, and forgetting.
+    /// restored beacons never heard since, forgetting, and the room messages of distance changes
+    /// since the last tick.
     public mutating func tick(at time: Instant) -> [AggregatorPublication] {
         var out: [AggregatorPublication] = []
-        for decision in decider.tick(at: time) { apply(decision, at: time, into: &out) }
-        for beacon in tracked.keys.sorted() {
-            guard let entry = tracked[beacon] else { continue }
-            if let restoredAt = entry.restoredAt, let location = entry.location, location.room != RoomDecision.notHome,
-                decider.decision(for: beacon) == nil, time.since(restoredAt) >= configuration.decision.awayTimeout
+        for decision in decider.tick(at: time) {
+            guard let slot = decider.slot(of: decision.beacon) else { continue }
+            apply(decision, slot: slot.index, at: time, into: &out)
+        }
+        // One pass over the tracked beacons; only the few that need something are sorted.
+        // A restored beacon may simply be still: agents re-report a still beacon only every
+        // heartbeat (60 s), so it gets the evidence's whole life (`staleAfter`, 150 s) before it
+        // is sent away, not the away timeout alone (30 s) — else every restart or standby takeover
+        // would send still beacons to `not_home` and back.
+        let awayTimeout = max(configuration.decision.awayTimeout, configuration.decision.staleAfter)
+        let forgetAfter = configuration.forgetAfter
+        var due: [(beacon: BeaconID, slot: Int)] = []
+        for slot in hot.indices where hot[slot].isTracked {
+            let restoredAway = hot[slot].restoredAt.map { time.since($0) >= awayTimeout } ?? false
+            let forgotten = !hot[slot].isKnown && forgetAfter > 0 && time.since(hot[slot].lastHeard) >= forgetAfter
+            if restoredAway || forgotten, let beacon = entries[slot]?.beacon { due.append((beacon, slot)) }
+        }
+        if due.count > 1 { due.sort { $0.beacon < $1.beacon } }
+        for (beacon, slot) in due {
+            guard hot[slot].isTracked, let location = entries[slot]?.location else {
+                if hot[slot].isTracked, isForgotten(slot, at: time) { forget(slot, into: &out) }
+                continue
+            }
+            if let restoredAt = hot[slot].restoredAt, location.room != RoomDecision.notHome,
+                !decider.summary(in: RoomDecider.BeaconSlot(index: slot)).isDecided,
+                time.since(restoredAt) >= awayTimeout
             {
                 let away = RoomDecision(beacon: beacon, room: RoomDecision.notHome, distance: nil, proximity: .unknown,
                                         node: nil, since: time, confidence: 0, candidates: [:])
-                apply(away, at: time, into: &out)
+                apply(away, slot: slot, at: time, into: &out)
             }
-            if !entry.isKnown, configuration.forgetAfter > 0, time.since(entry.lastHeard) >= configuration.forgetAfter {
-                forget(beacon, into: &out)
-            }
+            if isForgotten(slot, at: time) { forget(slot, into: &out) }
         }
+        for room in dueAtTickRooms where rooms[room].isDueAtTick { markDue(room) }
+        dueAtTickRooms.removeAll(keepingCapacity: true)
+        publishDueRooms(into: &out)
         return out
+    }
+
+    private func isForgotten(_ slot: Int, at time: Instant) -> Bool {
+        !hot[slot].isKnown && configuration.forgetAfter > 0 && time.since(hot[slot].lastHeard) >= configuration.forgetAfter
     }
 
     // MARK: - Retained state
@@ -119,80 +234,159 @@ public struct AggregatorCore: Sendable {
     /// a reconnect: the broker may have lost them.
     public func retainedState() -> [AggregatorPublication] {
         var out = discoveryMessages()
-        for beacon in tracked.keys.sorted() {
-            guard let entry = tracked[beacon], let location = entry.location else { continue }
+        for slot in slotsByBeacon() {
+            guard let entry = entries[slot], let location = currentLocation(slot) else { continue }
             out.append(.retained(topics.location(entry.id), location.json))
             out.append(.retained(topics.locationRoom(entry.id), location.room))
         }
-        for room in occupants.keys.sorted() { out.append(roomMessage(room)) }
+        for room in rooms.indices.sorted(by: { rooms[$0].name < rooms[$1].name }) { out.append(roomMessage(room)) }
         return out
     }
 
     /// The discovery configs of every beacon (none when discovery is off).
     public func discoveryMessages() -> [AggregatorPublication] {
         guard let discovery else { return [] }
-        return tracked.keys.sorted().flatMap { beacon -> [AggregatorPublication] in
-            guard let entry = tracked[beacon] else { return [] }
-            return discovery.configurations(beacon: entry.id, canonical: beacon, name: entry.name)
+        return slotsByBeacon().flatMap { slot -> [AggregatorPublication] in
+            guard let entry = entries[slot] else { return [] }
+            return discovery.configurations(beacon: entry.id, canonical: entry.beacon, name: entry.name)
         }
     }
 
-    /// The published location of a beacon, by canonical id.
-    public func location(of beacon: BeaconID) -> BeaconLocation? { tracked[beacon]?.location }
+    /// The published location of a beacon, by canonical id, with the decider's latest distance,
+    /// confidence and candidates while its room holds.
+    public func location(of beacon: BeaconID) -> BeaconLocation? {
+        decider.slot(of: beacon).flatMap { currentLocation($0.index) }
+    }
 
     /// Beacons the aggregator currently publishes, by canonical id.
-    public var trackedBeacons: [BeaconID] { tracked.keys.sorted() }
+    public var trackedBeacons: [BeaconID] { slotsByBeacon().compactMap { entries[$0]?.beacon } }
 
-    // MARK: - Private
+    /// How many beacons the aggregator tracks, known ones included.
+    public var trackedBeaconCount: Int { trackedCount }
 
-    /// The topic id of a beacon: its alias when known, else its canonical id.
-    private func topicID(of beacon: BeaconID) -> (id: String, known: KnownBeacon?) {
-        let known = configuration.knownBeacon(beacon)
-        return (known?.topicID ?? beacon.rawValue, known)
+    /// How many of them are not known beacons: at most `configuration.maxUnknownBeacons`.
+    public var trackedUnknownBeaconCount: Int { unknownCount }
+
+    // MARK: - Tracking
+
+    private func slotsByBeacon() -> [Int] {
+        let slots = hot.indices.filter { hot[$0].isTracked }
+        return slots.sorted { (entries[$0]?.beacon.rawValue ?? "") < (entries[$1]?.beacon.rawValue ?? "") }
     }
 
-    private mutating func track(_ beacon: BeaconID, name: String?, heardAt time: Instant, into out: inout [AggregatorPublication]) {
-        if var entry = tracked[beacon] {
-            if time > entry.lastHeard { entry.lastHeard = time }
-            tracked[beacon] = entry
-            return
+    /// Marks `beacon` heard at `time`, tracking it (with its discovery messages) if it is new;
+    /// a new unknown beacon beyond the cap first evicts the least recently heard unknown one.
+    private mutating func track(_ beacon: BeaconID, name: String?, heardAt time: Instant,
+                                into out: inout [AggregatorPublication]) -> RoomDecider.BeaconSlot {
+        if let slot = decider.slot(of: beacon) {
+            if time > hot[slot.index].lastHeard { hot[slot.index].lastHeard = time }
+            if !hot[slot.index].isKnown { touchUnknown(slot.index) }
+            return slot
         }
-        let (id, known) = topicID(of: beacon)
-        let entry = Tracked(beacon: beacon, id: id, name: known?.name ?? name ?? id, isKnown: known != nil,
-                            location: nil, lastHeard: time, restoredAt: nil, publishedSignificantPart: nil)
-        tracked[beacon] = entry
-        if let discovery { out += discovery.configurations(beacon: id, canonical: beacon, name: entry.name) }
+        let known = knownByBeacon[beacon]
+        if known == nil {
+            // Evict rather than refuse: a beacon heard all the time is never the least recently
+            // heard, so a flood of ids each heard once cannot push out the real ones.
+            while unknownCount >= max(1, configuration.maxUnknownBeacons), oldestUnknown >= 0 {
+                // Its room's message waits for the tick: under a flood every measurement evicts,
+                // and a list rewritten per measurement would cost more than the flood itself.
+                forget(oldestUnknown, roomMessageAtTick: true, into: &out)
+                evictedBeacons += 1
+            }
+        }
+        let slot = decider.addSlot(for: beacon)
+        if slot.index >= hot.count {
+            let missing = slot.index - hot.count + 1
+            hot.append(contentsOf: repeatElement(Hot(), count: missing))
+            entries.append(contentsOf: repeatElement(nil, count: missing))
+        }
+        let id = known?.topicID ?? beacon.rawValue
+        let name = known?.name ?? name ?? id
+        entries[slot.index] = Tracked(beacon: beacon, id: id, name: name, location: nil)
+        hot[slot.index] = Hot(isTracked: true, isKnown: known != nil, lastHeard: time)
+        trackedCount += 1
+        if known == nil {
+            unknownCount += 1
+            appendNewestUnknown(slot.index)
+        }
+        if let discovery { out += discovery.configurations(beacon: id, canonical: beacon, name: name) }
+        return slot
     }
+
+    /// Stops tracking the beacon in `slot`: clears its retained topics and discovery entities.
+    private mutating func forget(_ slot: Int, roomMessageAtTick: Bool = false, into out: inout [AggregatorPublication]) {
+        guard hot[slot].isTracked, let entry = entries[slot] else { return }
+        vacate(slot, roomMessageAtTick: roomMessageAtTick)
+        if !hot[slot].isKnown {
+            removeUnknown(slot)
+            unknownCount -= 1
+        }
+        hot[slot] = Hot()
+        entries[slot] = nil
+        trackedCount -= 1
+        decider.forget(beacon: entry.beacon)
+        if decider.slotCapacity == 0 {
+            hot.removeAll()
+            entries.removeAll()
+        }
+        out.append(.clear(topics.location(entry.id)))
+        out.append(.clear(topics.locationRoom(entry.id)))
+        if let discovery { out += discovery.removals(beacon: entry.id) }
+    }
+
+    private mutating func appendNewestUnknown(_ slot: Int) {
+        hot[slot].older = newestUnknown
+        hot[slot].newer = -1
+        if newestUnknown >= 0 { hot[newestUnknown].newer = slot } else { oldestUnknown = slot }
+        newestUnknown = slot
+    }
+
+    private mutating func removeUnknown(_ slot: Int) {
+        let older = hot[slot].older
+        let newer = hot[slot].newer
+        if older >= 0 { hot[older].newer = newer } else { oldestUnknown = newer }
+        if newer >= 0 { hot[newer].older = older } else { newestUnknown = older }
+        hot[slot].older = -1
+        hot[slot].newer = -1
+    }
+
+    private mutating func touchUnknown(_ slot: Int) {
+        guard newestUnknown != slot else { return }
+        removeUnknown(slot)
+        appendNewestUnknown(slot)
+    }
+
+    // MARK: - Decisions
 
     /// A decision of the decider (or a restored beacon's away): publish location, room topics, event.
-    private mutating func apply(_ decision: RoomDecision, at time: Instant, into out: inout [AggregatorPublication]) {
-        guard var entry = tracked[decision.beacon] else { return }
+    private mutating func apply(_ decision: RoomDecision, slot: Int, at time: Instant,
+                                into out: inout [AggregatorPublication]) {
+        guard hot[slot].isTracked, let entry = entries[slot] else { return }
         let previous = entry.location
         let keepsRoom = previous?.room == decision.room
         let location = BeaconLocation(
             id: entry.id, beacon: decision.beacon, name: entry.name, room: decision.room, distance: decision.distance,
             proximity: decision.proximity, node: decision.node, since: keepsRoom ? (previous?.since ?? decision.since) : decision.since,
             confidence: decision.confidence, candidates: decision.candidates)
+        let summary = decider.summary(in: RoomDecider.BeaconSlot(index: slot))
         // Once the decider decides, the restored location has served; a synthesized away keeps it
         // (so that it is not repeated).
-        if decider.decision(for: decision.beacon) != nil { entry.restoredAt = nil }
-        entry.location = location
-        entry.publishedSignificantPart = location.significantPart
-        tracked[decision.beacon] = entry
+        if summary.isDecided { hot[slot].restoredAt = nil }
+        let fromDecider = summary.roomCode.map { decider.roomName(code: $0) == decision.room } ?? false
+        entries[slot]?.location = location
+        entries[slot]?.publishedSignificantPart = location.significantPart
+        hot[slot].locationFollowsDecider = false
+        hot[slot].locationRoomCode = fromDecider ? summary.roomCode : nil
+        hot[slot].publishedSummary = fromDecider ? summary : nil
         out.append(.retained(topics.location(entry.id), location.json))
         if keepsRoom {
-            if location.room != RoomDecision.notHome { out.append(roomMessage(location.room)) }
+            // Membership unchanged: the occupant's distance may have, which the next tick publishes.
+            updateOccupant(slot)
             return
         }
         out.append(.retained(topics.locationRoom(entry.id), location.room))
-        if let left = previous?.room, left != RoomDecision.notHome {
-            occupants[left, default: []].remove(decision.beacon)
-            out.append(roomMessage(left))
-        }
-        if location.room != RoomDecision.notHome {
-            occupants[location.room, default: []].insert(decision.beacon)
-            out.append(roomMessage(location.room))
-        }
+        vacate(slot)
+        if location.room != RoomDecision.notHome { occupy(location.room, slot: slot, announce: true) }
         let from = previous?.room
         // Nothing to announce for a beacon we never placed that is now away.
         if from == nil, location.room == RoomDecision.notHome { return }
@@ -213,60 +407,232 @@ public struct AggregatorCore: Sendable {
         out.append(AggregatorPublication(topic: topics.events, payload: event.json, retain: false))
     }
 
-    /// Re-publishes a beacon's location (and its room) when something significant changed without
-    /// a room change.
-    private mutating func refresh(_ beacon: BeaconID, into out: inout [AggregatorPublication]) {
-        guard var entry = tracked[beacon], let decision = decider.decision(for: beacon) else { return }
-        guard let current = entry.location else {
-            // Decided before we tracked it (forgotten, then heard again): publish as new once the
-            // decider places it in a room; its old `not_home` is not news.
-            if decision.room != RoomDecision.notHome { apply(decision, at: decision.since, into: &out) }
+    /// Re-publishes a beacon's location when something significant changed without a room change
+    /// (its room's message follows at the next tick). Called after every measurement that did not
+    /// change the room: the usual case compares plain values only.
+    private mutating func refresh(_ slot: Int, into out: inout [AggregatorPublication]) {
+        guard hot[slot].isTracked else { return }
+        let handle = RoomDecider.BeaconSlot(index: slot)
+        let summary = decider.summary(in: handle)
+        guard let roomCode = summary.roomCode else { return }
+        let state = hot[slot]
+        if let locationRoom = state.locationRoomCode {
+            guard locationRoom == roomCode else { return }
+        } else {
+            guard let current = entries[slot]?.location else {
+                // Decided before we tracked it: publish as new once the decider places it in a
+                // room; its `not_home` is not news.
+                if decider.roomName(code: roomCode) != RoomDecision.notHome, let decision = decider.decision(in: handle) {
+                    apply(decision, slot: slot, at: decision.since, into: &out)
+                }
+                return
+            }
+            guard decider.roomName(code: roomCode) == current.room else { return }
+        }
+        hot[slot].restoredAt = nil
+        hot[slot].locationFollowsDecider = true
+        if let published = state.publishedSummary, published.candidateRoomsExact, summary.candidateRoomsExact {
+            let changed = published.nodeCode != summary.nodeCode || published.proximity != summary.proximity
+                || Self.tenths(published.distance) != Self.tenths(summary.distance)
+                || published.candidateRooms != summary.candidateRooms
+            guard changed else { return }
+        }
+        guard let entry = entries[slot], let current = entry.location, let decision = decider.decision(in: handle) else {
             return
         }
-        guard current.room == decision.room else { return }
-        let location = BeaconLocation(
-            id: entry.id, beacon: beacon, name: entry.name, room: decision.room, distance: decision.distance,
+        let location = Self.location(entry, current, decision)
+        let significant = location.significantPart
+        guard significant != entry.publishedSignificantPart else {
+            // Nothing significant changed since the published location (restored, or with more
+            // than 64 rooms): its summary stands for it from now on.
+            if summary.candidateRoomsExact {
+                hot[slot].locationRoomCode = roomCode
+                hot[slot].publishedSummary = summary
+            }
+            return
+        }
+        entries[slot]?.location = location
+        entries[slot]?.publishedSignificantPart = significant
+        hot[slot].locationFollowsDecider = false
+        hot[slot].locationRoomCode = roomCode
+        hot[slot].publishedSummary = summary
+        out.append(.retained(topics.location(entry.id), location.json))
+        updateOccupant(slot)
+    }
+
+    /// Distance to 0.1 m, as `BeaconLocation.significantPart` compares it.
+    private static func tenths(_ distance: Double?) -> Double? { distance.map { ($0 * 10).rounded() / 10 } }
+
+    /// `current` (same room) with the decision's details: the room's `since` is kept.
+    private static func location(_ entry: Tracked, _ current: BeaconLocation, _ decision: RoomDecision) -> BeaconLocation {
+        BeaconLocation(
+            id: entry.id, beacon: entry.beacon, name: entry.name, room: decision.room, distance: decision.distance,
             proximity: decision.proximity, node: decision.node, since: current.since, confidence: decision.confidence,
             candidates: decision.candidates)
-        entry.location = location
-        entry.restoredAt = nil
-        let significant = location.significantPart
-        let changed = significant != entry.publishedSignificantPart
-        if changed { entry.publishedSignificantPart = significant }
-        tracked[beacon] = entry
-        guard changed else { return }
-        out.append(.retained(topics.location(entry.id), location.json))
-        if location.room != RoomDecision.notHome { out.append(roomMessage(location.room)) }
     }
 
-    private mutating func forget(_ beacon: BeaconID, into out: inout [AggregatorPublication]) {
-        guard let entry = tracked.removeValue(forKey: beacon) else { return }
-        out.append(.clear(topics.location(entry.id)))
-        out.append(.clear(topics.locationRoom(entry.id)))
-        if let room = entry.location?.room, room != RoomDecision.notHome {
-            occupants[room, default: []].remove(beacon)
+    /// The location as `location(of:)` shows it: the stored one, or the decider's newer details of
+    /// the same room.
+    private func currentLocation(_ slot: Int) -> BeaconLocation? {
+        guard let entry = entries[slot], let location = entry.location else { return nil }
+        guard hot[slot].locationFollowsDecider, let decision = decider.decision(in: RoomDecider.BeaconSlot(index: slot)),
+            decision.room == location.room
+        else { return location }
+        return Self.location(entry, location, decision)
+    }
+
+    // MARK: - Rooms
+
+    private mutating func occupy(_ name: String, slot: Int, announce: Bool) {
+        let room: Int
+        if let index = roomIndex[name] {
+            room = index
+        } else {
+            room = rooms.count
+            rooms.append(Room(name: name))
+            roomIndex[name] = room
+        }
+        guard let entry = entries[slot] else { return }
+        let position = insertionPoint(entry.id, slot: slot, in: rooms[room].occupants)
+        let json = Self.occupantJSON(entry)
+        rooms[room].insert(Occupant(id: entry.id, slot: slot, json: json, length: json.utf8.count), at: position)
+        hot[slot].occupiedRoom = room
+        if announce { markDue(room) }
+    }
+
+    /// Takes the beacon in `slot` out of the room it occupies, if any; the room's message is due in
+    /// this call, or at the next tick.
+    private mutating func vacate(_ slot: Int, roomMessageAtTick: Bool = false) {
+        let room = hot[slot].occupiedRoom
+        guard room >= 0, let id = entries[slot]?.id else { return }
+        let position = insertionPoint(id, slot: slot, in: rooms[room].occupants)
+        if rooms[room].occupants.indices.contains(position), rooms[room].occupants[position].slot == slot {
+            rooms[room].remove(at: position)
+        } else if let index = rooms[room].occupants.firstIndex(where: { $0.slot == slot }) {
+            rooms[room].remove(at: index)
+        }
+        hot[slot].occupiedRoom = -1
+        if roomMessageAtTick { markDueAtTick(room) } else { markDue(room) }
+    }
+
+    /// The beacon's location was published again in the same room: its part of the room's list
+    /// follows, and the list is due at the next tick if that part changed.
+    private mutating func updateOccupant(_ slot: Int) {
+        let room = hot[slot].occupiedRoom
+        guard room >= 0, let entry = entries[slot] else { return }
+        let position = insertionPoint(entry.id, slot: slot, in: rooms[room].occupants)
+        guard rooms[room].occupants.indices.contains(position), rooms[room].occupants[position].slot == slot else { return }
+        let json = Self.occupantJSON(entry)
+        guard json != rooms[room].occupants[position].json else { return }
+        rooms[room].replace(at: position, with: json)
+        markDueAtTick(room)
+    }
+
+    /// Where (`id`, `slot`) sits, or would sit, in occupants ordered by id then slot.
+    private func insertionPoint(_ id: String, slot: Int, in occupants: [Occupant]) -> Int {
+        var low = 0, high = occupants.count
+        while low < high {
+            let middle = (low + high) / 2
+            let other = occupants[middle]
+            if other.id < id || (other.id == id && other.slot < slot) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    private mutating func markDue(_ room: Int) {
+        guard !rooms[room].isDue else { return }
+        rooms[room].isDue = true
+        dueRooms.append(room)
+    }
+
+    private mutating func markDueAtTick(_ room: Int) {
+        guard !rooms[room].isDueAtTick else { return }
+        rooms[room].isDueAtTick = true
+        dueAtTickRooms.append(room)
+    }
+
+    /// The messages of the rooms due in this call, once each.
+    private mutating func publishDueRooms(into out: inout [AggregatorPublication]) {
+        guard !dueRooms.isEmpty else { return }
+        for room in dueRooms {
             out.append(roomMessage(room))
+            rooms[room].isDue = false
+            // The message carries every occupant's current distance.
+            rooms[room].isDueAtTick = false
         }
-        if let discovery { out += discovery.removals(beacon: entry.id) }
+        dueRooms.removeAll(keepingCapacity: true)
     }
 
-    /// `{"room","occupants":[{"id","name","since","distance"}],"count"}`, occupants by id.
-    private func roomMessage(_ room: String) -> AggregatorPublication {
-        let members = (occupants[room] ?? []).compactMap { tracked[$0] }.sorted { $0.id < $1.id }
-        let list = members.map { entry -> String in
-            var occupant = JSONObjectWriter()
-            occupant.add("id", entry.id)
-            occupant.add("name", entry.name)
-            if let location = entry.location {
-                occupant.add("since", ISO8601Timestamp.string(from: location.since))
-                if let distance = location.distance { occupant.add("distance", distance, decimals: 2) } else { occupant.addNull("distance") }
-            }
-            return occupant.json
+    /// `{"room","occupants":[{"id","name","since","distance"}],"count"}`, occupants by id; each
+    /// occupant's part is kept from when its location was last published.
+    private func roomMessage(_ room: Int) -> AggregatorPublication {
+        Self.roomMessage(rooms[room].name, rooms[room].list, count: rooms[room].occupants.count, topics: topics)
+    }
+
+    /// An occupant as its published location shows it (a restored one: as restored).
+    private static func occupantJSON(_ entry: Tracked) -> String {
+        var occupant = JSONObjectWriter()
+        occupant.add("id", entry.id)
+        occupant.add("name", entry.name)
+        if let location = entry.location {
+            occupant.add("since", ISO8601Timestamp.string(from: location.since))
+            if let distance = location.distance { occupant.add("distance", distance, decimals: 2) } else { occupant.addNull("distance") }
         }
+        return occupant.json
+    }
+
+    private static func roomMessage(_ room: String, _ list: String, count: Int, topics: TopicScheme) -> AggregatorPublication {
         var json = JSONObjectWriter()
         json.add("room", room)
-        json.addRaw("occupants", JSONObjectWriter.array(list))
-        json.add("count", list.count)
+        json.addRaw("occupants", "[" + list + "]")
+        json.add("count", count)
         return .retained(topics.room(room), json.json)
+    }
+}
+
+extension AggregatorCore.Room {
+    /// The UTF-8 offset in `list` where the occupant at `position` starts.
+    private func offset(of position: Int) -> Int {
+        var offset = 0
+        for index in 0..<position { offset += occupants[index].length + 1 }
+        return offset
+    }
+
+    private func index(_ offset: Int) -> String.Index {
+        list.utf8.index(list.utf8.startIndex, offsetBy: offset)
+    }
+
+    mutating func insert(_ occupant: AggregatorCore.Occupant, at position: Int) {
+        if occupants.isEmpty {
+            list = occupant.json
+        } else if position == occupants.count {
+            list += ","
+            list += occupant.json
+        } else {
+            list.insert(contentsOf: occupant.json + ",", at: index(offset(of: position)))
+        }
+        occupants.insert(occupant, at: position)
+    }
+
+    mutating func remove(at position: Int) {
+        let length = occupants[position].length
+        if occupants.count == 1 {
+            list = ""
+        } else if position == occupants.count - 1 {
+            // The last part and the comma before it.
+            let start = offset(of: position) - 1
+            list.removeSubrange(index(start)..<index(start + length + 1))
+        } else {
+            let start = offset(of: position)
+            list.removeSubrange(index(start)..<index(start + length + 1))
+        }
+        occupants.remove(at: position)
+    }
+
+    mutating func replace(at position: Int, with json: String) {
+        let start = offset(of: position)
+        list.replaceSubrange(index(start)..<index(start + occupants[position].length), with: json)
+        occupants[position].json = json
+        occupants[position].length = json.utf8.count
     }
 }
