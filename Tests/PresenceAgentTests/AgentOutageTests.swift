@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Repeated broker outages during a long replay: the built agent replays a 13-minute capture at 60×
+/// Repeated broker outages during a long replay: the built agent replays a 13-minute capture at 20×
 /// with its capture clock while the broker (no persistence: everything retained is really lost) is
 /// killed with SIGKILL and started again four times on the same port. Every enter and exit the
 /// capture makes the agent raise arrives at a QoS 1 subscriber at least once, and after each
@@ -86,7 +86,7 @@ import TestSupport
         let descriptor = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         let agent = try ToolRunner.spawn(
             try BuildProducts.executable(named: "presence-agent"),
-            ["run", "--node", "test", "--room", "lab", "--source", "btsnoop:" + capture, "--speed", "60", "--exit-at-end",
+            ["run", "--node", "test", "--room", "lab", "--source", "btsnoop:" + capture, "--speed", "20", "--exit-at-end",
              "--broker", "mqtt://127.0.0.1:\(broker.port)", "--state-dir", NSTemporaryDirectory() + "agent-state-\(UUID().uuidString)"],
             output: descriptor)
         close(descriptor)
@@ -101,7 +101,9 @@ import TestSupport
             // The agent is frozen while the broker is down and back, so the recorder is subscribed
             // again before the agent can publish (the broker has forgotten every session); the
             // capture's clock runs on meanwhile, so the agent catches up with a burst of events
-            // while it is still reconnecting (its backoff starts at 1 s).
+            // while it is still reconnecting (its backoff starts at 1 s). Each second frozen is 20 s
+            // of capture: at 60× a loaded machine's slow outage let the capture end before the
+            // fourth reconnect.
             kill(agent, SIGSTOP)
             // What the broker already acknowledged to the agent is handed on before the kill: a
             // broker without persistence that dies holding an acknowledged message loses it, which

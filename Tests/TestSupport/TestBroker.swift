@@ -268,24 +268,37 @@ public final class TestBroker: Sendable {
         }
     }
 
-    /// A port the kernel just handed out for 127.0.0.1 and that is free again.
+    /// The next port to try; each port is handed out once per test process.
+    private static let nextPort = Mutex(Int.random(in: portRange.lowerBound..<(portRange.lowerBound + 4_000)))
+    /// Below the kernel's ephemeral range (32768–60999), so no client's outgoing connection and no
+    /// `bind(0)` elsewhere takes a port a killed broker will be restarted on.
+    private static let portRange = 20_000..<32_000
+
+    /// A free 127.0.0.1 port that no other test of this process has had: a broker killed for an
+    /// outage test keeps its port to itself until it is restarted, and no other test's broker (or
+    /// client) can take it meanwhile — which once made an outage test's clients reconnect to
+    /// another test's broker.
     public static func freeLoopbackPort() throws -> Int {
+        for _ in 0..<portRange.count {
+            let port = nextPort.withLock { next -> Int in
+                defer { next = next + 1 < portRange.upperBound ? next + 1 : portRange.lowerBound }
+                return next
+            }
+            if canBind(port: port) { return port }
+        }
+        throw TestBrokerError(.setupFailed, "no free loopback port in \(portRange)")
+    }
+
+    private static func canBind(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestBrokerError(.setupFailed, "socket() failed: errno \(errno)") }
+        guard fd >= 0 else { return false }
         defer { close(fd) }
-        var address = loopbackAddress(port: 0)
-        let bound = withUnsafePointer(to: &address) {
+        var address = loopbackAddress(port: port)
+        return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
             }
         }
-        guard bound == 0 else { throw TestBrokerError(.setupFailed, "bind() failed: errno \(errno)") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard named == 0 else { throw TestBrokerError(.setupFailed, "getsockname() failed: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     private static func loopbackAddress(port: Int) -> sockaddr_in {
