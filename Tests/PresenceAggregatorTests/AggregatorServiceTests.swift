@@ -308,4 +308,27 @@ import Testing
         #expect(text(try await status.next()) == "offline")
         await client.disconnect()
     }
+
+    /// A flood of unknown beacons past `maxUnknownBeacons`: the service counts the evictions
+    /// (`statistics.evictedBeacons`, logged once a minute) and the known beacon keeps its room.
+    @Test func evictionsOfAFloodAreCounted() async throws {
+        let broker = try await TestBroker.start()
+        defer { broker.kill() }
+        let client = try await observer(broker)
+        let aggregator = try await LiveAggregator.start(on: broker, client: client) {
+            $0.knownBeacons = [Self.alice]
+            $0.maxUnknownBeacons = 5
+        }
+        try await aggregator.measure(beaconID, [("kitchen-1", "kitchen", 1.0)], alias: "alice-keys")
+        for minor in 0..<20 {
+            let stranger = BeaconID(rawValue: "ibeacon-fda50693-a4e2-4fb1-afcf-c6eb07647825-77-\(minor)")
+            try await aggregator.measure(stranger, [("hall-1", "hall", 1.0)])
+        }
+        try await aggregator.advance(by: 2)
+        #expect(aggregator.service.statistics.evictedBeacons == 15)
+        let room = MessageReader(try await client.subscribe("presence/locations/alice-keys/room"))
+        _ = try await room.until { text($0) == "kitchen" }
+        try await aggregator.stop()
+    }
 }
+

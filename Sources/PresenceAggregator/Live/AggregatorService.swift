@@ -14,7 +14,8 @@ import Synchronization
 ///   does not send everyone to `not_home`) and, with discovery on, `<prefix>/status` (discovery is
 ///   re-sent when Home Assistant says `online`).
 /// - Ticks the core on the injected clock's ticks (every `tickInterval` seconds live).
-/// - Malformed measurements are counted (`statistics`) and logged at most once a minute.
+/// - Malformed measurements are counted (`statistics`) and logged at most once a minute; so are
+///   unknown beacons evicted by the `maxUnknownBeacons` cap.
 /// - At graceful shutdown (SIGTERM/SIGINT through the `ServiceGroup`) or cancellation it
 ///   publishes `offline`, flushes and disconnects.
 /// - With `failover` on, several instances run for one site: each listens and decides (a warm
@@ -35,6 +36,8 @@ public final class AggregatorService: Service, Sendable {
         public var ticks = 0
         /// Publications libmosquitto refused (queue full, no connection for QoS 0).
         public var failedPublications = 0
+        /// Unknown beacons evicted by the `maxUnknownBeacons` cap (a flood of random ids).
+        public var evictedBeacons = 0
         /// With failover: terms this instance won.
         public var termsLed = 0
         /// With failover: times this instance stopped leading or claiming because another won.
@@ -167,6 +170,8 @@ public final class AggregatorService: Service, Sendable {
                 var leaderConnection: MQTTConnection?
                 var lastMalformedLog: Instant?
                 var malformedSinceLog = 0
+                var lastEvictionLog: Instant?
+                var evictionsLogged = 0
                 loop: for await next in inputs {
                     let now = clock.now()
                     var out: [AggregatorPublication] = []
@@ -180,6 +185,17 @@ public final class AggregatorService: Service, Sendable {
                         out = core.tick(at: time)
                         actions = leadership?.tick(at: time) ?? []
                         counted = \.ticks
+                        // A flood is worth one line a minute, not one per evicted beacon.
+                        let evicted = core.evictedBeacons
+                        counters.withLock { $0.evictedBeacons = evicted }
+                        if evicted > evictionsLogged, lastEvictionLog.map({ time.since($0) >= 60 }) ?? true {
+                            logger.warning("unknown beacons evicted: more than maxUnknownBeacons heard", metadata: [
+                                "evicted": "\(evicted - evictionsLogged)", "total": "\(evicted)",
+                                "maxUnknownBeacons": "\(configuration.maxUnknownBeacons)",
+                            ])
+                            lastEvictionLog = time
+                            evictionsLogged = evicted
+                        }
                     case .connection(.connected(_, let isReconnect)):
                         if leadership == nil {
                             out = [.retained(topics.aggregatorStatus, "online")]
