@@ -108,11 +108,11 @@ import TestSupport
             // What the broker already acknowledged to the agent is handed on before the kill: a
             // broker without persistence that dies holding an acknowledged message loses it, which
             // is QoS 1's hop-by-hop promise and not the agent's to keep.
-            try await probe(broker, recorder, "drain-\(outage)")
+            try await recorder.probe(through: broker, "drain-\(outage)")
             broker.kill()
             try await broker.restart()
             let brokerUp = ContinuousClock.now
-            try await probe(broker, recorder, "back-\(outage)")
+            try await recorder.probe(through: broker, "back-\(outage)")
             let before = recorder.messages.count
             kill(agent, SIGCONT)
 
@@ -159,20 +159,5 @@ import TestSupport
             online → retained whole: \(measured.map { "\($0.queued), \($0.brokerUpToOnline), \($0.onlineToWhole)" }.joined(separator: " | "))
             """)
         await recorder.stop()
-    }
-
-    /// Publishes probes until one reaches the recorder: it is connected and subscribed again.
-    func probe(_ broker: TestBroker, _ recorder: TopicRecorder, _ label: String) async throws {
-        for attempt in 0..<100 {
-            let payload = "probe-\(label)-\(attempt)"
-            try broker.mosquittoPub(topic: "presence/probe", message: payload, qos: 1)
-            do {
-                try await recorder.wait(forTopic: "presence/probe", timeout: .milliseconds(200)) { $0.text == payload }
-                return
-            } catch is TimedOut {
-                continue
-            }
-        }
-        throw TimedOut(what: "probe \(label) to reach the recorder")
     }
 }

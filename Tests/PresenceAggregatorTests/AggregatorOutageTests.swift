@@ -55,7 +55,7 @@ import Testing
             try await aggregator.advance(by: 3, step: 0.5)
             try await broker.restart()
             let brokerUp = ContinuousClock.now
-            try await probe(broker, recorder, move)
+            try await recorder.probe(through: broker, "move \(move)")
             let messages = try await recorder.wait(for: "the aggregator online after the outage at move \(move)", timeout: .seconds(15)) {
                 $0.dropFirst(before).contains { $0.topic == "presence/aggregator/status" && $0.text == "online" }
             }
@@ -101,20 +101,5 @@ import Testing
             """)
         await node.disconnect()
         await recorder.stop()
-    }
-
-    /// Publishes probes until one reaches the recorder: it is connected and subscribed again.
-    func probe(_ broker: TestBroker, _ recorder: TopicRecorder, _ move: Int) async throws {
-        for attempt in 0..<100 {
-            let payload = "probe-\(move)-\(attempt)"
-            try broker.mosquittoPub(topic: "presence/probe", message: payload, qos: 1)
-            do {
-                try await recorder.wait(forTopic: "presence/probe", timeout: .milliseconds(200)) { $0.text == payload }
-                return
-            } catch is TimedOut {
-                continue
-            }
-        }
-        throw TimedOut(what: "the recorder to subscribe again after the outage at move \(move)")
     }
 }

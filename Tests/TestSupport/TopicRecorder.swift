@@ -124,4 +124,21 @@ public final class TopicRecorder: Sendable {
         consumer.cancel()
         await connection.disconnect(flushTimeout: .seconds(1))
     }
+
+    /// Publishes probes through `broker` (QoS 1, `presence/probe`) until one reaches this recorder:
+    /// after a broker restart it is connected and subscribed again (the filter must cover the probe).
+    public func probe(through broker: TestBroker, _ label: String) async throws {
+        for attempt in 0..<100 {
+            let payload = "probe-\(label)-\(attempt)"
+            try broker.mosquittoPub(topic: "presence/probe", message: payload, qos: 1)
+            do {
+                try await wait(forTopic: "presence/probe", timeout: .milliseconds(200)) { $0.text == payload }
+                return
+            } catch is TimedOut {
+                continue
+            }
+        }
+        throw TimedOut(what: "probe \(label) to reach the recorder")
+    }
 }
+
