@@ -17,36 +17,65 @@ public enum BeaconDecoder {
     /// The iBeacon path is a single pass over the length bytes with no allocation: it compares the
     /// six fixed header bytes in place and reads the fields straight out of the slice.
     public static func decode(advertisingData bytes: ArraySlice<UInt8>) -> Beacon? {
-        var position = bytes.startIndex
-        let end = bytes.endIndex
+        bytes.withUnsafeBufferPointer { buffer in
+            decode(buffer, from: 0, to: buffer.count, storage: bytes, storageOffset: bytes.startIndex)
+        }
+    }
+
+    /// The first beacon frame in `buffer[start..<end]`, read in place: no slice is made (a slice
+    /// costs a retain and a release of the storage) except for the rare Eddystone frame, which is
+    /// cut from `storage`, whose index `storageOffset` is `buffer[0]`.
+    ///
+    /// `start...end` must lie within `buffer`; every read below is checked against `end` first.
+    @inline(__always)
+    static func decode(
+        _ buffer: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, storage: ArraySlice<UInt8>,
+        storageOffset: Int
+    ) -> Beacon? {
+        guard let raw = UnsafeRawPointer(buffer.baseAddress), start < end, end <= buffer.count else { return nil }
+        var position = start
         while position < end {
-            let length = Int(bytes[position])
+            let length = Int(raw.load(fromByteOffset: position, as: UInt8.self))
             if length == 0 { return nil }  // padding: nothing follows
             let next = position + 1 + length
             if next > end { return nil }  // runs past the end: stop, trust nothing more
-            let type = bytes[position + 1]
+            let type = raw.load(fromByteOffset: position + 1, as: UInt8.self)
             if type == 0xFF {
-                // iBeacon: 1a ff 4c 00 02 15 <uuid 16> <major 2> <minor 2> <power 1>
-                if length == 26, bytes[position + 2] == 0x4C, bytes[position + 3] == 0x00,
-                    bytes[position + 4] == IBeacon.appleType, bytes[position + 5] == IBeacon.appleLength
-                {
-                    let fields = position + 6
-                    return .iBeacon(
-                        IBeacon(
-                            uuid: BeaconUUID(
-                                high: bigEndian64(bytes, at: fields), low: bigEndian64(bytes, at: fields + 8)),
-                            major: UInt16(bytes[fields + 16]) << 8 | UInt16(bytes[fields + 17]),
-                            minor: UInt16(bytes[fields + 18]) << 8 | UInt16(bytes[fields + 19]),
-                            measuredPower: Int8(bitPattern: bytes[fields + 20])))
-                }
-                if length == 27, let data = ManufacturerData(structureData: bytes[(position + 2)..<next]),
-                    let beacon = AltBeacon(manufacturerData: data)
-                {
-                    return .altBeacon(beacon)
+                if length == 26 {
+                    // iBeacon: 1a ff 4c 00 02 15 <uuid 16> <major 2> <minor 2> <power 1>, all in
+                    // `position..<next`; the four header bytes compared as one little-endian word.
+                    if raw.loadUnaligned(fromByteOffset: position + 2, as: UInt32.self).littleEndian == 0x1502_004C {
+                        let fields = position + 6
+                        return .iBeacon(
+                            IBeacon(
+                                uuid: BeaconUUID(
+                                    high: raw.loadUnaligned(fromByteOffset: fields, as: UInt64.self).bigEndian,
+                                    low: raw.loadUnaligned(fromByteOffset: fields + 8, as: UInt64.self).bigEndian),
+                                major: raw.loadUnaligned(fromByteOffset: fields + 16, as: UInt16.self).bigEndian,
+                                minor: raw.loadUnaligned(fromByteOffset: fields + 18, as: UInt16.self).bigEndian,
+                                measuredPower: raw.load(fromByteOffset: fields + 20, as: Int8.self)))
+                    }
+                } else if length == 27 {
+                    // AltBeacon: 1b ff <company 2 LE> be ac <id 20> <reference rssi> <reserved>.
+                    if raw.loadUnaligned(fromByteOffset: position + 4, as: UInt16.self).bigEndian == AltBeacon.beaconCode {
+                        let fields = position + 6
+                        return .altBeacon(
+                            AltBeacon(
+                                manufacturer: raw.loadUnaligned(fromByteOffset: position + 2, as: UInt16.self).littleEndian,
+                                beaconID: AltBeacon.Identifier(
+                                    leading: BeaconUUID(
+                                        high: raw.loadUnaligned(fromByteOffset: fields, as: UInt64.self).bigEndian,
+                                        low: raw.loadUnaligned(fromByteOffset: fields + 8, as: UInt64.self).bigEndian),
+                                    trailing: raw.loadUnaligned(fromByteOffset: fields + 16, as: UInt32.self).bigEndian),
+                                referenceRSSI: raw.load(fromByteOffset: fields + 20, as: Int8.self),
+                                manufacturerReserved: raw.load(fromByteOffset: fields + 21, as: UInt8.self)))
+                    }
                 }
             } else if type == AdvertisingDataType.serviceData16.rawValue, length >= 4,
-                bytes[position + 2] == 0xAA, bytes[position + 3] == 0xFE,
-                let beacon = Beacon(eddystoneFrame: bytes[(position + 4)..<next])
+                raw.load(fromByteOffset: position + 2, as: UInt8.self) == 0xAA,
+                raw.load(fromByteOffset: position + 3, as: UInt8.self) == 0xFE,
+                let beacon = Beacon(
+                    eddystoneFrame: storage[(storageOffset + position + 4)..<(storageOffset + next)])
             {
                 return beacon
             }
@@ -67,13 +96,5 @@ public enum BeaconDecoder {
             if let beacon = Beacon(structure: structure) { out.append(beacon) }
         }
         return out
-    }
-
-    /// Eight bytes big-endian from `index`; the caller has checked they are in range.
-    @inline(__always)
-    private static func bigEndian64(_ bytes: ArraySlice<UInt8>, at index: Int) -> UInt64 {
-        var value: UInt64 = 0
-        for offset in 0..<8 { value = value << 8 | UInt64(bytes[index + offset]) }
-        return value
     }
 }

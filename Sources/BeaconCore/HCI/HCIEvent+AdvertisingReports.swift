@@ -205,7 +205,7 @@ extension HCIEvent {
 
     /// Six little-endian address bytes at `index` (already checked to be in `bytes`).
     @inline(__always)
-    private static func address(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> BluetoothAddress {
+    static func address(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> BluetoothAddress {
         var value: UInt64 = 0
         for k in 0..<6 { value |= UInt64(bytes[index + k]) << UInt64(8 * k) }
         return BluetoothAddress(rawValue: value)

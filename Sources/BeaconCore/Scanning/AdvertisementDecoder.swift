@@ -27,6 +27,9 @@ public struct AdvertisementDecoder: Sendable {
     /// Calls `body` for each complete advertising report in one event packet (code, length,
     /// parameters — no H4 indicator). Other events are ignored.
     public mutating func decode(eventPacket packet: ArraySlice<UInt8>, at time: Instant, _ body: (DecodedAdvertisement) -> Void) {
+        // Legacy reports are always complete, so with no fragments in progress one needs no
+        // reassembler; anything else (and anything malformed) takes the general path below.
+        if reassembler.isIdle, Self.decodeSingleLegacyReport(packet, at: time, body) { return }
         do {
             try HCIEvent.forEachAdvertisingReport(inEvent: packet) { report in
                 // The common case inline, the report moved along rather than copied through an
@@ -43,6 +46,43 @@ public struct AdvertisementDecoder: Sendable {
         } catch {
             malformedEventCount += 1
             lastError = error
+        }
+    }
+
+    /// The common event — an LE Advertising Report carrying one well-formed report (every report
+    /// of the recorded captures) — decoded straight from the packet's bytes: the beacon is read in
+    /// place and the report's data is the one slice made, so a report costs one retain and one
+    /// release of the packet's storage instead of one per copy. Returns false, having called
+    /// nothing, for any other event, which `HCIEvent.forEachAdvertisingReport` then validates and
+    /// reports exactly as before.
+    @inline(__always)
+    private static func decodeSingleLegacyReport(
+        _ packet: ArraySlice<UInt8>, at time: Instant, _ body: (DecodedAdvertisement) -> Void
+    ) -> Bool {
+        packet.withUnsafeBufferPointer { bytes in
+            // 3e <length> 02 01 | event type, address type, address 6, data length | data | rssi
+            let count = bytes.count
+            guard count >= 14, bytes[0] == HCIEvent.leMetaCode, Int(bytes[1]) == count - 2,
+                bytes[2] == HCIEvent.leAdvertisingReportSubevent, bytes[3] == 1
+            else { return false }
+            let length = Int(bytes[12])
+            guard count == 14 + length else { return false }
+            let beacon = BeaconDecoder.decode(
+                bytes, from: 13, to: 13 + length, storage: packet, storageOffset: packet.startIndex)
+            let rssi = bytes[13 + length]
+            let s = packet.startIndex
+            body(
+                DecodedAdvertisement(
+                    time: time,
+                    report: AdvertisingReport(
+                        address: HCIEvent.address(in: bytes, at: 6),
+                        addressType: AdvertisingAddressType(rawValue: bytes[5]),
+                        eventType: .legacyReport(bytes[4]),
+                        rssi: rssi == 127 ? nil : Int8(bitPattern: rssi),
+                        data: packet[(s + 13)..<(s + 13 + length)],
+                        dataStatus: .complete),
+                    beacon: beacon))
+            return true
         }
     }
 }
