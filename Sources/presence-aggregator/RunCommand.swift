@@ -24,17 +24,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("config"), help: "YAML configuration file (etc/presence-aggregator.yaml documents every key).")
     var configFile: String?
 
-    @Option(help: "Broker: mqtt://host[:port] or mqtts://host[:port] (PRESENCE_BROKER).")
-    var broker: String?
-
-    @Option(help: "User name (PRESENCE_USERNAME); the password comes from PRESENCE_PASSWORD or --password-file.")
-    var username: String?
-
-    @Option(help: "File whose first line is the password (PRESENCE_PASSWORD_FILE).")
-    var passwordFile: String?
-
-    @Option(help: "CA file that verifies the broker's certificate (mqtts://).")
-    var caFile: String?
+    @OptionGroup var brokerOptions: BrokerOptions
 
     @Option(help: "Client certificate file (with --key-file).")
     var certFile: String?
@@ -44,9 +34,6 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(help: "MQTT client id (PRESENCE_CLIENT_ID).")
     var clientID: String?
-
-    @Option(help: "Topic root, e.g. presence or hq/presence (PRESENCE_ROOT).")
-    var root: String?
 
     @Option(name: .customLong("away-after"), help: "Seconds without evidence before a beacon is not_home (PRESENCE_AWAY_AFTER).")
     var awayAfter: String?
@@ -104,15 +91,10 @@ struct RunCommand: AsyncParsableCommand {
 
     /// The flags given, keyed by setting.
     var flags: [AggregatorSetting: String] {
-        var flags: [AggregatorSetting: String] = [:]
-        flags[.broker] = broker
-        flags[.username] = username
-        flags[.passwordFile] = passwordFile
-        flags[.caFile] = caFile
+        var flags = brokerOptions.flags
         flags[.certificateFile] = certFile
         flags[.keyFile] = keyFile
         flags[.clientID] = clientID
-        flags[.root] = root
         flags[.awayTimeout] = awayAfter
         flags[.margin] = margin
         flags[.dwell] = dwell

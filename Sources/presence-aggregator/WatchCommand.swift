@@ -18,20 +18,7 @@ struct WatchCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Broker: mqtt://host[:port] or mqtts://host[:port] (PRESENCE_BROKER).")
-    var broker: String?
-
-    @Option(help: "Topic root, e.g. presence or hq/presence (PRESENCE_ROOT).")
-    var root: String?
-
-    @Option(help: "User name (PRESENCE_USERNAME); the password comes from PRESENCE_PASSWORD or --password-file.")
-    var username: String?
-
-    @Option(help: "File whose first line is the password (PRESENCE_PASSWORD_FILE).")
-    var passwordFile: String?
-
-    @Option(help: "CA file that verifies the broker's certificate (mqtts://).")
-    var caFile: String?
+    @OptionGroup var brokerOptions: BrokerOptions
 
     @Flag(help: "Print one snapshot once the retained state has arrived, and exit.")
     var once = false
@@ -46,12 +33,7 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var flags: [AggregatorSetting: String] = [:]
-        flags[.broker] = broker
-        flags[.root] = root
-        flags[.username] = username
-        flags[.passwordFile] = passwordFile
-        flags[.caFile] = caFile
+        let flags = brokerOptions.flags
         let configuration: AggregatorConfiguration
         do {
             configuration = try AggregatorConfiguration.load(
