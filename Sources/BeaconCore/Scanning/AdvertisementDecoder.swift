@@ -52,9 +52,10 @@ public struct AdvertisementDecoder: Sendable {
     /// The common event — an LE Advertising Report carrying one well-formed report (every report
     /// of the recorded captures) — decoded straight from the packet's bytes: the beacon is read in
     /// place and the report's data is the one slice made, so a report costs one retain and one
-    /// release of the packet's storage instead of one per copy. Returns false, having called
-    /// nothing, for any other event, which `HCIEvent.forEachAdvertisingReport` then validates and
-    /// reports exactly as before.
+    /// release of the packet's storage instead of one per copy. Returns true, having called
+    /// nothing, for an event that is not an LE Meta event at all; false, having called nothing,
+    /// for any other event, which `HCIEvent.forEachAdvertisingReport` then validates and reports
+    /// exactly as before.
     @inline(__always)
     private static func decodeSingleLegacyReport(
         _ packet: ArraySlice<UInt8>, at time: Instant, _ body: (DecodedAdvertisement) -> Void
@@ -62,7 +63,10 @@ public struct AdvertisementDecoder: Sendable {
         packet.withUnsafeBufferPointer { bytes in
             // 3e <length> 02 01 | event type, address type, address 6, data length | data | rssi
             let count = bytes.count
-            guard count >= 14, bytes[0] == HCIEvent.leMetaCode, Int(bytes[1]) == count - 2,
+            // Not an LE Meta event (command completes, completed packets — half the events of a
+            // capture): no advertising report, nothing to check, as the general path would find.
+            if count < 3 || bytes[0] != HCIEvent.leMetaCode { return true }
+            guard count >= 14, Int(bytes[1]) == count - 2,
                 bytes[2] == HCIEvent.leAdvertisingReportSubevent, bytes[3] == 1
             else { return false }
             let length = Int(bytes[12])
