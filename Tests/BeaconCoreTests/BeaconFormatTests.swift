@@ -176,6 +176,22 @@ import Testing
         }
     }
 
+    @Test func eddystoneURLsAreEqualWhenTheySayTheSameURLHoweverCompressed() throws {
+        // ".com/" as its expansion code 0x00 and as five letters.
+        let coded = fromHex("0303aafe 0d16aafe 1012 01 676f6f676c65 00")
+        let spelled = fromHex("0303aafe 1116aafe 1012 01 676f6f676c65 2e636f6d2f")
+        let a = try #require(BeaconDecoder.decode(advertisingData: coded))
+        let b = try #require(BeaconDecoder.decode(advertisingData: spelled))
+        #expect(a == b)
+        #expect(Set([a, b]).count == 1)
+        guard case .eddystoneURL(let url) = b else { Issue.record("not Eddystone-URL"); return }
+        #expect(url.url == "https://www.google.com/")
+        #expect(url.encoded == Array("google.com/".utf8))
+        // The same URL at another power is another frame.
+        let louder = fromHex("0303aafe 0d16aafe 1014 01 676f6f676c65 00")
+        #expect(try #require(BeaconDecoder.decode(advertisingData: louder)) != a)
+    }
+
     @Test func eddystoneURLFromAHcitoolExampleWithPadding() throws {
         // An hcitool advertising command from a student notebook: https://myp.me?A then zero padding.
         let bytes = fromHex("0201060303aafe0e16aafe100003 6d79702e6d653f41 0000000000000000")
@@ -203,6 +219,12 @@ import Testing
         // 17 bytes is the most allowed.
         let longest = fromHex("1716aafe 1000 03" + String(repeating: "61", count: 17))
         #expect(BeaconDecoder.decode(advertisingData: longest) != nil)
+        // Every one of the 17 kept in place, the last expansion code included.
+        let letters = fromHex("1716aafe 1000 03") + Array("abcdefghijklmnop".utf8) + [0x0D]
+        guard case .eddystoneURL(let url) = BeaconDecoder.decode(advertisingData: letters) else {
+            Issue.record("17 encoded bytes not decoded"); return
+        }
+        #expect(url.url == "https://abcdefghijklmnop.gov")
     }
 
     @Test func eddystonePlainTLMFromMikroTiksDecoderDocs() throws {

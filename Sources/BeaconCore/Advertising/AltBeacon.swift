@@ -1,7 +1,7 @@
 /// Radius Networks' AltBeacon: manufacturer data of any company whose payload is the beacon code
 /// 0xBEAC, a 20-byte beacon id, the reference RSSI at 1 m and one manufacturer-reserved byte
 /// (AltBeacon Protocol Specification v1.0: AD length 0x1B, so exactly 24 bytes after the company id).
-public struct AltBeacon: Hashable, Sendable {
+public struct AltBeacon: Hashable, Sendable, BitwiseCopyable {
     /// The advertiser's Bluetooth SIG company identifier.
     public var manufacturer: UInt16
     /// The 20-byte beacon id.
@@ -43,7 +43,7 @@ public struct AltBeacon: Hashable, Sendable {
     ///
     /// The spec asks that the first 16 bytes identify the organisation; most deployments (and the
     /// Android Beacon Library) read them as a UUID followed by two 16-bit values.
-    public struct Identifier: Hashable, Sendable, CustomStringConvertible {
+    public struct Identifier: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
         /// Bytes 0–15.
         public var leading: BeaconUUID
         /// Bytes 16–19, big-endian.

@@ -1,5 +1,8 @@
 /// One decoded beacon frame, in any supported format.
-public enum Beacon: Hashable, Sendable {
+///
+/// Bitwise-copyable (no reference inside, the compiler checks): every decoded advertisement carries
+/// one, and a reference would make each copy and destroy of it switch on the case.
+public enum Beacon: Hashable, Sendable, BitwiseCopyable {
     case iBeacon(IBeacon)
     case altBeacon(AltBeacon)
     case eddystoneUID(EddystoneUID)

@@ -2,7 +2,7 @@
 ///
 /// The ephemeral id is meaningless without the resolver's key, so it is no identity here: an EID
 /// beacon's canonical id is its address (`mac-…`).
-public struct EddystoneEID: Hashable, Sendable {
+public struct EddystoneEID: Hashable, Sendable, BitwiseCopyable {
     /// Calibrated TX power at 0 m, dBm.
     public var txPower: Int8
     /// The 8-byte ephemeral identifier, big-endian.

@@ -2,7 +2,7 @@
 ///
 /// TLM carries no identity; it is interleaved with a UID/URL/EID frame from the same beacon, so on
 /// its own its canonical id is the address (`mac-…`).
-public enum EddystoneTLM: Hashable, Sendable {
+public enum EddystoneTLM: Hashable, Sendable, BitwiseCopyable {
     case plain(Plain)
     case encrypted(Encrypted)
 
@@ -36,7 +36,7 @@ public enum EddystoneTLM: Hashable, Sendable {
     }
 
     /// Unencrypted telemetry. All values big-endian on the air.
-    public struct Plain: Hashable, Sendable {
+    public struct Plain: Hashable, Sendable, BitwiseCopyable {
         /// Battery voltage, 1 mV per bit; 0 when the beacon has no battery to report.
         public var batteryMillivolts: UInt16
         /// Temperature in signed 8.8 fixed point (°C × 256); 0x8000 (−128 °C) means not supported.
@@ -70,7 +70,7 @@ public enum EddystoneTLM: Hashable, Sendable {
 
     /// Encrypted telemetry: 12 bytes of ciphertext, a 2-byte salt and a 2-byte message integrity check.
     /// Decrypting needs the beacon's identity key, which only its owner's resolver holds.
-    public struct Encrypted: Hashable, Sendable {
+    public struct Encrypted: Hashable, Sendable, BitwiseCopyable {
         /// Ciphertext bytes 0–7.
         public var encryptedHigh: UInt64
         /// Ciphertext bytes 8–11.

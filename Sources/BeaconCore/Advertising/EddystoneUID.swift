@@ -2,7 +2,7 @@
 ///
 /// The spec lays out 20 bytes ending in two reserved bytes; many beacons omit those, so 18 bytes
 /// (no RFU) are accepted too. Any other length is not a UID frame.
-public struct EddystoneUID: Hashable, Sendable {
+public struct EddystoneUID: Hashable, Sendable, BitwiseCopyable {
     /// Calibrated TX power at 0 m, dBm.
     public var txPower: Int8
     /// The 10-byte namespace, held as bytes 0–7 and 8–9 so decoding does not allocate.
@@ -39,7 +39,7 @@ public struct EddystoneUID: Hashable, Sendable {
     public var id: BeaconID { BeaconID.eddystone(namespace: namespace, instance: instance) }
 
     /// A 10-byte Eddystone namespace.
-    public struct Namespace: Hashable, Sendable, CustomStringConvertible {
+    public struct Namespace: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
         /// Bytes 0–7, big-endian.
         public var high: UInt64
         /// Bytes 8–9, big-endian.

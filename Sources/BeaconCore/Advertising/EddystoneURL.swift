@@ -7,7 +7,7 @@
 /// The frame's bytes are kept as they came (validated) and `url` is expanded when asked: a stored
 /// `String` would make every `Beacon` a reference-counted value, so each copy of a decoded
 /// advertisement would switch on the beacon's case to retain or release it (presence-bench speed).
-public struct EddystoneURL: Hashable, Sendable {
+public struct EddystoneURL: Hashable, Sendable, BitwiseCopyable {
     /// Calibrated TX power at 0 m, dBm.
     public var txPower: Int8
     /// The scheme code, 0…3 (an index into `schemes`).

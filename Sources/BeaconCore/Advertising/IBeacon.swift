@@ -3,7 +3,7 @@
 ///
 /// Apple sends many other payloads under 0x004C (0x10 Nearby Info, 0x12 Find My, 0x07, 0x09, …);
 /// only type 0x02 with length 0x15 and exactly 21 bytes after it is an iBeacon.
-public struct IBeacon: Hashable, Sendable {
+public struct IBeacon: Hashable, Sendable, BitwiseCopyable {
     /// The proximity UUID: a deployment or organisation.
     public var uuid: BeaconUUID
     /// A group of beacons (a store, a floor).

@@ -2,7 +2,7 @@
 ///
 /// Our own type rather than Foundation's `UUID`: it is built straight from advertisement bytes on the
 /// hot path and formats lowercase, which is what beacon ids and topics use (MQTT.md).
-public struct BeaconUUID: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct BeaconUUID: Hashable, Sendable, BitwiseCopyable, Comparable, CustomStringConvertible {
     /// The first eight bytes, big-endian.
     public let high: UInt64
     /// The last eight bytes, big-endian.
