@@ -17,7 +17,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
-        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
         // Pure core: HCI and advertising decoding, btsnoop, tracking, regions, rooms, traces.
@@ -46,7 +45,6 @@ let package = Package(
                 "BeaconCore", "BluetoothHCI", "MQTTClient",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Yams", package: "Yams"),
             ]
         ),
 
@@ -57,7 +55,6 @@ let package = Package(
                 "BeaconCore", "MQTTClient",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Yams", package: "Yams"),
             ]
         ),
 
@@ -94,6 +91,7 @@ let package = Package(
         .executableTarget(name: "fuzz-btsnoop", dependencies: ["BeaconCore"]),
         .executableTarget(name: "fuzz-advertising-data", dependencies: ["BeaconCore"]),
         .executableTarget(name: "fuzz-config-json", dependencies: ["BeaconCore"]),
+        .executableTarget(name: "fuzz-config-yaml", dependencies: ["BeaconCore"]),
         .executableTarget(name: "fuzz-trace-csv", dependencies: ["BeaconCore"]),
 
         // Test support: a real mosquitto on a free loopback port, and a killable client process.

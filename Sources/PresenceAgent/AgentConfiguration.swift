@@ -1,7 +1,6 @@
 import BeaconCore
 import BluetoothHCI
 import MQTTClient
-import Yams
 
 /// Everything `presence-agent run` needs, with documented defaults. Read from the YAML file
 /// (`etc/presence-agent.yaml` documents every key), then the environment, then flags — each later
@@ -80,15 +79,15 @@ public struct AgentConfiguration: Sendable, Equatable {
 
     /// Applies a YAML document over the current values. `file` names the file in errors.
     public mutating func apply(yaml text: String, file: String) throws(Error) {
-        let document: Node?
+        let document: YAMLNode?
         do {
-            document = try Yams.compose(yaml: text)
+            document = try YAMLParser.parse(text)
         } catch {
             throw Error(file, "not valid YAML (\(error))")
         }
         guard let document else { return }  // an empty file sets nothing
         guard let mapping = document.mapping else { throw Error(file, "expected a mapping of settings at the top level") }
-        let reader = YAMLReader(mapping: mapping, path: "")
+        let reader = YAMLFieldReader(mapping: mapping, path: "")
         try reader.rejectUnknown(Self.fileKeys)
         if let value = try reader.string("node") { node = value }
         if let value = try reader.string("room") { room = value }
@@ -245,56 +244,50 @@ public struct AgentConfiguration: Sendable, Equatable {
 }
 
 /// Reads typed values from a YAML mapping, naming the field (`tracking.heartbeat`) in errors.
-struct YAMLReader {
-    let mapping: Node.Mapping
+struct YAMLFieldReader {
+    let mapping: YAMLMapping
     let path: String
 
     private func field(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
 
-    private func value(_ key: String) -> Node? {
-        mapping[Node(key)]
-    }
-
     func rejectUnknown(_ known: Set<String>) throws(AgentConfiguration.Error) {
-        for key in mapping.keys {
-            guard let name = key.string else { throw AgentConfiguration.Error(path.isEmpty ? "file" : path, "keys must be text") }
-            guard known.contains(name) else {
-                throw AgentConfiguration.Error(field(name), "unknown key (known keys: \(known.sorted().joined(separator: ", ")))")
-            }
+        for name in mapping.keys where !known.contains(name) {
+            throw AgentConfiguration.Error(field(name), "unknown key (known keys: \(known.sorted().joined(separator: ", ")))")
         }
     }
 
     func string(_ key: String) throws(AgentConfiguration.Error) -> String? {
-        guard let node = value(key), !isNull(node) else { return nil }
+        guard let node = mapping[key], !isNull(node) else { return nil }
         guard let scalar = node.scalar else { throw AgentConfiguration.Error(field(key), "expected text") }
-        return scalar.string
+        return scalar.text
     }
 
     func number(_ key: String) throws(AgentConfiguration.Error) -> Double? {
-        guard let node = value(key), !isNull(node) else { return nil }
-        guard let scalar = node.scalar, let number = Double(scalar.string), number.isFinite else {
-            throw AgentConfiguration.Error(field(key), "expected a number, got '\(node.scalar?.string ?? "a list or mapping")'")
+        guard let node = mapping[key], !isNull(node) else { return nil }
+        guard let scalar = node.scalar, let number = Double(scalar.text), number.isFinite else {
+            throw AgentConfiguration.Error(field(key), "expected a number, got '\(node.scalar?.text ?? "a list or mapping")'")
         }
         return number
     }
 
     func bool(_ key: String) throws(AgentConfiguration.Error) -> Bool? {
-        guard let node = value(key), !isNull(node) else { return nil }
-        switch node.scalar?.string.lowercased() {
+        guard let node = mapping[key], !isNull(node) else { return nil }
+        switch node.scalar?.text.lowercased() {
         case "true", "yes", "on": return true
         case "false", "no", "off": return false
         default: throw AgentConfiguration.Error(field(key), "expected true or false")
         }
     }
 
-    func child(_ key: String) throws(AgentConfiguration.Error) -> YAMLReader? {
-        guard let node = value(key), !isNull(node) else { return nil }
+    func child(_ key: String) throws(AgentConfiguration.Error) -> YAMLFieldReader? {
+        guard let node = mapping[key], !isNull(node) else { return nil }
         guard let mapping = node.mapping else { throw AgentConfiguration.Error(field(key), "expected a mapping") }
-        return YAMLReader(mapping: mapping, path: field(key))
+        return YAMLFieldReader(mapping: mapping, path: field(key))
     }
 
-    private func isNull(_ node: Node) -> Bool {
+    /// Empty, `~` or `null`, quoted or not: the setting keeps its value.
+    private func isNull(_ node: YAMLNode) -> Bool {
         guard let scalar = node.scalar else { return false }
-        return scalar.string.isEmpty || scalar.string == "~" || scalar.string == "null"
+        return scalar.text.isEmpty || scalar.text == "~" || scalar.text == "null"
     }
 }

@@ -1,7 +1,6 @@
 import BeaconCore
 import BluetoothHCI
 import Dispatch
-import Foundation
 import Logging
 import MQTTClient
 import ServiceLifecycle
@@ -124,7 +123,7 @@ public final class AgentService: Service {
         }
         let configurationWait = configuration.configurationWait
         let handOver = SourceHandOver(feed)
-        let sourceThread = Thread {
+        let started = SourceThread.start {
             let feed = handOver.feed
             if waitsForConfiguration { _ = startGate.wait(timeout: .now() + configurationWait) }
             defer {
@@ -147,8 +146,11 @@ public final class AgentService: Service {
                 }
             }
         }
-        sourceThread.name = "presence-agent source"
-        sourceThread.start()
+        guard started else {
+            feed.close()
+            await connection.disconnect(flushTimeout: .zero)
+            throw SourceThread.Refused()
+        }
 
         await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import BeaconCore
-import Foundation
+import FoundationEssentials
 import Logging
 import PresenceAgent
 import ServiceLifecycle

@@ -1,7 +1,6 @@
 import MQTTClient
 import BeaconCore
 import Foundation
-import Yams
 
 extension AggregatorConfiguration {
     /// The file, then the environment, then the flags, each over the one before; then the checks
@@ -30,9 +29,9 @@ extension AggregatorConfiguration {
     /// Applies a YAML document. Unknown keys are errors (a typo must not leave a default in force);
     /// an empty value (`username:`) leaves the setting as it is.
     public mutating func apply(yaml text: String, file: String) throws(AggregatorConfigurationError) {
-        let root: Node?
+        let root: YAMLNode?
         do {
-            root = try Yams.compose(yaml: text)
+            root = try YAMLParser.parse(text)
         } catch {
             throw AggregatorConfigurationError(field: file, message: "not valid YAML: \(error)")
         }
@@ -41,23 +40,22 @@ extension AggregatorConfiguration {
             throw AggregatorConfigurationError(field: file, message: "expected a mapping of settings at the top level")
         }
         var layer: [AggregatorSetting: String] = [:]
-        for (keyNode, value) in mapping {
-            let key = keyNode.string ?? ""
+        for (key, value) in mapping.entries {
             switch key {
             case "tls", "decision", "homeAssistant", "failover":
-                if value.null != nil { continue }
+                if value.isNull { continue }
                 guard let section = value.mapping else {
                     throw AggregatorConfigurationError(field: key, message: "expected a mapping")
                 }
-                for (innerKey, innerValue) in section {
-                    let path = key + "." + (innerKey.string ?? "")
+                for (innerKey, innerValue) in section.entries {
+                    let path = key + "." + innerKey
                     guard let setting = AggregatorSetting.forYAMLPath(path) else {
                         throw unknownKey(path, known: AggregatorSetting.allCases.map(\.yamlPath).filter { $0.hasPrefix(key + ".") })
                     }
                     if let text = try Self.scalar(innerValue, path: path) { layer[setting] = text }
                 }
             case "beacons":
-                if value.null != nil { continue }
+                if value.isNull { continue }
                 knownBeacons = try Self.knownBeacons(value)
             default:
                 guard let setting = AggregatorSetting.forYAMLPath(key) else {
@@ -222,18 +220,17 @@ extension AggregatorConfiguration {
     }
 
     /// A scalar's text; nil for an empty value (`key:` or `~`).
-    private static func scalar(_ node: Node, path: String) throws(AggregatorConfigurationError) -> String? {
+    private static func scalar(_ node: YAMLNode, path: String) throws(AggregatorConfigurationError) -> String? {
         guard let scalar = node.scalar else {
             throw AggregatorConfigurationError(field: path, message: "expected a single value, not a list or mapping")
         }
-        if node.null != nil, scalar.style == .plain { return nil }
-        return scalar.string
+        return scalar.isNull ? nil : scalar.text
     }
 
     /// The `beacons` list, validated exactly like the `<root>/config/beacons` message (MQTT.md):
     /// the YAML is turned into that JSON and parsed by the same code, so errors read
     /// `beacons[1].id: 'Alice' is not a valid id (…)`.
-    private static func knownBeacons(_ node: Node) throws(AggregatorConfigurationError) -> [KnownBeacon] {
+    private static func knownBeacons(_ node: YAMLNode) throws(AggregatorConfigurationError) -> [KnownBeacon] {
         guard let sequence = node.sequence else {
             throw AggregatorConfigurationError(field: "beacons", message: "expected a list of beacons")
         }
@@ -244,17 +241,16 @@ extension AggregatorConfiguration {
                 throw AggregatorConfigurationError(field: path, message: "expected a mapping with beacon, id, name")
             }
             var object = JSONObjectWriter()
-            for (keyNode, value) in mapping {
-                let key = keyNode.string ?? ""
+            for (key, value) in mapping.entries {
                 guard let scalar = value.scalar else {
                     throw AggregatorConfigurationError(field: "\(path).\(key)", message: "expected a single value")
                 }
-                if value.null != nil, scalar.style == .plain {
+                if scalar.isNull {
                     object.addNull(key)
-                } else if scalar.style == .plain, let integer = value.int {
+                } else if scalar.style == .plain, let integer = Self.integer(scalar.text) {
                     object.add(key, integer)
                 } else {
-                    object.add(key, scalar.string)
+                    object.add(key, scalar.text)
                 }
             }
             elements.append(object.json)
@@ -265,6 +261,14 @@ extension AggregatorConfiguration {
         } catch {
             throw AggregatorConfigurationError(field: error.path.description, message: error.message)
         }
+    }
+
+    /// An unquoted whole number (`-59`) becomes a JSON number, as YAML would type it; anything else
+    /// stays text and the beacon's own check names it.
+    private static func integer(_ text: String) -> Int? {
+        let digits = text.utf8.first == UInt8(ascii: "-") || text.utf8.first == UInt8(ascii: "+") ? text.utf8.dropFirst() : text.utf8[...]
+        guard !digits.isEmpty, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return Int(text)
     }
 
     private static func number(
