@@ -89,16 +89,33 @@ public struct RoomDecider: Sendable {
         return update(evidence, slot: slot.index, at: time)
     }
 
+    /// `update(_:in:at:)` from the parts of a measurement its owner already holds (the aggregator):
+    /// no `NodeEvidence` to build, so no strings to retain and release per update. Silence is
+    /// proximity `unknown` or no distance, as `NodeEvidence.isSilence`.
+    public mutating func update(node: String, room: String, distance: Double?, proximity: Proximity,
+                                in slot: BeaconSlot, at time: Instant) -> RoomDecision? {
+        guard time.seconds.isFinite, slotBeacons.indices.contains(slot.index), slotBeacons[slot.index] != nil else {
+            return nil
+        }
+        return update(node: node, room: room, distance: distance, proximity: proximity, slot: slot.index, at: time)
+    }
+
     private mutating func update(_ evidence: NodeEvidence, slot: Int, at time: Instant) -> RoomDecision? {
-        let node = nodeCode(evidence.node)
+        update(node: evidence.node, room: evidence.room, distance: evidence.distance, proximity: evidence.proximity,
+               slot: slot, at: time)
+    }
+
+    private mutating func update(node name: String, room roomName: String, distance: Double?, proximity: Proximity,
+                                 slot: Int, at time: Instant) -> RoomDecision? {
+        let node = nodeCode(name)
         guard !nodes[Int(node)].offline else { return nil }
-        if evidence.isSilence {
+        if proximity == .unknown || distance == nil {
             states[slot].forget(node: node, at: time)
         } else {
-            guard let distance = evidence.distance, distance.isFinite, distance >= 0 else { return nil }
-            let room = roomCode(evidence.room, reportedBy: node)
+            guard let distance, distance.isFinite, distance >= 0 else { return nil }
+            let room = roomCode(roomName, reportedBy: node)
             let score = -10 * parameters.pathLossExponent * log10(max(distance, 0.01))
-            states[slot].hold(node: node, room: room, proximity: evidence.proximity, distance: distance, score: score,
+            states[slot].hold(node: node, room: room, proximity: proximity, distance: distance, score: score,
                               at: time)
         }
         guard states[slot].evaluate(at: time, parameters: parameters, scratch: &scratch) else { return nil }

@@ -160,7 +160,8 @@ public struct AggregatorCore: Sendable {
         } else {
             slot = track(measurement.beacon, name: measurement.name, heardAt: time, into: &out)
         }
-        if let decision = decider.update(measurement.evidence, in: slot, at: time) {
+        if let decision = decider.update(node: measurement.node, room: measurement.room, distance: measurement.distance,
+                                         proximity: measurement.proximity, in: slot, at: time) {
             apply(decision, slot: slot.index, at: time, into: &out)
         } else {
             refresh(slot.index, into: &out)
