@@ -28,9 +28,10 @@ import BeaconCore
 ///   flood of random beacon ids, while decisions for the known beacons are unaffected.
 ///
 /// Speed: a measurement hashes its beacon id once (the decider's slot, which also indexes this
-/// type's own per-beacon array), and the location and room JSON are built only when published;
-/// each occupant's part of a room message is kept, rebuilt only when its location is published
-/// again, so a room's list shows each occupant's distance as its published location does.
+/// type's own per-beacon array), and the location JSON is built only when published. A room keeps
+/// its whole message rendered, edited in place part by part (each occupant's part rebuilt only
+/// when its location is published again, so a room's list shows each occupant's distance as its
+/// published location does), and a publication shares that text instead of copying it.
 public struct AggregatorCore: Sendable {
     /// What a measurement touches per beacon: plain values only, so reading and writing them costs
     /// no reference counting.
