@@ -274,6 +274,39 @@ struct RoomDeciderTests {
         }
         #expect(decider.beaconCount == 0)
     }
+
+    @Test("slots under 40,000 random adds and forgets of ids of every length are what a dictionary would hold")
+    func slotsMatchADictionary() {
+        var decider = RoomDecider(parameters: p)
+        var random = SeededGenerator(seed: 0x51075)
+        // Short (inline) and long ids, non-ASCII ones, and ids sharing a long prefix as real ones do.
+        let ids = (0..<3000).map { index -> BeaconID in
+            switch index % 4 {
+            case 0: BeaconID(rawValue: "m\(index)")
+            case 1: BeaconID(rawValue: "ibeacon-494e5445-4c4c-495f-524f-434b535f4857-\(index)-\(index % 7)")
+            case 2: BeaconID(rawValue: String(repeating: "é", count: index % 50) + "\(index)")
+            default: BeaconID(rawValue: String(repeating: "x", count: index % 81) + "-\(index)")
+            }
+        }
+        var expected: [BeaconID: Int] = [:]
+        for _ in 0..<40_000 {
+            let beacon = ids[Int.random(in: 0..<ids.count, using: &random)]
+            if Int.random(in: 0..<3, using: &random) == 0 {
+                decider.forget(beacon: beacon)
+                expected[beacon] = nil
+            } else {
+                let slot = decider.addSlot(for: beacon).index
+                if let known = expected[beacon] { #expect(slot == known) }
+                expected[beacon] = slot
+            }
+            #expect(decider.beaconCount == expected.count)
+        }
+        for beacon in ids {
+            #expect(decider.slot(of: beacon)?.index == expected[beacon])
+            if let slot = expected[beacon] { #expect(decider.beacon(in: .init(index: slot)) == beacon) }
+        }
+        #expect(Set(expected.values).count == expected.count)
+    }
 }
 
 private func pow10(_ x: Double) -> Double { pow(10, x) }

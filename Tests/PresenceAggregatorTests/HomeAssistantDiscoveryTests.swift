@@ -8,6 +8,29 @@ import Testing
 @Suite(.serialized) struct HomeAssistantDiscoveryTests {
     static let alice = KnownBeacon(beacon: beaconID, alias: TopicLevelID("alice-keys"), name: "Alice's keys")
 
+    /// A new beacon's configs come from payloads cut once at the beacon's fields: byte for byte
+    /// what the JSON writer gives, for every beacon format and for names and roots that need escapes.
+    @Test func configurationsAreTheWritersPayloadsByteForByte() throws {
+        let beacons = ["ibeacon-fda50693-a4e2-4fb1-afcf-c6eb07647825-5-6", "altbeacon-2f234454cf6d4a0fadf2f4911ba9ffa600010002",
+                       "eddystone-b2b98de4c81c47c2b14e-750000000000", "mac-0a1b2c3d4e5f"].map { BeaconID(rawValue: $0) }
+        let names = ["Alice's keys", #"say "hi" \ there"#, "tab\there\nnew\u{1}line", "Zoë 🔑", ""]
+        for (root, supportURL) in [("presence", nil), ("hq/presence_x", "https://example.com/\"q\"")] {
+            let discovery = HomeAssistantDiscovery(
+                prefix: "ha", topics: try #require(TopicScheme(root: root)),
+                origin: .init(softwareVersion: "1.2 \"beta\"", supportURL: supportURL))
+            for beacon in beacons {
+                for name in names {
+                    let id = beacon.rawValue.hasPrefix("mac") ? "alice-keys" : beacon.rawValue
+                    let configs = discovery.configurations(beacon: id, canonical: beacon, name: name)
+                    #expect(configs.map(\.payload) == HomeAssistantDiscovery.Entity.allCases.map {
+                        discovery.payload($0, beacon: id, canonical: beacon, name: name)
+                    })
+                    #expect(configs.map(\.topic) == HomeAssistantDiscovery.Entity.allCases.map { discovery.configTopic($0, beacon: id) })
+                }
+            }
+        }
+    }
+
     @Test func discoveryPayloadsAndRepublishOnHomeAssistantOnline() async throws {
         let broker = try await TestBroker.start()
         let client = try await observer(broker)

@@ -44,7 +44,8 @@ public struct RoomDecider: Sendable {
     }
 
     public let parameters: RoomDecisionParameters
-    private var slotByBeacon: [BeaconID: Int] = [:]
+    /// Beacon id → slot (hashed once per update).
+    private var slotByBeacon = BeaconSlotTable()
     /// The beacon of each slot; nil for a free slot.
     private var slotBeacons: [BeaconID?] = []
     private var states: [BeaconRoomState] = []
@@ -68,7 +69,7 @@ public struct RoomDecider: Sendable {
     /// or negative distance, is ignored.
     public mutating func update(_ evidence: NodeEvidence, at time: Instant) -> RoomDecision? {
         guard time.seconds.isFinite else { return nil }
-        if let slot = slotByBeacon[evidence.beacon] {
+        if let slot = slotIndex(of: evidence.beacon) {
             return update(evidence, slot: slot, at: time)
         }
         // A new beacon: silence, garbage and offline nodes must not make it take memory.
@@ -88,16 +89,33 @@ public struct RoomDecider: Sendable {
         return update(evidence, slot: slot.index, at: time)
     }
 
+    /// `update(_:in:at:)` from the parts of a measurement its owner already holds (the aggregator):
+    /// no `NodeEvidence` to build, so no strings to retain and release per update. Silence is
+    /// proximity `unknown` or no distance, as `NodeEvidence.isSilence`.
+    public mutating func update(node: String, room: String, distance: Double?, proximity: Proximity,
+                                in slot: BeaconSlot, at time: Instant) -> RoomDecision? {
+        guard time.seconds.isFinite, slotBeacons.indices.contains(slot.index), slotBeacons[slot.index] != nil else {
+            return nil
+        }
+        return update(node: node, room: room, distance: distance, proximity: proximity, slot: slot.index, at: time)
+    }
+
     private mutating func update(_ evidence: NodeEvidence, slot: Int, at time: Instant) -> RoomDecision? {
-        let node = nodeCode(evidence.node)
+        update(node: evidence.node, room: evidence.room, distance: evidence.distance, proximity: evidence.proximity,
+               slot: slot, at: time)
+    }
+
+    private mutating func update(node name: String, room roomName: String, distance: Double?, proximity: Proximity,
+                                 slot: Int, at time: Instant) -> RoomDecision? {
+        let node = nodeCode(name)
         guard !nodes[Int(node)].offline else { return nil }
-        if evidence.isSilence {
+        if proximity == .unknown || distance == nil {
             states[slot].forget(node: node, at: time)
         } else {
-            guard let distance = evidence.distance, distance.isFinite, distance >= 0 else { return nil }
-            let room = roomCode(evidence.room, reportedBy: node)
+            guard let distance, distance.isFinite, distance >= 0 else { return nil }
+            let room = roomCode(roomName, reportedBy: node)
             let score = -10 * parameters.pathLossExponent * log10(max(distance, 0.01))
-            states[slot].hold(node: node, room: room, proximity: evidence.proximity, distance: distance, score: score,
+            states[slot].hold(node: node, room: room, proximity: proximity, distance: distance, score: score,
                               at: time)
         }
         guard states[slot].evaluate(at: time, parameters: parameters, scratch: &scratch) else { return nil }
@@ -153,11 +171,13 @@ public struct RoomDecider: Sendable {
     /// beacon. Heard again, it starts afresh, as a beacon never seen. The decider's memory grows
     /// with the beacons it holds: its owner forgets the ones it no longer follows.
     public mutating func forget(beacon: BeaconID) {
-        guard let slot = slotByBeacon.removeValue(forKey: beacon) else { return }
+        let hash = slotByBeacon.hash(beacon)
+        guard let slot = slotIndex(of: beacon, hash: hash) else { return }
+        slotByBeacon.remove(hash: hash, slot: slot)
         slotBeacons[slot] = nil
         states[slot] = BeaconRoomState()
         freeSlots.append(slot)
-        if slotByBeacon.isEmpty {
+        if slotByBeacon.count == 0 {
             // Nothing left: give the memory back rather than keep the high-water mark.
             slotBeacons.removeAll()
             states.removeAll()
@@ -168,7 +188,7 @@ public struct RoomDecider: Sendable {
     /// The current decision for `beacon` (room, confidence and candidates as of the last update
     /// or tick), nil before deciding started.
     public func decision(for beacon: BeaconID) -> RoomDecision? {
-        slotByBeacon[beacon].flatMap { decision(slot: $0) }
+        slotIndex(of: beacon).flatMap { decision(slot: $0) }
     }
 
     /// Every beacon with a decision, ordered by beacon.
@@ -266,12 +286,13 @@ extension RoomDecider {
 
     /// The slot of `beacon`, nil when the decider holds nothing for it.
     public func slot(of beacon: BeaconID) -> BeaconSlot? {
-        slotByBeacon[beacon].map(BeaconSlot.init(index:))
+        slotIndex(of: beacon).map(BeaconSlot.init(index:))
     }
 
     /// The slot of `beacon`, taken (empty: no evidence, no decision) if it has none yet.
     public mutating func addSlot(for beacon: BeaconID) -> BeaconSlot {
-        if let slot = slotByBeacon[beacon] { return BeaconSlot(index: slot) }
+        let hash = slotByBeacon.hash(beacon)
+        if let slot = slotIndex(of: beacon, hash: hash) { return BeaconSlot(index: slot) }
         let slot: Int
         if let free = freeSlots.popLast() {
             slot = free
@@ -281,8 +302,16 @@ extension RoomDecider {
             slotBeacons.append(beacon)
             states.append(BeaconRoomState())
         }
-        slotByBeacon[beacon] = slot
+        slotByBeacon.insert(hash: hash, slot: slot)
         return BeaconSlot(index: slot)
+    }
+
+    private func slotIndex(of beacon: BeaconID) -> Int? {
+        slotIndex(of: beacon, hash: slotByBeacon.hash(beacon))
+    }
+
+    private func slotIndex(of beacon: BeaconID, hash: UInt32) -> Int? {
+        slotByBeacon.find(hash: hash) { slotBeacons[$0] == beacon }
     }
 
     /// One more than the largest slot index in use or free: the size of a side array indexed by slot.

@@ -28,9 +28,10 @@ import BeaconCore
 ///   flood of random beacon ids, while decisions for the known beacons are unaffected.
 ///
 /// Speed: a measurement hashes its beacon id once (the decider's slot, which also indexes this
-/// type's own per-beacon array), and the location and room JSON are built only when published;
-/// each occupant's part of a room message is kept, rebuilt only when its location is published
-/// again, so a room's list shows each occupant's distance as its published location does.
+/// type's own per-beacon array), and the location JSON is built only when published. A room keeps
+/// its whole message rendered, edited in place part by part (each occupant's part rebuilt only
+/// when its location is published again, so a room's list shows each occupant's distance as its
+/// published location does), and a publication shares that text instead of copying it.
 public struct AggregatorCore: Sendable {
     /// What a measurement touches per beacon: plain values only, so reading and writing them costs
     /// no reference counting.
@@ -78,15 +79,34 @@ public struct AggregatorCore: Sendable {
     /// A room with occupants (or that had some): its members ordered as published.
     struct Room: Sendable {
         var name: String
+        /// `<root>/rooms/<room>`.
+        var topic: String
         /// Occupants by id (then slot), as the room message lists them.
         var occupants: [Occupant] = []
-        /// The occupants' parts joined by commas, kept up to date part by part: an arrival moves
-        /// bytes once instead of joining every part again.
-        var list = ""
+        /// The room's whole message, `{"room":…,"occupants":[…],"count":N}`, kept up to date part
+        /// by part: an arrival moves the bytes after it once, and a publication shares this text
+        /// instead of joining or copying the list (with 2,000 occupants, ~400 KB per arrival).
+        var payload: String
+        /// UTF-8 length of `{"room":…,"occupants":[`: where the first occupant's part starts.
+        let headLength: Int
+        /// UTF-8 length of `],"count":N}` at the end.
+        var tailLength: Int
         /// Its message is due in the current call.
         var isDue = false
         /// An occupant's distance changed: its message is due at the next tick.
         var isDueAtTick = false
+
+        init(name: String, topic: String) {
+            self.name = name
+            self.topic = topic
+            var head = #"{"room":"#
+            JSONText.appendQuoted(name, to: &head)
+            head += #","occupants":["#
+            let tail = Self.tail(count: 0)
+            headLength = head.utf8.count
+            tailLength = tail.utf8.count
+            payload = head + tail
+        }
     }
 
     public let configuration: AggregatorConfiguration
@@ -141,7 +161,8 @@ public struct AggregatorCore: Sendable {
         } else {
             slot = track(measurement.beacon, name: measurement.name, heardAt: time, into: &out)
         }
-        if let decision = decider.update(measurement.evidence, in: slot, at: time) {
+        if let decision = decider.update(node: measurement.node, room: measurement.room, distance: measurement.distance,
+                                         proximity: measurement.proximity, in: slot, at: time) {
             apply(decision, slot: slot.index, at: time, into: &out)
         } else {
             refresh(slot.index, into: &out)
@@ -489,7 +510,7 @@ public struct AggregatorCore: Sendable {
             room = index
         } else {
             room = rooms.count
-            rooms.append(Room(name: name))
+            rooms.append(Room(name: name, topic: topics.room(name)))
             roomIndex[name] = room
         }
         guard let entry = entries[slot] else { return }
@@ -564,9 +585,10 @@ public struct AggregatorCore: Sendable {
     }
 
     /// `{"room","occupants":[{"id","name","since","distance"}],"count"}`, occupants by id; each
-    /// occupant's part is kept from when its location was last published.
+    /// occupant's part is kept from when its location was last published. The payload is the
+    /// room's own text, shared, not copied.
     private func roomMessage(_ room: Int) -> AggregatorPublication {
-        Self.roomMessage(rooms[room].name, rooms[room].list, count: rooms[room].occupants.count, topics: topics)
+        .retained(rooms[room].topic, rooms[room].payload)
     }
 
     /// An occupant as its published location shows it (a restored one: as restored).
@@ -581,57 +603,64 @@ public struct AggregatorCore: Sendable {
         return occupant.json
     }
 
-    private static func roomMessage(_ room: String, _ list: String, count: Int, topics: TopicScheme) -> AggregatorPublication {
-        var json = JSONObjectWriter()
-        json.add("room", room)
-        json.addRaw("occupants", "[" + list + "]")
-        json.add("count", count)
-        return .retained(topics.room(room), json.json)
-    }
 }
 
 extension AggregatorCore.Room {
-    /// The UTF-8 offset in `list` where the occupant at `position` starts.
+    /// `],"count":N}`: what follows the occupants.
+    static func tail(count: Int) -> String {
+        #"],"count":"# + String(count) + "}"
+    }
+
+    /// The UTF-8 offset in `payload` where the occupant at `position` starts.
     private func offset(of position: Int) -> Int {
-        var offset = 0
+        var offset = headLength
         for index in 0..<position { offset += occupants[index].length + 1 }
         return offset
     }
 
     private func index(_ offset: Int) -> String.Index {
-        list.utf8.index(list.utf8.startIndex, offsetBy: offset)
+        payload.utf8.index(payload.utf8.startIndex, offsetBy: offset)
+    }
+
+    /// Rewrites the count at the end, after the occupants changed.
+    private mutating func updateTail() {
+        let tail = Self.tail(count: occupants.count)
+        let end = payload.utf8.count
+        payload.replaceSubrange(index(end - tailLength)..<payload.endIndex, with: tail)
+        tailLength = tail.utf8.count
     }
 
     mutating func insert(_ occupant: AggregatorCore.Occupant, at position: Int) {
         if occupants.isEmpty {
-            list = occupant.json
+            payload.insert(contentsOf: occupant.json, at: index(headLength))
         } else if position == occupants.count {
-            list += ","
-            list += occupant.json
+            payload.insert(contentsOf: "," + occupant.json, at: index(payload.utf8.count - tailLength))
         } else {
-            list.insert(contentsOf: occupant.json + ",", at: index(offset(of: position)))
+            payload.insert(contentsOf: occupant.json + ",", at: index(offset(of: position)))
         }
         occupants.insert(occupant, at: position)
+        updateTail()
     }
 
     mutating func remove(at position: Int) {
         let length = occupants[position].length
         if occupants.count == 1 {
-            list = ""
+            payload.removeSubrange(index(headLength)..<index(headLength + length))
         } else if position == occupants.count - 1 {
             // The last part and the comma before it.
             let start = offset(of: position) - 1
-            list.removeSubrange(index(start)..<index(start + length + 1))
+            payload.removeSubrange(index(start)..<index(start + length + 1))
         } else {
             let start = offset(of: position)
-            list.removeSubrange(index(start)..<index(start + length + 1))
+            payload.removeSubrange(index(start)..<index(start + length + 1))
         }
         occupants.remove(at: position)
+        updateTail()
     }
 
     mutating func replace(at position: Int, with json: String) {
         let start = offset(of: position)
-        list.replaceSubrange(index(start)..<index(start + occupants[position].length), with: json)
+        payload.replaceSubrange(index(start)..<index(start + occupants[position].length), with: json)
         occupants[position].json = json
         occupants[position].length = json.utf8.count
     }

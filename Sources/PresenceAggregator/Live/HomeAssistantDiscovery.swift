@@ -35,22 +35,41 @@ public struct HomeAssistantDiscovery: Sendable {
     public let prefix: String
     public let topics: TopicScheme
     public let origin: Origin
+    /// `beaconpresence_<root with / as _>`: the site's part of every id, so two sites on one broker
+    /// or one Home Assistant (`hq/presence`, `lab/presence`) never share an id.
+    public let siteID: String
+    /// Per entity, its payload cut around the beacon's fields (`payload` rendered once with
+    /// placeholders): a new beacon's three configs are then a few appends each instead of a JSON
+    /// writer's work (they were half the aggregator's cold start). Nil if the cut did not
+    /// reproduce `payload` (a placeholder character in the prefix, root or origin).
+    private var templates: [PayloadTemplate]?
 
     public init(prefix: String, topics: TopicScheme, origin: Origin) {
         self.prefix = prefix
         self.topics = topics
         self.origin = origin
+        siteID = Self.siteID(root: topics.root)
+        templates = nil
+        let templates = Entity.allCases.map { PayloadTemplate(render($0, id: PayloadTemplate.Field.id.placeholder,
+            name: PayloadTemplate.Field.name.placeholder, model: PayloadTemplate.Field.model.placeholder,
+            serialNumber: PayloadTemplate.Field.serialNumber.placeholder)) }
+        // The cut must give what the writer gives, escapes included.
+        let probe = BeaconID(rawValue: "ibeacon-fda50693-a4e2-4fb1-afcf-c6eb07647825-5-6")
+        let probeName = "Ann's \"keys\"\\\u{1}é"
+        if zip(Entity.allCases, templates).allSatisfy({ entity, template in
+            template.render(id: "alice", name: probeName, model: Self.model(of: probe), serialNumber: probe.rawValue)
+                == payload(entity, beacon: "alice", canonical: probe, name: probeName)
+        }) {
+            self.templates = templates
+        }
     }
 
     /// Home Assistant's own status topic (`online` when it (re)starts): discovery is re-sent then.
     public var statusTopic: String { "\(prefix)/status" }
 
-    /// `beaconpresence_<root with / as _>`: the site's part of every id, so two sites on one broker
-    /// or one Home Assistant (`hq/presence`, `lab/presence`) never share an id. A `_` written in the
-    /// root itself becomes `_U` (roots are lowercase), so `hq_presence` and `hq/presence` differ too.
-    public var siteID: String { Self.siteID(root: topics.root) }
-
     /// The site part for `root`: one-to-one, and `[a-zA-Z0-9_-]` only, as discovery's node id needs.
+    /// A `_` written in the root itself becomes `_U` (roots are lowercase), so `hq_presence` and
+    /// `hq/presence` differ too.
     public static func siteID(root: String) -> String {
         var id = "beaconpresence_"
         for character in root {
@@ -75,7 +94,14 @@ public struct HomeAssistantDiscovery: Sendable {
 
     /// The retained config messages of one beacon.
     public func configurations(beacon id: String, canonical: BeaconID, name: String) -> [AggregatorPublication] {
-        Entity.allCases.map { .retained(configTopic($0, beacon: id), payload($0, beacon: id, canonical: canonical, name: name)) }
+        guard let templates else {
+            return Entity.allCases.map { .retained(configTopic($0, beacon: id), payload($0, beacon: id, canonical: canonical, name: name)) }
+        }
+        let model = Self.model(of: canonical)
+        return zip(Entity.allCases, templates).map { entity, template in
+            .retained(configTopic(entity, beacon: id),
+                      template.render(id: id, name: name, model: model, serialNumber: canonical.rawValue))
+        }
     }
 
     /// Empty retained messages: Home Assistant removes the beacon's entities (a forgotten beacon).
@@ -85,6 +111,10 @@ public struct HomeAssistantDiscovery: Sendable {
 
     /// The discovery payload of one entity.
     public func payload(_ entity: Entity, beacon id: String, canonical: BeaconID, name: String) -> String {
+        render(entity, id: id, name: name, model: Self.model(of: canonical), serialNumber: canonical.rawValue)
+    }
+
+    private func render(_ entity: Entity, id: String, name: String, model: String, serialNumber: String) -> String {
         var json = JSONObjectWriter()
         switch entity {
         case .tracker:
@@ -118,11 +148,11 @@ public struct HomeAssistantDiscovery: Sendable {
         json.add("payload_not_available", "offline")
         json.add("qos", 1)
         var device = JSONObjectWriter()
-        device.addRaw("identifiers", JSONObjectWriter.array([quoted("\(siteID)_\(id)")]))
+        device.addRaw("identifiers", JSONObjectWriter.array([Self.quoted("\(siteID)_\(id)")]))
         device.add("name", name)
         device.add("manufacturer", origin.name)
-        device.add("model", Self.model(of: canonical))
-        device.add("serial_number", canonical.rawValue)
+        device.add("model", model)
+        device.add("serial_number", serialNumber)
         json.addRaw("device", device.json)
         var originObject = JSONObjectWriter()
         originObject.add("name", origin.name)
@@ -141,9 +171,66 @@ public struct HomeAssistantDiscovery: Sendable {
         return "Bluetooth LE device"
     }
 
-    private func quoted(_ text: String) -> String {
+    private static func quoted(_ text: String) -> String {
         var out = ""
         JSONText.appendQuoted(text, to: &out)
         return out
+    }
+}
+
+/// A discovery payload cut at the beacon's fields: literal JSON text between them. JSON escaping
+/// works character by character, so a field escaped on its own gives the bytes the writer gives for
+/// the whole string it sits in.
+private struct PayloadTemplate: Sendable {
+    enum Field: Int, Sendable, CaseIterable {
+        case id, name, model, serialNumber
+
+        /// A private-use character standing for the field while the template is cut.
+        var placeholder: String { String(Character(Unicode.Scalar(0xF0000 + UInt32(rawValue))!)) }
+    }
+
+    /// `literals.count == fields.count + 1`: literal, field, literal, …, literal.
+    private var literals: [String] = []
+    private var fields: [Field] = []
+    private var literalLength = 0
+
+    init(_ rendered: String) {
+        var literal = ""
+        for scalar in rendered.unicodeScalars {
+            if scalar.value >= 0xF0000, let field = Field(rawValue: Int(scalar.value - 0xF0000)) {
+                literals.append(literal)
+                fields.append(field)
+                literal = ""
+            } else {
+                literal.unicodeScalars.append(scalar)
+            }
+        }
+        literals.append(literal)
+        literalLength = literals.reduce(0) { $0 + $1.utf8.count }
+    }
+
+    func render(id: String, name: String, model: String, serialNumber: String) -> String {
+        var out = ""
+        out.reserveCapacity(literalLength + 2 * id.utf8.count + name.utf8.count + model.utf8.count + serialNumber.utf8.count + 32)
+        for index in fields.indices {
+            out += literals[index]
+            switch fields[index] {
+            case .id: Self.appendEscaped(id, to: &out)
+            case .name: Self.appendEscaped(name, to: &out)
+            case .model: Self.appendEscaped(model, to: &out)
+            case .serialNumber: Self.appendEscaped(serialNumber, to: &out)
+            }
+        }
+        out += literals[literals.count - 1]
+        return out
+    }
+
+    /// `text` as inside a JSON string literal (`JSONText.quoted` without its quotes).
+    private static func appendEscaped(_ text: String, to out: inout String) {
+        if text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += JSONText.quoted(text).dropFirst().dropLast()
+        } else {
+            out += text
+        }
     }
 }
