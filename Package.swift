@@ -81,7 +81,7 @@ let package = Package(
         .executableTarget(
             name: "presence-bench",
             dependencies: [
-                "BeaconCore", "PresenceAggregator", "MQTTClient",
+                "BeaconCore", "PresenceAgent", "PresenceAggregator", "MQTTClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -63,6 +63,7 @@ extension AgentCore {
             states[region] = state
         }
         monitor = RegionMonitor(regions: monitor.regions, settings: effective.monitor, restoredStates: states, at: time)
+        regionsRevision += 1
         savedRegionStates = states.filter { monitor.state(of: $0.key) != nil }
         // Restored from the file: nothing new to write.
         regionStatesUnsaved = false
@@ -75,12 +76,14 @@ extension AgentCore {
             case .cleared:
                 regionsConfig = nil
                 var actions = regionActions(monitor.replaceRegions([], at: time))
+                regionsRevision += 1
                 actions += answer(.cleared(topic: topic, at: time), file: StateFile.regions, contents: nil, persist: persist)
                 return actions
             case .replaced(let config):
                 regionsConfig = config
                 let before = Set(monitor.regions.map(\.id))
                 var actions = regionActions(monitor.replaceRegions(config.regions, at: time))
+                regionsRevision += 1
                 // A new region's state topic says `unknown` until the monitor knows (SEMANTICS.md).
                 for (region, state) in monitor.states where !before.contains(region) {
                     actions.append(.publish(regionStatePublication(region, state)))

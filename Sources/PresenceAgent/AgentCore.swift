@@ -62,6 +62,12 @@ public struct AgentCore: Sendable {
         var beacon: Beacon?
         /// The canonical id, rendered once when tracking starts.
         let id: BeaconID
+        /// The regions its identity matches, looked up when `matchedRevision` is not
+        /// `AgentCore.regionsRevision` (the regions changed since): not at every advertisement.
+        var regionMatches: RegionIndex.Matches
+        var matchedRevision: Int
+        /// Its slot in the region monitor's ranging table, handed back at the next advertisement.
+        var rangingSlot = RegionMonitor.noRangingSlot
     }
 
     /// What keeps a beacon tracked, in the order the cap gives way: `other` (matches nothing;
@@ -84,10 +90,14 @@ public struct AgentCore: Sendable {
     /// The same, by parsed id: the per-advertisement lookup hashes numbers, not a 56-character id.
     var knownByIdentity: [BeaconID.Components: KnownBeacon] = [:]
     var tracks = TrackTable()
+    /// Counts changes of the monitored regions (each replaces or rebuilds `monitor`): a track's
+    /// cached `regionMatches` is good while its `matchedRevision` equals this.
+    var regionsRevision = 0
     /// Per region: when its ranging was last published and whether that list had beacons.
     private var lastRanging: [TopicLevelID: (at: Instant, hadBeacons: Bool)] = [:]
-    /// Reused for every payload written (measurements, ranging).
-    private var payloadBuffer: [UInt8] = []
+    /// Bytes reserved per measurement and per ranging entry: each payload is written straight into
+    /// the array it is published with (no copy out of a shared buffer), and rarely grows.
+    private static let payloadEntryCapacity = 512
     /// The answer to the last config message, re-published on reconnect.
     var configStatus: AgentPublication?
     /// The known (inside/outside) state of each region, to be persisted.
@@ -147,21 +157,44 @@ public struct AgentCore: Sendable {
         let time = advertisement.time
         let address = advertisement.report.address
         let key = advertisement.beacon?.identity(address: address) ?? .mac(address)
+        // The key decides the region identity, so a tracked beacon's matches are cached in its slot.
         let identity = Self.regionIdentity(advertisement.beacon)
-        let matchesRegion = identity.map { monitor.matchesAnyRegion(uuid: $0.uuid, major: $0.major, minor: $0.minor) } ?? false
-        let known = knownByIdentity.isEmpty ? nil : knownByIdentity[key]
-        guard matchesRegion || known != nil || (effective.reportUnknown && advertisement.beacon != nil) else { return [] }
-        let group: TrackClass = known != nil ? .known : matchesRegion ? .region : .other
+        let existing = tracks.slot(of: key)
+        let matches: RegionIndex.Matches
+        if let existing, tracks[existing].matchedRevision == regionsRevision {
+            matches = tracks[existing].regionMatches
+        } else {
+            matches = identity.map { monitor.regionMatches(uuid: $0.uuid, major: $0.major, minor: $0.minor) } ?? RegionIndex.Matches.empty
+            if let existing {
+                tracks[existing].regionMatches = matches
+                tracks[existing].matchedRevision = regionsRevision
+            }
+        }
+        let matchesRegion = !matches.isEmpty
+        // Known or not cannot change while a beacon is tracked (new known beacons start every track
+        // afresh): a tracked one is known exactly when it is on the known list.
+        let known: KnownBeacon?
+        let isKnown: Bool
+        if let existing {
+            known = nil
+            isKnown = tracks.group(at: existing) == .known
+        } else {
+            known = knownByIdentity.isEmpty ? nil : knownByIdentity[key]
+            isKnown = known != nil
+        }
+        guard matchesRegion || isKnown || (effective.reportUnknown && advertisement.beacon != nil) else { return [] }
+        let group: TrackClass = isKnown ? .known : matchesRegion ? .region : .other
 
         let slot: Int
-        if let existing = tracks.slot(of: key) {
+        if let existing {
             slot = existing
             tracks.touch(slot, group: tracks.group(at: slot) == group ? nil : group)
         } else {
             guard makeRoom(for: group) else { return [] }
             slot = tracks.insert(key, TrackedBeacon(
                 track: BeaconTrack(parameters: effective.tracking, configuredMeasuredPower: known?.measuredPower),
-                lastHeard: time, address: address, beacon: advertisement.beacon, id: BeaconID(key)), group: group)
+                lastHeard: time, address: address, beacon: advertisement.beacon, id: BeaconID(key),
+                regionMatches: matches, matchedRevision: regionsRevision), group: group)
         }
 
         var actions: [AgentAction] = []
@@ -182,7 +215,9 @@ public struct AgentCore: Sendable {
             let sighting = BeaconSighting(
                 beacon: tracks[slot].id, uuid: identity.uuid, major: identity.major, minor: identity.minor,
                 address: address, rssi: update.rssiFiltered, distance: update.distance, proximity: update.proximity)
-            let events = monitor.observe(sighting, at: time)
+            var rangingSlot = tracks[slot].rangingSlot
+            let events = monitor.observe(sighting, matches: matches, rangingSlot: &rangingSlot, at: time)
+            if rangingSlot != tracks[slot].rangingSlot { tracks[slot].rangingSlot = rangingSlot }
             if !events.isEmpty { actions += regionActions(events) }
         }
         return actions
@@ -226,7 +261,7 @@ public struct AgentCore: Sendable {
 
     // MARK: - Publications
 
-    /// A measurement: `MeasurementPayload`'s bytes, written straight into the reused buffer.
+    /// A measurement: `MeasurementPayload`'s bytes, written straight into the array it is published with.
     private mutating func measurement(_ slot: Int, _ update: TrackUpdate, at time: Instant) -> AgentPublication {
         measurementCount += 1
         return measurementPublication(
@@ -250,9 +285,8 @@ public struct AgentCore: Sendable {
         let entry = tracks[slot]
         let known = knownByIdentity.isEmpty ? nil : knownByIdentity[tracks.key(at: slot)]
         let topicID = known?.topicID ?? entry.id.rawValue
-        var out = payloadBuffer
-        payloadBuffer = []
-        out.removeAll(keepingCapacity: true)
+        var out: [UInt8] = []
+        out.reserveCapacity(Self.payloadEntryCapacity + (known?.name?.utf8.count ?? 0))
         JSONBytes.append("{\"id\":", to: &out)
         JSONBytes.appendQuoted(topicID, to: &out)
         JSONBytes.append(",\"beacon\":", to: &out)
@@ -280,10 +314,8 @@ public struct AgentCore: Sendable {
         JSONBytes.append(",\"timestamp\":", to: &out)
         JSONBytes.appendQuotedTimestamp(time, to: &out)
         out.append(UInt8(ascii: "}"))
-        let publication = AgentPublication(
-            topic: effective.topics.measurement(topicID, effective.node), payload: Array(out), qos: .atMostOnce, retain: false)
-        payloadBuffer = out
-        return publication
+        return AgentPublication(
+            topic: effective.topics.measurement(topicID, effective.node), payload: out, qos: .atMostOnce, retain: false)
     }
 
     func regionStatePublication(_ region: TopicLevelID, _ state: RegionState) -> AgentPublication {
@@ -375,30 +407,44 @@ public struct AgentCore: Sendable {
         let ranged = monitor.ranging(regionID: region, at: time)
         if ranged.isEmpty && !(lastRanging[region]?.hadBeacons ?? false) { return nil }
         lastRanging[region] = (time, !ranged.isEmpty)
-        var out = payloadBuffer
-        payloadBuffer = []
-        out.removeAll(keepingCapacity: true)
+        var out: [UInt8] = []
+        out.reserveCapacity(2 + ranged.count * Self.payloadEntryCapacity)
         out.append(UInt8(ascii: "["))
-        for (position, beacon) in ranged.enumerated() {
+        for position in ranged.indices {
             if position > 0 { out.append(UInt8(ascii: ",")) }
-            rangedPayload(beacon).write(to: &out)
+            writeRanged(ranged[position], to: &out)
         }
         out.append(UInt8(ascii: "]"))
-        let publication = AgentPublication(
-            topic: effective.topics.regionRanging(effective.node, region), payload: Array(out), qos: .atMostOnce, retain: false)
-        payloadBuffer = out
-        return publication
+        return AgentPublication(
+            topic: effective.topics.regionRanging(effective.node, region), payload: out, qos: .atMostOnce, retain: false)
     }
 
-    private func rangedPayload(_ ranged: RangedBeacon) -> MeasurementPayload {
+    /// One ranging entry: what `MeasurementPayload.write` writes for it (id or alias, no RSSI of its
+    /// own, the filtered RSSI unless `unknown`), byte for byte, without building the payload's strings.
+    private func writeRanged(_ ranged: RangedBeacon, to out: inout [UInt8]) {
         let known = knownBeacons.isEmpty ? nil : knownBeacons[ranged.beacon]
-        return MeasurementPayload(
-            id: known?.topicID ?? ranged.beacon.rawValue, beacon: ranged.beacon, name: known?.name,
-            node: effective.node.rawValue, room: effective.room.rawValue, rssi: nil,
-            rssiFiltered: ranged.proximity == .unknown ? nil : ranged.rssi, sigma: nil, measuredPower: nil,
-            distance: ranged.distance, proximity: ranged.proximity, address: ranged.address,
-            format: ranged.uuid == nil ? nil : "ibeacon", uuid: ranged.uuid, major: ranged.major, minor: ranged.minor,
-            timestamp: ranged.lastSeen)
+        JSONBytes.append("{\"id\":", to: &out)
+        JSONBytes.appendQuoted(known?.topicID ?? ranged.beacon.rawValue, to: &out)
+        JSONBytes.append(",\"beacon\":", to: &out)
+        JSONBytes.appendQuoted(ranged.beacon.rawValue, to: &out)
+        if let name = known?.name {
+            JSONBytes.append(",\"name\":", to: &out)
+            JSONBytes.appendQuoted(name, to: &out)
+        }
+        JSONBytes.append(",\"node\":", to: &out)
+        JSONBytes.appendQuoted(effective.node.rawValue, to: &out)
+        JSONBytes.append(",\"room\":", to: &out)
+        JSONBytes.appendQuoted(effective.room.rawValue, to: &out)
+        MeasurementPayload.writeReadings(
+            rssi: nil, rssiFiltered: ranged.proximity == .unknown ? nil : ranged.rssi, sigma: nil, measuredPower: nil,
+            distance: ranged.distance, proximity: ranged.proximity, to: &out)
+        JSONBytes.append(",\"address\":", to: &out)
+        JSONBytes.appendQuoted(ranged.address, to: &out)
+        if ranged.uuid != nil { JSONBytes.append(",\"format\":\"ibeacon\"", to: &out) }
+        MeasurementPayload.writeIdentity(uuid: ranged.uuid, major: ranged.major, minor: ranged.minor, to: &out)
+        JSONBytes.append(",\"timestamp\":", to: &out)
+        JSONBytes.appendQuotedTimestamp(ranged.lastSeen, to: &out)
+        out.append(UInt8(ascii: "}"))
     }
 
     /// The identity regions match on: iBeacons, and AltBeacons whose id is uuid + major + minor

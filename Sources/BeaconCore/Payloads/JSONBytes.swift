@@ -79,26 +79,46 @@ public enum JSONBytes {
 
     /// Appends `"c4:a1:b2:c3:d4:e5"`, quotes included (`BluetoothAddress.description`).
     public static func appendQuoted(_ address: BluetoothAddress, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for index in 0..<6 {
-            if index > 0 { out.append(UInt8(ascii: ":")) }
-            appendHex(UInt8(truncatingIfNeeded: address.rawValue >> UInt64(40 - 8 * index)), to: &out)
+        // Formatted on the stack and appended once: an append per character was most of its cost.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 19) { text in
+            text[0] = UInt8(ascii: "\"")
+            for index in 0..<6 {
+                let byte = UInt8(truncatingIfNeeded: address.rawValue >> UInt64(40 - 8 * index))
+                text[1 + 3 * index] = hex.utf8Start[Int(byte >> 4)]
+                text[2 + 3 * index] = hex.utf8Start[Int(byte & 0xF)]
+                text[3 + 3 * index] = index < 5 ? UInt8(ascii: ":") : UInt8(ascii: "\"")
+            }
+            out.append(contentsOf: UnsafeBufferPointer(text))
         }
-        out.append(UInt8(ascii: "\""))
     }
 
     /// Appends `"fda50693-a4e2-4fb1-afcf-c6eb07647825"`, quotes included (`BeaconUUID.description`).
     public static func appendQuoted(_ uuid: BeaconUUID, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        appendUUID(uuid, to: &out)
-        out.append(UInt8(ascii: "\""))
+        appendUUID(uuid, quoted: true, to: &out)
     }
 
-    static func appendUUID(_ uuid: BeaconUUID, to out: inout [UInt8]) {
-        for nibble in 0..<32 {
-            if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 { out.append(UInt8(ascii: "-")) }
-            let word = nibble < 16 ? uuid.high : uuid.low
-            out.append(hex.utf8Start[Int((word >> UInt64(60 - 4 * (nibble % 16))) & 0xF)])
+    static func appendUUID(_ uuid: BeaconUUID, quoted: Bool = false, to out: inout [UInt8]) {
+        // Formatted on the stack and appended once: an append per character was most of its cost.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 38) { text in
+            var count = 0
+            if quoted {
+                text[0] = UInt8(ascii: "\"")
+                count = 1
+            }
+            for nibble in 0..<32 {
+                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
+                    text[count] = UInt8(ascii: "-")
+                    count += 1
+                }
+                let word = nibble < 16 ? uuid.high : uuid.low
+                text[count] = hex.utf8Start[Int((word >> UInt64(60 - 4 * (nibble % 16))) & 0xF)]
+                count += 1
+            }
+            if quoted {
+                text[count] = UInt8(ascii: "\"")
+                count += 1
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: text[..<count]))
         }
     }
 
@@ -128,20 +148,33 @@ public enum JSONBytes {
         let milliseconds = ISO8601Timestamp.clampedMilliseconds(instant)
         let (days, millisecondOfDay) = ISO8601Timestamp.floorDivide(milliseconds, 86_400_000)
         let (year, month, day) = ISO8601Timestamp.civil(fromDays: days)
-        out.append(UInt8(ascii: "\""))
-        appendDigits(UInt(year), minimumDigits: 4, to: &out)
-        out.append(UInt8(ascii: "-"))
-        appendDigits(UInt(month), minimumDigits: 2, to: &out)
-        out.append(UInt8(ascii: "-"))
-        appendDigits(UInt(day), minimumDigits: 2, to: &out)
-        out.append(UInt8(ascii: "T"))
-        appendDigits(UInt(millisecondOfDay / 3_600_000), minimumDigits: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        appendDigits(UInt(millisecondOfDay / 60_000 % 60), minimumDigits: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        appendDigits(UInt(millisecondOfDay / 1000 % 60), minimumDigits: 2, to: &out)
-        out.append(UInt8(ascii: "."))
-        appendDigits(UInt(millisecondOfDay % 1000), minimumDigits: 3, to: &out)
-        append("Z\"", to: &out)
+        // Years are clamped to 0000…9999, so every field has a fixed width: formatted on the stack,
+        // appended once.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 26) { text in
+            func put(_ value: Int, at end: Int, digits: Int) {
+                var rest = value
+                for position in stride(from: end, to: end - digits, by: -1) {
+                    text[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                    rest /= 10
+                }
+            }
+            text[0] = UInt8(ascii: "\"")
+            put(Int(year), at: 4, digits: 4)
+            text[5] = UInt8(ascii: "-")
+            put(Int(month), at: 7, digits: 2)
+            text[8] = UInt8(ascii: "-")
+            put(Int(day), at: 10, digits: 2)
+            text[11] = UInt8(ascii: "T")
+            put(Int(millisecondOfDay / 3_600_000), at: 13, digits: 2)
+            text[14] = UInt8(ascii: ":")
+            put(Int(millisecondOfDay / 60_000 % 60), at: 16, digits: 2)
+            text[17] = UInt8(ascii: ":")
+            put(Int(millisecondOfDay / 1000 % 60), at: 19, digits: 2)
+            text[20] = UInt8(ascii: ".")
+            put(Int(millisecondOfDay % 1000), at: 23, digits: 3)
+            text[24] = UInt8(ascii: "Z")
+            text[25] = UInt8(ascii: "\"")
+            out.append(contentsOf: UnsafeBufferPointer(text))
+        }
     }
 }

@@ -17,6 +17,9 @@ public struct RegionIndex: Sendable {
         public var byMinor: [Int] = []
 
         public var isEmpty: Bool { byUUID.isEmpty && byMajor.isEmpty && byMinor.isEmpty }
+
+        /// No region.
+        public static let empty = Matches()
     }
 
     private struct UUIDEntry: Sendable {

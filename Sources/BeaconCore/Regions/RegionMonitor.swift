@@ -18,10 +18,18 @@ public struct RegionMonitor: Sendable {
     private var index: RegionIndex
     private var positionByID: [TopicLevelID: Int]
     private var tracks: [Track]
-    /// The beacons heard that match at least one region, by identity and address.
-    private var ranged: [RangingKey: RangingEntry]
-    /// For each region position, the ranged beacons that match it.
-    private var rangedByRegion: [Set<RangingKey>]
+    /// The beacons heard that match at least one region, each in a reusable slot; `rangedIndex`
+    /// finds a slot by identity and address. Slots let a caller that hears the same beacon again
+    /// hand back the slot it was given (`observe(_:matches:rangingSlot:at:)`) instead of hashing
+    /// the key at every advertisement, and let region lists hold small integers.
+    private var rangedEntries: [RangingEntry?]
+    /// Each slot's `lastSeen`, apart from the entries so the once-a-second prune reads 8 bytes per
+    /// beacon instead of copying each entry; +∞ for a free slot (never due).
+    private var rangedLastSeen: [Instant]
+    private var rangedIndex: [RangingKey: Int32]
+    private var freeRangedSlots: [Int32] = []
+    /// For each region position, the slots of the ranged beacons that match it.
+    private var rangedByRegion: [Set<Int32>]
     /// Per region position: whether its ranging list changed since `takeChangedRangingRegions`.
     private var rangingChanged: [Bool]
     /// The positions flagged in `rangingChanged`, in the order they changed.
@@ -43,7 +51,7 @@ public struct RegionMonitor: Sendable {
     /// `BeaconID` string: hashing five integers is several times cheaper than a 56-character id,
     /// and this is on the per-advertisement path. (Two formats advertising the same uuid, major and
     /// minor from one address would share an entry — the same device, in practice.)
-    private struct RangingKey: Hashable, Sendable {
+    struct RangingKey: Hashable, Sendable {
         let uuid: BeaconUUID
         let major: UInt16?
         let minor: UInt16?
@@ -58,6 +66,7 @@ public struct RegionMonitor: Sendable {
     }
 
     private struct RangingEntry: Sendable {
+        let key: RangingKey
         var sighting: BeaconSighting
         var lastSeen: Instant
         /// The distance when it last counted as a change (`rangingDistanceFactor`).
@@ -82,7 +91,9 @@ public struct RegionMonitor: Sendable {
                 state: restoredStates[region.id] ?? .unknown, monitoredSince: start, lastMatch: start,
                 lastBeacon: nil)
         }
-        ranged = [:]
+        rangedEntries = []
+        rangedLastSeen = []
+        rangedIndex = [:]
         rangedByRegion = Array(repeating: [], count: unique.count)
         rangingChanged = Array(repeating: false, count: unique.count)
         nextDeadline = start
@@ -97,6 +108,12 @@ public struct RegionMonitor: Sendable {
     /// Whether an advertisement with this identity falls in any region (a few hash lookups).
     public func matchesAnyRegion(uuid: BeaconUUID, major: UInt16?, minor: UInt16?) -> Bool {
         index.hasRegions(for: uuid) && !index.lookup(uuid: uuid, major: major, minor: minor).isEmpty
+    }
+
+    /// The positions of the regions an advertisement with this identity falls in, for
+    /// `observe(_:matches:rangingSlot:at:)`; good until the regions are replaced.
+    public func regionMatches(uuid: BeaconUUID, major: UInt16?, minor: UInt16?) -> RegionIndex.Matches {
+        index.lookup(uuid: uuid, major: major, minor: minor)
     }
 
     /// The current state of a region; nil when no such region is monitored.
@@ -116,11 +133,11 @@ public struct RegionMonitor: Sendable {
         guard let position = positionByID[regionID] else { return [] }
         var out: [RangedBeacon] = []
         out.reserveCapacity(rangedByRegion[position].count)
-        for key in rangedByRegion[position] {
-            guard let entry = ranged[key] else { continue }
-            let silence = now.since(entry.lastSeen)
-            guard silence < settings.rangingForgetAfter else { continue }
-            var beacon = RangedBeacon(sighting: entry.sighting, lastSeen: entry.lastSeen)
+        for slot in rangedByRegion[position] {
+            let lastSeen = rangedLastSeen[Int(slot)]
+            let silence = now.since(lastSeen)
+            guard silence < settings.rangingForgetAfter, let sighting = rangedEntries[Int(slot)]?.sighting else { continue }
+            var beacon = RangedBeacon(sighting: sighting, lastSeen: lastSeen)
             if silence >= settings.rangingUnknownAfter {
                 beacon.proximity = .unknown
                 beacon.distance = nil
@@ -133,7 +150,7 @@ public struct RegionMonitor: Sendable {
 
     /// How many (beacon, address) pairs are remembered for ranging; bounded by what was heard within
     /// `rangingForgetAfter` (plus at most one second until the next prune).
-    public var rememberedBeaconCount: Int { ranged.count }
+    public var rememberedBeaconCount: Int { rangedIndex.count }
 
     // MARK: - Inputs
 
@@ -141,8 +158,23 @@ public struct RegionMonitor: Sendable {
     /// crossing) and it joins their ranging lists. A beacon matching no region is not stored.
     public mutating func observe(_ sighting: BeaconSighting, at now: Instant) -> [RegionEvent] {
         guard let uuid = sighting.uuid else { return [] }
-        let matches = index.lookup(uuid: uuid, major: sighting.major, minor: sighting.minor)
-        guard !matches.isEmpty else { return [] }
+        var slot = Self.noRangingSlot
+        return observe(sighting, matches: index.lookup(uuid: uuid, major: sighting.major, minor: sighting.minor),
+                       rangingSlot: &slot, at: now)
+    }
+
+    /// No slot known yet, for `observe(_:matches:rangingSlot:at:)`.
+    public static let noRangingSlot: Int32 = -1
+
+    /// `observe(_:at:)` for a caller that keeps, per beacon it tracks, what the monitor needs again
+    /// at every advertisement: `matches`, the regions of the sighting's identity (`lookup(uuid:major:minor:)`
+    /// as of the current regions: look again after `replaceRegions`), and `rangingSlot`, the slot
+    /// the monitor gave this beacon last time (start with `noRangingSlot`; it is checked against the
+    /// identity and address, so a stale or foreign slot only costs a hash lookup).
+    public mutating func observe(
+        _ sighting: BeaconSighting, matches: RegionIndex.Matches, rangingSlot: inout Int32, at now: Instant
+    ) -> [RegionEvent] {
+        guard sighting.uuid != nil, !matches.isEmpty else { return [] }
         var events: [RegionEvent] = []
         for position in matches.byUUID { match(position, sighting, at: now, into: &events) }
         for position in matches.byMajor { match(position, sighting, at: now, into: &events) }
@@ -150,33 +182,63 @@ public struct RegionMonitor: Sendable {
         nextDeadline = min(nextDeadline, now.advanced(by: settings.exitDelay))
 
         let key = RangingKey(sighting)
-        if let slot = ranged.index(forKey: key) {
-            // One hash lookup; the entry is updated in place.
-            let changed = rangingChanges(from: ranged.values[slot], to: sighting)
-            ranged.values[slot].sighting = sighting
-            ranged.values[slot].lastSeen = now
-            ranged.values[slot].silent = false
+        if let slot = rangedSlot(of: key, hint: rangingSlot) {
+            rangingSlot = slot
+            // Updated in place.
+            let changed = rangingChanges(at: Int(slot), to: sighting)
+            rangedEntries[Int(slot)]!.sighting = sighting
+            rangedEntries[Int(slot)]!.lastSeen = now
+            rangedLastSeen[Int(slot)] = now
+            rangedEntries[Int(slot)]!.silent = false
             if changed {
-                ranged.values[slot].countedDistance = sighting.distance
+                rangedEntries[Int(slot)]!.countedDistance = sighting.distance
                 for position in matches.byUUID { markRangingChanged(position) }
                 for position in matches.byMajor { markRangingChanged(position) }
                 for position in matches.byMinor { markRangingChanged(position) }
             }
         } else {
-            ranged[key] = RangingEntry(sighting: sighting, lastSeen: now, countedDistance: sighting.distance)
-            for position in matches.byUUID { joinRanging(position, key) }
-            for position in matches.byMajor { joinRanging(position, key) }
-            for position in matches.byMinor { joinRanging(position, key) }
+            let entry = RangingEntry(key: key, sighting: sighting, lastSeen: now, countedDistance: sighting.distance)
+            let slot: Int32
+            if let reused = freeRangedSlots.popLast() {
+                slot = reused
+                rangedEntries[Int(slot)] = entry
+                rangedLastSeen[Int(slot)] = now
+            } else {
+                slot = Int32(rangedEntries.count)
+                rangedEntries.append(entry)
+                rangedLastSeen.append(now)
+            }
+            rangedIndex[key] = slot
+            rangingSlot = slot
+            for position in matches.byUUID { joinRanging(position, slot) }
+            for position in matches.byMajor { joinRanging(position, slot) }
+            for position in matches.byMinor { joinRanging(position, slot) }
         }
         return events
     }
 
+    /// The slot of `key`: `hint` when it holds that key (no hashing), else by the index.
+    private func rangedSlot(of key: RangingKey, hint: Int32) -> Int32? {
+        if hint >= 0, Int(hint) < rangedEntries.count, rangedEntries[Int(hint)]?.key == key { return hint }
+        return rangedIndex[key]
+    }
+
+    /// Frees a ranged beacon's slot (the caller takes it out of the region lists).
+    private mutating func forgetRanged(_ slot: Int32) {
+        guard let entry = rangedEntries[Int(slot)] else { return }
+        rangedEntries[Int(slot)] = nil
+        rangedLastSeen[Int(slot)] = Instant(seconds: .infinity)
+        rangedIndex[entry.key] = nil
+        freeRangedSlots.append(slot)
+    }
+
     /// Whether a new sighting changes the published ranging of its regions: back from silence, a
     /// new proximity class, a distance appearing or vanishing, or one beyond the hysteresis factor.
-    private func rangingChanges(from entry: RangingEntry, to sighting: BeaconSighting) -> Bool {
-        if entry.silent { return true }
-        if !Self.same(entry.sighting.proximity, sighting.proximity) { return true }
-        switch (entry.countedDistance, sighting.distance) {
+    private func rangingChanges(at slot: Int, to sighting: BeaconSighting) -> Bool {
+        // Field by field through the optional: binding the entry would copy it.
+        if rangedEntries[slot]?.silent ?? true { return true }
+        if let proximity = rangedEntries[slot]?.sighting.proximity, !Self.same(proximity, sighting.proximity) { return true }
+        switch (rangedEntries[slot]?.countedDistance, sighting.distance) {
         case (nil, nil): return false
         case (let old?, let new?):
             let factor = settings.rangingDistanceFactor
@@ -193,8 +255,8 @@ public struct RegionMonitor: Sendable {
         }
     }
 
-    private mutating func joinRanging(_ position: Int, _ key: RangingKey) {
-        rangedByRegion[position].insert(key)
+    private mutating func joinRanging(_ position: Int, _ slot: Int32) {
+        rangedByRegion[position].insert(slot)
         markRangingChanged(position)
     }
 
@@ -333,15 +395,16 @@ public struct RegionMonitor: Sendable {
         rangingChanged = Array(repeating: false, count: unique.count)
         changedPositions = []
         // Re-file remembered beacons under the new regions; drop those that match none now.
-        for (key, entry) in ranged {
+        for slot in rangedEntries.indices {
+            guard let entry = rangedEntries[slot] else { continue }
             var matchedAny = false
             if let uuid = entry.sighting.uuid {
                 index.forEachMatch(uuid: uuid, major: entry.sighting.major, minor: entry.sighting.minor) { position in
                     matchedAny = true
-                    rangedByRegion[position].insert(key)
+                    rangedByRegion[position].insert(Int32(slot))
                 }
             }
-            if !matchedAny { ranged[key] = nil }
+            if !matchedAny { forgetRanged(Int32(slot)) }
         }
         // Positions moved: every region with beacons is due again.
         for position in rangedByRegion.indices where !rangedByRegion[position].isEmpty { markRangingChanged(position) }
@@ -364,27 +427,25 @@ public struct RegionMonitor: Sendable {
         let forgetAfter = settings.rangingForgetAfter
         let unknownAfter = settings.rangingUnknownAfter
         let index = self.index
-        // In place: iterating a copy while removing would copy the whole table every second.
-        var forgotten: [RangingKey] = []
-        var slot = ranged.startIndex
-        while slot != ranged.endIndex {
-            let silence = now.since(ranged.values[slot].lastSeen)
+        let earliest = min(unknownAfter, forgetAfter)
+        for slot in rangedLastSeen.indices {
+            let silence = now.since(rangedLastSeen[slot])
+            // A free slot's +∞ gives a silence of -∞: never due.
+            guard silence >= earliest else { continue }
             if silence >= forgetAfter {
-                forgotten.append(ranged.keys[slot])
-            } else if silence >= unknownAfter && !ranged.values[slot].silent {
-                ranged.values[slot].silent = true
-                let sighting = ranged.values[slot].sighting
+                let sighting = rangedEntries[slot]!.sighting
+                forgetRanged(Int32(slot))
+                guard let uuid = sighting.uuid else { continue }
+                index.forEachMatch(uuid: uuid, major: sighting.major, minor: sighting.minor) { position in
+                    rangedByRegion[position].remove(Int32(slot))
+                    markRangingChanged(position)
+                }
+            } else if silence >= unknownAfter && !rangedEntries[slot]!.silent {
+                rangedEntries[slot]!.silent = true
+                let sighting = rangedEntries[slot]!.sighting
                 if let uuid = sighting.uuid {
                     index.forEachMatch(uuid: uuid, major: sighting.major, minor: sighting.minor) { markRangingChanged($0) }
                 }
-            }
-            ranged.formIndex(after: &slot)
-        }
-        for key in forgotten {
-            guard let entry = ranged.removeValue(forKey: key), let uuid = entry.sighting.uuid else { continue }
-            index.forEachMatch(uuid: uuid, major: entry.sighting.major, minor: entry.sighting.minor) { position in
-                rangedByRegion[position].remove(key)
-                markRangingChanged(position)
             }
         }
     }
