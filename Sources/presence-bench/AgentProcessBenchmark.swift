@@ -25,8 +25,12 @@ enum AgentProcessBenchmark {
     struct Result {
         var short: Run
         var long: Run
-        /// VmRSS of an agent that replayed the short capture and then sat still (bytes).
-        var restingResidentBytes: Int
+        /// VmRSS of an agent hearing every beacon once a second: the median and the largest of
+        /// the samples over the last `liveWindowSeconds` of a capture replayed at its own pace.
+        var live: (medianBytes: Int, maxBytes: Int)
+        /// VmRSS of an agent that replayed the short capture as fast as it could and then sat
+        /// still for two seconds (bytes): what a burst leaves behind before the next trim.
+        var restingAfterBurstResidentBytes: Int
         var nsPerAdvert: Double { (long.cpuSeconds - short.cpuSeconds) / Double(long.adverts - short.adverts) * 1e9 }
         var wholeRunNsPerAdvert: Double { long.cpuSeconds / Double(long.adverts) * 1e9 }
     }
@@ -38,10 +42,50 @@ enum AgentProcessBenchmark {
         try publishRetained(topic: "presence/config/regions", text: synthetic.regionsConfig, port: broker.port)
         let short = try replay(agent: agent, synthetic: synthetic, rounds: shortRounds, port: broker.port, directory: broker.directory)
         let long = try replay(agent: agent, synthetic: synthetic, rounds: longRounds, port: broker.port, directory: broker.directory)
-        let resting = try restingResident(
+        let live = try liveResident(agent: agent, synthetic: synthetic, port: broker.port, directory: broker.directory)
+        let afterBurst = try restingResident(
             agent: agent, capture: broker.directory + "/synthetic-\(shortRounds).btsnoop", name: "resting", port: broker.port,
             directory: broker.directory)
-        return Result(short: short, long: long, restingResidentBytes: resting)
+        return Result(short: short, long: long, live: live, restingAfterBurstResidentBytes: afterBurst)
+    }
+
+    /// Rounds of the live-paced capture, and the last seconds of it in which VmRSS is sampled:
+    /// after the start-up burst (every beacon's first measurement, region entries, ranging) and
+    /// after the agent's periodic return of freed heap (`AgentService.memoryReliefInterval`, 10 s),
+    /// so the figure is the agent's steady state with every beacon heard each second.
+    static let liveRounds = 20
+    static let liveWindowSeconds = 6.0
+
+    /// The agent replays the capture at its own pace (`--speed 1`, as a live adapter delivers
+    /// advertisements); VmRSS sampled every 50 ms over the last `liveWindowSeconds`.
+    private static func liveResident(agent: String, synthetic: SyntheticBeacons, port: Int, directory: String) throws
+        -> (medianBytes: Int, maxBytes: Int)
+    {
+        let capture = directory + "/synthetic-live.btsnoop"
+        try Data(synthetic.capture(rounds: liveRounds)).write(to: URL(fileURLWithPath: capture))
+        let state = directory + "/agent-state-live"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let log = directory + "/agent-live.log"
+        let start = BenchProcess.nanoseconds()
+        let pid = try BenchProcess.spawn(agent, [
+            "run", "--node", "bench-live", "--room", "lab", "--broker", "mqtt://127.0.0.1:\(port)",
+            "--source", "btsnoop:\(capture)", "--speed", "1", "--exit-at-end", "--state-dir", state,
+        ], logPath: log)
+        let windowStart = start + UInt64((Double(liveRounds) - liveWindowSeconds) * 1e9)
+        var samples: [Int] = []
+        while !hasExited(pid) {
+            if BenchProcess.nanoseconds() >= windowStart, let resident = BenchProcess.residentBytes(pid: pid) {
+                samples.append(resident)
+            }
+            usleep(50_000)
+        }
+        let status = try BenchProcess.wait(pid).status
+        guard status == 0, !samples.isEmpty else {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            throw BenchProcess.Failure("presence-agent (live pace) exited \(status) with \(samples.count) samples:\n\(text.suffix(2000))")
+        }
+        samples.sort()
+        return (samples[samples.count / 2], samples[samples.count - 1])
     }
 
     /// Issue 7's flood: `count` distinct random addresses and iBeacon ids over `seconds` of capture

@@ -171,9 +171,14 @@ final class BenchBroker {
         throw BenchProcess.Failure("mosquitto did not listen on port \(port); see \(directory)/mosquitto.log")
     }
 
+    /// Stops mosquitto and deletes the synthetic captures written beside it (tens of megabytes a
+    /// run); the logs stay, as the errors that name them may be read after.
     func stop() {
         kill(pid, SIGKILL)
         _ = try? BenchProcess.wait(pid)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasSuffix(".btsnoop") {
+            try? FileManager.default.removeItem(atPath: directory + "/" + name)
+        }
     }
 }
 

@@ -115,7 +115,9 @@ struct SpeedCommand: ParsableCommand {
             out["agentProcessWholeRunNsPerAdvert"] = figure(process.wholeRunNsPerAdvert, 1)
             out["agentProcessAdverts"] = process.long.adverts
             out["agentProcessBeacons"] = beacons
-            out["agentResidentMB10k"] = figure(Double(process.restingResidentBytes) / 1_048_576, 1)
+            out["agentResidentMB10k"] = figure(Double(process.live.medianBytes) / 1_048_576, 1)
+            out["agentResidentMB10kMax"] = figure(Double(process.live.maxBytes) / 1_048_576, 1)
+            out["agentResidentMB10kAfterBurst"] = figure(Double(process.restingAfterBurstResidentBytes) / 1_048_576, 1)
             out["agentPeakResidentMBDuringReplay"] = figure(Double(process.long.maxResidentBytes) / 1_048_576, 1)
             out["agentPeakResidentMBShortReplay"] = figure(Double(process.short.maxResidentBytes) / 1_048_576, 1)
             out["agentWallSecondsLongRun"] = figure(process.long.wallSeconds, 3)
