@@ -51,7 +51,7 @@ enum AgentProcessBenchmark {
 
     /// Rounds of the live-paced capture, and the last seconds of it in which VmRSS is sampled:
     /// after the start-up burst (every beacon's first measurement, region entries, ranging) and
-    /// after the agent's periodic return of freed heap (`AgentService.memoryReliefInterval`, 10 s),
+    /// after the agent's periodic return of freed heap (`AgentService.memoryReliefInterval`, 2 s),
     /// so the figure is the agent's steady state with every beacon heard each second.
     static let liveRounds = 20
     static let liveWindowSeconds = 6.0
