@@ -8,12 +8,21 @@ public enum JSONText {
         return out
     }
 
+    /// Whether `text` holds a byte JSON escapes (`"`, `\` or a control character). Scans the
+    /// string's own bytes when it has them contiguous (native and small strings): iterating
+    /// `utf8` as a sequence costs several times as much per byte.
+    public static func needsEscape(_ text: String) -> Bool {
+        func isEscaped(_ byte: UInt8) -> Bool { byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") }
+        return text.utf8.withContiguousStorageIfAvailable { $0.contains(where: isEscaped) }
+            ?? text.utf8.contains(where: isEscaped)
+    }
+
     /// Appends `text` as a JSON string literal to `out`.
     public static func appendQuoted(_ text: String, to out: inout String) {
         out.append("\"")
         // Almost every string (ids, topics, rooms) needs no escape: append it whole. Appending
         // scalar by scalar made this the agent's hottest function (presence-bench speed).
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        if !needsEscape(text) {
             out.append(text)
             out.append("\"")
             return

@@ -18,23 +18,24 @@ struct BeaconRoomState: Sendable {
     struct Held: Sendable {
         var node: Code
         var room: Code
-        /// dB score: −10·n·log₁₀(distance).
-        var score: Double
-        /// 10^(score/10), summed per room.
+        /// 10^(score/10) of the dB score −10·n·log₁₀(distance), summed per room. The score itself
+        /// is not kept: a smaller entry keeps a beacon's evidence in fewer cache lines.
         var power: Double
         var distance: Double
-        var proximity: Proximity
         var time: Instant
+        var proximity: Proximity
     }
 
     /// A room's combined evidence at one moment.
     struct RoomScore: Sendable {
-        var room: Code
         /// 10·log₁₀ of the summed linear power of the room's nodes, dB.
         var score: Double
-        /// Nearest node of the room and its distance and proximity.
-        var node: Code
+        /// The nearest node's distance.
         var distance: Double
+        var room: Code
+        /// Nearest node of the room and its proximity. (The order of the fields packs a score in
+        /// 32 bytes, five to three cache lines.)
+        var node: Code
         var proximity: Proximity
     }
 
@@ -57,6 +58,9 @@ struct BeaconRoomState: Sendable {
     }
 
     var held: [Held] = []
+    /// At most the oldest `held` time (+∞ when nothing was held since it was last exact): while
+    /// it is within `staleAfter`, nothing is stale, and an evaluation need not look at every entry.
+    private var heldTimeFloor = Double.infinity
     var room: Code?
     var since = Instant(seconds: 0)
     /// Since when no node hears the beacon (every node reported it `unknown`, went stale or
@@ -78,8 +82,9 @@ struct BeaconRoomState: Sendable {
 
     mutating func hold(node: Code, room evidenceRoom: Code, proximity: Proximity, distance: Double, score: Double,
                        at time: Instant) {
-        let entry = Held(node: node, room: evidenceRoom, score: score, power: pow(10, score / 10),
-                         distance: distance, proximity: proximity, time: time)
+        let entry = Held(node: node, room: evidenceRoom, power: pow(10, score / 10), distance: distance, time: time,
+                         proximity: proximity)
+        heldTimeFloor = min(heldTimeFloor, time.seconds)
         if let index = held.firstIndex(where: { $0.node == node }) {
             let sameRoom = held[index].room == evidenceRoom
             held[index] = entry
@@ -134,10 +139,11 @@ struct BeaconRoomState: Sendable {
 
         // Stale: no message from a node for longer than a few heartbeats, so its `unknown` was
         // lost (measurements are QoS 0): a safety net, measured from now.
-        if held.contains(where: { time.since($0.time) > p.staleAfter }) {
+        if time.since(Instant(seconds: heldTimeFloor)) > p.staleAfter, hasStaleEntry(at: time, parameters: p) {
             var newestStale = -Double.infinity
             for entry in held where time.since(entry.time) > p.staleAfter { newestStale = max(newestStale, entry.time.seconds) }
             held.removeAll { time.since($0.time) > p.staleAfter }
+            heldTimeFloor = held.reduce(Double.infinity) { min($0, $1.time.seconds) }
             staleness = .all
             if held.isEmpty { becameUnheard(at: Instant(seconds: newestStale).advanced(by: p.staleAfter)) }
         }
@@ -153,25 +159,37 @@ struct BeaconRoomState: Sendable {
         }
         refreshScores()
 
-        guard let best = bestScoreIndex() else {
+        guard !scores.isEmpty else {
             challenges.removeAll(keepingCapacity: true)
             return false
         }
         guard let current = room, current != RoomDecider.notHomeCode else {
             // Deciding starts (or the beacon is back): no incumbent to defend, once every node
             // that hears the beacon has had time to say so.
-            guard let firstEvidence, time.since(firstEvidence) >= p.settleTime else { return false }
+            guard let firstEvidence, time.since(firstEvidence) >= p.settleTime, let best = bestScoreIndex() else {
+                return false
+            }
             return change(to: scores[best].room, at: time)
         }
         // Every node of the current room stopped hearing the beacon (or went offline): the room
         // cannot be defended, but a challenger still needs its dwell — when a beacon vanishes,
         // its nodes report `unknown` within a second of each other, and the room must not flip
         // to whichever room's node happened to report last.
-        let currentScore = score(of: current)
+        // One pass for the current room's score (−∞ without evidence) and the best other one.
+        var currentScore = -Double.infinity
+        var bestOther = -Double.infinity
+        for candidate in scores {
+            if candidate.room == current {
+                currentScore = candidate.score
+            } else if bestOther < candidate.score {
+                bestOther = candidate.score
+            }
+        }
 
         // Challengers: rooms leading by more than the margin right now, in the order of `scores`;
-        // a break resets them. Usually there is none: nothing to build.
-        guard scores.contains(where: { $0.room != current && $0.score - currentScore > p.margin }) else {
+        // a break resets them. Usually there is none: nothing to build. (Subtracting the same
+        // score keeps the order, so some room leads by more than the margin if the best does.)
+        guard bestOther - currentScore > p.margin else {
             if !challenges.isEmpty { challenges.removeAll(keepingCapacity: true) }
             return false
         }
@@ -193,6 +211,14 @@ struct BeaconRoomState: Sendable {
         }
         guard let winner else { return false }
         return change(to: scores[winner].room, at: time)
+    }
+
+    /// Whether an entry of `held` is stale at `time`; when none is, `heldTimeFloor` becomes exact
+    /// (the oldest entry's time), so that the next evaluations skip the check for as long as they can.
+    private mutating func hasStaleEntry(at time: Instant, parameters p: RoomDecisionParameters) -> Bool {
+        if held.contains(where: { time.since($0.time) > p.staleAfter }) { return true }
+        heldTimeFloor = held.reduce(Double.infinity) { min($0, $1.time.seconds) }
+        return false
     }
 
     private mutating func change(to newRoom: Code, at time: Instant) -> Bool {
@@ -258,7 +284,7 @@ struct BeaconRoomState: Sendable {
             }
         }
         let node = nearest?.node ?? 0
-        return RoomScore(room: room, score: 10 * log10(power), node: node,
-                         distance: nearest?.distance ?? .infinity, proximity: nearest?.proximity ?? .unknown)
+        return RoomScore(score: 10 * log10(power), distance: nearest?.distance ?? .infinity, room: room, node: node,
+                         proximity: nearest?.proximity ?? .unknown)
     }
 }

@@ -52,6 +52,8 @@ public struct RoomDecider: Sendable {
     private var freeSlots: [Int] = []
     private var nodeCodes: [String: NameCode] = [:]
     private var nodeNames: [String] = []
+    /// `nameSignature` of each of `nodeNames`.
+    private var nodeSignatures: [UInt64] = []
     private var nodes: [NodeRecord] = []
     private var roomCodes: [String: NameCode] = [RoomDecision.notHome: notHomeCode]
     private var roomNames: [String] = [RoomDecision.notHome]
@@ -210,6 +212,15 @@ public struct RoomDecider: Sendable {
     private mutating func nodeCode(_ name: String) -> NameCode {
         // A site has a few nodes: comparing their names beats hashing one.
         if nodeNames.count <= 16 {
+            // `==` calls into the runtime for every name that differs (Unicode equivalence), so
+            // first only the names with the same bytes' length and last byte are compared. No two
+            // known names are equal (each was interned after a miss): a match here is the one
+            // match. A name equal to a known one in other bytes (another normalization) is found
+            // by the full scan.
+            let signature = Self.nameSignature(name)
+            for (code, known) in nodeSignatures.enumerated() where known == signature && nodeNames[code] == name {
+                return NameCode(code)
+            }
             for (code, known) in nodeNames.enumerated() where known == name { return NameCode(code) }
         } else if let code = nodeCodes[name] {
             return code
@@ -217,8 +228,15 @@ public struct RoomDecider: Sendable {
         let code = NameCode(nodes.count)
         nodeCodes[name] = code
         nodeNames.append(name)
+        nodeSignatures.append(Self.nameSignature(name))
         nodes.append(NodeRecord())
         return code
+    }
+
+    /// A name's UTF-8 length and last byte: read from the string itself without a call, and
+    /// different for names that differ by a counter at the end (`node-1`, `node-2`).
+    private static func nameSignature(_ name: String) -> UInt64 {
+        UInt64(name.utf8.count) << 8 | UInt64(name.utf8.last ?? 0)
     }
 
     private mutating func roomCode(_ name: String, reportedBy node: NameCode) -> NameCode {

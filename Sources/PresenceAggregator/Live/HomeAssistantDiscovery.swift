@@ -227,7 +227,7 @@ private struct PayloadTemplate: Sendable {
 
     /// `text` as inside a JSON string literal (`JSONText.quoted` without its quotes).
     private static func appendEscaped(_ text: String, to out: inout String) {
-        if text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        if JSONText.needsEscape(text) {
             out += JSONText.quoted(text).dropFirst().dropLast()
         } else {
             out += text
