@@ -56,7 +56,8 @@ public struct AgentCore: Sendable {
 
     /// Per beacon: its track and what was last heard from it.
     struct TrackedBeacon: Sendable {
-        var track: BeaconTrack
+        /// Its filter, classifier and publish state; the parameters are `trackTuning`, kept once.
+        var track: BeaconTrack.State
         var lastHeard: Instant
         var address: BluetoothAddress
         var beacon: Beacon?
@@ -81,7 +82,12 @@ public struct AgentCore: Sendable {
     /// The settings given at start; `effective` adds what the node config changed.
     public let baseSettings: Settings
     // Internal rather than private: the configuration half lives in AgentCore+Configuration.swift.
-    public internal(set) var effective: Settings
+    public internal(set) var effective: Settings {
+        didSet { trackTuning = BeaconTrack.Tuning(effective.tracking) }
+    }
+    /// `effective.tracking` as every track uses it: once for all beacons, not copied into each
+    /// (tracks are dropped whenever it changes, so each was made with the one in force).
+    private(set) var trackTuning: BeaconTrack.Tuning
     var monitor: RegionMonitor
     var regionsConfig: RegionsConfig?
     var beaconsConfig: KnownBeaconsConfig?
@@ -124,6 +130,7 @@ public struct AgentCore: Sendable {
     public init(settings: Settings, persisted: [String: [UInt8]] = [:], at start: Instant) {
         baseSettings = settings
         effective = settings
+        trackTuning = BeaconTrack.Tuning(settings.tracking)
         monitor = RegionMonitor(regions: [], settings: settings.monitor, at: start)
         startupLog = restore(persisted, at: start)
     }
@@ -192,7 +199,7 @@ public struct AgentCore: Sendable {
         } else {
             guard makeRoom(for: group) else { return [] }
             slot = tracks.insert(key, TrackedBeacon(
-                track: BeaconTrack(parameters: effective.tracking, configuredMeasuredPower: known?.measuredPower),
+                track: BeaconTrack.State(trackTuning, configuredMeasuredPower: known?.measuredPower),
                 lastHeard: time, address: address, beacon: advertisement.beacon, id: BeaconID(key),
                 regionMatches: matches, matchedRevision: regionsRevision), group: group)
         }
@@ -204,7 +211,7 @@ public struct AgentCore: Sendable {
                 time: time, node: effective.node.rawValue, room: effective.room.rawValue, beacon: tracks[slot].id,
                 rssi: Int(rssi), measuredPower: measuredPower)))
         }
-        let update = tracks[slot].track.observe(rssi: Int(rssi), measuredPower: measuredPower, at: time)
+        let update = tracks[slot].track.observe(rssi: Int(rssi), measuredPower: measuredPower, at: time, trackTuning)
         tracks[slot].lastHeard = time
         tracks[slot].address = address
         tracks[slot].beacon = advertisement.beacon
@@ -249,7 +256,7 @@ public struct AgentCore: Sendable {
                 next = tracks.newer(than: slot)
                 if time - tracks[slot].lastHeard >= effective.forgetAfter {
                     tracks.remove(slot)
-                } else if tracks[slot].track.checkSilence(at: time) != nil {
+                } else if tracks[slot].track.checkSilence(at: time, trackTuning) != nil {
                     actions.append(.publish(silenceMeasurement(slot, at: time)))
                 }
             }
