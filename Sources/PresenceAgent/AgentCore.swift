@@ -83,8 +83,13 @@ public struct AgentCore: Sendable {
     public let baseSettings: Settings
     // Internal rather than private: the configuration half lives in AgentCore+Configuration.swift.
     public internal(set) var effective: Settings {
-        didSet { trackTuning = BeaconTrack.Tuning(effective.tracking) }
+        didSet {
+            trackTuning = BeaconTrack.Tuning(effective.tracking)
+            nodeAndRoomJSON = Self.nodeAndRoomJSON(effective)
+        }
     }
+    /// `,"node":"…","room":"…"` of every measurement and ranging entry, written once per settings.
+    private var nodeAndRoomJSON: [UInt8]
     /// `effective.tracking` as every track uses it: once for all beacons, not copied into each
     /// (tracks are dropped whenever it changes, so each was made with the one in force).
     private(set) var trackTuning: BeaconTrack.Tuning
@@ -131,6 +136,7 @@ public struct AgentCore: Sendable {
         baseSettings = settings
         effective = settings
         trackTuning = BeaconTrack.Tuning(settings.tracking)
+        nodeAndRoomJSON = Self.nodeAndRoomJSON(settings)
         monitor = RegionMonitor(regions: [], settings: settings.monitor, at: start)
         startupLog = restore(persisted, at: start)
     }
@@ -302,10 +308,7 @@ public struct AgentCore: Sendable {
             JSONBytes.append(",\"name\":", to: &out)
             JSONBytes.appendQuoted(name, to: &out)
         }
-        JSONBytes.append(",\"node\":", to: &out)
-        JSONBytes.appendQuoted(effective.node.rawValue, to: &out)
-        JSONBytes.append(",\"room\":", to: &out)
-        JSONBytes.appendQuoted(effective.room.rawValue, to: &out)
+        out.append(contentsOf: nodeAndRoomJSON)
         MeasurementPayload.writeReadings(
             rssi: rssi, rssiFiltered: rssiFiltered, sigma: sigma, measuredPower: measuredPower, distance: distance,
             proximity: proximity, to: &out)
@@ -438,10 +441,7 @@ public struct AgentCore: Sendable {
             JSONBytes.append(",\"name\":", to: &out)
             JSONBytes.appendQuoted(name, to: &out)
         }
-        JSONBytes.append(",\"node\":", to: &out)
-        JSONBytes.appendQuoted(effective.node.rawValue, to: &out)
-        JSONBytes.append(",\"room\":", to: &out)
-        JSONBytes.appendQuoted(effective.room.rawValue, to: &out)
+        out.append(contentsOf: nodeAndRoomJSON)
         MeasurementPayload.writeReadings(
             rssi: nil, rssiFiltered: ranged.proximity == .unknown ? nil : ranged.rssi, sigma: nil, measuredPower: nil,
             distance: ranged.distance, proximity: ranged.proximity, to: &out)
@@ -452,6 +452,15 @@ public struct AgentCore: Sendable {
         JSONBytes.append(",\"timestamp\":", to: &out)
         JSONBytes.appendQuotedTimestamp(ranged.lastSeen, to: &out)
         out.append(UInt8(ascii: "}"))
+    }
+
+    static func nodeAndRoomJSON(_ settings: Settings) -> [UInt8] {
+        var out: [UInt8] = []
+        JSONBytes.append(",\"node\":", to: &out)
+        JSONBytes.appendQuoted(settings.node.rawValue, to: &out)
+        JSONBytes.append(",\"room\":", to: &out)
+        JSONBytes.appendQuoted(settings.room.rawValue, to: &out)
+        return out
     }
 
     /// The identity regions match on: iBeacons, and AltBeacons whose id is uuid + major + minor
