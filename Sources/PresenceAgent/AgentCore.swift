@@ -56,7 +56,8 @@ public struct AgentCore: Sendable {
 
     /// Per beacon: its track and what was last heard from it.
     struct TrackedBeacon: Sendable {
-        var track: BeaconTrack
+        /// Its filter, classifier and publish state; the parameters are `trackTuning`, kept once.
+        var track: BeaconTrack.State
         var lastHeard: Instant
         var address: BluetoothAddress
         var beacon: Beacon?
@@ -81,7 +82,17 @@ public struct AgentCore: Sendable {
     /// The settings given at start; `effective` adds what the node config changed.
     public let baseSettings: Settings
     // Internal rather than private: the configuration half lives in AgentCore+Configuration.swift.
-    public internal(set) var effective: Settings
+    public internal(set) var effective: Settings {
+        didSet {
+            trackTuning = BeaconTrack.Tuning(effective.tracking)
+            nodeAndRoomJSON = Self.nodeAndRoomJSON(effective)
+        }
+    }
+    /// `,"node":"…","room":"…"` of every measurement and ranging entry, written once per settings.
+    private var nodeAndRoomJSON: [UInt8]
+    /// `effective.tracking` as every track uses it: once for all beacons, not copied into each
+    /// (tracks are dropped whenever it changes, so each was made with the one in force).
+    private(set) var trackTuning: BeaconTrack.Tuning
     var monitor: RegionMonitor
     var regionsConfig: RegionsConfig?
     var beaconsConfig: KnownBeaconsConfig?
@@ -124,6 +135,8 @@ public struct AgentCore: Sendable {
     public init(settings: Settings, persisted: [String: [UInt8]] = [:], at start: Instant) {
         baseSettings = settings
         effective = settings
+        trackTuning = BeaconTrack.Tuning(settings.tracking)
+        nodeAndRoomJSON = Self.nodeAndRoomJSON(settings)
         monitor = RegionMonitor(regions: [], settings: settings.monitor, at: start)
         startupLog = restore(persisted, at: start)
     }
@@ -192,7 +205,7 @@ public struct AgentCore: Sendable {
         } else {
             guard makeRoom(for: group) else { return [] }
             slot = tracks.insert(key, TrackedBeacon(
-                track: BeaconTrack(parameters: effective.tracking, configuredMeasuredPower: known?.measuredPower),
+                track: BeaconTrack.State(trackTuning, configuredMeasuredPower: known?.measuredPower),
                 lastHeard: time, address: address, beacon: advertisement.beacon, id: BeaconID(key),
                 regionMatches: matches, matchedRevision: regionsRevision), group: group)
         }
@@ -204,7 +217,7 @@ public struct AgentCore: Sendable {
                 time: time, node: effective.node.rawValue, room: effective.room.rawValue, beacon: tracks[slot].id,
                 rssi: Int(rssi), measuredPower: measuredPower)))
         }
-        let update = tracks[slot].track.observe(rssi: Int(rssi), measuredPower: measuredPower, at: time)
+        let update = tracks[slot].track.observe(rssi: Int(rssi), measuredPower: measuredPower, at: time, trackTuning)
         tracks[slot].lastHeard = time
         tracks[slot].address = address
         tracks[slot].beacon = advertisement.beacon
@@ -249,7 +262,7 @@ public struct AgentCore: Sendable {
                 next = tracks.newer(than: slot)
                 if time - tracks[slot].lastHeard >= effective.forgetAfter {
                     tracks.remove(slot)
-                } else if tracks[slot].track.checkSilence(at: time) != nil {
+                } else if tracks[slot].track.checkSilence(at: time, trackTuning) != nil {
                     actions.append(.publish(silenceMeasurement(slot, at: time)))
                 }
             }
@@ -295,10 +308,7 @@ public struct AgentCore: Sendable {
             JSONBytes.append(",\"name\":", to: &out)
             JSONBytes.appendQuoted(name, to: &out)
         }
-        JSONBytes.append(",\"node\":", to: &out)
-        JSONBytes.appendQuoted(effective.node.rawValue, to: &out)
-        JSONBytes.append(",\"room\":", to: &out)
-        JSONBytes.appendQuoted(effective.room.rawValue, to: &out)
+        out.append(contentsOf: nodeAndRoomJSON)
         MeasurementPayload.writeReadings(
             rssi: rssi, rssiFiltered: rssiFiltered, sigma: sigma, measuredPower: measuredPower, distance: distance,
             proximity: proximity, to: &out)
@@ -431,10 +441,7 @@ public struct AgentCore: Sendable {
             JSONBytes.append(",\"name\":", to: &out)
             JSONBytes.appendQuoted(name, to: &out)
         }
-        JSONBytes.append(",\"node\":", to: &out)
-        JSONBytes.appendQuoted(effective.node.rawValue, to: &out)
-        JSONBytes.append(",\"room\":", to: &out)
-        JSONBytes.appendQuoted(effective.room.rawValue, to: &out)
+        out.append(contentsOf: nodeAndRoomJSON)
         MeasurementPayload.writeReadings(
             rssi: nil, rssiFiltered: ranged.proximity == .unknown ? nil : ranged.rssi, sigma: nil, measuredPower: nil,
             distance: ranged.distance, proximity: ranged.proximity, to: &out)
@@ -445,6 +452,15 @@ public struct AgentCore: Sendable {
         JSONBytes.append(",\"timestamp\":", to: &out)
         JSONBytes.appendQuotedTimestamp(ranged.lastSeen, to: &out)
         out.append(UInt8(ascii: "}"))
+    }
+
+    static func nodeAndRoomJSON(_ settings: Settings) -> [UInt8] {
+        var out: [UInt8] = []
+        JSONBytes.append(",\"node\":", to: &out)
+        JSONBytes.appendQuoted(settings.node.rawValue, to: &out)
+        JSONBytes.append(",\"room\":", to: &out)
+        JSONBytes.appendQuoted(settings.room.rawValue, to: &out)
+        return out
     }
 
     /// The identity regions match on: iBeacons, and AltBeacons whose id is uuid + major + minor

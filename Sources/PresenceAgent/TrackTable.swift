@@ -19,7 +19,7 @@ struct TrackTable: Sendable {
 
     private static let none: Int32 = -1
     /// Not optional, so a read or change of one field projects straight into the array (an
-    /// optional's force unwrap copied the whole value, tracking parameters and all); a removed
+    /// optional's force unwrap copied the whole value); a removed
     /// beacon's value stays until its slot is reused, `inUse` says which slots hold one.
     private var values: [AgentCore.TrackedBeacon] = []
     private var inUse: [Bool] = []

@@ -10,7 +10,7 @@ import TestSupport
 
     static func beacon(_ key: BeaconID.Components) -> AgentCore.TrackedBeacon {
         AgentCore.TrackedBeacon(
-            track: BeaconTrack(parameters: .default), lastHeard: Instant(seconds: 0), address: BluetoothAddress(rawValue: 1),
+            track: BeaconTrack.State(BeaconTrack.Tuning(.default)), lastHeard: Instant(seconds: 0), address: BluetoothAddress(rawValue: 1),
             beacon: nil, id: BeaconID(key), regionMatches: .empty, matchedRevision: 0)
     }
 

@@ -17,7 +17,7 @@ public enum JSONBytes {
     public static func appendQuoted(_ text: String, to out: inout [UInt8]) {
         var text = text
         let needsNoEscape = text.withUTF8 { utf8 -> Bool in
-            if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            if !needsEscape(utf8) {
                 out.append(UInt8(ascii: "\""))
                 out.append(contentsOf: utf8)
                 out.append(UInt8(ascii: "\""))
@@ -28,6 +28,33 @@ public enum JSONBytes {
         if !needsNoEscape { out.append(contentsOf: JSONText.quoted(text).utf8) }
     }
 
+    /// Whether `utf8` holds a byte that a JSON string escapes (a control character, `"` or `\`).
+    /// Eight bytes at a time: ids are ~56 bytes and two are quoted per measurement and ranging entry.
+    @inline(__always)
+    static func needsEscape(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        var index = 0
+        if let base = utf8.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index + 8 <= utf8.count {
+                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                // Exact per word (the classic "has a byte less than n" and "has a zero byte" tests).
+                let control = (word &- ones &* 0x20) & ~word & highs
+                let quoteXor = word ^ (ones &* 0x22), backslashXor = word ^ (ones &* 0x5C)
+                let quote = (quoteXor &- ones) & ~quoteXor & highs
+                let backslash = (backslashXor &- ones) & ~backslashXor & highs
+                if control | quote | backslash != 0 { return true }
+                index += 8
+            }
+        }
+        while index < utf8.count {
+            let byte = utf8[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
+            index += 1
+        }
+        return false
+    }
+
     /// Appends a decimal integer.
     public static func append(_ value: Int, to out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
@@ -36,9 +63,9 @@ public enum JSONBytes {
 
     /// Appends `value` with at least `minimumDigits` digits (zero padded).
     static func appendDigits(_ value: UInt, minimumDigits: Int, to out: inout [UInt8]) {
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for any UInt64
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
+        // 24 bytes: room for any UInt64; appended as one buffer (a raw slice took the generic path).
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+            var count = 0
             var rest = value
             repeat {
                 buffer[23 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
@@ -49,7 +76,7 @@ public enum JSONBytes {
                 buffer[23 - count] = UInt8(ascii: "0")
                 count += 1
             }
-            out.append(contentsOf: buffer[(24 - count)...])
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[(24 - count)...]))
         }
     }
 
@@ -105,14 +132,17 @@ public enum JSONBytes {
                 text[0] = UInt8(ascii: "\"")
                 count = 1
             }
-            for nibble in 0..<32 {
-                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
+            // A byte (two digits) at a time, the dashes after bytes 4, 6, 8 and 10.
+            for byteIndex in 0..<16 {
+                if byteIndex == 4 || byteIndex == 6 || byteIndex == 8 || byteIndex == 10 {
                     text[count] = UInt8(ascii: "-")
                     count += 1
                 }
-                let word = nibble < 16 ? uuid.high : uuid.low
-                text[count] = hex.utf8Start[Int((word >> UInt64(60 - 4 * (nibble % 16))) & 0xF)]
-                count += 1
+                let word = byteIndex < 8 ? uuid.high : uuid.low
+                let byte = UInt8(truncatingIfNeeded: word >> UInt64(56 - 8 * (byteIndex % 8)))
+                text[count] = hex.utf8Start[Int(byte >> 4)]
+                text[count + 1] = hex.utf8Start[Int(byte & 0xF)]
+                count += 2
             }
             if quoted {
                 text[count] = UInt8(ascii: "\"")

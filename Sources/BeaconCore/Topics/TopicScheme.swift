@@ -27,9 +27,30 @@ public struct TopicScheme: Hashable, Sendable {
     public func configStatus(_ node: TopicLevelID) -> String { "\(root)/nodes/\(node)/config/status" }
     public func regionState(_ node: TopicLevelID, _ region: TopicLevelID) -> String { "\(root)/nodes/\(node)/regions/\(region)/state" }
     public func regionEvent(_ node: TopicLevelID, _ region: TopicLevelID) -> String { "\(root)/nodes/\(node)/regions/\(region)/event" }
-    public func regionRanging(_ node: TopicLevelID, _ region: TopicLevelID) -> String { "\(root)/nodes/\(node)/regions/\(region)/ranging" }
+    public func regionRanging(_ node: TopicLevelID, _ region: TopicLevelID) -> String {
+        Self.join(root, "/nodes/", node.rawValue, "/regions/", region.rawValue, "/ranging")
+    }
     /// `beacon` is the alias of a known beacon, else its canonical id.
-    public func measurement(_ beacon: String, _ node: TopicLevelID) -> String { "\(root)/beacons/\(beacon)/\(node)" }
+    public func measurement(_ beacon: String, _ node: TopicLevelID) -> String {
+        Self.join(root, "/beacons/", beacon, "/", node.rawValue, "")
+    }
+
+    /// `a + b + c + d + e + f`, in one allocation: the agent builds a measurement or ranging topic
+    /// per publish, and interpolating the ids through `description` cost about a tenth of its work.
+    @inline(__always)
+    private static func join(
+        _ a: String, _ b: String, _ c: String, _ d: String, _ e: String, _ f: String
+    ) -> String {
+        var topic = ""
+        topic.reserveCapacity(a.utf8.count + b.utf8.count + c.utf8.count + d.utf8.count + e.utf8.count + f.utf8.count)
+        topic += a
+        topic += b
+        topic += c
+        topic += d
+        topic += e
+        topic += f
+        return topic
+    }
 
     // MARK: Configuration
 

@@ -10,22 +10,18 @@
 /// `proximity.unknownAfter` seconds after the last advertisement returns one `unknown` update to
 /// publish, so the aggregator drops this node's word at once instead of waiting for a slow heartbeat.
 public struct BeaconTrack: Sendable {
-    public let parameters: TrackingParameters
+    public var parameters: TrackingParameters { tuning.tracking }
     /// The beacon's measured power from configuration (MQTT `config/beacons`), overriding the advertised one.
-    public var configuredMeasuredPower: Int?
-    private var filter: RSSIKalmanFilter
-    private var classifier: ProximityClassifier
-    private var policy: MeasurementPublishPolicy
-    private var lastRSSI = 0
-    private var lastMeasuredPower: Double
+    public var configuredMeasuredPower: Int? {
+        get { state.configuredMeasuredPower }
+        set { state.configuredMeasuredPower = newValue }
+    }
+    private let tuning: Tuning
+    private var state: State
 
     public init(parameters: TrackingParameters, configuredMeasuredPower: Int? = nil) {
-        self.parameters = parameters
-        self.configuredMeasuredPower = configuredMeasuredPower
-        filter = RSSIKalmanFilter(parameters: parameters.filter)
-        classifier = ProximityClassifier(parameters: parameters.proximity)
-        policy = MeasurementPublishPolicy(parameters: parameters.publish)
-        lastMeasuredPower = parameters.distance.defaultMeasuredPower
+        tuning = Tuning(parameters)
+        state = State(tuning, configuredMeasuredPower: configuredMeasuredPower)
     }
 
     /// Folds one advertisement heard at `time` into the track.
@@ -33,25 +29,7 @@ public struct BeaconTrack: Sendable {
     /// Samples older than the last one count as heard at the same time (Δt = 0); a non-finite
     /// `time` changes no state and never publishes.
     public mutating func observe(rssi: Int, measuredPower: Int?, at time: Instant) -> TrackUpdate {
-        if let last = filter.lastSampleTime, time.seconds.isFinite,
-           time.since(last) > parameters.filter.restartAfter {
-            // A fresh start of the filter is a fresh start of the whole track.
-            policy.reset()
-        }
-        let estimate = filter.update(rssi: Double(rssi), at: time)
-        let power = configuredMeasuredPower ?? measuredPower
-        let distance = parameters.distance.distance(rssi: estimate.rssi, measuredPower: power.map(Double.init))
-        let proximity = classifier.classify(distance: distance, at: time)
-        let publish = policy.shouldPublish(proximity: proximity, rssi: estimate.rssi, sigma: estimate.sigma, at: time)
-        let usedPower = power.map(Double.init) ?? parameters.distance.defaultMeasuredPower
-        if time.seconds.isFinite {
-            lastRSSI = rssi
-            lastMeasuredPower = usedPower
-        }
-        return TrackUpdate(
-            rssi: rssi, rssiFiltered: estimate.rssi, sigma: estimate.sigma,
-            measuredPower: usedPower, distance: distance, proximity: proximity, shouldPublish: publish
-        )
+        state.observe(rssi: rssi, measuredPower: measuredPower, at: time, tuning)
     }
 
     /// The one `unknown` update to publish when the beacon has not been heard for more than
@@ -59,25 +37,100 @@ public struct BeaconTrack: Sendable {
     /// beacon is heard again. It carries the last advertisement's RSSI and the filter's estimate
     /// as of then, no distance, proximity `unknown`, and `shouldPublish` true.
     public mutating func checkSilence(at time: Instant) -> TrackUpdate? {
-        guard time.seconds.isFinite, let last = filter.lastSampleTime,
-              time.since(last) > parameters.proximity.unknownAfter,
-              classifier.proximity(at: time) == .unknown,
-              policy.shouldPublishSilence(at: time) else { return nil }
-        let estimate = filter.estimate(at: last) ?? RSSIEstimate(rssi: Double(lastRSSI), sigma: .infinity)
-        return TrackUpdate(rssi: lastRSSI, rssiFiltered: estimate.rssi, sigma: estimate.sigma,
-                           measuredPower: lastMeasuredPower, distance: nil, proximity: .unknown, shouldPublish: true)
+        state.checkSilence(at: time, tuning)
     }
 
     /// The proximity at `time`: `unknown` after the classifier's silence.
     public mutating func proximity(at time: Instant) -> Proximity {
-        classifier.proximity(at: time)
+        state.proximity(at: time, tuning)
     }
 
     /// The filtered RSSI predicted to `time`, nil when the track holds no estimate.
     public func estimate(at time: Instant) -> RSSIEstimate? {
-        filter.estimate(at: time)
+        state.estimate(at: time, tuning)
     }
 
     /// Time of the last advertisement folded in.
-    public var lastHeard: Instant? { filter.lastSampleTime }
+    public var lastHeard: Instant? { state.lastHeard }
+
+    /// The tracking parameters as every track of a node uses them, prepared once: an owner of many
+    /// tracks (the agent) keeps one of these and a `State` per beacon, instead of a `BeaconTrack`
+    /// each with its own copies of the parameters (about 230 bytes of a beacon's 370).
+    public struct Tuning: Sendable {
+        public let tracking: TrackingParameters
+        /// `tracking.filter`, sanitized as `RSSIKalmanFilter` uses it.
+        let filter: RSSIKalmanFilter.Parameters
+
+        public init(_ tracking: TrackingParameters) {
+            self.tracking = tracking
+            filter = tracking.filter.sanitized
+        }
+    }
+
+    /// One beacon's tracking state without the parameters: every call takes the node's `Tuning`
+    /// (always the same one for a given state). It behaves exactly as a `BeaconTrack` with those
+    /// parameters.
+    public struct State: Sendable {
+        private var filter = RSSIKalmanFilter.State()
+        private var classifier = ProximityClassifier.State()
+        private var policy = MeasurementPublishPolicy.State()
+        private var lastRSSI = 0
+        private var lastMeasuredPower: Double
+        /// The beacon's measured power from configuration, overriding the advertised one.
+        public var configuredMeasuredPower: Int?
+
+        public init(_ tuning: Tuning, configuredMeasuredPower: Int? = nil) {
+            self.configuredMeasuredPower = configuredMeasuredPower
+            lastMeasuredPower = tuning.tracking.distance.defaultMeasuredPower
+        }
+
+        /// `BeaconTrack.observe(rssi:measuredPower:at:)`.
+        public mutating func observe(rssi: Int, measuredPower: Int?, at time: Instant, _ tuning: Tuning) -> TrackUpdate {
+            let parameters = tuning.tracking
+            if let last = filter.last, time.seconds.isFinite,
+               time.since(last) > parameters.filter.restartAfter {
+                // A fresh start of the filter is a fresh start of the whole track.
+                policy.reset()
+            }
+            let estimate = filter.update(rssi: Double(rssi), at: time, tuning.filter)
+            let power = configuredMeasuredPower ?? measuredPower
+            let distance = parameters.distance.distance(rssi: estimate.rssi, measuredPower: power.map(Double.init))
+            let proximity = classifier.classify(distance: distance, at: time, parameters.proximity)
+            let publish = policy.shouldPublish(
+                proximity: proximity, rssi: estimate.rssi, sigma: estimate.sigma, at: time, parameters.publish)
+            let usedPower = power.map(Double.init) ?? parameters.distance.defaultMeasuredPower
+            if time.seconds.isFinite {
+                lastRSSI = rssi
+                lastMeasuredPower = usedPower
+            }
+            return TrackUpdate(
+                rssi: rssi, rssiFiltered: estimate.rssi, sigma: estimate.sigma,
+                measuredPower: usedPower, distance: distance, proximity: proximity, shouldPublish: publish
+            )
+        }
+
+        /// `BeaconTrack.checkSilence(at:)`.
+        public mutating func checkSilence(at time: Instant, _ tuning: Tuning) -> TrackUpdate? {
+            guard time.seconds.isFinite, let last = filter.last,
+                  time.since(last) > tuning.tracking.proximity.unknownAfter,
+                  classifier.proximity(at: time, tuning.tracking.proximity) == .unknown,
+                  policy.shouldPublishSilence(at: time) else { return nil }
+            let estimate = filter.estimate(at: last, tuning.filter) ?? RSSIEstimate(rssi: Double(lastRSSI), sigma: .infinity)
+            return TrackUpdate(rssi: lastRSSI, rssiFiltered: estimate.rssi, sigma: estimate.sigma,
+                               measuredPower: lastMeasuredPower, distance: nil, proximity: .unknown, shouldPublish: true)
+        }
+
+        /// `BeaconTrack.proximity(at:)`.
+        public mutating func proximity(at time: Instant, _ tuning: Tuning) -> Proximity {
+            classifier.proximity(at: time, tuning.tracking.proximity)
+        }
+
+        /// `BeaconTrack.estimate(at:)`.
+        public func estimate(at time: Instant, _ tuning: Tuning) -> RSSIEstimate? {
+            filter.estimate(at: time, tuning.filter)
+        }
+
+        /// `BeaconTrack.lastHeard`.
+        public var lastHeard: Instant? { filter.last }
+    }
 }

@@ -59,10 +59,7 @@ public struct MeasurementPublishPolicy: Sendable {
     }
 
     public let parameters: Parameters
-    private var lastProximity: Proximity?
-    private var lastRSSI: Double = .nan
-    private var lastTime: Instant?
-    private var movingUntil: Instant?
+    private var state = State()
 
     public init(parameters: Parameters = .default) {
         self.parameters = parameters
@@ -70,6 +67,10 @@ public struct MeasurementPublishPolicy: Sendable {
 
     /// The step in dB that a move must exceed when the filtered RSSI has standard deviation `sigma`.
     public func step(sigma: Double) -> Double {
+        Self.step(sigma: sigma, parameters)
+    }
+
+    static func step(sigma: Double, _ parameters: Parameters) -> Double {
         let k = parameters.sigmaMultiple.isFinite ? max(0, parameters.sigmaMultiple) : 0
         let floor = parameters.rssiStep.isFinite ? max(0, parameters.rssiStep) : 0
         return sigma.isFinite ? max(floor, k * sigma) : floor
@@ -79,41 +80,65 @@ public struct MeasurementPublishPolicy: Sendable {
     /// published; when it returns true the policy remembers it as the last published one.
     /// A non-finite `time` never publishes.
     public mutating func shouldPublish(proximity: Proximity, rssi: Double, sigma: Double, at time: Instant) -> Bool {
-        guard time.seconds.isFinite else { return false }
-        guard let lastTime, let lastProximity else { return record(proximity, rssi, time) }
-        if proximity != lastProximity { return record(proximity, rssi, time) }
-        let elapsed = time.since(lastTime)
-        if elapsed >= parameters.heartbeat { return record(proximity, rssi, time) }
-        guard elapsed >= parameters.minimumInterval, rssi.isFinite, lastRSSI.isFinite else { return false }
-        let change = abs(rssi - lastRSSI)
-        if change > step(sigma: sigma) {
-            movingUntil = time.advanced(by: parameters.movingFor)
-            return record(proximity, rssi, time)
-        }
-        if let movingUntil, time < movingUntil, change > parameters.movingStep {
-            return record(proximity, rssi, time)
-        }
-        return false
+        state.shouldPublish(proximity: proximity, rssi: rssi, sigma: sigma, at: time, parameters)
     }
 
     /// Whether to publish that the beacon is no longer heard (`unknown`) at `time`: true once,
     /// when something other than `unknown` was published last.
     public mutating func shouldPublishSilence(at time: Instant) -> Bool {
-        guard time.seconds.isFinite, let lastProximity, lastProximity != .unknown else { return false }
-        return record(.unknown, .nan, time)
+        state.shouldPublishSilence(at: time)
     }
 
     /// Forgets the last publish, so the next measurement publishes.
     public mutating func reset() {
-        lastTime = nil
-        lastProximity = nil
-        movingUntil = nil
+        state.reset()
     }
 
-    private mutating func record(_ proximity: Proximity, _ rssi: Double, _ time: Instant) -> Bool {
-        lastProximity = proximity
-        lastRSSI = rssi
-        if lastTime.map({ time > $0 }) ?? true { lastTime = time }
-        return true
+    /// The policy's state alone, for an owner that keeps the parameters once for many policies
+    /// (the agent's tracks): every call takes them.
+    struct State: Sendable {
+        private var lastProximity: Proximity?
+        private var lastRSSI: Double = .nan
+        private var lastTime: Instant?
+        private var movingUntil: Instant?
+
+        @inline(__always)
+        mutating func shouldPublish(
+            proximity: Proximity, rssi: Double, sigma: Double, at time: Instant, _ parameters: Parameters
+        ) -> Bool {
+            guard time.seconds.isFinite else { return false }
+            guard let lastTime, let lastProximity else { return record(proximity, rssi, time) }
+            if proximity != lastProximity { return record(proximity, rssi, time) }
+            let elapsed = time.since(lastTime)
+            if elapsed >= parameters.heartbeat { return record(proximity, rssi, time) }
+            guard elapsed >= parameters.minimumInterval, rssi.isFinite, lastRSSI.isFinite else { return false }
+            let change = abs(rssi - lastRSSI)
+            if change > MeasurementPublishPolicy.step(sigma: sigma, parameters) {
+                movingUntil = time.advanced(by: parameters.movingFor)
+                return record(proximity, rssi, time)
+            }
+            if let movingUntil, time < movingUntil, change > parameters.movingStep {
+                return record(proximity, rssi, time)
+            }
+            return false
+        }
+
+        mutating func shouldPublishSilence(at time: Instant) -> Bool {
+            guard time.seconds.isFinite, let lastProximity, lastProximity != .unknown else { return false }
+            return record(.unknown, .nan, time)
+        }
+
+        mutating func reset() {
+            lastTime = nil
+            lastProximity = nil
+            movingUntil = nil
+        }
+
+        private mutating func record(_ proximity: Proximity, _ rssi: Double, _ time: Instant) -> Bool {
+            lastProximity = proximity
+            lastRSSI = rssi
+            if lastTime.map({ time > $0 }) ?? true { lastTime = time }
+            return true
+        }
     }
 }

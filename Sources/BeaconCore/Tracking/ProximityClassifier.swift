@@ -37,8 +37,7 @@ public struct ProximityClassifier: Sendable {
     }
 
     public let parameters: Parameters
-    private var current: Proximity = .unknown
-    private var lastTime: Instant?
+    private var state = State()
 
     public init(parameters: Parameters = .default) {
         self.parameters = parameters
@@ -48,25 +47,42 @@ public struct ProximityClassifier: Sendable {
     /// distance crosses a threshold by the hysteresis margin. A non-finite or negative distance
     /// leaves the class as it is (and does not count as hearing the beacon).
     public mutating func classify(distance: Double, at time: Instant) -> Proximity {
-        guard distance.isFinite, distance >= 0 else { return proximity(at: time) }
-        let previous = proximity(at: time)
-        if let lastTime, time.seconds.isFinite, !(time < lastTime) { self.lastTime = time }
-        else if lastTime == nil, time.seconds.isFinite { lastTime = time }
-        current = Self.next(from: previous, distance: distance, parameters: parameters)
-        return current
+        state.classify(distance: distance, at: time, parameters)
     }
 
     /// The class at `time`: the last one, or `unknown` after `unknownAfter` seconds of silence.
     public mutating func proximity(at time: Instant) -> Proximity {
-        guard let lastTime else { return .unknown }
-        if time.seconds.isFinite, time.since(lastTime) > parameters.unknownAfter {
-            current = .unknown
-        }
-        return current
+        state.proximity(at: time, parameters)
     }
 
     /// The time of the last classified distance.
-    public var lastClassified: Instant? { lastTime }
+    public var lastClassified: Instant? { state.lastTime }
+
+    /// The classifier's state alone, for an owner that keeps the parameters once for many
+    /// classifiers (the agent's tracks): every call takes them.
+    struct State: Sendable {
+        private var current: Proximity = .unknown
+        private(set) var lastTime: Instant?
+
+        @inline(__always)
+        mutating func classify(distance: Double, at time: Instant, _ parameters: Parameters) -> Proximity {
+            guard distance.isFinite, distance >= 0 else { return proximity(at: time, parameters) }
+            let previous = proximity(at: time, parameters)
+            if let lastTime, time.seconds.isFinite, !(time < lastTime) { self.lastTime = time }
+            else if lastTime == nil, time.seconds.isFinite { lastTime = time }
+            current = ProximityClassifier.next(from: previous, distance: distance, parameters: parameters)
+            return current
+        }
+
+        @inline(__always)
+        mutating func proximity(at time: Instant, _ parameters: Parameters) -> Proximity {
+            guard let lastTime else { return .unknown }
+            if time.seconds.isFinite, time.since(lastTime) > parameters.unknownAfter {
+                current = .unknown
+            }
+            return current
+        }
+    }
 
     static func next(from previous: Proximity, distance d: Double, parameters p: Parameters) -> Proximity {
         let h = p.hysteresis.isFinite ? max(0, min(p.hysteresis, 0.9)) : 0

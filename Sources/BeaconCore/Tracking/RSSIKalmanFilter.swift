@@ -57,53 +57,72 @@ public struct RSSIKalmanFilter: Sendable {
     }
 
     public let parameters: Parameters
-    private var state: Double = 0
-    private var variance: Double = 0
-    private var last: Instant?
+    private var state = State()
 
     public init(parameters: Parameters = .default) {
         self.parameters = parameters.sanitized
     }
 
     /// Time of the last accepted sample, nil before the first one.
-    public var lastSampleTime: Instant? { last }
+    public var lastSampleTime: Instant? { state.last }
 
     /// Folds one RSSI sample taken at `time` into the filter and returns the new estimate.
     ///
     /// A non-finite `rssi` or `time` changes nothing; the result is then the current prediction,
     /// or `RSSIEstimate(rssi: .nan, sigma: .infinity)` when the filter holds no estimate.
     public mutating func update(rssi: Double, at time: Instant) -> RSSIEstimate {
-        guard rssi.isFinite, time.seconds.isFinite else {
-            return estimate(at: time) ?? RSSIEstimate(rssi: .nan, sigma: .infinity)
-        }
-        let r = parameters.measurementNoise
-        guard let last, time.since(last) <= parameters.restartAfter else {
-            state = rssi
-            variance = r
-            self.last = time
-            return RSSIEstimate(rssi: state, sigma: variance.squareRoot())
-        }
-        let dt = max(0, time.since(last))
-        let predicted = variance + parameters.processNoise * dt
-        let gain = predicted / (predicted + r)
-        state += gain * (rssi - state)
-        variance = (1 - gain) * predicted
-        if time > last { self.last = time }
-        return RSSIEstimate(rssi: state, sigma: variance.squareRoot())
+        state.update(rssi: rssi, at: time, parameters)
     }
 
     /// The estimate predicted to `time` (σ grows with q·Δt); nil before the first sample or after
     /// `restartAfter` seconds of silence. A `time` before the last sample gives the last estimate.
     public func estimate(at time: Instant) -> RSSIEstimate? {
-        guard let last else { return nil }
-        let gap = time.seconds.isFinite ? time.since(last) : 0
-        guard gap <= parameters.restartAfter else { return nil }
-        let predicted = variance + parameters.processNoise * max(0, gap)
-        return RSSIEstimate(rssi: state, sigma: predicted.squareRoot())
+        state.estimate(at: time, parameters)
     }
 
     /// Forgets everything, as if no sample had been seen.
     public mutating func reset() {
-        last = nil
+        state.reset()
+    }
+
+    /// The filter's state alone, for an owner that keeps the parameters once for many filters (the
+    /// agent's tracks): every call takes them, sanitized (`Parameters.sanitized`).
+    struct State: Sendable {
+        private var value: Double = 0
+        private var variance: Double = 0
+        private(set) var last: Instant?
+
+        @inline(__always)
+        mutating func update(rssi: Double, at time: Instant, _ parameters: Parameters) -> RSSIEstimate {
+            guard rssi.isFinite, time.seconds.isFinite else {
+                return estimate(at: time, parameters) ?? RSSIEstimate(rssi: .nan, sigma: .infinity)
+            }
+            let r = parameters.measurementNoise
+            guard let last, time.since(last) <= parameters.restartAfter else {
+                value = rssi
+                variance = r
+                self.last = time
+                return RSSIEstimate(rssi: value, sigma: variance.squareRoot())
+            }
+            let dt = max(0, time.since(last))
+            let predicted = variance + parameters.processNoise * dt
+            let gain = predicted / (predicted + r)
+            value += gain * (rssi - value)
+            variance = (1 - gain) * predicted
+            if time > last { self.last = time }
+            return RSSIEstimate(rssi: value, sigma: variance.squareRoot())
+        }
+
+        func estimate(at time: Instant, _ parameters: Parameters) -> RSSIEstimate? {
+            guard let last else { return nil }
+            let gap = time.seconds.isFinite ? time.since(last) : 0
+            guard gap <= parameters.restartAfter else { return nil }
+            let predicted = variance + parameters.processNoise * max(0, gap)
+            return RSSIEstimate(rssi: value, sigma: predicted.squareRoot())
+        }
+
+        mutating func reset() {
+            last = nil
+        }
     }
 }
