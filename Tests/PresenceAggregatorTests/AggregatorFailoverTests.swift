@@ -14,6 +14,10 @@ import Testing
     /// keepalive; mosquitto 2.0.11 measured here takes up to 2 × keepalive (its last PINGREQ may be
     /// that old); the claim is one round trip.
     static let takeoverBound: Duration = .seconds(Double(keepAlive) * 2 + 2)
+    /// Waits for what is bound to come (the nodes' next measurements, a stop's `offline`) give up
+    /// only after this: a guard against a hang, generous because the suite runs beside every
+    /// other one on two cores, where a cadence of half a second has been seen to take 8 s.
+    static let guardTimeout: Duration = .seconds(30)
 
     private func startInstance(_ instance: String, broker: TestBroker) throws -> pid_t {
         try ToolRunner.spawn(
@@ -76,7 +80,7 @@ import Testing
         // Its ticks run on its own second, up to a second after a's: two more seconds of the nodes'
         // cadence and b has decided too (else b would announce the arrival again when it leads).
         let decidedAt = recorder.messages.count
-        try await recorder.wait(for: "four more measurements", timeout: .seconds(10)) { messages in
+        try await recorder.wait(for: "four more measurements", timeout: Self.guardTimeout) { messages in
             messages.dropFirst(decidedAt).filter { $0.topic.hasPrefix("site/beacons/") }.count >= 8
         }
 
@@ -103,7 +107,7 @@ import Testing
         let statuses = recorder.messages.dropFirst(beforeStop).filter { $0.topic == "site/aggregator/status" }.map(\.text)
         #expect(statuses.prefix(2) == ["offline", "online"])
         // b publishes the room it kept deciding while standing by.
-        try await recorder.wait(for: "b's room", timeout: .seconds(10)) { messages in
+        try await recorder.wait(for: "b's room", timeout: Self.guardTimeout) { messages in
             messages.dropFirst(beforeStop).contains { $0.topic == roomTopic && $0.text == "kitchen" }
         }
 
@@ -112,10 +116,10 @@ import Testing
             // reads b's lease and stands by. Then it stops (as a standby: nothing to say).
             let beforeWake = recorder.messages.count
             kill(a, SIGCONT)
-            try await recorder.wait(for: "a's sync after waking", timeout: .seconds(10)) { messages in
+            try await recorder.wait(for: "a's sync after waking", timeout: Self.guardTimeout) { messages in
                 messages.dropFirst(beforeWake).contains { $0.topic == "site/aggregator/instances/agg-a/sync" }
             }
-            try await recorder.wait(for: "four more measurements", timeout: .seconds(10)) { messages in
+            try await recorder.wait(for: "four more measurements", timeout: Self.guardTimeout) { messages in
                 messages.dropFirst(beforeWake).filter { $0.topic.hasPrefix("site/beacons/") }.count >= 4
             }
             kill(a, SIGTERM)
@@ -130,7 +134,7 @@ import Testing
         kill(b, SIGTERM)
         #expect(try ToolRunner.waitForExit(b) == 0)
         running.removeAll { $0 == b }
-        try await recorder.wait(for: "b's offline", timeout: .seconds(10)) { messages in
+        try await recorder.wait(for: "b's offline", timeout: Self.guardTimeout) { messages in
             messages.dropFirst(beforeEnd).contains { $0.topic == "site/aggregator/status" && $0.text == "offline" }
         }
         nodes.cancel()
