@@ -11,8 +11,20 @@ public struct JSONObjectWriter: Sendable {
         text = "{"
     }
 
+    /// A writer with room for an object of about `capacity` bytes: no reallocations as it grows.
+    public init(reservingCapacity capacity: Int) {
+        text = "{"
+        text.reserveCapacity(capacity)
+    }
+
     /// The finished object.
     public var json: String { text + "}" }
+
+    /// The finished object, closed in place in the writer's own buffer (no copy).
+    public consuming func finish() -> String {
+        text += "}"
+        return text
+    }
 
     public mutating func add(_ key: String, _ value: String) {
         appendKey(key)

@@ -16,14 +16,44 @@ struct BeaconRoomState: Sendable {
     typealias Code = RoomDecider.NameCode
 
     struct Held: Sendable {
-        var node: Code
-        var room: Code
         /// 10^(score/10) of the dB score −10·n·log₁₀(distance), summed per room. The score itself
         /// is not kept: a smaller entry keeps a beacon's evidence in fewer cache lines.
         var power: Double
         var distance: Double
         var time: Instant
-        var proximity: Proximity
+        var room: Code
+        /// The node's code in the low 30 bits and its proximity in the top 2, so that an entry is
+        /// 32 bytes (a beacon heard by ten nodes: 5½ cache lines of evidence instead of 7). The
+        /// decider interns fewer than 2^30 node names (`RoomDecider.nodeCode` checks).
+        private var nodeAndProximity: UInt32
+
+        static let nodeMask: UInt32 = 0x3FFF_FFFF
+
+        init(node: Code, room: Code, power: Double, distance: Double, time: Instant, proximity: Proximity) {
+            self.power = power
+            self.distance = distance
+            self.time = time
+            self.room = room
+            let proximityBits: UInt32 =
+                switch proximity {
+                case .immediate: 0
+                case .near: 1
+                case .far: 2
+                case .unknown: 3
+                }
+            nodeAndProximity = UInt32(bitPattern: node) & Self.nodeMask | proximityBits << 30
+        }
+
+        var node: Code { Code(bitPattern: nodeAndProximity & Self.nodeMask) }
+
+        var proximity: Proximity {
+            switch nodeAndProximity >> 30 {
+            case 0: .immediate
+            case 1: .near
+            case 2: .far
+            default: .unknown
+            }
+        }
     }
 
     /// A room's combined evidence at one moment.

@@ -225,6 +225,9 @@ public struct RoomDecider: Sendable {
         } else if let code = nodeCodes[name] {
             return code
         }
+        // `BeaconRoomState.Held` keeps a node's code in 30 bits; each name costs this type some
+        // 100 bytes, so memory runs out long before.
+        precondition(nodes.count <= Int(BeaconRoomState.Held.nodeMask), "more than 2^30 node names")
         let code = NameCode(nodes.count)
         nodeCodes[name] = code
         nodeNames.append(name)

@@ -454,7 +454,7 @@ public struct AggregatorCore: Sendable {
         hot[slot].locationFollowsDecider = true
         if let published = state.publishedSummary, published.candidateRoomsExact, summary.candidateRoomsExact {
             let changed = published.nodeCode != summary.nodeCode || published.proximity != summary.proximity
-                || Self.tenths(published.distance) != Self.tenths(summary.distance)
+                || Self.tenthsDiffer(published.distance, summary.distance)
                 || published.candidateRooms != summary.candidateRooms
             guard changed else { return }
         }
@@ -481,8 +481,18 @@ public struct AggregatorCore: Sendable {
         updateOccupant(slot)
     }
 
-    /// Distance to 0.1 m, as `BeaconLocation.significantPart` compares it.
-    private static func tenths(_ distance: Double?) -> Double? { distance.map { ($0 * 10).rounded() / 10 } }
+    /// Whether the distances differ to 0.1 m, as `BeaconLocation.significantPart` compares them
+    /// (`(d * 10).rounded() / 10`). Below 2^49 distinct whole tenths stay distinct after the
+    /// division, so it is skipped there (two divisions were 1.5 % of an update); beyond, and for
+    /// NaN, the division decides as before.
+    private static func tenthsDiffer(_ a: Double?, _ b: Double?) -> Bool {
+        guard let a, let b else { return (a == nil) != (b == nil) }
+        let tenthsA = (a * 10).rounded()
+        let tenthsB = (b * 10).rounded()
+        if tenthsA == tenthsB { return false }
+        if abs(tenthsA) < 0x1p49, abs(tenthsB) < 0x1p49 { return true }
+        return tenthsA / 10 != tenthsB / 10
+    }
 
     /// `current` (same room) with the decision's details: the room's `since` is kept.
     private static func location(_ entry: Tracked, _ current: BeaconLocation, _ decision: RoomDecision) -> BeaconLocation {

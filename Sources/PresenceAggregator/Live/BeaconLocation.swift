@@ -33,7 +33,11 @@ public struct BeaconLocation: Sendable, Hashable {
 
     /// MQTT.md's key order; distances to the centimetre, confidence to 0.01, candidates by room name.
     public var json: String {
-        var json = JSONObjectWriter()
+        // The keys, timestamp and numbers take about 128 bytes; reserving the rest up front saves
+        // the reallocations of a growing string.
+        let textBytes = id.utf8.count + beacon.rawValue.utf8.count + name.utf8.count + room.utf8.count
+            + (node?.utf8.count ?? 0)
+        var json = JSONObjectWriter(reservingCapacity: 128 + textBytes + 24 * candidates.count)
         json.add("id", id)
         json.add("beacon", beacon.rawValue)
         json.add("name", name)
@@ -47,8 +51,8 @@ public struct BeaconLocation: Sendable, Hashable {
         for room in candidates.keys.sorted() {
             candidateObject.add(room, candidates[room] ?? 0, decimals: 2)
         }
-        json.addRaw("candidates", candidateObject.json)
-        return json.json
+        json.addRaw("candidates", candidateObject.finish())
+        return json.finish()
     }
 
     /// What makes a location worth publishing again when the room did not change: the node, the
