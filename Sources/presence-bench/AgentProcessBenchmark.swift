@@ -35,30 +35,30 @@ enum AgentProcessBenchmark {
         var wholeRunNsPerAdvert: Double { long.cpuSeconds / Double(long.adverts) * 1e9 }
     }
 
-    static func run(agent: String, beacons: Int, regions: Int, shortRounds: Int, longRounds: Int) throws -> Result {
+    static func run(agent: String, beacons: Int, regions: Int, shortRounds: Int, longRounds: Int, liveRounds: Int) throws -> Result {
         let broker = try BenchBroker()
         defer { broker.stop() }
         let synthetic = SyntheticBeacons(beacons: beacons, regions: regions)
         try publishRetained(topic: "presence/config/regions", text: synthetic.regionsConfig, port: broker.port)
         let short = try replay(agent: agent, synthetic: synthetic, rounds: shortRounds, port: broker.port, directory: broker.directory)
         let long = try replay(agent: agent, synthetic: synthetic, rounds: longRounds, port: broker.port, directory: broker.directory)
-        let live = try liveResident(agent: agent, synthetic: synthetic, port: broker.port, directory: broker.directory)
+        let live = try liveResident(agent: agent, synthetic: synthetic, rounds: liveRounds, port: broker.port, directory: broker.directory)
         let afterBurst = try restingResident(
             agent: agent, capture: broker.directory + "/synthetic-\(shortRounds).btsnoop", name: "resting", port: broker.port,
             directory: broker.directory)
         return Result(short: short, long: long, live: live, restingAfterBurstResidentBytes: afterBurst)
     }
 
-    /// Rounds of the live-paced capture, and the last seconds of it in which VmRSS is sampled:
-    /// after the start-up burst (every beacon's first measurement, region entries, ranging) and
-    /// after the agent's periodic return of freed heap (`AgentService.memoryReliefInterval`, 2 s),
-    /// so the figure is the agent's steady state with every beacon heard each second.
-    static let liveRounds = 20
+    /// The last seconds of the live-paced capture (`liveRounds` rounds, one a second) in which
+    /// VmRSS is sampled: after the start-up burst (every beacon's first measurement, region
+    /// entries, ranging) and after the agent's periodic return of freed heap
+    /// (`AgentService.memoryReliefInterval`, 2 s), so the figure is the agent's steady state with
+    /// every beacon heard each second.
     static let liveWindowSeconds = 6.0
 
     /// The agent replays the capture at its own pace (`--speed 1`, as a live adapter delivers
     /// advertisements); VmRSS sampled every 50 ms over the last `liveWindowSeconds`.
-    private static func liveResident(agent: String, synthetic: SyntheticBeacons, port: Int, directory: String) throws
+    private static func liveResident(agent: String, synthetic: SyntheticBeacons, rounds liveRounds: Int, port: Int, directory: String) throws
         -> (medianBytes: Int, maxBytes: Int)
     {
         let capture = directory + "/synthetic-live.btsnoop"
@@ -71,7 +71,7 @@ enum AgentProcessBenchmark {
             "run", "--node", "bench-live", "--room", "lab", "--broker", "mqtt://127.0.0.1:\(port)",
             "--source", "btsnoop:\(capture)", "--speed", "1", "--exit-at-end", "--state-dir", state,
         ], logPath: log)
-        let windowStart = start + UInt64((Double(liveRounds) - liveWindowSeconds) * 1e9)
+        let windowStart = start + UInt64(max(Double(liveRounds) - liveWindowSeconds, 1) * 1e9)
         var samples: [Int] = []
         while !hasExited(pid) {
             if BenchProcess.nanoseconds() >= windowStart, let resident = BenchProcess.residentBytes(pid: pid) {

@@ -110,7 +110,8 @@ struct SpeedCommand: ParsableCommand {
         } else if FileManager.default.isExecutableFile(atPath: agentPath) {
             let beacons = quick ? 1_000 : 10_000
             let process = try AgentProcessBenchmark.run(
-                agent: agentPath, beacons: beacons, regions: quick ? 100 : 1_000, shortRounds: 2, longRounds: quick ? 4 : 32)
+                agent: agentPath, beacons: beacons, regions: quick ? 100 : 1_000, shortRounds: 2, longRounds: quick ? 4 : 32,
+                liveRounds: quick ? 3 : 20)
             out["agentProcessNsPerAdvert"] = figure(process.nsPerAdvert, 1)
             out["agentProcessWholeRunNsPerAdvert"] = figure(process.wholeRunNsPerAdvert, 1)
             out["agentProcessAdverts"] = process.long.adverts
