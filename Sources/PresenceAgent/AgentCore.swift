@@ -109,6 +109,9 @@ public struct AgentCore: Sendable {
     /// Bytes reserved per measurement and per ranging entry: each payload is written straight into
     /// the array it is published with (no copy out of a shared buffer), and rarely grows.
     private static let payloadEntryCapacity = 512
+    /// Where each measurement and ranging entry is written before it is appended to its payload at
+    /// once (`JSONBytes.append(to:capacity:scratch:)`); kept, so it is allocated once.
+    private var jsonScratch: [UInt8] = []
     /// The answer to the last config message, re-published on reconnect.
     var configStatus: AgentPublication?
     /// The known (inside/outside) state of each region, to be persisted.
@@ -298,32 +301,41 @@ public struct AgentCore: Sendable {
         let entry = tracks[slot]
         let known = knownByIdentity.isEmpty ? nil : knownByIdentity[tracks.key(at: slot)]
         let topicID = known?.topicID ?? entry.id.rawValue
+        let format = entry.beacon?.format
+        var textBytes = topicID.utf8.count + entry.id.rawValue.utf8.count
+        textBytes += (known?.name?.utf8.count ?? 0) + (format?.utf8.count ?? 0)
         var out: [UInt8] = []
         out.reserveCapacity(Self.payloadEntryCapacity + (known?.name?.utf8.count ?? 0))
-        JSONBytes.append("{\"id\":", to: &out)
-        JSONBytes.appendQuoted(topicID, to: &out)
-        JSONBytes.append(",\"beacon\":", to: &out)
-        JSONBytes.appendQuoted(entry.id.rawValue, to: &out)
-        if let name = known?.name {
-            JSONBytes.append(",\"name\":", to: &out)
-            JSONBytes.appendQuoted(name, to: &out)
+        let nodeAndRoomJSON = self.nodeAndRoomJSON
+        JSONBytes.append(
+            to: &out, capacity: MeasurementPayload.capacity(textBytes: textBytes) + nodeAndRoomJSON.count,
+            scratch: &jsonScratch
+        ) { json in
+            json.append("{\"id\":")
+            json.appendQuoted(topicID)
+            json.append(",\"beacon\":")
+            json.appendQuoted(entry.id.rawValue)
+            if let name = known?.name {
+                json.append(",\"name\":")
+                json.appendQuoted(name)
+            }
+            json.append(nodeAndRoomJSON)
+            MeasurementPayload.writeReadings(
+                rssi: rssi, rssiFiltered: rssiFiltered, sigma: sigma, measuredPower: measuredPower, distance: distance,
+                proximity: proximity, to: &json)
+            json.append(",\"address\":")
+            json.appendQuoted(entry.address)
+            if let format {
+                json.append(",\"format\":")
+                json.appendQuoted(format)
+            }
+            if case .iBeacon(let beacon)? = entry.beacon {
+                MeasurementPayload.writeIdentity(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, to: &json)
+            }
+            json.append(",\"timestamp\":")
+            json.appendQuotedTimestamp(time)
+            json.append(UInt8(ascii: "}"))
         }
-        out.append(contentsOf: nodeAndRoomJSON)
-        MeasurementPayload.writeReadings(
-            rssi: rssi, rssiFiltered: rssiFiltered, sigma: sigma, measuredPower: measuredPower, distance: distance,
-            proximity: proximity, to: &out)
-        JSONBytes.append(",\"address\":", to: &out)
-        JSONBytes.appendQuoted(entry.address, to: &out)
-        if let format = entry.beacon?.format {
-            JSONBytes.append(",\"format\":", to: &out)
-            JSONBytes.appendQuoted(format, to: &out)
-        }
-        if case .iBeacon(let beacon)? = entry.beacon {
-            MeasurementPayload.writeIdentity(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, to: &out)
-        }
-        JSONBytes.append(",\"timestamp\":", to: &out)
-        JSONBytes.appendQuotedTimestamp(time, to: &out)
-        out.append(UInt8(ascii: "}"))
         return AgentPublication(
             topic: effective.topics.measurement(topicID, effective.node), payload: out, qos: .atMostOnce, retain: false)
     }
@@ -420,10 +432,14 @@ public struct AgentCore: Sendable {
         var out: [UInt8] = []
         out.reserveCapacity(2 + ranged.count * Self.payloadEntryCapacity)
         out.append(UInt8(ascii: "["))
+        // Out of `self` while the entries are written (they read `self`), so it stays unique.
+        var scratch = jsonScratch
+        jsonScratch = []
         for position in ranged.indices {
             if position > 0 { out.append(UInt8(ascii: ",")) }
-            writeRanged(ranged[position], to: &out)
+            writeRanged(ranged[position], to: &out, scratch: &scratch)
         }
+        jsonScratch = scratch
         out.append(UInt8(ascii: "]"))
         return AgentPublication(
             topic: effective.topics.regionRanging(effective.node, region), payload: out, qos: .atMostOnce, retain: false)
@@ -431,27 +447,34 @@ public struct AgentCore: Sendable {
 
     /// One ranging entry: what `MeasurementPayload.write` writes for it (id or alias, no RSSI of its
     /// own, the filtered RSSI unless `unknown`), byte for byte, without building the payload's strings.
-    private func writeRanged(_ ranged: RangedBeacon, to out: inout [UInt8]) {
+    private func writeRanged(_ ranged: RangedBeacon, to out: inout [UInt8], scratch: inout [UInt8]) {
         let known = knownBeacons.isEmpty ? nil : knownBeacons[ranged.beacon]
-        JSONBytes.append("{\"id\":", to: &out)
-        JSONBytes.appendQuoted(known?.topicID ?? ranged.beacon.rawValue, to: &out)
-        JSONBytes.append(",\"beacon\":", to: &out)
-        JSONBytes.appendQuoted(ranged.beacon.rawValue, to: &out)
-        if let name = known?.name {
-            JSONBytes.append(",\"name\":", to: &out)
-            JSONBytes.appendQuoted(name, to: &out)
+        let id = known?.topicID ?? ranged.beacon.rawValue
+        let textBytes = id.utf8.count + ranged.beacon.rawValue.utf8.count + (known?.name?.utf8.count ?? 0)
+        let nodeAndRoomJSON = self.nodeAndRoomJSON
+        JSONBytes.append(
+            to: &out, capacity: MeasurementPayload.capacity(textBytes: textBytes) + nodeAndRoomJSON.count, scratch: &scratch
+        ) { json in
+            json.append("{\"id\":")
+            json.appendQuoted(id)
+            json.append(",\"beacon\":")
+            json.appendQuoted(ranged.beacon.rawValue)
+            if let name = known?.name {
+                json.append(",\"name\":")
+                json.appendQuoted(name)
+            }
+            json.append(nodeAndRoomJSON)
+            MeasurementPayload.writeReadings(
+                rssi: nil, rssiFiltered: ranged.proximity == .unknown ? nil : ranged.rssi, sigma: nil, measuredPower: nil,
+                distance: ranged.distance, proximity: ranged.proximity, to: &json)
+            json.append(",\"address\":")
+            json.appendQuoted(ranged.address)
+            if ranged.uuid != nil { json.append(",\"format\":\"ibeacon\"") }
+            MeasurementPayload.writeIdentity(uuid: ranged.uuid, major: ranged.major, minor: ranged.minor, to: &json)
+            json.append(",\"timestamp\":")
+            json.appendQuotedTimestamp(ranged.lastSeen)
+            json.append(UInt8(ascii: "}"))
         }
-        out.append(contentsOf: nodeAndRoomJSON)
-        MeasurementPayload.writeReadings(
-            rssi: nil, rssiFiltered: ranged.proximity == .unknown ? nil : ranged.rssi, sigma: nil, measuredPower: nil,
-            distance: ranged.distance, proximity: ranged.proximity, to: &out)
-        JSONBytes.append(",\"address\":", to: &out)
-        JSONBytes.appendQuoted(ranged.address, to: &out)
-        if ranged.uuid != nil { JSONBytes.append(",\"format\":\"ibeacon\"", to: &out) }
-        MeasurementPayload.writeIdentity(uuid: ranged.uuid, major: ranged.major, minor: ranged.minor, to: &out)
-        JSONBytes.append(",\"timestamp\":", to: &out)
-        JSONBytes.appendQuotedTimestamp(ranged.lastSeen, to: &out)
-        out.append(UInt8(ascii: "}"))
     }
 
     static func nodeAndRoomJSON(_ settings: Settings) -> [UInt8] {

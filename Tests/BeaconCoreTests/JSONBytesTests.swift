@@ -46,4 +46,16 @@ import TestSupport
         #expect(bytes { JSONBytes.appendQuoted(components, to: &$0) } == "\"" + BeaconID(components).rawValue + "\"")
         #expect(bytes { JSONBytes.appendQuoted(BeaconID.Components.mac(address), to: &$0) } == "\"mac-c4a1b2c3d4e5\"")
     }
+
+    /// An entry written through a cursor quotes as `JSONText` does, and the room `quotedCapacity`
+    /// gives holds the worst case (six bytes per control character).
+    @Test func cursorQuotesAsTheStringWriterWithinItsCapacity() {
+        let texts = ["", "kitchen-1", "quote \" back \\ slash", "line\nfeed\t\u{01}", String(repeating: "\u{01}", count: 40), "ünïcödé ✓"]
+        var scratch: [UInt8] = []
+        for text in texts {
+            var out: [UInt8] = Array("[".utf8)
+            JSONBytes.append(to: &out, capacity: JSONBytes.quotedCapacity(text), scratch: &scratch) { $0.appendQuoted(text) }
+            #expect(String(decoding: out, as: UTF8.self) == "[" + JSONText.quoted(text))
+        }
+    }
 }

@@ -5,7 +5,7 @@
 /// measurement or a ranging entry thousands of times a second, and building each from `String`
 /// pieces was a quarter of its CPU (presence-bench speed).
 public enum JSONBytes {
-    private static let hex: StaticString = "0123456789abcdef"
+    static let hex: StaticString = "0123456789abcdef"
 
     /// Appends ASCII text as it is (keys, punctuation: no escaping).
     @inline(__always)
@@ -57,154 +57,269 @@ public enum JSONBytes {
 
     /// Appends a decimal integer.
     public static func append(_ value: Int, to out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        appendDigits(value.magnitude, minimumDigits: 1, to: &out)
-    }
-
-    /// Appends `value` with at least `minimumDigits` digits (zero padded).
-    static func appendDigits(_ value: UInt, minimumDigits: Int, to out: inout [UInt8]) {
-        // 24 bytes: room for any UInt64; appended as one buffer (a raw slice took the generic path).
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
-            var count = 0
-            var rest = value
-            repeat {
-                buffer[23 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            } while rest > 0 && count < 24
-            while count < min(minimumDigits, 24) {
-                buffer[23 - count] = UInt8(ascii: "0")
-                count += 1
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[(24 - count)...]))
-        }
+        append(to: &out, fixedCapacity: 24) { $0.append(value) }
     }
 
     /// Appends `value` rounded to `decimals` places without trailing zeros, `null` when not finite:
     /// exactly `JSONObjectWriter.number(_:decimals:)`.
     public static func append(_ value: Double, decimals: Int, to out: inout [UInt8]) {
-        guard value.isFinite else { return append("null", to: &out) }
+        append(to: &out, fixedCapacity: JSONByteCursor.numberCapacity) { $0.append(value, decimals: decimals) }
+    }
+
+    /// Appends `"c4:a1:b2:c3:d4:e5"`, quotes included (`BluetoothAddress.description`).
+    public static func appendQuoted(_ address: BluetoothAddress, to out: inout [UInt8]) {
+        append(to: &out, fixedCapacity: 19) { $0.appendQuoted(address) }
+    }
+
+    /// Appends `"fda50693-a4e2-4fb1-afcf-c6eb07647825"`, quotes included (`BeaconUUID.description`).
+    public static func appendQuoted(_ uuid: BeaconUUID, to out: inout [UInt8]) {
+        append(to: &out, fixedCapacity: 38) { $0.appendQuoted(uuid) }
+    }
+
+    /// Appends a beacon's canonical id as a JSON string, formatting the common iBeacon form from its
+    /// parts (no `String` built); other forms are copied from their text.
+    public static func appendQuoted(_ components: BeaconID.Components, to out: inout [UInt8]) {
+        guard case .iBeacon = components else { return appendQuoted(BeaconID(components).rawValue, to: &out) }
+        // "ibeacon-", the UUID, two numbers of at most 5 digits, dashes and quotes: 58 bytes.
+        append(to: &out, fixedCapacity: 64) { $0.appendQuoted(components) }
+    }
+
+    /// Appends `"2026-11-22T08:15:02.123Z"`, quotes included (`ISO8601Timestamp.string(from:)`).
+    public static func appendQuotedTimestamp(_ instant: Instant, to out: inout [UInt8]) {
+        append(to: &out, fixedCapacity: 26) { $0.appendQuotedTimestamp(instant) }
+    }
+
+    /// Writes a piece of at most `fixedCapacity` bytes (a small constant) through a cursor on the
+    /// stack and appends it to `out` at once.
+    @inlinable
+    static func append(to out: inout [UInt8], fixedCapacity: Int, _ write: (inout JSONByteCursor) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: fixedCapacity) { buffer in
+            var cursor = JSONByteCursor(buffer.baseAddress!, capacity: fixedCapacity)
+            write(&cursor)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<cursor.end]))
+        }
+    }
+
+    /// Writes an entry (a measurement, a ranging entry) of at most `capacity` bytes through a cursor
+    /// into `scratch`, grown when short, and appends it to `out` at once: one array append per
+    /// entry, not one per piece. `capacity` must cover the entry (the cursor traps past it).
+    @inlinable
+    public static func append(
+        to out: inout [UInt8], capacity: Int, scratch: inout [UInt8], _ write: (inout JSONByteCursor) -> Void
+    ) {
+        if scratch.count < capacity { scratch = [UInt8](repeating: 0, count: max(capacity, 2 * scratch.count)) }
+        scratch.withUnsafeMutableBufferPointer { buffer in
+            var cursor = JSONByteCursor(buffer.baseAddress!, capacity: capacity)
+            write(&cursor)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<cursor.end]))
+        }
+    }
+
+    /// The most `JSONByteCursor.appendQuoted(_:)` writes for `text`: `\u00XX` per byte, and quotes.
+    @inlinable
+    public static func quotedCapacity(_ text: String) -> Int { 6 * text.utf8.count + 2 }
+}
+
+/// JSON text written through a pointer into room the caller sized for the whole entry: each piece
+/// is a store, not an `Array.append` (which checks uniqueness and capacity each time: the ~20 of
+/// them per ranging entry were half the cost of writing it, presence-bench speed). Byte for byte
+/// what `JSONBytes`'s appends write; they are built on it.
+public struct JSONByteCursor {
+    @usableFromInline let base: UnsafeMutablePointer<UInt8>
+    @usableFromInline let capacity: Int
+    @usableFromInline var end = 0
+
+    @inlinable
+    init(_ base: UnsafeMutablePointer<UInt8>, capacity: Int) {
+        self.base = base
+        self.capacity = capacity
+    }
+
+    /// The bytes written so far.
+    @inlinable
+    public var count: Int { end }
+
+    @inlinable
+    public mutating func append(_ byte: UInt8) {
+        precondition(end < capacity, "JSONByteCursor: the entry outgrew the room its writer reserved")
+        base[end] = byte
+        end += 1
+    }
+
+    @inlinable
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress else { return }
+        precondition(end + bytes.count <= capacity, "JSONByteCursor: the entry outgrew the room its writer reserved")
+        (base + end).update(from: source, count: bytes.count)
+        end += bytes.count
+    }
+
+    /// Appends ASCII text as it is (keys, punctuation: no escaping).
+    @inlinable
+    public mutating func append(_ text: StaticString) {
+        append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Appends bytes written earlier (e.g. the `,"node":…,"room":…` an agent writes once).
+    @inlinable
+    public mutating func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { append($0) }
+    }
+
+    /// Appends `text` as a JSON string literal, quotes included (escapes as `JSONText.appendQuoted`).
+    /// At most `6 * text.utf8.count + 2` bytes (`\u00XX` per control character).
+    public mutating func appendQuoted(_ text: String) {
+        var text = text
+        let written = text.withUTF8 { utf8 -> Bool in
+            if JSONBytes.needsEscape(utf8) { return false }
+            append(UInt8(ascii: "\""))
+            append(utf8)
+            append(UInt8(ascii: "\""))
+            return true
+        }
+        if !written {
+            var quoted = JSONText.quoted(text)
+            quoted.withUTF8 { append($0) }
+        }
+    }
+
+    /// The most a number takes (`append(_:decimals:)`: `String(Double)` at worst, 24 bytes).
+    static let numberCapacity = 32
+
+    /// Appends a decimal integer (at most 20 bytes).
+    public mutating func append(_ value: Int) {
+        if value < 0 { append(UInt8(ascii: "-")) }
+        appendDigits(value.magnitude, minimumDigits: 1)
+    }
+
+    /// Appends `value` with at least `minimumDigits` digits (zero padded; at most 24 bytes).
+    mutating func appendDigits(_ value: UInt, minimumDigits: Int) {
+        // Least significant first, then reversed in place.
+        let start = end
+        var rest = value
+        repeat {
+            append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0 && end - start < 24
+        while end - start < min(minimumDigits, 24) { append(UInt8(ascii: "0")) }
+        var digits = UnsafeMutableBufferPointer(start: base + start, count: end - start)
+        digits.reverse()
+    }
+
+    /// Appends `value` rounded to `decimals` places without trailing zeros, `null` when not finite:
+    /// exactly `JSONObjectWriter.number(_:decimals:)` (at most 32 bytes).
+    public mutating func append(_ value: Double, decimals: Int) {
+        guard value.isFinite else { return append("null") }
         var scale = 1.0
         for _ in 0..<max(0, min(decimals, 9)) { scale *= 10 }
         let scaled = (value * scale).rounded()
-        guard abs(scaled) < 9.0e15 else { return out.append(contentsOf: String(value).utf8) }
+        guard abs(scaled) < 9.0e15 else {
+            var text = String(value)
+            return text.withUTF8 { append($0) }
+        }
         let whole = Int64(scaled)
         let unit = Int64(scale)
-        if decimals <= 0 || whole % unit == 0 { return append(Int(whole / unit), to: &out) }
-        if whole < 0 { out.append(UInt8(ascii: "-")) }
+        if decimals <= 0 || whole % unit == 0 { return append(Int(whole / unit)) }
+        if whole < 0 { append(UInt8(ascii: "-")) }
         let magnitude = whole.magnitude
-        appendDigits(UInt(magnitude / UInt64(unit)), minimumDigits: 1, to: &out)
-        out.append(UInt8(ascii: "."))
+        appendDigits(UInt(magnitude / UInt64(unit)), minimumDigits: 1)
+        append(UInt8(ascii: "."))
         var fraction = magnitude % UInt64(unit)
         var digits = max(0, min(decimals, 9))
         while fraction % 10 == 0 && digits > 0 {
             fraction /= 10
             digits -= 1
         }
-        appendDigits(UInt(fraction), minimumDigits: digits, to: &out)
+        appendDigits(UInt(fraction), minimumDigits: digits)
     }
 
-    /// Appends `"c4:a1:b2:c3:d4:e5"`, quotes included (`BluetoothAddress.description`).
-    public static func appendQuoted(_ address: BluetoothAddress, to out: inout [UInt8]) {
-        // Formatted on the stack and appended once: an append per character was most of its cost.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 19) { text in
-            text[0] = UInt8(ascii: "\"")
-            for index in 0..<6 {
-                let byte = UInt8(truncatingIfNeeded: address.rawValue >> UInt64(40 - 8 * index))
-                text[1 + 3 * index] = hex.utf8Start[Int(byte >> 4)]
-                text[2 + 3 * index] = hex.utf8Start[Int(byte & 0xF)]
-                text[3 + 3 * index] = index < 5 ? UInt8(ascii: ":") : UInt8(ascii: "\"")
-            }
-            out.append(contentsOf: UnsafeBufferPointer(text))
+    /// Appends `"c4:a1:b2:c3:d4:e5"`, quotes included (`BluetoothAddress.description`; 19 bytes).
+    public mutating func appendQuoted(_ address: BluetoothAddress) {
+        precondition(end + 19 <= capacity, "JSONByteCursor: the entry outgrew the room its writer reserved")
+        let text = base + end
+        text[0] = UInt8(ascii: "\"")
+        for index in 0..<6 {
+            let byte = UInt8(truncatingIfNeeded: address.rawValue >> UInt64(40 - 8 * index))
+            text[1 + 3 * index] = JSONBytes.hex.utf8Start[Int(byte >> 4)]
+            text[2 + 3 * index] = JSONBytes.hex.utf8Start[Int(byte & 0xF)]
+            text[3 + 3 * index] = index < 5 ? UInt8(ascii: ":") : UInt8(ascii: "\"")
         }
+        end += 19
     }
 
     /// Appends `"fda50693-a4e2-4fb1-afcf-c6eb07647825"`, quotes included (`BeaconUUID.description`).
-    public static func appendQuoted(_ uuid: BeaconUUID, to out: inout [UInt8]) {
-        appendUUID(uuid, quoted: true, to: &out)
+    public mutating func appendQuoted(_ uuid: BeaconUUID) {
+        appendUUID(uuid, quoted: true)
     }
 
-    static func appendUUID(_ uuid: BeaconUUID, quoted: Bool = false, to out: inout [UInt8]) {
-        // Formatted on the stack and appended once: an append per character was most of its cost.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 38) { text in
-            var count = 0
-            if quoted {
-                text[0] = UInt8(ascii: "\"")
-                count = 1
-            }
-            // A byte (two digits) at a time, the dashes after bytes 4, 6, 8 and 10.
-            for byteIndex in 0..<16 {
-                if byteIndex == 4 || byteIndex == 6 || byteIndex == 8 || byteIndex == 10 {
-                    text[count] = UInt8(ascii: "-")
-                    count += 1
-                }
-                let word = byteIndex < 8 ? uuid.high : uuid.low
-                let byte = UInt8(truncatingIfNeeded: word >> UInt64(56 - 8 * (byteIndex % 8)))
-                text[count] = hex.utf8Start[Int(byte >> 4)]
-                text[count + 1] = hex.utf8Start[Int(byte & 0xF)]
-                count += 2
-            }
-            if quoted {
-                text[count] = UInt8(ascii: "\"")
+    /// The UUID's 36 characters, 38 with the quotes.
+    mutating func appendUUID(_ uuid: BeaconUUID, quoted: Bool = false) {
+        if quoted { append(UInt8(ascii: "\"")) }
+        precondition(end + 36 <= capacity, "JSONByteCursor: the entry outgrew the room its writer reserved")
+        let text = base + end
+        var count = 0
+        // A byte (two digits) at a time, the dashes after bytes 4, 6, 8 and 10.
+        for byteIndex in 0..<16 {
+            if byteIndex == 4 || byteIndex == 6 || byteIndex == 8 || byteIndex == 10 {
+                text[count] = UInt8(ascii: "-")
                 count += 1
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: text[..<count]))
+            let word = byteIndex < 8 ? uuid.high : uuid.low
+            let byte = UInt8(truncatingIfNeeded: word >> UInt64(56 - 8 * (byteIndex % 8)))
+            text[count] = JSONBytes.hex.utf8Start[Int(byte >> 4)]
+            text[count + 1] = JSONBytes.hex.utf8Start[Int(byte & 0xF)]
+            count += 2
         }
-    }
-
-    @inline(__always)
-    static func appendHex(_ byte: UInt8, to out: inout [UInt8]) {
-        out.append(hex.utf8Start[Int(byte >> 4)])
-        out.append(hex.utf8Start[Int(byte & 0xF)])
+        end += count
+        if quoted { append(UInt8(ascii: "\"")) }
     }
 
     /// Appends a beacon's canonical id as a JSON string, formatting the common iBeacon form from its
     /// parts (no `String` built); other forms are copied from their text.
-    public static func appendQuoted(_ components: BeaconID.Components, to out: inout [UInt8]) {
+    public mutating func appendQuoted(_ components: BeaconID.Components) {
         guard case .iBeacon(let uuid, let major, let minor) = components else {
-            return appendQuoted(BeaconID(components).rawValue, to: &out)
+            return appendQuoted(BeaconID(components).rawValue)
         }
-        append("\"ibeacon-", to: &out)
-        appendUUID(uuid, to: &out)
-        out.append(UInt8(ascii: "-"))
-        appendDigits(UInt(major), minimumDigits: 1, to: &out)
-        out.append(UInt8(ascii: "-"))
-        appendDigits(UInt(minor), minimumDigits: 1, to: &out)
-        out.append(UInt8(ascii: "\""))
+        append("\"ibeacon-")
+        appendUUID(uuid)
+        append(UInt8(ascii: "-"))
+        appendDigits(UInt(major), minimumDigits: 1)
+        append(UInt8(ascii: "-"))
+        appendDigits(UInt(minor), minimumDigits: 1)
+        append(UInt8(ascii: "\""))
     }
 
-    /// Appends `"2026-11-22T08:15:02.123Z"`, quotes included (`ISO8601Timestamp.string(from:)`).
-    public static func appendQuotedTimestamp(_ instant: Instant, to out: inout [UInt8]) {
+    /// Appends `"2026-11-22T08:15:02.123Z"`, quotes included (`ISO8601Timestamp.string(from:)`; 26 bytes).
+    public mutating func appendQuotedTimestamp(_ instant: Instant) {
         let milliseconds = ISO8601Timestamp.clampedMilliseconds(instant)
         let (days, millisecondOfDay) = ISO8601Timestamp.floorDivide(milliseconds, 86_400_000)
         let (year, month, day) = ISO8601Timestamp.civil(fromDays: days)
-        // Years are clamped to 0000…9999, so every field has a fixed width: formatted on the stack,
-        // appended once.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 26) { text in
-            func put(_ value: Int, at end: Int, digits: Int) {
-                var rest = value
-                for position in stride(from: end, to: end - digits, by: -1) {
-                    text[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
-                    rest /= 10
-                }
+        // Years are clamped to 0000…9999, so every field has a fixed width.
+        precondition(end + 26 <= capacity, "JSONByteCursor: the entry outgrew the room its writer reserved")
+        let text = base + end
+        func put(_ value: Int, at end: Int, digits: Int) {
+            var rest = value
+            for position in stride(from: end, to: end - digits, by: -1) {
+                text[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
             }
-            text[0] = UInt8(ascii: "\"")
-            put(Int(year), at: 4, digits: 4)
-            text[5] = UInt8(ascii: "-")
-            put(Int(month), at: 7, digits: 2)
-            text[8] = UInt8(ascii: "-")
-            put(Int(day), at: 10, digits: 2)
-            text[11] = UInt8(ascii: "T")
-            put(Int(millisecondOfDay / 3_600_000), at: 13, digits: 2)
-            text[14] = UInt8(ascii: ":")
-            put(Int(millisecondOfDay / 60_000 % 60), at: 16, digits: 2)
-            text[17] = UInt8(ascii: ":")
-            put(Int(millisecondOfDay / 1000 % 60), at: 19, digits: 2)
-            text[20] = UInt8(ascii: ".")
-            put(Int(millisecondOfDay % 1000), at: 23, digits: 3)
-            text[24] = UInt8(ascii: "Z")
-            text[25] = UInt8(ascii: "\"")
-            out.append(contentsOf: UnsafeBufferPointer(text))
         }
+        text[0] = UInt8(ascii: "\"")
+        put(Int(year), at: 4, digits: 4)
+        text[5] = UInt8(ascii: "-")
+        put(Int(month), at: 7, digits: 2)
+        text[8] = UInt8(ascii: "-")
+        put(Int(day), at: 10, digits: 2)
+        text[11] = UInt8(ascii: "T")
+        put(Int(millisecondOfDay / 3_600_000), at: 13, digits: 2)
+        text[14] = UInt8(ascii: ":")
+        put(Int(millisecondOfDay / 60_000 % 60), at: 16, digits: 2)
+        text[17] = UInt8(ascii: ":")
+        put(Int(millisecondOfDay / 1000 % 60), at: 19, digits: 2)
+        text[20] = UInt8(ascii: ".")
+        put(Int(millisecondOfDay % 1000), at: 23, digits: 3)
+        text[24] = UInt8(ascii: "Z")
+        text[25] = UInt8(ascii: "\"")
+        end += 26
     }
 }

@@ -61,83 +61,94 @@ public struct MeasurementPayload: Hashable, Sendable {
 
     /// Appends `json`'s bytes to `out` (the agent reuses one buffer for every payload).
     public func write(to out: inout [UInt8]) {
-        JSONBytes.append("{\"id\":", to: &out)
-        JSONBytes.appendQuoted(id, to: &out)
-        JSONBytes.append(",\"beacon\":", to: &out)
-        JSONBytes.appendQuoted(beacon.rawValue, to: &out)
-        if let name {
-            JSONBytes.append(",\"name\":", to: &out)
-            JSONBytes.appendQuoted(name, to: &out)
+        var textBytes = id.utf8.count + beacon.rawValue.utf8.count + node.utf8.count + room.utf8.count
+        textBytes += (name?.utf8.count ?? 0) + (format?.utf8.count ?? 0)
+        var scratch: [UInt8] = []
+        JSONBytes.append(to: &out, capacity: Self.capacity(textBytes: textBytes), scratch: &scratch) { entry in
+            entry.append("{\"id\":")
+            entry.appendQuoted(id)
+            entry.append(",\"beacon\":")
+            entry.appendQuoted(beacon.rawValue)
+            if let name {
+                entry.append(",\"name\":")
+                entry.appendQuoted(name)
+            }
+            entry.append(",\"node\":")
+            entry.appendQuoted(node)
+            entry.append(",\"room\":")
+            entry.appendQuoted(room)
+            Self.writeReadings(
+                rssi: rssi, rssiFiltered: rssiFiltered, sigma: sigma, measuredPower: measuredPower, distance: distance,
+                proximity: proximity, to: &entry)
+            if let address {
+                entry.append(",\"address\":")
+                entry.appendQuoted(address)
+            }
+            if let format {
+                entry.append(",\"format\":")
+                entry.appendQuoted(format)
+            }
+            Self.writeIdentity(uuid: uuid, major: major, minor: minor, to: &entry)
+            entry.append(",\"timestamp\":")
+            entry.appendQuotedTimestamp(timestamp)
+            entry.append(UInt8(ascii: "}"))
         }
-        JSONBytes.append(",\"node\":", to: &out)
-        JSONBytes.appendQuoted(node, to: &out)
-        JSONBytes.append(",\"room\":", to: &out)
-        JSONBytes.appendQuoted(room, to: &out)
-        Self.writeReadings(
-            rssi: rssi, rssiFiltered: rssiFiltered, sigma: sigma, measuredPower: measuredPower, distance: distance,
-            proximity: proximity, to: &out)
-        if let address {
-            JSONBytes.append(",\"address\":", to: &out)
-            JSONBytes.appendQuoted(address, to: &out)
-        }
-        if let format {
-            JSONBytes.append(",\"format\":", to: &out)
-            JSONBytes.appendQuoted(format, to: &out)
-        }
-        Self.writeIdentity(uuid: uuid, major: major, minor: minor, to: &out)
-        JSONBytes.append(",\"timestamp\":", to: &out)
-        JSONBytes.appendQuotedTimestamp(timestamp, to: &out)
-        out.append(UInt8(ascii: "}"))
     }
+
+    /// The most a payload takes whose strings (ids, name, node, room, format) have `textBytes` UTF-8
+    /// bytes in all: those escaped at worst and their quotes (`JSONBytes.quotedCapacity`), plus its
+    /// keys, numbers, address, identity and timestamp (446 bytes at most, rounded up).
+    @inlinable
+    public static func capacity(textBytes: Int) -> Int { 512 + 6 * textBytes + 12 }
 
     /// `,"rssi":…` through `,"proximity":"…"`: the part that changes with every reading.
     @inline(__always)
     public static func writeReadings(
         rssi: Int?, rssiFiltered: Double?, sigma: Double?, measuredPower: Int?, distance: Double?,
-        proximity: Proximity, to out: inout [UInt8]
+        proximity: Proximity, to out: inout JSONByteCursor
     ) {
         if let rssi {
-            JSONBytes.append(",\"rssi\":", to: &out)
-            JSONBytes.append(rssi, to: &out)
+            out.append(",\"rssi\":")
+            out.append(rssi)
         }
         if let rssiFiltered {
-            JSONBytes.append(",\"rssiFiltered\":", to: &out)
-            JSONBytes.append(rssiFiltered, decimals: 1, to: &out)
+            out.append(",\"rssiFiltered\":")
+            out.append(rssiFiltered, decimals: 1)
         }
         if let sigma {
-            JSONBytes.append(",\"sigma\":", to: &out)
-            JSONBytes.append(sigma, decimals: 1, to: &out)
+            out.append(",\"sigma\":")
+            out.append(sigma, decimals: 1)
         }
         if let measuredPower {
-            JSONBytes.append(",\"measuredPower\":", to: &out)
-            JSONBytes.append(measuredPower, to: &out)
+            out.append(",\"measuredPower\":")
+            out.append(measuredPower)
         }
         if let distance {
-            JSONBytes.append(",\"distance\":", to: &out)
-            JSONBytes.append(distance, decimals: 2, to: &out)
+            out.append(",\"distance\":")
+            out.append(distance, decimals: 2)
         }
         switch proximity {
-        case .immediate: JSONBytes.append(",\"proximity\":\"immediate\"", to: &out)
-        case .near: JSONBytes.append(",\"proximity\":\"near\"", to: &out)
-        case .far: JSONBytes.append(",\"proximity\":\"far\"", to: &out)
-        case .unknown: JSONBytes.append(",\"proximity\":\"unknown\"", to: &out)
+        case .immediate: out.append(",\"proximity\":\"immediate\"")
+        case .near: out.append(",\"proximity\":\"near\"")
+        case .far: out.append(",\"proximity\":\"far\"")
+        case .unknown: out.append(",\"proximity\":\"unknown\"")
         }
     }
 
     /// `,"uuid":…,"major":…,"minor":…` for the fields present.
     @inline(__always)
-    public static func writeIdentity(uuid: BeaconUUID?, major: UInt16?, minor: UInt16?, to out: inout [UInt8]) {
+    public static func writeIdentity(uuid: BeaconUUID?, major: UInt16?, minor: UInt16?, to out: inout JSONByteCursor) {
         if let uuid {
-            JSONBytes.append(",\"uuid\":", to: &out)
-            JSONBytes.appendQuoted(uuid, to: &out)
+            out.append(",\"uuid\":")
+            out.appendQuoted(uuid)
         }
         if let major {
-            JSONBytes.append(",\"major\":", to: &out)
-            JSONBytes.append(Int(major), to: &out)
+            out.append(",\"major\":")
+            out.append(Int(major))
         }
         if let minor {
-            JSONBytes.append(",\"minor\":", to: &out)
-            JSONBytes.append(Int(minor), to: &out)
+            out.append(",\"minor\":")
+            out.append(Int(minor))
         }
     }
 }
