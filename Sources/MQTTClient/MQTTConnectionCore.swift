@@ -163,7 +163,7 @@ final class MQTTConnectionCore: MosquittoEventHandler {
         }
         guard shouldStart else { return }
         // The thread holds the handle (and so this core) until it ends.
-        let started = NetworkThread.start { [self] in
+        let started = DetachedThread.start { [self] in
             run(handle)
         }
         if !started {

@@ -311,15 +311,7 @@ public struct AgentCore: Sendable {
             to: &out, capacity: MeasurementPayload.capacity(textBytes: textBytes) + nodeAndRoomJSON.count,
             scratch: &jsonScratch
         ) { json in
-            json.append("{\"id\":")
-            json.appendQuoted(topicID)
-            json.append(",\"beacon\":")
-            json.appendQuoted(entry.id.rawValue)
-            if let name = known?.name {
-                json.append(",\"name\":")
-                json.appendQuoted(name)
-            }
-            json.append(nodeAndRoomJSON)
+            Self.writeEntryHead(id: topicID, beacon: entry.id, name: known?.name, nodeAndRoomJSON: nodeAndRoomJSON, to: &json)
             MeasurementPayload.writeReadings(
                 rssi: rssi, rssiFiltered: rssiFiltered, sigma: sigma, measuredPower: measuredPower, distance: distance,
                 proximity: proximity, to: &json)
@@ -447,6 +439,22 @@ public struct AgentCore: Sendable {
 
     /// One ranging entry: what `MeasurementPayload.write` writes for it (id or alias, no RSSI of its
     /// own, the filtered RSSI unless `unknown`), byte for byte, without building the payload's strings.
+    /// The opening a measurement and a ranging entry share: `{"id":…,"beacon":…[,"name":…]` and
+    /// the node's `,"node":…,"room":…`.
+    private static func writeEntryHead(
+        id: String, beacon: BeaconID, name: String?, nodeAndRoomJSON: [UInt8], to json: inout JSONByteCursor
+    ) {
+        json.append("{\"id\":")
+        json.appendQuoted(id)
+        json.append(",\"beacon\":")
+        json.appendQuoted(beacon.rawValue)
+        if let name {
+            json.append(",\"name\":")
+            json.appendQuoted(name)
+        }
+        json.append(nodeAndRoomJSON)
+    }
+
     private func writeRanged(_ ranged: RangedBeacon, to out: inout [UInt8], scratch: inout [UInt8]) {
         let known = knownBeacons.isEmpty ? nil : knownBeacons[ranged.beacon]
         let id = known?.topicID ?? ranged.beacon.rawValue
@@ -455,15 +463,7 @@ public struct AgentCore: Sendable {
         JSONBytes.append(
             to: &out, capacity: MeasurementPayload.capacity(textBytes: textBytes) + nodeAndRoomJSON.count, scratch: &scratch
         ) { json in
-            json.append("{\"id\":")
-            json.appendQuoted(id)
-            json.append(",\"beacon\":")
-            json.appendQuoted(ranged.beacon.rawValue)
-            if let name = known?.name {
-                json.append(",\"name\":")
-                json.appendQuoted(name)
-            }
-            json.append(nodeAndRoomJSON)
+            Self.writeEntryHead(id: id, beacon: ranged.beacon, name: known?.name, nodeAndRoomJSON: nodeAndRoomJSON, to: &json)
             MeasurementPayload.writeReadings(
                 rssi: nil, rssiFiltered: ranged.proximity == .unknown ? nil : ranged.rssi, sigma: nil, measuredPower: nil,
                 distance: ranged.distance, proximity: ranged.proximity, to: &json)

@@ -126,7 +126,7 @@ public final class AgentService: Service {
         }
         let configurationWait = configuration.configurationWait
         let handOver = SourceHandOver(feed)
-        let started = SourceThread.start {
+        let started = DetachedThread.start {
             let feed = handOver.feed
             if waitsForConfiguration { _ = startGate.wait(timeout: .now() + configurationWait) }
             defer {
@@ -152,7 +152,7 @@ public final class AgentService: Service {
         guard started else {
             feed.close()
             await connection.disconnect(flushTimeout: .zero)
-            throw SourceThread.Refused()
+            throw SourceThreadRefused()
         }
 
         await withThrowingTaskGroup(of: Void.self) { group in
@@ -390,4 +390,9 @@ public final class AgentService: Service {
             }
         }
     }
+}
+
+/// The system refused a thread for reading the source (`DetachedThread.start` returned false).
+struct SourceThreadRefused: Error, CustomStringConvertible {
+    var description: String { "the system refused a thread for reading the source" }
 }

@@ -4,10 +4,11 @@ import Glibc
 import Darwin
 #endif
 
-/// The one POSIX thread per connection that runs libmosquitto's network loop. A thread of its
-/// own, not a task: `mosquitto_loop` blocks in `select`, which must not occupy a thread of Swift's
-/// small cooperative pool.
-enum NetworkThread {
+/// A detached POSIX thread for work that blocks: libmosquitto's network loop (one per connection;
+/// `mosquitto_loop` blocks in `select`) and the agent's source reads. Such work must not occupy a
+/// thread of Swift's small cooperative pool, and Foundation's `Thread` would load Foundation (about
+/// 10 MB resident with ICU) for it.
+public enum DetachedThread {
     private final class Body {
         let run: @Sendable () -> Void
         init(_ run: @escaping @Sendable () -> Void) { self.run = run }
@@ -15,7 +16,7 @@ enum NetworkThread {
 
     /// Starts a detached thread running `body`.
     /// Returns false when the system refuses a thread.
-    static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
+    public static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         #if canImport(Glibc)
         var thread = pthread_t()
