@@ -311,7 +311,8 @@ public struct AgentCore: Sendable {
             to: &out, capacity: MeasurementPayload.capacity(textBytes: textBytes) + nodeAndRoomJSON.count,
             scratch: &jsonScratch
         ) { json in
-            Self.writeEntryHead(id: topicID, beacon: entry.id, name: known?.name, nodeAndRoomJSON: nodeAndRoomJSON, to: &json)
+            MeasurementPayload.writeHead(id: topicID, beacon: entry.id, name: known?.name, to: &json)
+            json.append(nodeAndRoomJSON)
             MeasurementPayload.writeReadings(
                 rssi: rssi, rssiFiltered: rssiFiltered, sigma: sigma, measuredPower: measuredPower, distance: distance,
                 proximity: proximity, to: &json)
@@ -439,22 +440,6 @@ public struct AgentCore: Sendable {
 
     /// One ranging entry: what `MeasurementPayload.write` writes for it (id or alias, no RSSI of its
     /// own, the filtered RSSI unless `unknown`), byte for byte, without building the payload's strings.
-    /// The opening a measurement and a ranging entry share: `{"id":…,"beacon":…[,"name":…]` and
-    /// the node's `,"node":…,"room":…`.
-    private static func writeEntryHead(
-        id: String, beacon: BeaconID, name: String?, nodeAndRoomJSON: [UInt8], to json: inout JSONByteCursor
-    ) {
-        json.append("{\"id\":")
-        json.appendQuoted(id)
-        json.append(",\"beacon\":")
-        json.appendQuoted(beacon.rawValue)
-        if let name {
-            json.append(",\"name\":")
-            json.appendQuoted(name)
-        }
-        json.append(nodeAndRoomJSON)
-    }
-
     private func writeRanged(_ ranged: RangedBeacon, to out: inout [UInt8], scratch: inout [UInt8]) {
         let known = knownBeacons.isEmpty ? nil : knownBeacons[ranged.beacon]
         let id = known?.topicID ?? ranged.beacon.rawValue
@@ -463,7 +448,8 @@ public struct AgentCore: Sendable {
         JSONBytes.append(
             to: &out, capacity: MeasurementPayload.capacity(textBytes: textBytes) + nodeAndRoomJSON.count, scratch: &scratch
         ) { json in
-            Self.writeEntryHead(id: id, beacon: ranged.beacon, name: known?.name, nodeAndRoomJSON: nodeAndRoomJSON, to: &json)
+            MeasurementPayload.writeHead(id: id, beacon: ranged.beacon, name: known?.name, to: &json)
+            json.append(nodeAndRoomJSON)
             MeasurementPayload.writeReadings(
                 rssi: nil, rssiFiltered: ranged.proximity == .unknown ? nil : ranged.rssi, sigma: nil, measuredPower: nil,
                 distance: ranged.distance, proximity: ranged.proximity, to: &json)

@@ -65,14 +65,7 @@ public struct MeasurementPayload: Hashable, Sendable {
         textBytes += (name?.utf8.count ?? 0) + (format?.utf8.count ?? 0)
         var scratch: [UInt8] = []
         JSONBytes.append(to: &out, capacity: Self.capacity(textBytes: textBytes), scratch: &scratch) { entry in
-            entry.append("{\"id\":")
-            entry.appendQuoted(id)
-            entry.append(",\"beacon\":")
-            entry.appendQuoted(beacon.rawValue)
-            if let name {
-                entry.append(",\"name\":")
-                entry.appendQuoted(name)
-            }
+            Self.writeHead(id: id, beacon: beacon, name: name, to: &entry)
             entry.append(",\"node\":")
             entry.appendQuoted(node)
             entry.append(",\"room\":")
@@ -132,6 +125,18 @@ public struct MeasurementPayload: Hashable, Sendable {
         case .near: out.append(",\"proximity\":\"near\"")
         case .far: out.append(",\"proximity\":\"far\"")
         case .unknown: out.append(",\"proximity\":\"unknown\"")
+        }
+    }
+
+    /// The opening every measurement and ranging entry shares: `{"id":…,"beacon":…[,"name":…]`.
+    public static func writeHead(id: String, beacon: BeaconID, name: String?, to out: inout JSONByteCursor) {
+        out.append("{\"id\":")
+        out.appendQuoted(id)
+        out.append(",\"beacon\":")
+        out.appendQuoted(beacon.rawValue)
+        if let name {
+            out.append(",\"name\":")
+            out.appendQuoted(name)
         }
     }
 

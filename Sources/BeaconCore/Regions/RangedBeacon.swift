@@ -30,17 +30,28 @@ public struct RangedBeacon: Hashable, Sendable {
     /// without a distance by RSSI; `unknown` proximity last; then by id and address, so the order is
     /// total and stable between publishes.
     static func nearerFirst(_ a: RangedBeacon, _ b: RangedBeacon) -> Bool {
-        let aUnknown = a.proximity == .unknown
-        let bUnknown = b.proximity == .unknown
+        if let decided = nearerFirst(
+            unknown: a.proximity == .unknown, distance: a.distance, rssi: a.rssi,
+            than: b.proximity == .unknown, distance: b.distance, rssi: b.rssi)
+        { return decided }
+        if a.beacon != b.beacon { return a.beacon < b.beacon }
+        return a.address < b.address
+    }
+
+    /// `nearerFirst` on the readings alone: nil on a tie, which the id and address then break.
+    @inline(__always)
+    static func nearerFirst(
+        unknown aUnknown: Bool, distance aDistance: Double?, rssi aRSSI: Double,
+        than bUnknown: Bool, distance bDistance: Double?, rssi bRSSI: Double
+    ) -> Bool? {
         if aUnknown != bUnknown { return !aUnknown }
-        switch (a.distance, b.distance) {
+        switch (aDistance, bDistance) {
         case (let x?, let y?) where x != y: return x < y
         case (.some, nil): return true
         case (nil, .some): return false
         default: break
         }
-        if a.rssi != b.rssi { return a.rssi > b.rssi }
-        if a.beacon != b.beacon { return a.beacon < b.beacon }
-        return a.address < b.address
+        if aRSSI != bRSSI { return aRSSI > bRSSI }
+        return nil
     }
 }

@@ -173,14 +173,9 @@ public struct RegionMonitor: Sendable {
 
     /// `RangedBeacon.nearerFirst` on rank keys: the same order, the entries read only on a tie.
     private func nearerFirst(_ a: RankKey, _ b: RankKey) -> Bool {
-        if a.unknown != b.unknown { return !a.unknown }
-        switch (a.distance, b.distance) {
-        case (let x?, let y?) where x != y: return x < y
-        case (.some, nil): return true
-        case (nil, .some): return false
-        default: break
-        }
-        if a.rssi != b.rssi { return a.rssi > b.rssi }
+        if let decided = RangedBeacon.nearerFirst(
+            unknown: a.unknown, distance: a.distance, rssi: a.rssi, than: b.unknown, distance: b.distance, rssi: b.rssi)
+        { return decided }
         guard let x = rangedEntries[Int(a.slot)]?.sighting, let y = rangedEntries[Int(b.slot)]?.sighting else { return false }
         if x.beacon != y.beacon { return x.beacon < y.beacon }
         return x.address < y.address
