@@ -22,6 +22,8 @@ public final class AgentService: Service {
     let logger: Logger
     let version: String
     let wallClock: @Sendable () -> Double
+    /// A broker that refuses this account refuses every publication: one line a minute, not one each.
+    private let refusalLog = Mutex(RepeatedLogGate(interval: 60))
     /// The decoded advertisements are handed over in batches of at most this many pending.
     static let pendingBatchLimit = 64
     /// Seconds between returning freed heap to the system: short enough that a burst (the start
@@ -348,18 +350,22 @@ public final class AgentService: Service {
     }
 
     /// Logs a QoS 1 publication the broker refused (an MQTT 5 reason code ≥ 0x80 in its PUBACK,
-    /// e.g. 0x87 not authorized: the account may not write the topic). The agent runs on; the most
-    /// likely cause is an account name that is not the node id.
+    /// e.g. 0x87 not authorized: the account may not write the topic): the first at once, then one
+    /// line a minute with the number refused since (`refused`). The agent runs on; the most likely
+    /// cause is an account name that is not the node id.
     private func reportRefusal(of publication: MQTTPublication, topic: String) {
-        let logger = self.logger
-        Task {
+        Task { [self] in
             do {
                 try await publication.acknowledged()
             } catch let error as MQTTError {
                 guard case .publishRejected(let reasonCode) = error.code else { return }
+                let now = Instant(seconds: wallClock())
+                guard let refused = refusalLog.withLock({ $0.note(at: now) }) else { return }
                 logger.error(
                     "the broker refused a publication; check that the account name is the node id",
-                    metadata: ["topic": "\(topic)", "reasonCode": "\(reasonCode)", "reason": "\(error.message)"])
+                    metadata: [
+                        "topic": "\(topic)", "reasonCode": "\(reasonCode)", "reason": "\(error.message)", "refused": "\(refused)",
+                    ])
             } catch {}
         }
     }

@@ -78,4 +78,18 @@ import Testing
         #expect(BeaconUUID(uuid.description) == uuid)
         #expect(BeaconUUID(high: 0, low: 0).description == "00000000-0000-0000-0000-000000000000")
     }
+
+    /// A line that would repeat per message goes out at once, then once a minute, each saying how
+    /// many occurrences it stands for; nothing is lost from the count.
+    @Test func repeatedLogGateLogsTheFirstAtOnceThenOneLineAMinuteWithTheCount() {
+        var gate = RepeatedLogGate(interval: 60)
+        #expect(gate.note(at: Instant(seconds: 1000)) == 1)
+        #expect(gate.note(at: Instant(seconds: 1000.5)) == nil)
+        #expect(gate.note(3, at: Instant(seconds: 1030)) == nil)
+        #expect(gate.note(at: Instant(seconds: 1059.9)) == nil)
+        #expect(gate.note(at: Instant(seconds: 1060)) == 6)
+        #expect(gate.note(at: Instant(seconds: 1061)) == nil)
+        // A quiet hour: the next occurrence is logged at once.
+        #expect(gate.note(at: Instant(seconds: 5000)) == 2)
+    }
 }

@@ -168,10 +168,10 @@ public final class AggregatorService: Service, Sendable {
 
                 /// With failover: the connection with the last will, open while claiming or leading.
                 var leaderConnection: MQTTConnection?
-                var lastMalformedLog: Instant?
-                var malformedSinceLog = 0
-                var lastEvictionLog: Instant?
-                var evictionsLogged = 0
+                // A flood is worth one line a minute, not one per message or evicted beacon.
+                var malformedLog = RepeatedLogGate(interval: 60)
+                var evictionLog = RepeatedLogGate(interval: 60)
+                var evictionsNoted = 0
                 loop: for await next in inputs {
                     let now = clock.now()
                     var out: [AggregatorPublication] = []
@@ -185,17 +185,15 @@ public final class AggregatorService: Service, Sendable {
                         out = core.tick(at: time)
                         actions = leadership?.tick(at: time) ?? []
                         counted = \.ticks
-                        // A flood is worth one line a minute, not one per evicted beacon.
                         let evicted = core.evictedBeacons
                         counters.withLock { $0.evictedBeacons = evicted }
-                        if evicted > evictionsLogged, lastEvictionLog.map({ time.since($0) >= 60 }) ?? true {
+                        if evicted > evictionsNoted, let count = evictionLog.note(evicted - evictionsNoted, at: time) {
                             logger.warning("unknown beacons evicted: more than maxUnknownBeacons heard", metadata: [
-                                "evicted": "\(evicted - evictionsLogged)", "total": "\(evicted)",
+                                "evicted": "\(count)", "total": "\(evicted)",
                                 "maxUnknownBeacons": "\(configuration.maxUnknownBeacons)",
                             ])
-                            lastEvictionLog = time
-                            evictionsLogged = evicted
                         }
+                        evictionsNoted = evicted
                     case .connection(.connected(_, let isReconnect)):
                         if leadership == nil {
                             out = [.retained(topics.aggregatorStatus, "online")]
@@ -237,13 +235,10 @@ public final class AggregatorService: Service, Sendable {
                             counted = \.measurements
                         } catch {
                             counted = \.malformedMeasurements
-                            malformedSinceLog += 1
-                            if lastMalformedLog.map({ now.since($0) >= 60 }) ?? true {
+                            if let count = malformedLog.note(at: now) {
                                 logger.warning("malformed measurements ignored", metadata: [
-                                    "topic": "\(message.topic)", "error": "\(error)", "count": "\(malformedSinceLog)",
+                                    "topic": "\(message.topic)", "error": "\(error)", "count": "\(count)",
                                 ])
-                                lastMalformedLog = now
-                                malformedSinceLog = 0
                             }
                         }
                     case .nodeStatus(let message):
