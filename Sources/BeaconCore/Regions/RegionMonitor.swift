@@ -22,7 +22,9 @@ public struct RegionMonitor: Sendable {
     /// finds a slot by identity and address. Slots let a caller that hears the same beacon again
     /// hand back the slot it was given (`observe(_:matches:rangingSlot:at:)`) instead of hashing
     /// the key at every advertisement, and let region lists hold small integers.
-    private var rangedEntries: [RangingEntry?]
+    /// Not optional, so a field is read and changed in place (through an optional each access
+    /// copied the entry, its id with it); a freed slot's entry stays, `inUse` false, until reused.
+    private var rangedEntries: [RangingEntry]
     /// Each slot's `lastSeen`, apart from the entries so the once-a-second prune reads 8 bytes per
     /// beacon instead of copying each entry; +∞ for a free slot (never due).
     private var rangedLastSeen: [Instant]
@@ -73,6 +75,8 @@ public struct RegionMonitor: Sendable {
         var countedDistance: Double?
         /// Set once its silence passed `rangingUnknownAfter` and that counted as a change.
         var silent = false
+        /// False once the slot is freed (`forgetRanged`).
+        var inUse = true
     }
 
     /// Starts monitoring `regions` at `start`. Regions named in `restoredStates` begin in that state
@@ -138,19 +142,19 @@ public struct RegionMonitor: Sendable {
         keys.reserveCapacity(rangedByRegion[position].count)
         for slot in rangedByRegion[position] {
             let silence = now.since(rangedLastSeen[Int(slot)])
-            guard silence < settings.rangingForgetAfter, let proximity = rangedEntries[Int(slot)]?.sighting.proximity else { continue }
+            guard silence < settings.rangingForgetAfter, rangedEntries[Int(slot)].inUse else { continue }
+            let proximity = rangedEntries[Int(slot)].sighting.proximity
             let silent = silence >= settings.rangingUnknownAfter
             keys.append(RankKey(
                 slot: slot, silent: silent, unknown: silent || proximity == .unknown,
-                distance: silent ? nil : rangedEntries[Int(slot)]?.sighting.distance,
-                rssi: rangedEntries[Int(slot)]?.sighting.rssi ?? .nan))
+                distance: silent ? nil : rangedEntries[Int(slot)].sighting.distance,
+                rssi: rangedEntries[Int(slot)].sighting.rssi))
         }
         keys.sort { a, b in nearerFirst(a, b) }
         var out: [RangedBeacon] = []
         out.reserveCapacity(keys.count)
         for key in keys {
-            guard let sighting = rangedEntries[Int(key.slot)]?.sighting else { continue }
-            var beacon = RangedBeacon(sighting: sighting, lastSeen: rangedLastSeen[Int(key.slot)])
+            var beacon = RangedBeacon(sighting: rangedEntries[Int(key.slot)].sighting, lastSeen: rangedLastSeen[Int(key.slot)])
             if key.silent {
                 beacon.proximity = .unknown
                 beacon.distance = nil
@@ -176,9 +180,11 @@ public struct RegionMonitor: Sendable {
         if let decided = RangedBeacon.nearerFirst(
             unknown: a.unknown, distance: a.distance, rssi: a.rssi, than: b.unknown, distance: b.distance, rssi: b.rssi)
         { return decided }
-        guard let x = rangedEntries[Int(a.slot)]?.sighting, let y = rangedEntries[Int(b.slot)]?.sighting else { return false }
-        if x.beacon != y.beacon { return x.beacon < y.beacon }
-        return x.address < y.address
+        let x = Int(a.slot), y = Int(b.slot)
+        if rangedEntries[x].sighting.beacon != rangedEntries[y].sighting.beacon {
+            return rangedEntries[x].sighting.beacon < rangedEntries[y].sighting.beacon
+        }
+        return rangedEntries[x].sighting.address < rangedEntries[y].sighting.address
     }
 
     /// How many (beacon, address) pairs are remembered for ranging; bounded by what was heard within
@@ -209,22 +215,18 @@ public struct RegionMonitor: Sendable {
     ) -> [RegionEvent] {
         guard sighting.uuid != nil, !matches.isEmpty else { return [] }
         var events: [RegionEvent] = []
-        for position in matches.byUUID { match(position, sighting, at: now, into: &events) }
-        for position in matches.byMajor { match(position, sighting, at: now, into: &events) }
-        for position in matches.byMinor { match(position, sighting, at: now, into: &events) }
+        for index in matches.byUUID.indices { match(matches.byUUID[index], sighting.beacon, at: now, into: &events) }
+        for index in matches.byMajor.indices { match(matches.byMajor[index], sighting.beacon, at: now, into: &events) }
+        for index in matches.byMinor.indices { match(matches.byMinor[index], sighting.beacon, at: now, into: &events) }
         nextDeadline = min(nextDeadline, now.advanced(by: settings.exitDelay))
 
         let key = RangingKey(sighting)
         if let slot = rangedSlot(of: key, hint: rangingSlot) {
             rangingSlot = slot
-            // Updated in place.
             let changed = rangingChanges(at: Int(slot), to: sighting)
-            rangedEntries[Int(slot)]!.sighting = sighting
-            rangedEntries[Int(slot)]!.lastSeen = now
+            Self.refresh(&rangedEntries[Int(slot)], with: sighting, at: now, changed: changed)
             rangedLastSeen[Int(slot)] = now
-            rangedEntries[Int(slot)]!.silent = false
             if changed {
-                rangedEntries[Int(slot)]!.countedDistance = sighting.distance
                 for position in matches.byUUID { markRangingChanged(position) }
                 for position in matches.byMajor { markRangingChanged(position) }
                 for position in matches.byMinor { markRangingChanged(position) }
@@ -250,28 +252,46 @@ public struct RegionMonitor: Sendable {
         return events
     }
 
+    /// A remembered beacon heard again, in place and field by field: its identity and address are
+    /// the key's, so only the readings change (and the id, when two formats share a key);
+    /// assigning the whole sighting copied it, its id with it.
+    @inline(__always)
+    private static func refresh(_ entry: inout RangingEntry, with sighting: BeaconSighting, at now: Instant, changed: Bool) {
+        if entry.sighting.beacon != sighting.beacon { entry.sighting.beacon = sighting.beacon }
+        entry.sighting.rssi = sighting.rssi
+        entry.sighting.distance = sighting.distance
+        entry.sighting.proximity = sighting.proximity
+        entry.lastSeen = now
+        entry.silent = false
+        if changed { entry.countedDistance = sighting.distance }
+    }
+
     /// The slot of `key`: `hint` when it holds that key (no hashing), else by the index.
     private func rangedSlot(of key: RangingKey, hint: Int32) -> Int32? {
-        if hint >= 0, Int(hint) < rangedEntries.count, rangedEntries[Int(hint)]?.key == key { return hint }
+        if hint >= 0, Int(hint) < rangedEntries.count, rangedEntries[Int(hint)].inUse, rangedEntries[Int(hint)].key == key {
+            return hint
+        }
         return rangedIndex[key]
     }
 
     /// Frees a ranged beacon's slot (the caller takes it out of the region lists).
     private mutating func forgetRanged(_ slot: Int32) {
-        guard let entry = rangedEntries[Int(slot)] else { return }
-        rangedEntries[Int(slot)] = nil
+        guard rangedEntries[Int(slot)].inUse else { return }
+        rangedEntries[Int(slot)].inUse = false
+        // The id is not kept for a free slot (as it was not when the slot held nil).
+        rangedEntries[Int(slot)].sighting.beacon = BeaconID(rawValue: "")
         rangedLastSeen[Int(slot)] = Instant(seconds: .infinity)
-        rangedIndex[entry.key] = nil
+        rangedIndex[rangedEntries[Int(slot)].key] = nil
         freeRangedSlots.append(slot)
     }
 
     /// Whether a new sighting changes the published ranging of its regions: back from silence, a
     /// new proximity class, a distance appearing or vanishing, or one beyond the hysteresis factor.
     private func rangingChanges(at slot: Int, to sighting: BeaconSighting) -> Bool {
-        // Field by field through the optional: binding the entry would copy it.
-        if rangedEntries[slot]?.silent ?? true { return true }
-        if let proximity = rangedEntries[slot]?.sighting.proximity, !Self.same(proximity, sighting.proximity) { return true }
-        switch (rangedEntries[slot]?.countedDistance, sighting.distance) {
+        // Field by field: binding the entry would copy it.
+        if !rangedEntries[slot].inUse || rangedEntries[slot].silent { return true }
+        if !Self.same(rangedEntries[slot].sighting.proximity, sighting.proximity) { return true }
+        switch (rangedEntries[slot].countedDistance, sighting.distance) {
         case (nil, nil): return false
         case (let old?, let new?):
             let factor = settings.rangingDistanceFactor
@@ -323,7 +343,7 @@ public struct RegionMonitor: Sendable {
 
     /// A matching beacon heard for the region at `position`.
     private mutating func match(
-        _ position: Int, _ sighting: BeaconSighting, at now: Instant, into events: inout [RegionEvent]
+        _ position: Int, _ beacon: BeaconID, at now: Instant, into events: inout [RegionEvent]
     ) {
         // `switch`, not `==`: on a String-backed enum `==` may resolve to the RawRepresentable
         // overload and compare strings, measurably on this per-advertisement path.
@@ -336,21 +356,21 @@ public struct RegionMonitor: Sendable {
             if region.notifyOnExit {
                 events.append(.exit(region: region.id, beacon: tracks[position].lastBeacon, at: now))
             }
-            enter(position, sighting, at: now, into: &events)
+            enter(position, beacon, at: now, into: &events)
         case .outside, .unknown:
-            enter(position, sighting, at: now, into: &events)
+            enter(position, beacon, at: now, into: &events)
         }
         if now > tracks[position].lastMatch { tracks[position].lastMatch = now }
-        tracks[position].lastBeacon = sighting.beacon
+        tracks[position].lastBeacon = beacon
     }
 
     private mutating func enter(
-        _ position: Int, _ sighting: BeaconSighting, at now: Instant, into events: inout [RegionEvent]
+        _ position: Int, _ beacon: BeaconID, at now: Instant, into events: inout [RegionEvent]
     ) {
         let region = index.regions[position]
         tracks[position].state = .inside
         events.append(.stateChanged(region: region.id, state: .inside, at: now))
-        if region.notifyOnEntry { events.append(.enter(region: region.id, beacon: sighting.beacon, at: now)) }
+        if region.notifyOnEntry { events.append(.enter(region: region.id, beacon: beacon, at: now)) }
     }
 
     /// Lets time pass: regions with no matching beacon for the exit delay become `outside`
@@ -429,7 +449,8 @@ public struct RegionMonitor: Sendable {
         changedPositions = []
         // Re-file remembered beacons under the new regions; drop those that match none now.
         for slot in rangedEntries.indices {
-            guard let entry = rangedEntries[slot] else { continue }
+            guard rangedEntries[slot].inUse else { continue }
+            let entry = rangedEntries[slot]
             var matchedAny = false
             if let uuid = entry.sighting.uuid {
                 index.forEachMatch(uuid: uuid, major: entry.sighting.major, minor: entry.sighting.minor) { position in
@@ -466,16 +487,16 @@ public struct RegionMonitor: Sendable {
             // A free slot's +∞ gives a silence of -∞: never due.
             guard silence >= earliest else { continue }
             if silence >= forgetAfter {
-                let sighting = rangedEntries[slot]!.sighting
+                let sighting = rangedEntries[slot].sighting
                 forgetRanged(Int32(slot))
                 guard let uuid = sighting.uuid else { continue }
                 index.forEachMatch(uuid: uuid, major: sighting.major, minor: sighting.minor) { position in
                     rangedByRegion[position].remove(Int32(slot))
                     markRangingChanged(position)
                 }
-            } else if silence >= unknownAfter && !rangedEntries[slot]!.silent {
-                rangedEntries[slot]!.silent = true
-                let sighting = rangedEntries[slot]!.sighting
+            } else if silence >= unknownAfter && !rangedEntries[slot].silent {
+                rangedEntries[slot].silent = true
+                let sighting = rangedEntries[slot].sighting
                 if let uuid = sighting.uuid {
                     index.forEachMatch(uuid: uuid, major: sighting.major, minor: sighting.minor) { markRangingChanged($0) }
                 }
