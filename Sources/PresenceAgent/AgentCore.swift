@@ -178,12 +178,7 @@ public struct AgentCore: Sendable {
         let identity = Self.regionIdentity(advertisement.beacon)
         let slot: Int
         if let existing = tracks.slot(of: key) {
-            if tracks[existing].matchedRevision != regionsRevision {
-                tracks[existing].regionMatches =
-                    identity.map { monitor.regionMatches(uuid: $0.uuid, major: $0.major, minor: $0.minor) } ?? RegionIndex.Matches.empty
-                tracks[existing].matchedRevision = regionsRevision
-            }
-            let matchesRegion = !tracks[existing].regionMatches.isEmpty
+            let matchesRegion = Self.matchesRegion(&tracks[existing], identity, monitor, regionsRevision)
             // Known or not cannot change while a beacon is tracked (new known beacons start every
             // track afresh): a tracked one is known exactly when it is on the known list.
             let isKnown = tracks.group(at: existing) == .known
@@ -218,12 +213,7 @@ public struct AgentCore: Sendable {
             actions.append(.publish(measurement(slot, update, at: time)))
         }
         if let identity {
-            let sighting = BeaconSighting(
-                beacon: tracks[slot].id, uuid: identity.uuid, major: identity.major, minor: identity.minor,
-                address: address, rssi: update.rssiFiltered, distance: update.distance, proximity: update.proximity)
-            var rangingSlot = tracks[slot].rangingSlot
-            let events = monitor.observe(sighting, matches: tracks[slot].regionMatches, rangingSlot: &rangingSlot, at: time)
-            if rangingSlot != tracks[slot].rangingSlot { tracks[slot].rangingSlot = rangingSlot }
+            let events = Self.observeRegions(&tracks[slot], &monitor, identity, address, update, at: time)
             if !events.isEmpty { actions += regionActions(events) }
         }
         return actions
@@ -241,6 +231,34 @@ public struct AgentCore: Sendable {
         entry.address = address
         entry.beacon = beacon
         return update
+    }
+
+    /// Whether a tracked beacon matches a region, its cached matches looked up again when the
+    /// regions changed since. Through `inout`, as the next two: reading a field of a tracked beacon
+    /// by value copied the whole entry (its id and three match lists retained and released).
+    @inline(__always)
+    private static func matchesRegion(
+        _ entry: inout TrackedBeacon, _ identity: (uuid: BeaconUUID, major: UInt16, minor: UInt16)?,
+        _ monitor: RegionMonitor, _ regionsRevision: Int
+    ) -> Bool {
+        if entry.matchedRevision != regionsRevision {
+            entry.regionMatches =
+                identity.map { monitor.regionMatches(uuid: $0.uuid, major: $0.major, minor: $0.minor) } ?? RegionIndex.Matches.empty
+            entry.matchedRevision = regionsRevision
+        }
+        return !entry.regionMatches.isEmpty
+    }
+
+    /// A tracked beacon's sighting into the region monitor, with the matches and ranging slot it keeps.
+    @inline(__always)
+    private static func observeRegions(
+        _ entry: inout TrackedBeacon, _ monitor: inout RegionMonitor, _ identity: (uuid: BeaconUUID, major: UInt16, minor: UInt16),
+        _ address: BluetoothAddress, _ update: TrackUpdate, at time: Instant
+    ) -> [RegionEvent] {
+        let sighting = BeaconSighting(
+            beacon: entry.id, uuid: identity.uuid, major: identity.major, minor: identity.minor,
+            address: address, rssi: update.rssiFiltered, distance: update.distance, proximity: update.proximity)
+        return monitor.observe(sighting, matches: entry.regionMatches, rangingSlot: &entry.rangingSlot, at: time)
     }
 
     /// Makes room under `maximumTracks` for a new beacon of `group`; false when it cannot be
