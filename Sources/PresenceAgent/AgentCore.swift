@@ -255,10 +255,11 @@ public struct AgentCore: Sendable {
         _ entry: inout TrackedBeacon, _ monitor: inout RegionMonitor, _ identity: (uuid: BeaconUUID, major: UInt16, minor: UInt16),
         _ address: BluetoothAddress, _ update: TrackUpdate, at time: Instant
     ) -> [RegionEvent] {
-        let sighting = BeaconSighting(
-            beacon: entry.id, uuid: identity.uuid, major: identity.major, minor: identity.minor,
-            address: address, rssi: update.rssiFiltered, distance: update.distance, proximity: update.proximity)
-        return monitor.observe(sighting, matches: entry.regionMatches, rangingSlot: &entry.rangingSlot, at: time)
+        // In parts, not a `BeaconSighting`: the id is lent, not retained (a cache miss per advert).
+        monitor.observe(
+            beacon: entry.id, uuid: identity.uuid, major: identity.major, minor: identity.minor, address: address,
+            rssi: update.rssiFiltered, distance: update.distance, proximity: update.proximity,
+            matches: entry.regionMatches, rangingSlot: &entry.rangingSlot, at: time)
     }
 
     /// Makes room under `maximumTracks` for a new beacon of `group`; false when it cannot be

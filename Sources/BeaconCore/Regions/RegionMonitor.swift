@@ -47,6 +47,11 @@ public struct RegionMonitor: Sendable {
         /// When a matching beacon was last heard (for a region restored `inside`: when restored).
         var lastMatch: Instant
         var lastBeacon: BeaconID?
+        /// While not `noRangingSlot`: the last matching beacon is the one remembered in this ranging
+        /// slot, and `lastBeacon` is stale. A slot, not the id, at every advertisement: storing the id
+        /// retained it and released the one before (a cache miss each, on the strings of 10,000
+        /// beacons). Settled into `lastBeacon` before the slot is freed or renamed (`settleLastBeacon`).
+        var lastBeaconSlot = RegionMonitor.noRangingSlot
     }
 
     /// A ranged beacon's identity as advertised, plus its address. Numbers rather than the
@@ -60,10 +65,14 @@ public struct RegionMonitor: Sendable {
         let address: BluetoothAddress
 
         init(_ sighting: BeaconSighting) {
-            uuid = sighting.uuid ?? BeaconUUID(high: 0, low: 0)
-            major = sighting.major
-            minor = sighting.minor
-            address = sighting.address
+            self.init(uuid: sighting.uuid ?? BeaconUUID(high: 0, low: 0), major: sighting.major, minor: sighting.minor, address: sighting.address)
+        }
+
+        init(uuid: BeaconUUID, major: UInt16?, minor: UInt16?, address: BluetoothAddress) {
+            self.uuid = uuid
+            self.major = major
+            self.minor = minor
+            self.address = address
         }
     }
 
@@ -213,18 +222,29 @@ public struct RegionMonitor: Sendable {
     public mutating func observe(
         _ sighting: BeaconSighting, matches: RegionIndex.Matches, rangingSlot: inout Int32, at now: Instant
     ) -> [RegionEvent] {
-        guard sighting.uuid != nil, !matches.isEmpty else { return [] }
-        var events: [RegionEvent] = []
-        for index in matches.byUUID.indices { match(matches.byUUID[index], sighting.beacon, at: now, into: &events) }
-        for index in matches.byMajor.indices { match(matches.byMajor[index], sighting.beacon, at: now, into: &events) }
-        for index in matches.byMinor.indices { match(matches.byMinor[index], sighting.beacon, at: now, into: &events) }
-        nextDeadline = min(nextDeadline, now.advanced(by: settings.exitDelay))
+        guard let uuid = sighting.uuid else { return [] }
+        return observe(
+            beacon: sighting.beacon, uuid: uuid, major: sighting.major, minor: sighting.minor, address: sighting.address,
+            rssi: sighting.rssi, distance: sighting.distance, proximity: sighting.proximity, matches: matches,
+            rangingSlot: &rangingSlot, at: now)
+    }
 
-        let key = RangingKey(sighting)
-        if let slot = rangedSlot(of: key, hint: rangingSlot) {
-            rangingSlot = slot
-            let changed = rangingChanges(at: Int(slot), to: sighting)
-            Self.refresh(&rangedEntries[Int(slot)], with: sighting, at: now, changed: changed)
+    /// `observe(_:matches:rangingSlot:at:)` with the sighting in parts, for a caller that keeps the
+    /// beacon's id: it is only borrowed, and stored (retained) only for a beacon not remembered yet.
+    public mutating func observe(
+        beacon: BeaconID, uuid: BeaconUUID, major: UInt16?, minor: UInt16?, address: BluetoothAddress,
+        rssi: Double, distance: Double?, proximity: Proximity,
+        matches: RegionIndex.Matches, rangingSlot: inout Int32, at now: Instant
+    ) -> [RegionEvent] {
+        guard !matches.isEmpty else { return [] }
+        // The ranging entry first: the matched regions take its slot as their last beacon.
+        let key = RangingKey(uuid: uuid, major: major, minor: minor, address: address)
+        let slot: Int32
+        if let found = rangedSlot(of: key, hint: rangingSlot) {
+            slot = found
+            let changed = rangingChanges(at: Int(slot), proximity: proximity, distance: distance)
+            if rangedEntries[Int(slot)].sighting.beacon != beacon { renameRanged(slot, to: beacon) }
+            Self.refresh(&rangedEntries[Int(slot)], rssi: rssi, distance: distance, proximity: proximity, at: now, changed: changed)
             rangedLastSeen[Int(slot)] = now
             if changed {
                 for position in matches.byUUID { markRangingChanged(position) }
@@ -232,8 +252,10 @@ public struct RegionMonitor: Sendable {
                 for position in matches.byMinor { markRangingChanged(position) }
             }
         } else {
-            let entry = RangingEntry(key: key, sighting: sighting, lastSeen: now, countedDistance: sighting.distance)
-            let slot: Int32
+            let sighting = BeaconSighting(
+                beacon: beacon, uuid: uuid, major: major, minor: minor, address: address, rssi: rssi, distance: distance,
+                proximity: proximity)
+            let entry = RangingEntry(key: key, sighting: sighting, lastSeen: now, countedDistance: distance)
             if let reused = freeRangedSlots.popLast() {
                 slot = reused
                 rangedEntries[Int(slot)] = entry
@@ -244,26 +266,66 @@ public struct RegionMonitor: Sendable {
                 rangedLastSeen.append(now)
             }
             rangedIndex[key] = slot
-            rangingSlot = slot
             for position in matches.byUUID { joinRanging(position, slot) }
             for position in matches.byMajor { joinRanging(position, slot) }
             for position in matches.byMinor { joinRanging(position, slot) }
         }
+        rangingSlot = slot
+
+        var events: [RegionEvent] = []
+        for index in matches.byUUID.indices { match(matches.byUUID[index], beacon, slot, at: now, into: &events) }
+        for index in matches.byMajor.indices { match(matches.byMajor[index], beacon, slot, at: now, into: &events) }
+        for index in matches.byMinor.indices { match(matches.byMinor[index], beacon, slot, at: now, into: &events) }
+        nextDeadline = min(nextDeadline, now.advanced(by: settings.exitDelay))
         return events
     }
 
     /// A remembered beacon heard again, in place and field by field: its identity and address are
-    /// the key's, so only the readings change (and the id, when two formats share a key);
-    /// assigning the whole sighting copied it, its id with it.
+    /// the key's, so only the readings change; assigning the whole sighting copied it, its id with it.
     @inline(__always)
-    private static func refresh(_ entry: inout RangingEntry, with sighting: BeaconSighting, at now: Instant, changed: Bool) {
-        if entry.sighting.beacon != sighting.beacon { entry.sighting.beacon = sighting.beacon }
-        entry.sighting.rssi = sighting.rssi
-        entry.sighting.distance = sighting.distance
-        entry.sighting.proximity = sighting.proximity
+    private static func refresh(
+        _ entry: inout RangingEntry, rssi: Double, distance: Double?, proximity: Proximity, at now: Instant, changed: Bool
+    ) {
+        entry.sighting.rssi = rssi
+        entry.sighting.distance = distance
+        entry.sighting.proximity = proximity
         entry.lastSeen = now
         entry.silent = false
-        if changed { entry.countedDistance = sighting.distance }
+        if changed { entry.countedDistance = distance }
+    }
+
+    /// A remembered beacon heard under another id (two formats sharing an identity and address):
+    /// the regions that named it last keep the id they heard.
+    private mutating func renameRanged(_ slot: Int32, to beacon: BeaconID) {
+        settleLastBeacon(slot)
+        rangedEntries[Int(slot)].sighting.beacon = beacon
+    }
+
+    /// The regions whose last beacon is the one in `slot` (only regions its identity matches take
+    /// its slot) hold its id themselves from now on: before the slot is freed or renamed.
+    private mutating func settleLastBeacon(_ slot: Int32) {
+        let sighting = rangedEntries[Int(slot)].sighting
+        guard let uuid = sighting.uuid else { return }
+        let index = self.index
+        index.forEachMatch(uuid: uuid, major: sighting.major, minor: sighting.minor) { position in
+            guard tracks[position].lastBeaconSlot == slot else { return }
+            tracks[position].lastBeacon = sighting.beacon
+            tracks[position].lastBeaconSlot = Self.noRangingSlot
+        }
+    }
+
+    /// Every region's last beacon held by the region itself (before the regions or slots are re-filed).
+    private mutating func settleAllLastBeacons() {
+        for position in tracks.indices where tracks[position].lastBeaconSlot != Self.noRangingSlot {
+            tracks[position].lastBeacon = rangedEntries[Int(tracks[position].lastBeaconSlot)].sighting.beacon
+            tracks[position].lastBeaconSlot = Self.noRangingSlot
+        }
+    }
+
+    /// The last matching beacon heard in the region at `position`.
+    private func lastBeacon(at position: Int) -> BeaconID? {
+        let slot = tracks[position].lastBeaconSlot
+        return slot == Self.noRangingSlot ? tracks[position].lastBeacon : rangedEntries[Int(slot)].sighting.beacon
     }
 
     /// The slot of `key`: `hint` when it holds that key (no hashing), else by the index.
@@ -277,6 +339,7 @@ public struct RegionMonitor: Sendable {
     /// Frees a ranged beacon's slot (the caller takes it out of the region lists).
     private mutating func forgetRanged(_ slot: Int32) {
         guard rangedEntries[Int(slot)].inUse else { return }
+        settleLastBeacon(slot)
         rangedEntries[Int(slot)].inUse = false
         // The id is not kept for a free slot (as it was not when the slot held nil).
         rangedEntries[Int(slot)].sighting.beacon = BeaconID(rawValue: "")
@@ -287,11 +350,11 @@ public struct RegionMonitor: Sendable {
 
     /// Whether a new sighting changes the published ranging of its regions: back from silence, a
     /// new proximity class, a distance appearing or vanishing, or one beyond the hysteresis factor.
-    private func rangingChanges(at slot: Int, to sighting: BeaconSighting) -> Bool {
+    private func rangingChanges(at slot: Int, proximity: Proximity, distance: Double?) -> Bool {
         // Field by field: binding the entry would copy it.
         if !rangedEntries[slot].inUse || rangedEntries[slot].silent { return true }
-        if !Self.same(rangedEntries[slot].sighting.proximity, sighting.proximity) { return true }
-        switch (rangedEntries[slot].countedDistance, sighting.distance) {
+        if !Self.same(rangedEntries[slot].sighting.proximity, proximity) { return true }
+        switch (rangedEntries[slot].countedDistance, distance) {
         case (nil, nil): return false
         case (let old?, let new?):
             let factor = settings.rangingDistanceFactor
@@ -343,7 +406,7 @@ public struct RegionMonitor: Sendable {
 
     /// A matching beacon heard for the region at `position`.
     private mutating func match(
-        _ position: Int, _ beacon: BeaconID, at now: Instant, into events: inout [RegionEvent]
+        _ position: Int, _ beacon: BeaconID, _ slot: Int32, at now: Instant, into events: inout [RegionEvent]
     ) {
         // `switch`, not `==`: on a String-backed enum `==` may resolve to the RawRepresentable
         // overload and compare strings, measurably on this per-advertisement path.
@@ -354,14 +417,15 @@ public struct RegionMonitor: Sendable {
             let region = index.regions[position]
             events.append(.stateChanged(region: region.id, state: .outside, at: now))
             if region.notifyOnExit {
-                events.append(.exit(region: region.id, beacon: tracks[position].lastBeacon, at: now))
+                events.append(.exit(region: region.id, beacon: lastBeacon(at: position), at: now))
             }
             enter(position, beacon, at: now, into: &events)
         case .outside, .unknown:
             enter(position, beacon, at: now, into: &events)
         }
         if now > tracks[position].lastMatch { tracks[position].lastMatch = now }
-        tracks[position].lastBeacon = beacon
+        tracks[position].lastBeaconSlot = slot
+        if tracks[position].lastBeacon != nil { tracks[position].lastBeacon = nil }
     }
 
     private mutating func enter(
@@ -390,7 +454,7 @@ public struct RegionMonitor: Sendable {
                         tracks[position].state = .outside
                         events.append(.stateChanged(region: region.id, state: .outside, at: now))
                         if region.notifyOnExit {
-                            events.append(.exit(region: region.id, beacon: tracks[position].lastBeacon, at: now))
+                            events.append(.exit(region: region.id, beacon: lastBeacon(at: position), at: now))
                         }
                     } else {
                         earliest = min(earliest, due)
@@ -418,6 +482,8 @@ public struct RegionMonitor: Sendable {
     /// `unknown` (reported by `stateChanged`); a removed one vanishes (reported by `removed`).
     public mutating func replaceRegions(_ newRegions: [BeaconRegion], at now: Instant) -> [RegionEvent] {
         let unique = Self.uniqueByID(newRegions)
+        // Kept tracks move to new positions and slots may be freed below.
+        settleAllLastBeacons()
         var events: [RegionEvent] = []
         var newTracks: [Track] = []
         newTracks.reserveCapacity(unique.count)
