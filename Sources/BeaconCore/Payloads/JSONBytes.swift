@@ -144,12 +144,30 @@ public struct JSONByteCursor {
         end += 1
     }
 
+    /// Keys, ids and the like are short: up to 64 bytes are copied a word at a time (the last word
+    /// overlapping the one before), a call to `memcpy` per piece cost more than the copy.
     @inlinable
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress else { return }
-        precondition(end + bytes.count <= capacity, "JSONByteCursor: the entry outgrew the room its writer reserved")
-        (base + end).update(from: source, count: bytes.count)
-        end += bytes.count
+        let count = bytes.count
+        precondition(end + count <= capacity, "JSONByteCursor: the entry outgrew the room its writer reserved")
+        let target = UnsafeMutableRawPointer(base + end)
+        let from = UnsafeRawPointer(source)
+        if count < 8 {
+            for offset in 0..<count {
+                target.storeBytes(of: from.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self)
+            }
+        } else if count <= 64 {
+            var offset = 0
+            while offset + 8 < count {
+                target.storeBytes(of: from.loadUnaligned(fromByteOffset: offset, as: UInt64.self), toByteOffset: offset, as: UInt64.self)
+                offset += 8
+            }
+            target.storeBytes(of: from.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self), toByteOffset: count - 8, as: UInt64.self)
+        } else {
+            (base + end).update(from: source, count: count)
+        }
+        end += count
     }
 
     /// Appends ASCII text as it is (keys, punctuation: no escaping).
