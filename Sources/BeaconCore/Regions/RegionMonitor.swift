@@ -159,7 +159,9 @@ public struct RegionMonitor: Sendable {
                 distance: silent ? nil : rangedEntries[Int(slot)].sighting.distance,
                 rssi: rangedEntries[Int(slot)].sighting.rssi))
         }
-        keys.sort { a, b in nearerFirst(a, b) }
+        // The comparator holds the entries alone: capturing `self` copied the whole monitor per list.
+        let entries = rangedEntries
+        keys.sort { a, b in Self.nearerFirst(a, b, entries) }
         var out: [RangedBeacon] = []
         out.reserveCapacity(keys.count)
         for key in keys {
@@ -185,15 +187,15 @@ public struct RegionMonitor: Sendable {
     }
 
     /// `RangedBeacon.nearerFirst` on rank keys: the same order, the entries read only on a tie.
-    private func nearerFirst(_ a: RankKey, _ b: RankKey) -> Bool {
+    private static func nearerFirst(_ a: RankKey, _ b: RankKey, _ entries: [RangingEntry]) -> Bool {
         if let decided = RangedBeacon.nearerFirst(
             unknown: a.unknown, distance: a.distance, rssi: a.rssi, than: b.unknown, distance: b.distance, rssi: b.rssi)
         { return decided }
         let x = Int(a.slot), y = Int(b.slot)
-        if rangedEntries[x].sighting.beacon != rangedEntries[y].sighting.beacon {
-            return rangedEntries[x].sighting.beacon < rangedEntries[y].sighting.beacon
+        if entries[x].sighting.beacon != entries[y].sighting.beacon {
+            return entries[x].sighting.beacon < entries[y].sighting.beacon
         }
-        return rangedEntries[x].sighting.address < rangedEntries[y].sighting.address
+        return entries[x].sighting.address < entries[y].sighting.address
     }
 
     /// How many (beacon, address) pairs are remembered for ranging; bounded by what was heard within
