@@ -363,27 +363,30 @@ public struct JSONByteCursor {
         // Years are clamped to 0000…9999, so every field has a fixed width.
         precondition(end + 26 <= capacity, "JSONByteCursor: the entry outgrew the room its writer reserved")
         let text = base + end
-        func put(_ value: Int, at end: Int, digits: Int) {
-            var rest = value
-            for position in stride(from: end, to: end - digits, by: -1) {
-                text[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
-                rest /= 10
-            }
+        // Two digits at a time (every field is non-negative and fits, so no loop: the stride the
+        // digits were written with was not specialized, a generic iterator per field).
+        func pair(_ value: Int, at position: Int) {
+            let tens = value / 10
+            text[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: tens)
+            text[position + 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value - 10 * tens)
         }
         text[0] = UInt8(ascii: "\"")
-        put(Int(year), at: 4, digits: 4)
+        pair(Int(year) / 100, at: 1)
+        pair(Int(year) % 100, at: 3)
         text[5] = UInt8(ascii: "-")
-        put(Int(month), at: 7, digits: 2)
+        pair(Int(month), at: 6)
         text[8] = UInt8(ascii: "-")
-        put(Int(day), at: 10, digits: 2)
+        pair(Int(day), at: 9)
         text[11] = UInt8(ascii: "T")
-        put(Int(millisecondOfDay / 3_600_000), at: 13, digits: 2)
+        pair(Int(millisecondOfDay / 3_600_000), at: 12)
         text[14] = UInt8(ascii: ":")
-        put(Int(millisecondOfDay / 60_000 % 60), at: 16, digits: 2)
+        pair(Int(millisecondOfDay / 60_000 % 60), at: 15)
         text[17] = UInt8(ascii: ":")
-        put(Int(millisecondOfDay / 1000 % 60), at: 19, digits: 2)
+        pair(Int(millisecondOfDay / 1000 % 60), at: 18)
         text[20] = UInt8(ascii: ".")
-        put(Int(millisecondOfDay % 1000), at: 23, digits: 3)
+        let millisecond = Int(millisecondOfDay % 1000)
+        text[21] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: millisecond / 100)
+        pair(millisecond % 100, at: 22)
         text[24] = UInt8(ascii: "Z")
         text[25] = UInt8(ascii: "\"")
         end += 26
