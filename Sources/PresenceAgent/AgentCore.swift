@@ -173,39 +173,25 @@ public struct AgentCore: Sendable {
         let time = advertisement.time
         let address = advertisement.report.address
         let key = advertisement.beacon?.identity(address: address) ?? .mac(address)
-        // The key decides the region identity, so a tracked beacon's matches are cached in its slot.
+        // The key decides the region identity, so a tracked beacon's matches are cached in its slot
+        // (and read there: a copy of them cost three retains and releases).
         let identity = Self.regionIdentity(advertisement.beacon)
-        let existing = tracks.slot(of: key)
-        let matches: RegionIndex.Matches
-        if let existing, tracks[existing].matchedRevision == regionsRevision {
-            matches = tracks[existing].regionMatches
-        } else {
-            matches = identity.map { monitor.regionMatches(uuid: $0.uuid, major: $0.major, minor: $0.minor) } ?? RegionIndex.Matches.empty
-            if let existing {
-                tracks[existing].regionMatches = matches
-                tracks[existing].matchedRevision = regionsRevision
-            }
-        }
-        let matchesRegion = !matches.isEmpty
-        // Known or not cannot change while a beacon is tracked (new known beacons start every track
-        // afresh): a tracked one is known exactly when it is on the known list.
-        let known: KnownBeacon?
-        let isKnown: Bool
-        if let existing {
-            known = nil
-            isKnown = tracks.group(at: existing) == .known
-        } else {
-            known = knownByIdentity.isEmpty ? nil : knownByIdentity[key]
-            isKnown = known != nil
-        }
-        guard matchesRegion || isKnown || (effective.reportUnknown && advertisement.beacon != nil) else { return [] }
-        let group: TrackClass = isKnown ? .known : matchesRegion ? .region : .other
-
         let slot: Int
-        if let existing {
+        if let existing = tracks.slot(of: key) {
+            let matchesRegion = Self.matchesRegion(&tracks[existing], identity, monitor, regionsRevision)
+            // Known or not cannot change while a beacon is tracked (new known beacons start every
+            // track afresh): a tracked one is known exactly when it is on the known list.
+            let isKnown = tracks.group(at: existing) == .known
+            guard matchesRegion || isKnown || (effective.reportUnknown && advertisement.beacon != nil) else { return [] }
+            let group: TrackClass = isKnown ? .known : matchesRegion ? .region : .other
             slot = existing
             tracks.touch(slot, group: tracks.group(at: slot) == group ? nil : group)
         } else {
+            let matches = identity.map { monitor.regionMatches(uuid: $0.uuid, major: $0.major, minor: $0.minor) } ?? RegionIndex.Matches.empty
+            let known = knownByIdentity.isEmpty ? nil : knownByIdentity[key]
+            let matchesRegion = !matches.isEmpty
+            guard matchesRegion || known != nil || (effective.reportUnknown && advertisement.beacon != nil) else { return [] }
+            let group: TrackClass = known != nil ? .known : matchesRegion ? .region : .other
             guard makeRoom(for: group) else { return [] }
             slot = tracks.insert(key, TrackedBeacon(
                 track: BeaconTrack.State(trackTuning, configuredMeasuredPower: known?.measuredPower),
@@ -220,23 +206,60 @@ public struct AgentCore: Sendable {
                 time: time, node: effective.node.rawValue, room: effective.room.rawValue, beacon: tracks[slot].id,
                 rssi: Int(rssi), measuredPower: measuredPower)))
         }
-        let update = tracks[slot].track.observe(rssi: Int(rssi), measuredPower: measuredPower, at: time, trackTuning)
-        tracks[slot].lastHeard = time
-        tracks[slot].address = address
-        tracks[slot].beacon = advertisement.beacon
+        let update = Self.hear(
+            &tracks[slot], rssi: Int(rssi), measuredPower: measuredPower, address: address, beacon: advertisement.beacon,
+            at: time, trackTuning)
         if update.shouldPublish {
             actions.append(.publish(measurement(slot, update, at: time)))
         }
         if let identity {
-            let sighting = BeaconSighting(
-                beacon: tracks[slot].id, uuid: identity.uuid, major: identity.major, minor: identity.minor,
-                address: address, rssi: update.rssiFiltered, distance: update.distance, proximity: update.proximity)
-            var rangingSlot = tracks[slot].rangingSlot
-            let events = monitor.observe(sighting, matches: matches, rangingSlot: &rangingSlot, at: time)
-            if rangingSlot != tracks[slot].rangingSlot { tracks[slot].rangingSlot = rangingSlot }
+            let events = Self.observeRegions(&tracks[slot], &monitor, identity, address, update, at: time)
             if !events.isEmpty { actions += regionActions(events) }
         }
         return actions
+    }
+
+    /// One advertisement into a tracked beacon, in one access to its entry (each field written
+    /// through the table on its own checked the table's storage again).
+    @inline(__always)
+    private static func hear(
+        _ entry: inout TrackedBeacon, rssi: Int, measuredPower: Int?, address: BluetoothAddress, beacon: Beacon?,
+        at time: Instant, _ tuning: BeaconTrack.Tuning
+    ) -> TrackUpdate {
+        let update = entry.track.observe(rssi: rssi, measuredPower: measuredPower, at: time, tuning)
+        entry.lastHeard = time
+        entry.address = address
+        entry.beacon = beacon
+        return update
+    }
+
+    /// Whether a tracked beacon matches a region, its cached matches looked up again when the
+    /// regions changed since. Through `inout`, as the next two: reading a field of a tracked beacon
+    /// by value copied the whole entry (its id and three match lists retained and released).
+    @inline(__always)
+    private static func matchesRegion(
+        _ entry: inout TrackedBeacon, _ identity: (uuid: BeaconUUID, major: UInt16, minor: UInt16)?,
+        _ monitor: RegionMonitor, _ regionsRevision: Int
+    ) -> Bool {
+        if entry.matchedRevision != regionsRevision {
+            entry.regionMatches =
+                identity.map { monitor.regionMatches(uuid: $0.uuid, major: $0.major, minor: $0.minor) } ?? RegionIndex.Matches.empty
+            entry.matchedRevision = regionsRevision
+        }
+        return !entry.regionMatches.isEmpty
+    }
+
+    /// A tracked beacon's sighting into the region monitor, with the matches and ranging slot it keeps.
+    @inline(__always)
+    private static func observeRegions(
+        _ entry: inout TrackedBeacon, _ monitor: inout RegionMonitor, _ identity: (uuid: BeaconUUID, major: UInt16, minor: UInt16),
+        _ address: BluetoothAddress, _ update: TrackUpdate, at time: Instant
+    ) -> [RegionEvent] {
+        // In parts, not a `BeaconSighting`: the id is lent, not retained (a cache miss per advert).
+        monitor.observe(
+            beacon: entry.id, uuid: identity.uuid, major: identity.major, minor: identity.minor, address: address,
+            rssi: update.rssiFiltered, distance: update.distance, proximity: update.proximity,
+            matches: entry.regionMatches, rangingSlot: &entry.rangingSlot, at: time)
     }
 
     /// Makes room under `maximumTracks` for a new beacon of `group`; false when it cannot be

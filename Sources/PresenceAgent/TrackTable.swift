@@ -85,9 +85,23 @@ struct TrackTable: Sendable {
             groups[slot] = group
             link(s)
         } else if tails[groups[slot].rawValue] != s {
-            unlink(s)
-            link(s)
+            moveToTail(s)
         }
+    }
+
+    /// `unlink` then `link` in the same list, for a slot that is not its tail: the writes that
+    /// change something only (the count stays; a beacon is heard again at every advertisement).
+    private mutating func moveToTail(_ slot: Int32) {
+        let list = groups[Int(slot)].rawValue
+        let before = previous[Int(slot)]
+        let after = next[Int(slot)]  // a slot: this one is not the tail
+        if before == Self.none { heads[list] = after } else { next[Int(before)] = after }
+        previous[Int(after)] = before
+        let tail = tails[list]
+        previous[Int(slot)] = tail
+        next[Int(slot)] = Self.none
+        next[Int(tail)] = slot
+        tails[list] = slot
     }
 
     mutating func remove(_ slot: Int) {

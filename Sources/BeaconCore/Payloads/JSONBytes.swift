@@ -5,8 +5,6 @@
 /// measurement or a ranging entry thousands of times a second, and building each from `String`
 /// pieces was a quarter of its CPU (presence-bench speed).
 public enum JSONBytes {
-    static let hex: StaticString = "0123456789abcdef"
-
     /// Appends ASCII text as it is (keys, punctuation: no escaping).
     @inline(__always)
     public static func append(_ text: StaticString, to out: inout [UInt8]) {
@@ -146,12 +144,30 @@ public struct JSONByteCursor {
         end += 1
     }
 
+    /// Keys, ids and the like are short: up to 64 bytes are copied a word at a time (the last word
+    /// overlapping the one before), a call to `memcpy` per piece cost more than the copy.
     @inlinable
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress else { return }
-        precondition(end + bytes.count <= capacity, "JSONByteCursor: the entry outgrew the room its writer reserved")
-        (base + end).update(from: source, count: bytes.count)
-        end += bytes.count
+        let count = bytes.count
+        precondition(end + count <= capacity, "JSONByteCursor: the entry outgrew the room its writer reserved")
+        let target = UnsafeMutableRawPointer(base + end)
+        let from = UnsafeRawPointer(source)
+        if count < 8 {
+            for offset in 0..<count {
+                target.storeBytes(of: from.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self)
+            }
+        } else if count <= 64 {
+            var offset = 0
+            while offset + 8 < count {
+                target.storeBytes(of: from.loadUnaligned(fromByteOffset: offset, as: UInt64.self), toByteOffset: offset, as: UInt64.self)
+                offset += 8
+            }
+            target.storeBytes(of: from.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self), toByteOffset: count - 8, as: UInt64.self)
+        } else {
+            (base + end).update(from: source, count: count)
+        }
+        end += count
     }
 
     /// Appends ASCII text as it is (keys, punctuation: no escaping).
@@ -169,6 +185,16 @@ public struct JSONByteCursor {
     /// Appends `text` as a JSON string literal, quotes included (escapes as `JSONText.appendQuoted`).
     /// At most `6 * text.utf8.count + 2` bytes (`\u00XX` per control character).
     public mutating func appendQuoted(_ text: String) {
+        // Native strings lend their bytes as they are; copying `text` to call `withUTF8` cost a
+        // retain and a release per string.
+        let lent = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            if JSONBytes.needsEscape(utf8) { return false }
+            append(UInt8(ascii: "\""))
+            append(utf8)
+            append(UInt8(ascii: "\""))
+            return true
+        }
+        if lent == true { return }
         var text = text
         let written = text.withUTF8 { utf8 -> Bool in
             if JSONBytes.needsEscape(utf8) { return false }
@@ -194,24 +220,44 @@ public struct JSONByteCursor {
 
     /// Appends `value` with at least `minimumDigits` digits (zero padded; at most 24 bytes).
     mutating func appendDigits(_ value: UInt, minimumDigits: Int) {
-        // Least significant first, then reversed in place.
-        let start = end
+        // Counted first, then written from the last digit back into place (no reversing pass).
+        var count = 1
+        var threshold: UInt = 10
+        while value >= threshold {
+            count += 1
+            if count == 20 { break }  // UInt's largest has 20 digits; 10^20 does not fit
+            threshold &*= 10
+        }
+        let width = max(count, min(minimumDigits, 24))
+        precondition(end + width <= capacity, "JSONByteCursor: the entry outgrew the room its writer reserved")
         var rest = value
-        repeat {
-            append(UInt8(ascii: "0") + UInt8(rest % 10))
+        var position = end + width
+        while position > end {
+            position -= 1
+            base[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
             rest /= 10
-        } while rest > 0 && end - start < 24
-        while end - start < min(minimumDigits, 24) { append(UInt8(ascii: "0")) }
-        var digits = UnsafeMutableBufferPointer(start: base + start, count: end - start)
-        digits.reverse()
+        }
+        end += width
     }
 
     /// Appends `value` rounded to `decimals` places without trailing zeros, `null` when not finite:
     /// exactly `JSONObjectWriter.number(_:decimals:)` (at most 32 bytes).
     public mutating func append(_ value: Double, decimals: Int) {
+        // The payloads' precisions as constants, so the divisions below are multiplications.
+        switch decimals {
+        case 1: appendRounded(value, decimals: 1, scale: 10)
+        case 2: appendRounded(value, decimals: 2, scale: 100)
+        default:
+            var scale = 1.0
+            for _ in 0..<max(0, min(decimals, 9)) { scale *= 10 }
+            appendRounded(value, decimals: decimals, scale: scale)
+        }
+    }
+
+    /// `append(_:decimals:)` with `scale` = 10^`max(0, min(decimals, 9))`.
+    @inline(__always)
+    private mutating func appendRounded(_ value: Double, decimals: Int, scale: Double) {
         guard value.isFinite else { return append("null") }
-        var scale = 1.0
-        for _ in 0..<max(0, min(decimals, 9)) { scale *= 10 }
         let scaled = (value * scale).rounded()
         guard abs(scaled) < 9.0e15 else {
             var text = String(value)
@@ -236,15 +282,32 @@ public struct JSONByteCursor {
     /// Appends `"c4:a1:b2:c3:d4:e5"`, quotes included (`BluetoothAddress.description`; 19 bytes).
     public mutating func appendQuoted(_ address: BluetoothAddress) {
         precondition(end + 19 <= capacity, "JSONByteCursor: the entry outgrew the room its writer reserved")
-        let text = base + end
-        text[0] = UInt8(ascii: "\"")
-        for index in 0..<6 {
-            let byte = UInt8(truncatingIfNeeded: address.rawValue >> UInt64(40 - 8 * index))
-            text[1 + 3 * index] = JSONBytes.hex.utf8Start[Int(byte >> 4)]
-            text[2 + 3 * index] = JSONBytes.hex.utf8Start[Int(byte & 0xF)]
-            text[3 + 3 * index] = index < 5 ? UInt8(ascii: ":") : UInt8(ascii: "\"")
+        let text = UnsafeMutableRawPointer(base + end)
+        // The first four bytes' digits, then the last two's (the first half of that word is "0000").
+        let first = Self.hexDigits(UInt32(truncatingIfNeeded: address.rawValue >> 16))
+        let last = Self.hexDigits(UInt32(truncatingIfNeeded: address.rawValue & 0xFFFF)) >> 32
+        text.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
+        for pair in 0..<6 {
+            let digits = pair < 4 ? first >> (16 * pair) : last >> (16 * (pair - 4))
+            text.storeBytes(of: UInt16(truncatingIfNeeded: digits).littleEndian, toByteOffset: 1 + 3 * pair, as: UInt16.self)
+            text.storeBytes(of: pair < 5 ? UInt8(ascii: ":") : UInt8(ascii: "\""), toByteOffset: 3 + 3 * pair, as: UInt8.self)
         }
         end += 19
+    }
+
+    /// The eight lowercase hex digits of `value`, the most significant in the lowest byte (store
+    /// it `littleEndian`): all eight at once instead of a table lookup per digit.
+    @inline(__always)
+    static func hexDigits(_ value: UInt32) -> UInt64 {
+        // Each nibble into a byte of its own, then the most significant first.
+        var x = UInt64(value)
+        x = (x | x << 16) & 0x0000_FFFF_0000_FFFF
+        x = (x | x << 8) & 0x00FF_00FF_00FF_00FF
+        x = (x | x << 4) & 0x0F0F_0F0F_0F0F_0F0F
+        x = x.byteSwapped
+        // '0' + n, and 'a' − '0' − 10 more where n ≥ 10 (n + 6 carries into the byte's bit 4).
+        let letters = ((x &+ 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101
+        return x &+ 0x3030_3030_3030_3030 &+ letters &* 0x27
     }
 
     /// Appends `"fda50693-a4e2-4fb1-afcf-c6eb07647825"`, quotes included (`BeaconUUID.description`).
@@ -256,21 +319,24 @@ public struct JSONByteCursor {
     mutating func appendUUID(_ uuid: BeaconUUID, quoted: Bool = false) {
         if quoted { append(UInt8(ascii: "\"")) }
         precondition(end + 36 <= capacity, "JSONByteCursor: the entry outgrew the room its writer reserved")
-        let text = base + end
-        var count = 0
-        // A byte (two digits) at a time, the dashes after bytes 4, 6, 8 and 10.
-        for byteIndex in 0..<16 {
-            if byteIndex == 4 || byteIndex == 6 || byteIndex == 8 || byteIndex == 10 {
-                text[count] = UInt8(ascii: "-")
-                count += 1
-            }
-            let word = byteIndex < 8 ? uuid.high : uuid.low
-            let byte = UInt8(truncatingIfNeeded: word >> UInt64(56 - 8 * (byteIndex % 8)))
-            text[count] = JSONBytes.hex.utf8Start[Int(byte >> 4)]
-            text[count + 1] = JSONBytes.hex.utf8Start[Int(byte & 0xF)]
-            count += 2
-        }
-        end += count
+        let text = UnsafeMutableRawPointer(base + end)
+        // 8-4-4-4-12: eight digits per store; where a store spans a dash, its last four digits are
+        // stored again one place on, then the dash.
+        let a = Self.hexDigits(UInt32(truncatingIfNeeded: uuid.high >> 32))
+        let b = Self.hexDigits(UInt32(truncatingIfNeeded: uuid.high))
+        let c = Self.hexDigits(UInt32(truncatingIfNeeded: uuid.low >> 32))
+        let d = Self.hexDigits(UInt32(truncatingIfNeeded: uuid.low))
+        text.storeBytes(of: a.littleEndian, as: UInt64.self)
+        text.storeBytes(of: b.littleEndian, toByteOffset: 9, as: UInt64.self)
+        text.storeBytes(of: UInt32(truncatingIfNeeded: b >> 32).littleEndian, toByteOffset: 14, as: UInt32.self)
+        text.storeBytes(of: c.littleEndian, toByteOffset: 19, as: UInt64.self)
+        text.storeBytes(of: UInt32(truncatingIfNeeded: c >> 32).littleEndian, toByteOffset: 24, as: UInt32.self)
+        text.storeBytes(of: d.littleEndian, toByteOffset: 28, as: UInt64.self)
+        text.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 8, as: UInt8.self)
+        text.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 13, as: UInt8.self)
+        text.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 18, as: UInt8.self)
+        text.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 23, as: UInt8.self)
+        end += 36
         if quoted { append(UInt8(ascii: "\"")) }
     }
 
@@ -297,27 +363,30 @@ public struct JSONByteCursor {
         // Years are clamped to 0000…9999, so every field has a fixed width.
         precondition(end + 26 <= capacity, "JSONByteCursor: the entry outgrew the room its writer reserved")
         let text = base + end
-        func put(_ value: Int, at end: Int, digits: Int) {
-            var rest = value
-            for position in stride(from: end, to: end - digits, by: -1) {
-                text[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
-                rest /= 10
-            }
+        // Two digits at a time (every field is non-negative and fits, so no loop: the stride the
+        // digits were written with was not specialized, a generic iterator per field).
+        func pair(_ value: Int, at position: Int) {
+            let tens = value / 10
+            text[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: tens)
+            text[position + 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value - 10 * tens)
         }
         text[0] = UInt8(ascii: "\"")
-        put(Int(year), at: 4, digits: 4)
+        pair(Int(year) / 100, at: 1)
+        pair(Int(year) % 100, at: 3)
         text[5] = UInt8(ascii: "-")
-        put(Int(month), at: 7, digits: 2)
+        pair(Int(month), at: 6)
         text[8] = UInt8(ascii: "-")
-        put(Int(day), at: 10, digits: 2)
+        pair(Int(day), at: 9)
         text[11] = UInt8(ascii: "T")
-        put(Int(millisecondOfDay / 3_600_000), at: 13, digits: 2)
+        pair(Int(millisecondOfDay / 3_600_000), at: 12)
         text[14] = UInt8(ascii: ":")
-        put(Int(millisecondOfDay / 60_000 % 60), at: 16, digits: 2)
+        pair(Int(millisecondOfDay / 60_000 % 60), at: 15)
         text[17] = UInt8(ascii: ":")
-        put(Int(millisecondOfDay / 1000 % 60), at: 19, digits: 2)
+        pair(Int(millisecondOfDay / 1000 % 60), at: 18)
         text[20] = UInt8(ascii: ".")
-        put(Int(millisecondOfDay % 1000), at: 23, digits: 3)
+        let millisecond = Int(millisecondOfDay % 1000)
+        text[21] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: millisecond / 100)
+        pair(millisecond % 100, at: 22)
         text[24] = UInt8(ascii: "Z")
         text[25] = UInt8(ascii: "\"")
         end += 26

@@ -22,7 +22,9 @@ public struct RegionMonitor: Sendable {
     /// finds a slot by identity and address. Slots let a caller that hears the same beacon again
     /// hand back the slot it was given (`observe(_:matches:rangingSlot:at:)`) instead of hashing
     /// the key at every advertisement, and let region lists hold small integers.
-    private var rangedEntries: [RangingEntry?]
+    /// Not optional, so a field is read and changed in place (through an optional each access
+    /// copied the entry, its id with it); a freed slot's entry stays, `inUse` false, until reused.
+    private var rangedEntries: [RangingEntry]
     /// Each slot's `lastSeen`, apart from the entries so the once-a-second prune reads 8 bytes per
     /// beacon instead of copying each entry; +∞ for a free slot (never due).
     private var rangedLastSeen: [Instant]
@@ -45,6 +47,11 @@ public struct RegionMonitor: Sendable {
         /// When a matching beacon was last heard (for a region restored `inside`: when restored).
         var lastMatch: Instant
         var lastBeacon: BeaconID?
+        /// While not `noRangingSlot`: the last matching beacon is the one remembered in this ranging
+        /// slot, and `lastBeacon` is stale. A slot, not the id, at every advertisement: storing the id
+        /// retained it and released the one before (a cache miss each, on the strings of 10,000
+        /// beacons). Settled into `lastBeacon` before the slot is freed or renamed (`settleLastBeacon`).
+        var lastBeaconSlot = RegionMonitor.noRangingSlot
     }
 
     /// A ranged beacon's identity as advertised, plus its address. Numbers rather than the
@@ -58,10 +65,14 @@ public struct RegionMonitor: Sendable {
         let address: BluetoothAddress
 
         init(_ sighting: BeaconSighting) {
-            uuid = sighting.uuid ?? BeaconUUID(high: 0, low: 0)
-            major = sighting.major
-            minor = sighting.minor
-            address = sighting.address
+            self.init(uuid: sighting.uuid ?? BeaconUUID(high: 0, low: 0), major: sighting.major, minor: sighting.minor, address: sighting.address)
+        }
+
+        init(uuid: BeaconUUID, major: UInt16?, minor: UInt16?, address: BluetoothAddress) {
+            self.uuid = uuid
+            self.major = major
+            self.minor = minor
+            self.address = address
         }
     }
 
@@ -73,6 +84,8 @@ public struct RegionMonitor: Sendable {
         var countedDistance: Double?
         /// Set once its silence passed `rangingUnknownAfter` and that counted as a change.
         var silent = false
+        /// False once the slot is freed (`forgetRanged`).
+        var inUse = true
     }
 
     /// Starts monitoring `regions` at `start`. Regions named in `restoredStates` begin in that state
@@ -138,19 +151,21 @@ public struct RegionMonitor: Sendable {
         keys.reserveCapacity(rangedByRegion[position].count)
         for slot in rangedByRegion[position] {
             let silence = now.since(rangedLastSeen[Int(slot)])
-            guard silence < settings.rangingForgetAfter, let proximity = rangedEntries[Int(slot)]?.sighting.proximity else { continue }
+            guard silence < settings.rangingForgetAfter, rangedEntries[Int(slot)].inUse else { continue }
+            let proximity = rangedEntries[Int(slot)].sighting.proximity
             let silent = silence >= settings.rangingUnknownAfter
             keys.append(RankKey(
                 slot: slot, silent: silent, unknown: silent || proximity == .unknown,
-                distance: silent ? nil : rangedEntries[Int(slot)]?.sighting.distance,
-                rssi: rangedEntries[Int(slot)]?.sighting.rssi ?? .nan))
+                distance: silent ? nil : rangedEntries[Int(slot)].sighting.distance,
+                rssi: rangedEntries[Int(slot)].sighting.rssi))
         }
-        keys.sort { a, b in nearerFirst(a, b) }
+        // The comparator holds the entries alone: capturing `self` copied the whole monitor per list.
+        let entries = rangedEntries
+        keys.sort { a, b in Self.nearerFirst(a, b, entries) }
         var out: [RangedBeacon] = []
         out.reserveCapacity(keys.count)
         for key in keys {
-            guard let sighting = rangedEntries[Int(key.slot)]?.sighting else { continue }
-            var beacon = RangedBeacon(sighting: sighting, lastSeen: rangedLastSeen[Int(key.slot)])
+            var beacon = RangedBeacon(sighting: rangedEntries[Int(key.slot)].sighting, lastSeen: rangedLastSeen[Int(key.slot)])
             if key.silent {
                 beacon.proximity = .unknown
                 beacon.distance = nil
@@ -172,13 +187,15 @@ public struct RegionMonitor: Sendable {
     }
 
     /// `RangedBeacon.nearerFirst` on rank keys: the same order, the entries read only on a tie.
-    private func nearerFirst(_ a: RankKey, _ b: RankKey) -> Bool {
+    private static func nearerFirst(_ a: RankKey, _ b: RankKey, _ entries: [RangingEntry]) -> Bool {
         if let decided = RangedBeacon.nearerFirst(
             unknown: a.unknown, distance: a.distance, rssi: a.rssi, than: b.unknown, distance: b.distance, rssi: b.rssi)
         { return decided }
-        guard let x = rangedEntries[Int(a.slot)]?.sighting, let y = rangedEntries[Int(b.slot)]?.sighting else { return false }
-        if x.beacon != y.beacon { return x.beacon < y.beacon }
-        return x.address < y.address
+        let x = Int(a.slot), y = Int(b.slot)
+        if entries[x].sighting.beacon != entries[y].sighting.beacon {
+            return entries[x].sighting.beacon < entries[y].sighting.beacon
+        }
+        return entries[x].sighting.address < entries[y].sighting.address
     }
 
     /// How many (beacon, address) pairs are remembered for ranging; bounded by what was heard within
@@ -207,31 +224,40 @@ public struct RegionMonitor: Sendable {
     public mutating func observe(
         _ sighting: BeaconSighting, matches: RegionIndex.Matches, rangingSlot: inout Int32, at now: Instant
     ) -> [RegionEvent] {
-        guard sighting.uuid != nil, !matches.isEmpty else { return [] }
-        var events: [RegionEvent] = []
-        for position in matches.byUUID { match(position, sighting, at: now, into: &events) }
-        for position in matches.byMajor { match(position, sighting, at: now, into: &events) }
-        for position in matches.byMinor { match(position, sighting, at: now, into: &events) }
-        nextDeadline = min(nextDeadline, now.advanced(by: settings.exitDelay))
+        guard let uuid = sighting.uuid else { return [] }
+        return observe(
+            beacon: sighting.beacon, uuid: uuid, major: sighting.major, minor: sighting.minor, address: sighting.address,
+            rssi: sighting.rssi, distance: sighting.distance, proximity: sighting.proximity, matches: matches,
+            rangingSlot: &rangingSlot, at: now)
+    }
 
-        let key = RangingKey(sighting)
-        if let slot = rangedSlot(of: key, hint: rangingSlot) {
-            rangingSlot = slot
-            // Updated in place.
-            let changed = rangingChanges(at: Int(slot), to: sighting)
-            rangedEntries[Int(slot)]!.sighting = sighting
-            rangedEntries[Int(slot)]!.lastSeen = now
+    /// `observe(_:matches:rangingSlot:at:)` with the sighting in parts, for a caller that keeps the
+    /// beacon's id: it is only borrowed, and stored (retained) only for a beacon not remembered yet.
+    public mutating func observe(
+        beacon: BeaconID, uuid: BeaconUUID, major: UInt16?, minor: UInt16?, address: BluetoothAddress,
+        rssi: Double, distance: Double?, proximity: Proximity,
+        matches: RegionIndex.Matches, rangingSlot: inout Int32, at now: Instant
+    ) -> [RegionEvent] {
+        guard !matches.isEmpty else { return [] }
+        // The ranging entry first: the matched regions take its slot as their last beacon.
+        let key = RangingKey(uuid: uuid, major: major, minor: minor, address: address)
+        let slot: Int32
+        if let found = rangedSlot(of: key, hint: rangingSlot) {
+            slot = found
+            let changed = rangingChanges(at: Int(slot), proximity: proximity, distance: distance)
+            if rangedEntries[Int(slot)].sighting.beacon != beacon { renameRanged(slot, to: beacon) }
+            Self.refresh(&rangedEntries[Int(slot)], rssi: rssi, distance: distance, proximity: proximity, at: now, changed: changed)
             rangedLastSeen[Int(slot)] = now
-            rangedEntries[Int(slot)]!.silent = false
             if changed {
-                rangedEntries[Int(slot)]!.countedDistance = sighting.distance
                 for position in matches.byUUID { markRangingChanged(position) }
                 for position in matches.byMajor { markRangingChanged(position) }
                 for position in matches.byMinor { markRangingChanged(position) }
             }
         } else {
-            let entry = RangingEntry(key: key, sighting: sighting, lastSeen: now, countedDistance: sighting.distance)
-            let slot: Int32
+            let sighting = BeaconSighting(
+                beacon: beacon, uuid: uuid, major: major, minor: minor, address: address, rssi: rssi, distance: distance,
+                proximity: proximity)
+            let entry = RangingEntry(key: key, sighting: sighting, lastSeen: now, countedDistance: distance)
             if let reused = freeRangedSlots.popLast() {
                 slot = reused
                 rangedEntries[Int(slot)] = entry
@@ -242,36 +268,95 @@ public struct RegionMonitor: Sendable {
                 rangedLastSeen.append(now)
             }
             rangedIndex[key] = slot
-            rangingSlot = slot
             for position in matches.byUUID { joinRanging(position, slot) }
             for position in matches.byMajor { joinRanging(position, slot) }
             for position in matches.byMinor { joinRanging(position, slot) }
         }
+        rangingSlot = slot
+
+        var events: [RegionEvent] = []
+        for index in matches.byUUID.indices { match(matches.byUUID[index], beacon, slot, at: now, into: &events) }
+        for index in matches.byMajor.indices { match(matches.byMajor[index], beacon, slot, at: now, into: &events) }
+        for index in matches.byMinor.indices { match(matches.byMinor[index], beacon, slot, at: now, into: &events) }
+        nextDeadline = min(nextDeadline, now.advanced(by: settings.exitDelay))
         return events
+    }
+
+    /// A remembered beacon heard again, in place and field by field: its identity and address are
+    /// the key's, so only the readings change; assigning the whole sighting copied it, its id with it.
+    @inline(__always)
+    private static func refresh(
+        _ entry: inout RangingEntry, rssi: Double, distance: Double?, proximity: Proximity, at now: Instant, changed: Bool
+    ) {
+        entry.sighting.rssi = rssi
+        entry.sighting.distance = distance
+        entry.sighting.proximity = proximity
+        entry.lastSeen = now
+        entry.silent = false
+        if changed { entry.countedDistance = distance }
+    }
+
+    /// A remembered beacon heard under another id (two formats sharing an identity and address):
+    /// the regions that named it last keep the id they heard.
+    private mutating func renameRanged(_ slot: Int32, to beacon: BeaconID) {
+        settleLastBeacon(slot)
+        rangedEntries[Int(slot)].sighting.beacon = beacon
+    }
+
+    /// The regions whose last beacon is the one in `slot` (only regions its identity matches take
+    /// its slot) hold its id themselves from now on: before the slot is freed or renamed.
+    private mutating func settleLastBeacon(_ slot: Int32) {
+        let sighting = rangedEntries[Int(slot)].sighting
+        guard let uuid = sighting.uuid else { return }
+        let index = self.index
+        index.forEachMatch(uuid: uuid, major: sighting.major, minor: sighting.minor) { position in
+            guard tracks[position].lastBeaconSlot == slot else { return }
+            tracks[position].lastBeacon = sighting.beacon
+            tracks[position].lastBeaconSlot = Self.noRangingSlot
+        }
+    }
+
+    /// Every region's last beacon held by the region itself (before the regions or slots are re-filed).
+    private mutating func settleAllLastBeacons() {
+        for position in tracks.indices where tracks[position].lastBeaconSlot != Self.noRangingSlot {
+            tracks[position].lastBeacon = rangedEntries[Int(tracks[position].lastBeaconSlot)].sighting.beacon
+            tracks[position].lastBeaconSlot = Self.noRangingSlot
+        }
+    }
+
+    /// The last matching beacon heard in the region at `position`.
+    private func lastBeacon(at position: Int) -> BeaconID? {
+        let slot = tracks[position].lastBeaconSlot
+        return slot == Self.noRangingSlot ? tracks[position].lastBeacon : rangedEntries[Int(slot)].sighting.beacon
     }
 
     /// The slot of `key`: `hint` when it holds that key (no hashing), else by the index.
     private func rangedSlot(of key: RangingKey, hint: Int32) -> Int32? {
-        if hint >= 0, Int(hint) < rangedEntries.count, rangedEntries[Int(hint)]?.key == key { return hint }
+        if hint >= 0, Int(hint) < rangedEntries.count, rangedEntries[Int(hint)].inUse, rangedEntries[Int(hint)].key == key {
+            return hint
+        }
         return rangedIndex[key]
     }
 
     /// Frees a ranged beacon's slot (the caller takes it out of the region lists).
     private mutating func forgetRanged(_ slot: Int32) {
-        guard let entry = rangedEntries[Int(slot)] else { return }
-        rangedEntries[Int(slot)] = nil
+        guard rangedEntries[Int(slot)].inUse else { return }
+        settleLastBeacon(slot)
+        rangedEntries[Int(slot)].inUse = false
+        // The id is not kept for a free slot (as it was not when the slot held nil).
+        rangedEntries[Int(slot)].sighting.beacon = BeaconID(rawValue: "")
         rangedLastSeen[Int(slot)] = Instant(seconds: .infinity)
-        rangedIndex[entry.key] = nil
+        rangedIndex[rangedEntries[Int(slot)].key] = nil
         freeRangedSlots.append(slot)
     }
 
     /// Whether a new sighting changes the published ranging of its regions: back from silence, a
     /// new proximity class, a distance appearing or vanishing, or one beyond the hysteresis factor.
-    private func rangingChanges(at slot: Int, to sighting: BeaconSighting) -> Bool {
-        // Field by field through the optional: binding the entry would copy it.
-        if rangedEntries[slot]?.silent ?? true { return true }
-        if let proximity = rangedEntries[slot]?.sighting.proximity, !Self.same(proximity, sighting.proximity) { return true }
-        switch (rangedEntries[slot]?.countedDistance, sighting.distance) {
+    private func rangingChanges(at slot: Int, proximity: Proximity, distance: Double?) -> Bool {
+        // Field by field: binding the entry would copy it.
+        if !rangedEntries[slot].inUse || rangedEntries[slot].silent { return true }
+        if !Self.same(rangedEntries[slot].sighting.proximity, proximity) { return true }
+        switch (rangedEntries[slot].countedDistance, distance) {
         case (nil, nil): return false
         case (let old?, let new?):
             let factor = settings.rangingDistanceFactor
@@ -323,7 +408,7 @@ public struct RegionMonitor: Sendable {
 
     /// A matching beacon heard for the region at `position`.
     private mutating func match(
-        _ position: Int, _ sighting: BeaconSighting, at now: Instant, into events: inout [RegionEvent]
+        _ position: Int, _ beacon: BeaconID, _ slot: Int32, at now: Instant, into events: inout [RegionEvent]
     ) {
         // `switch`, not `==`: on a String-backed enum `==` may resolve to the RawRepresentable
         // overload and compare strings, measurably on this per-advertisement path.
@@ -334,23 +419,24 @@ public struct RegionMonitor: Sendable {
             let region = index.regions[position]
             events.append(.stateChanged(region: region.id, state: .outside, at: now))
             if region.notifyOnExit {
-                events.append(.exit(region: region.id, beacon: tracks[position].lastBeacon, at: now))
+                events.append(.exit(region: region.id, beacon: lastBeacon(at: position), at: now))
             }
-            enter(position, sighting, at: now, into: &events)
+            enter(position, beacon, at: now, into: &events)
         case .outside, .unknown:
-            enter(position, sighting, at: now, into: &events)
+            enter(position, beacon, at: now, into: &events)
         }
         if now > tracks[position].lastMatch { tracks[position].lastMatch = now }
-        tracks[position].lastBeacon = sighting.beacon
+        tracks[position].lastBeaconSlot = slot
+        if tracks[position].lastBeacon != nil { tracks[position].lastBeacon = nil }
     }
 
     private mutating func enter(
-        _ position: Int, _ sighting: BeaconSighting, at now: Instant, into events: inout [RegionEvent]
+        _ position: Int, _ beacon: BeaconID, at now: Instant, into events: inout [RegionEvent]
     ) {
         let region = index.regions[position]
         tracks[position].state = .inside
         events.append(.stateChanged(region: region.id, state: .inside, at: now))
-        if region.notifyOnEntry { events.append(.enter(region: region.id, beacon: sighting.beacon, at: now)) }
+        if region.notifyOnEntry { events.append(.enter(region: region.id, beacon: beacon, at: now)) }
     }
 
     /// Lets time pass: regions with no matching beacon for the exit delay become `outside`
@@ -370,7 +456,7 @@ public struct RegionMonitor: Sendable {
                         tracks[position].state = .outside
                         events.append(.stateChanged(region: region.id, state: .outside, at: now))
                         if region.notifyOnExit {
-                            events.append(.exit(region: region.id, beacon: tracks[position].lastBeacon, at: now))
+                            events.append(.exit(region: region.id, beacon: lastBeacon(at: position), at: now))
                         }
                     } else {
                         earliest = min(earliest, due)
@@ -398,6 +484,8 @@ public struct RegionMonitor: Sendable {
     /// `unknown` (reported by `stateChanged`); a removed one vanishes (reported by `removed`).
     public mutating func replaceRegions(_ newRegions: [BeaconRegion], at now: Instant) -> [RegionEvent] {
         let unique = Self.uniqueByID(newRegions)
+        // Kept tracks move to new positions and slots may be freed below.
+        settleAllLastBeacons()
         var events: [RegionEvent] = []
         var newTracks: [Track] = []
         newTracks.reserveCapacity(unique.count)
@@ -429,7 +517,8 @@ public struct RegionMonitor: Sendable {
         changedPositions = []
         // Re-file remembered beacons under the new regions; drop those that match none now.
         for slot in rangedEntries.indices {
-            guard let entry = rangedEntries[slot] else { continue }
+            guard rangedEntries[slot].inUse else { continue }
+            let entry = rangedEntries[slot]
             var matchedAny = false
             if let uuid = entry.sighting.uuid {
                 index.forEachMatch(uuid: uuid, major: entry.sighting.major, minor: entry.sighting.minor) { position in
@@ -466,16 +555,16 @@ public struct RegionMonitor: Sendable {
             // A free slot's +∞ gives a silence of -∞: never due.
             guard silence >= earliest else { continue }
             if silence >= forgetAfter {
-                let sighting = rangedEntries[slot]!.sighting
+                let sighting = rangedEntries[slot].sighting
                 forgetRanged(Int32(slot))
                 guard let uuid = sighting.uuid else { continue }
                 index.forEachMatch(uuid: uuid, major: sighting.major, minor: sighting.minor) { position in
                     rangedByRegion[position].remove(Int32(slot))
                     markRangingChanged(position)
                 }
-            } else if silence >= unknownAfter && !rangedEntries[slot]!.silent {
-                rangedEntries[slot]!.silent = true
-                let sighting = rangedEntries[slot]!.sighting
+            } else if silence >= unknownAfter && !rangedEntries[slot].silent {
+                rangedEntries[slot].silent = true
+                let sighting = rangedEntries[slot].sighting
                 if let uuid = sighting.uuid {
                     index.forEachMatch(uuid: uuid, major: sighting.major, minor: sighting.minor) { markRangingChanged($0) }
                 }

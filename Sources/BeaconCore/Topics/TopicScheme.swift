@@ -37,19 +37,38 @@ public struct TopicScheme: Hashable, Sendable {
 
     /// `a + b + c + d + e + f`, in one allocation: the agent builds a measurement or ranging topic
     /// per publish, and interpolating the ids through `description` cost about a tenth of its work.
+    /// The parts' bytes are copied into the new string's storage at once (six `+=`, each checking
+    /// and growing the string, were most of a topic's cost).
     @inline(__always)
     private static func join(
         _ a: String, _ b: String, _ c: String, _ d: String, _ e: String, _ f: String
     ) -> String {
-        var topic = ""
-        topic.reserveCapacity(a.utf8.count + b.utf8.count + c.utf8.count + d.utf8.count + e.utf8.count + f.utf8.count)
-        topic += a
-        topic += b
-        topic += c
-        topic += d
-        topic += e
-        topic += f
-        return topic
+        let count = a.utf8.count + b.utf8.count + c.utf8.count + d.utf8.count + e.utf8.count + f.utf8.count
+        guard count > 0 else { return "" }
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            var written = copy(a, into: buffer, at: 0)
+            written = copy(b, into: buffer, at: written)
+            written = copy(c, into: buffer, at: written)
+            written = copy(d, into: buffer, at: written)
+            written = copy(e, into: buffer, at: written)
+            return copy(f, into: buffer, at: written)
+        }
+    }
+
+    /// Copies `part`'s UTF-8 into `buffer` from `offset` on; returns where it ends.
+    @inline(__always)
+    private static func copy(_ part: String, into buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) -> Int {
+        let copied = part.utf8.withContiguousStorageIfAvailable { bytes -> Int in
+            if let source = bytes.baseAddress { (buffer.baseAddress! + offset).initialize(from: source, count: bytes.count) }
+            return bytes.count
+        }
+        if let copied { return offset + copied }
+        var end = offset
+        for byte in part.utf8 {
+            buffer[end] = byte
+            end += 1
+        }
+        return end
     }
 
     // MARK: Configuration
