@@ -136,7 +136,15 @@ public final class AgentService: Service {
             while !stopRequested.load(ordering: .relaxed) {
                 var batch: [DecodedAdvertisement] = []
                 do {
-                    let more = try feed.poll(timeout: 0.2) { batch.append($0) }
+                    let more = try feed.poll(timeout: 0.2) { advertisement in
+                        // The core reads the decoded beacon, address and RSSI, never the raw bytes:
+                        // those are a slice of the source's read buffer, and a batch waiting in the
+                        // stream would keep every buffer it was decoded from alive (a capture's
+                        // parser then copies a fresh one at each read).
+                        var decoded = advertisement
+                        decoded.report.data = []
+                        batch.append(decoded)
+                    }
                     pending.wait()
                     continuation.yield(.advertisements(batch, now: feed.now))
                     if !more {
