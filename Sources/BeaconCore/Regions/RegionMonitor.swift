@@ -65,10 +65,11 @@ public struct RegionMonitor: Sendable {
         }
     }
 
+    /// Its key is `RangingKey(sighting)` (every sighting stored in a slot has the slot's key) and
+    /// its last sighting's time is in `rangedLastSeen`: neither is kept a second time here, as this
+    /// is one entry per ranged beacon (10,000 × 40 bytes).
     private struct RangingEntry: Sendable {
-        let key: RangingKey
         var sighting: BeaconSighting
-        var lastSeen: Instant
         /// The distance when it last counted as a change (`rangingDistanceFactor`).
         var countedDistance: Double?
         /// Set once its silence passed `rangingUnknownAfter` and that counted as a change.
@@ -220,7 +221,6 @@ public struct RegionMonitor: Sendable {
             // Updated in place.
             let changed = rangingChanges(at: Int(slot), to: sighting)
             rangedEntries[Int(slot)]!.sighting = sighting
-            rangedEntries[Int(slot)]!.lastSeen = now
             rangedLastSeen[Int(slot)] = now
             rangedEntries[Int(slot)]!.silent = false
             if changed {
@@ -230,7 +230,7 @@ public struct RegionMonitor: Sendable {
                 for position in matches.byMinor { markRangingChanged(position) }
             }
         } else {
-            let entry = RangingEntry(key: key, sighting: sighting, lastSeen: now, countedDistance: sighting.distance)
+            let entry = RangingEntry(sighting: sighting, countedDistance: sighting.distance)
             let slot: Int32
             if let reused = freeRangedSlots.popLast() {
                 slot = reused
@@ -252,8 +252,16 @@ public struct RegionMonitor: Sendable {
 
     /// The slot of `key`: `hint` when it holds that key (no hashing), else by the index.
     private func rangedSlot(of key: RangingKey, hint: Int32) -> Int32? {
-        if hint >= 0, Int(hint) < rangedEntries.count, rangedEntries[Int(hint)]?.key == key { return hint }
+        if hint >= 0, Int(hint) < rangedEntries.count, holds(key, at: Int(hint)) { return hint }
         return rangedIndex[key]
+    }
+
+    /// Whether the slot is in use with this key; field by field through the optional (binding the
+    /// entry would copy it).
+    private func holds(_ key: RangingKey, at slot: Int) -> Bool {
+        rangedEntries[slot]?.sighting.address == key.address && rangedEntries[slot]?.sighting.major == key.major
+            && rangedEntries[slot]?.sighting.minor == key.minor
+            && (rangedEntries[slot]?.sighting.uuid ?? BeaconUUID(high: 0, low: 0)) == key.uuid
     }
 
     /// Frees a ranged beacon's slot (the caller takes it out of the region lists).
@@ -261,7 +269,7 @@ public struct RegionMonitor: Sendable {
         guard let entry = rangedEntries[Int(slot)] else { return }
         rangedEntries[Int(slot)] = nil
         rangedLastSeen[Int(slot)] = Instant(seconds: .infinity)
-        rangedIndex[entry.key] = nil
+        rangedIndex[RangingKey(entry.sighting)] = nil
         freeRangedSlots.append(slot)
     }
 
