@@ -55,20 +55,56 @@ public struct AgentCore: Sendable {
     }
 
     /// Per beacon: its track and what was last heard from it.
+    ///
+    /// One of these per tracked beacon (10,000 by default), so the field order matters: the one-
+    /// and four-byte fields follow `track` (129 bytes) and fill its padding instead of adding their own.
     struct TrackedBeacon: Sendable {
         /// Its filter, classifier and publish state; the parameters are `trackTuning`, kept once.
         var track: BeaconTrack.State
+        /// The format of the last advertisement: all a measurement needs of it besides the id (an
+        /// iBeacon's uuid, major and minor are its key's), in one byte instead of a `Beacon?` (33).
+        var format: AdvertisedFormat
+        /// Its slot in the region monitor's ranging table, handed back at the next advertisement.
+        var rangingSlot: Int32
         var lastHeard: Instant
         var address: BluetoothAddress
-        var beacon: Beacon?
         /// The canonical id, rendered once when tracking starts.
         let id: BeaconID
         /// The regions its identity matches, looked up when `matchedRevision` is not
         /// `AgentCore.regionsRevision` (the regions changed since): not at every advertisement.
         var regionMatches: RegionIndex.Matches
         var matchedRevision: Int
-        /// Its slot in the region monitor's ranging table, handed back at the next advertisement.
-        var rangingSlot = RegionMonitor.noRangingSlot
+    }
+
+    /// `Beacon.format` of a tracked beacon's last advertisement, nil (`none`) for one with no
+    /// beacon format (tracked by its address).
+    enum AdvertisedFormat: UInt8, Sendable {
+        case none, iBeacon, altBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, eddystoneEID
+
+        init(_ beacon: Beacon?) {
+            switch beacon {
+            case nil: self = .none
+            case .iBeacon?: self = .iBeacon
+            case .altBeacon?: self = .altBeacon
+            case .eddystoneUID?: self = .eddystoneUID
+            case .eddystoneURL?: self = .eddystoneURL
+            case .eddystoneTLM?: self = .eddystoneTLM
+            case .eddystoneEID?: self = .eddystoneEID
+            }
+        }
+
+        /// `Beacon.format`.
+        var name: String? {
+            switch self {
+            case .none: nil
+            case .iBeacon: "ibeacon"
+            case .altBeacon: "altbeacon"
+            case .eddystoneUID: "eddystone-uid"
+            case .eddystoneURL: "eddystone-url"
+            case .eddystoneTLM: "eddystone-tlm"
+            case .eddystoneEID: "eddystone-eid"
+            }
+        }
     }
 
     /// What keeps a beacon tracked, in the order the cap gives way: `other` (matches nothing;
@@ -195,7 +231,8 @@ public struct AgentCore: Sendable {
             guard makeRoom(for: group) else { return [] }
             slot = tracks.insert(key, TrackedBeacon(
                 track: BeaconTrack.State(trackTuning, configuredMeasuredPower: known?.measuredPower),
-                lastHeard: time, address: address, beacon: advertisement.beacon, id: BeaconID(key),
+                format: AdvertisedFormat(advertisement.beacon), rangingSlot: RegionMonitor.noRangingSlot,
+                lastHeard: time, address: address, id: BeaconID(key),
                 regionMatches: matches, matchedRevision: regionsRevision), group: group)
         }
 
@@ -229,7 +266,7 @@ public struct AgentCore: Sendable {
         let update = entry.track.observe(rssi: rssi, measuredPower: measuredPower, at: time, tuning)
         entry.lastHeard = time
         entry.address = address
-        entry.beacon = beacon
+        entry.format = AdvertisedFormat(beacon)
         return update
     }
 
@@ -324,7 +361,7 @@ public struct AgentCore: Sendable {
         let entry = tracks[slot]
         let known = knownByIdentity.isEmpty ? nil : knownByIdentity[tracks.key(at: slot)]
         let topicID = known?.topicID ?? entry.id.rawValue
-        let format = entry.beacon?.format
+        let format = entry.format.name
         var textBytes = topicID.utf8.count + entry.id.rawValue.utf8.count
         textBytes += (known?.name?.utf8.count ?? 0) + (format?.utf8.count ?? 0)
         var out: [UInt8] = []
@@ -345,8 +382,8 @@ public struct AgentCore: Sendable {
                 json.append(",\"format\":")
                 json.appendQuoted(format)
             }
-            if case .iBeacon(let beacon)? = entry.beacon {
-                MeasurementPayload.writeIdentity(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, to: &json)
+            if entry.format == .iBeacon, case .iBeacon(let uuid, let major, let minor) = tracks.key(at: slot) {
+                MeasurementPayload.writeIdentity(uuid: uuid, major: major, minor: minor, to: &json)
             }
             json.append(",\"timestamp\":")
             json.appendQuotedTimestamp(time)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PresenceAgent
 
 @main
 struct PresenceAgentCommand: AsyncParsableCommand {
@@ -7,4 +8,11 @@ struct PresenceAgentCommand: AsyncParsableCommand {
         abstract: "Scans Bluetooth LE beacons and publishes room presence over MQTT.",
         subcommands: [RunCommand.self, ScanCommand.self]
     )
+
+    /// The allocator is set up before anything else runs (`MemoryRelief.configureAllocator`):
+    /// main's first statements run on the main thread, before the cooperative pool exists.
+    static func main() async {
+        MemoryRelief.configureAllocator()
+        await main(nil)
+    }
 }

@@ -55,10 +55,6 @@ struct RunCommand: AsyncParsableCommand {
     var waitForConfig: Double?
 
     func run() async throws {
-        // glibc gives each thread that contends an arena of its own and keeps what is freed; the
-        // agent's few threads (source, MQTT, the cooperative pool) do well with two, and the
-        // service returns freed heap to the system now and then (`MemoryRelief`).
-        MemoryRelief.limitArenas(2)
         var settings = AgentConfiguration()
         let resolved: AgentConfiguration.Resolved
         do {

@@ -76,10 +76,11 @@ public struct RegionMonitor: Sendable {
         }
     }
 
+    /// Its key is `RangingKey(sighting)` (every sighting stored in a slot has the slot's key) and
+    /// its last sighting's time is in `rangedLastSeen`: neither is kept a second time here, as this
+    /// is one entry per ranged beacon.
     private struct RangingEntry: Sendable {
-        let key: RangingKey
         var sighting: BeaconSighting
-        var lastSeen: Instant
         /// The distance when it last counted as a change (`rangingDistanceFactor`).
         var countedDistance: Double?
         /// Set once its silence passed `rangingUnknownAfter` and that counted as a change.
@@ -246,7 +247,7 @@ public struct RegionMonitor: Sendable {
             slot = found
             let changed = rangingChanges(at: Int(slot), proximity: proximity, distance: distance)
             if rangedEntries[Int(slot)].sighting.beacon != beacon { renameRanged(slot, to: beacon) }
-            Self.refresh(&rangedEntries[Int(slot)], rssi: rssi, distance: distance, proximity: proximity, at: now, changed: changed)
+            Self.refresh(&rangedEntries[Int(slot)], rssi: rssi, distance: distance, proximity: proximity, changed: changed)
             rangedLastSeen[Int(slot)] = now
             if changed {
                 for position in matches.byUUID { markRangingChanged(position) }
@@ -257,7 +258,7 @@ public struct RegionMonitor: Sendable {
             let sighting = BeaconSighting(
                 beacon: beacon, uuid: uuid, major: major, minor: minor, address: address, rssi: rssi, distance: distance,
                 proximity: proximity)
-            let entry = RangingEntry(key: key, sighting: sighting, lastSeen: now, countedDistance: distance)
+            let entry = RangingEntry(sighting: sighting, countedDistance: distance)
             if let reused = freeRangedSlots.popLast() {
                 slot = reused
                 rangedEntries[Int(slot)] = entry
@@ -286,12 +287,11 @@ public struct RegionMonitor: Sendable {
     /// the key's, so only the readings change; assigning the whole sighting copied it, its id with it.
     @inline(__always)
     private static func refresh(
-        _ entry: inout RangingEntry, rssi: Double, distance: Double?, proximity: Proximity, at now: Instant, changed: Bool
+        _ entry: inout RangingEntry, rssi: Double, distance: Double?, proximity: Proximity, changed: Bool
     ) {
         entry.sighting.rssi = rssi
         entry.sighting.distance = distance
         entry.sighting.proximity = proximity
-        entry.lastSeen = now
         entry.silent = false
         if changed { entry.countedDistance = distance }
     }
@@ -332,10 +332,15 @@ public struct RegionMonitor: Sendable {
 
     /// The slot of `key`: `hint` when it holds that key (no hashing), else by the index.
     private func rangedSlot(of key: RangingKey, hint: Int32) -> Int32? {
-        if hint >= 0, Int(hint) < rangedEntries.count, rangedEntries[Int(hint)].inUse, rangedEntries[Int(hint)].key == key {
-            return hint
-        }
+        if hint >= 0, Int(hint) < rangedEntries.count, holds(key, at: Int(hint)) { return hint }
         return rangedIndex[key]
+    }
+
+    /// Whether the slot is in use with this key; field by field (binding the entry would copy it).
+    private func holds(_ key: RangingKey, at slot: Int) -> Bool {
+        rangedEntries[slot].inUse && rangedEntries[slot].sighting.address == key.address
+            && rangedEntries[slot].sighting.major == key.major && rangedEntries[slot].sighting.minor == key.minor
+            && (rangedEntries[slot].sighting.uuid ?? BeaconUUID(high: 0, low: 0)) == key.uuid
     }
 
     /// Frees a ranged beacon's slot (the caller takes it out of the region lists).
@@ -346,7 +351,7 @@ public struct RegionMonitor: Sendable {
         // The id is not kept for a free slot (as it was not when the slot held nil).
         rangedEntries[Int(slot)].sighting.beacon = BeaconID(rawValue: "")
         rangedLastSeen[Int(slot)] = Instant(seconds: .infinity)
-        rangedIndex[rangedEntries[Int(slot)].key] = nil
+        rangedIndex[RangingKey(rangedEntries[Int(slot)].sighting)] = nil
         freeRangedSlots.append(slot)
     }
 

@@ -97,10 +97,11 @@ public struct MeasurementPublishPolicy: Sendable {
     /// The policy's state alone, for an owner that keeps the parameters once for many policies
     /// (the agent's tracks): every call takes them.
     struct State: Sendable {
-        private var lastProximity: Proximity?
+        // The one-byte field last: it then fills the optionals' padding (34 bytes, not 41).
         private var lastRSSI: Double = .nan
         private var lastTime: Instant?
         private var movingUntil: Instant?
+        private var lastProximity: Proximity?
 
         @inline(__always)
         mutating func shouldPublish(

@@ -61,8 +61,9 @@ public struct ProximityClassifier: Sendable {
     /// The classifier's state alone, for an owner that keeps the parameters once for many
     /// classifiers (the agent's tracks): every call takes them.
     struct State: Sendable {
-        private var current: Proximity = .unknown
+        // The one-byte field last: it then fills the optional's padding (10 bytes, not 17).
         private(set) var lastTime: Instant?
+        private var current: Proximity = .unknown
 
         @inline(__always)
         mutating func classify(distance: Double, at time: Instant, _ parameters: Parameters) -> Proximity {
