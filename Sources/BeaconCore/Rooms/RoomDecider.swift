@@ -118,7 +118,7 @@ public struct RoomDecider: Sendable {
             let room = roomCode(roomName, reportedBy: node)
             let score = -10 * parameters.pathLossExponent * log10(max(distance, 0.01))
             states[slot].hold(node: node, room: room, proximity: proximity, distance: distance, score: score,
-                              at: time)
+                              at: time, nodeCount: nodes.count)
         }
         guard states[slot].evaluate(at: time, parameters: parameters, scratch: &scratch) else { return nil }
         return decision(slot: slot)
@@ -262,8 +262,12 @@ public struct RoomDecider: Sendable {
     /// The decision of a slot with the candidates of its last evaluation; nil before deciding started.
     private func decision(slot: Int) -> RoomDecision? {
         guard let beacon = slotBeacons[slot], let room = states[slot].room else { return nil }
-        let scores = states[slot].scores
         let since = states[slot].since
+        return states[slot].withScores { scores in decision(beacon: beacon, room: room, since: since, scores: scores) }
+    }
+
+    private func decision(beacon: BeaconID, room: NameCode, since: Instant,
+                          scores: UnsafeBufferPointer<BeaconRoomState.RoomScore>) -> RoomDecision {
         var candidates: [String: Double] = [:]
         candidates.reserveCapacity(scores.count)
         for score in scores { candidates[roomNames[Int(score.room)]] = score.distance }
@@ -356,12 +360,14 @@ extension RoomDecider {
         else { return RoomDecisionSummary() }
         var summary = RoomDecisionSummary()
         summary.roomCode = room
-        for score in states[slot.index].scores {
-            if score.room < 64 { summary.candidateRooms |= 1 << UInt64(score.room) } else { summary.candidateRoomsExact = false }
-            if room != Self.notHomeCode, score.room == room {
-                summary.nodeCode = score.node
-                summary.distance = score.distance
-                summary.proximity = score.proximity
+        states[slot.index].withScores { scores in
+            for score in scores {
+                if score.room < 64 { summary.candidateRooms |= 1 << UInt64(score.room) } else { summary.candidateRoomsExact = false }
+                if room != Self.notHomeCode, score.room == room {
+                    summary.nodeCode = score.node
+                    summary.distance = score.distance
+                    summary.proximity = score.proximity
+                }
             }
         }
         return summary
