@@ -21,7 +21,11 @@ struct BeaconEvidenceSlab: @unchecked Sendable {
     }
 
     /// The lists as typed memory in the tail (8-byte words): held, scores, challenges.
-    final class Storage: ManagedBuffer<Counts, UInt64> {}
+    final class Storage: ManagedBuffer<Counts, UInt64> {
+        /// The counts, read through the header's address: `header` is a stored property of a
+        /// class, so reading it would check exclusivity at run time on every access.
+        var counts: Counts { withUnsafeMutablePointerToHeader { $0.pointee } }
+    }
 
     /// Nil while every list is empty and nothing was ever held (no allocation, as an empty array).
     private var storage: Storage?
@@ -70,7 +74,7 @@ struct BeaconEvidenceSlab: @unchecked Sendable {
     /// Makes the block this value's own, with room for at least `needed` entries per list.
     private mutating func reserve(_ needed: Int, hint: Int = 0) {
         if let block = storage {
-            let capacity = block.header.capacity
+            let capacity = block.counts.capacity
             if capacity >= needed, isKnownUniquelyReferenced(&storage) { return }
             storage = Self.make(capacity: capacity >= needed ? capacity : max(needed, 2 * capacity), copying: block)
         } else {
@@ -80,14 +84,14 @@ struct BeaconEvidenceSlab: @unchecked Sendable {
 
     /// Makes the block this value's own before a write in place (it exists: something is held).
     private mutating func makeUnique() {
-        if !isKnownUniquelyReferenced(&storage) { storage = Self.make(capacity: storage!.header.capacity, copying: storage) }
+        if !isKnownUniquelyReferenced(&storage) { storage = Self.make(capacity: storage!.counts.capacity, copying: storage) }
     }
 
     // MARK: - Reading
 
-    var heldCount: Int { storage?.header.held ?? 0 }
-    var scoreCount: Int { storage?.header.scores ?? 0 }
-    var challengeCount: Int { storage?.header.challenges ?? 0 }
+    var heldCount: Int { storage?.counts.held ?? 0 }
+    var scoreCount: Int { storage?.counts.scores ?? 0 }
+    var challengeCount: Int { storage?.counts.challenges ?? 0 }
 
     /// The held entries, for reading during `body`.
     func withHeld<R>(_ body: (UnsafeBufferPointer<Held>) -> R) -> R {
