@@ -73,13 +73,14 @@ struct BeaconEvidenceSlab: @unchecked Sendable {
 
     /// Makes the block this value's own, with room for at least `needed` entries per list.
     private mutating func reserve(_ needed: Int, hint: Int = 0) {
-        if let block = storage {
-            let capacity = block.counts.capacity
-            if capacity >= needed, isKnownUniquelyReferenced(&storage) { return }
-            storage = Self.make(capacity: capacity >= needed ? capacity : max(needed, 2 * capacity), copying: block)
-        } else {
+        // No local reference to the block before the check: it would make the block look shared.
+        guard storage != nil else {
             storage = Self.make(capacity: max(needed, min(max(hint, 4), 16)), copying: nil)
+            return
         }
+        let capacity = storage!.counts.capacity
+        if capacity >= needed, isKnownUniquelyReferenced(&storage) { return }
+        storage = Self.make(capacity: capacity >= needed ? capacity : max(needed, 2 * capacity), copying: storage)
     }
 
     /// Makes the block this value's own before a write in place (it exists: something is held).
@@ -148,6 +149,31 @@ struct BeaconEvidenceSlab: @unchecked Sendable {
         }
     }
 
+    /// Stores `entry` as its node's evidence: in place of the node's entry, or appended (a first
+    /// block sized by `capacityHint`). Returns the room of the entry it replaced, nil when appended.
+    mutating func put(_ entry: Held, capacityHint: Int) -> BeaconRoomState.Code? {
+        let node = entry.node
+        if storage != nil, isKnownUniquelyReferenced(&storage) {
+            // The usual case, in one pass: the node's entry found and replaced.
+            let replaced: BeaconRoomState.Code? = storage!.withUnsafeMutablePointers { counts, words in
+                let held = UnsafeMutableRawPointer(words).assumingMemoryBound(to: Held.self)
+                for index in 0..<counts.pointee.held where held[index].node == node {
+                    let room = held[index].room
+                    held[index] = entry
+                    return room
+                }
+                return nil
+            }
+            if replaced != nil { return replaced }
+        } else if let index = withHeld({ $0.firstIndex { $0.node == node } }) {
+            let room = withHeld { $0[index].room }
+            setHeld(entry, at: index)
+            return room
+        }
+        appendHeld(entry, capacityHint: capacityHint)
+        return nil
+    }
+
     mutating func setHeld(_ entry: Held, at index: Int) {
         makeUnique()
         withLists { _, held, _, _ in held[index] = entry }
@@ -186,6 +212,36 @@ struct BeaconEvidenceSlab: @unchecked Sendable {
     /// them calls this first.
     mutating func reserveScores() {
         reserve(max(heldCount, 1))
+    }
+
+    /// Re-sums `room`'s score from the held entries, in place; false when `room` has no score.
+    mutating func refreshScore(of room: BeaconRoomState.Code) -> Bool {
+        guard scoreCount > 0 else { return false }
+        makeUnique()
+        return withLists { counts, held, scores, _ in
+            for index in 0..<counts.scores where scores[index].room == room {
+                scores[index] = BeaconRoomState.roomScore(of: room, in: UnsafeBufferPointer(start: held, count: counts.held))
+                return true
+            }
+            return false
+        }
+    }
+
+    /// Every room's score from the held entries, in the order the rooms first appear in them.
+    mutating func rebuildScores() {
+        removeAllScores()
+        guard heldCount > 0 else { return }
+        reserveScores()
+        withLists { counts, held, scores, _ in
+            let entries = UnsafeBufferPointer(start: held, count: counts.held)
+            for entry in entries {
+                var known = false
+                for index in 0..<counts.scores where scores[index].room == entry.room { known = true }
+                guard !known else { continue }
+                (scores + counts.scores).initialize(to: BeaconRoomState.roomScore(of: entry.room, in: entries))
+                counts.scores += 1
+            }
+        }
     }
 
     mutating func setScore(_ score: RoomScore, at index: Int) {

@@ -121,10 +121,8 @@ struct BeaconRoomState: Sendable {
         let entry = Held(node: node, room: evidenceRoom, power: pow(10, score / 10), distance: distance, time: time,
                          proximity: proximity)
         heldTimeFloor = min(heldTimeFloor, time.seconds)
-        if let index = heldIndex(of: node) {
-            let sameRoom = lists.withHeld { $0[index].room } == evidenceRoom
-            lists.setHeld(entry, at: index)
-            if sameRoom {
+        if let replacedRoom = lists.put(entry, capacityHint: nodeCount) {
+            if replacedRoom == evidenceRoom {
                 switch staleness {
                 case .none: staleness = .room(evidenceRoom)
                 case .room(let stale) where stale == evidenceRoom: break
@@ -134,7 +132,6 @@ struct BeaconRoomState: Sendable {
                 staleness = .all
             }
         } else {
-            lists.appendHeld(entry, capacityHint: nodeCount)
             staleness = .all
         }
         unheardSince = nil
@@ -319,29 +316,16 @@ struct BeaconRoomState: Sendable {
             return
         case .room(let room):
             staleness = .none
-            if let index = scoreIndex(of: room) {
-                let score = lists.withHeld { Self.roomScore(of: room, in: $0) }
-                lists.setScore(score, at: index)
-                return
-            }
-            fallthrough
+            if lists.refreshScore(of: room) { return }
+            lists.rebuildScores()
         case .all:
             staleness = .none
-            lists.removeAllScores()
-            guard lists.heldCount > 0 else { return }
-            lists.reserveScores()
-            for index in 0..<lists.heldCount {
-                let (entryRoom, isNew) = lists.withHeld { held in
-                    (held[index].room, !lists.withScores { $0.contains { $0.room == held[index].room } })
-                }
-                guard isNew else { continue }
-                lists.appendScore(lists.withHeld { Self.roomScore(of: entryRoom, in: $0) })
-            }
+            lists.rebuildScores()
         }
     }
 
     /// One room's score from the entries of `held`; the room must have at least one.
-    private static func roomScore(of room: Code, in held: UnsafeBufferPointer<Held>) -> RoomScore {
+    static func roomScore(of room: Code, in held: UnsafeBufferPointer<Held>) -> RoomScore {
         var power = 0.0
         var nearest: Held?
         for entry in held where entry.room == room {
