@@ -208,9 +208,8 @@ struct BeaconEvidenceSlab: @unchecked Sendable {
         withLists { counts, _, _, _ in counts.held = 0 }
     }
 
-    /// Room for as many scores (and challengers) as entries are held: a caller about to append
-    /// them calls this first.
-    mutating func reserveScores() {
+    /// Room for as many scores (and challengers) as entries are held, in a block of this value's own.
+    private mutating func reserveScores() {
         reserve(max(heldCount, 1))
     }
 
@@ -241,20 +240,6 @@ struct BeaconEvidenceSlab: @unchecked Sendable {
                 (scores + counts.scores).initialize(to: BeaconRoomState.roomScore(of: entry.room, in: entries))
                 counts.scores += 1
             }
-        }
-    }
-
-    mutating func setScore(_ score: RoomScore, at index: Int) {
-        makeUnique()
-        withLists { _, _, scores, _ in scores[index] = score }
-    }
-
-    /// Appends a score; `reserveScores()` made room for it.
-    mutating func appendScore(_ score: RoomScore) {
-        withLists { counts, _, scores, _ in
-            precondition(counts.scores < counts.capacity, "more scores than held entries")
-            (scores + counts.scores).initialize(to: score)
-            counts.scores += 1
         }
     }
 

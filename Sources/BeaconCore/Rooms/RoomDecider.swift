@@ -24,10 +24,11 @@ import Darwin
 /// `tick(at:)` periodically (the replay: at every sample and at least every second).
 ///
 /// Speed: each beacon has a dense slot (`BeaconSlot`), node and room names are interned to small
-/// integer codes, and a beacon's evidence lives in small arrays, so an update hashes the beacon id
-/// once (none with `update(_:in:at:)`) and the node name once, compares integers, re-sums only the
-/// room whose evidence changed and allocates nothing in the steady state; a `RoomDecision` (with
-/// its candidates dictionary) is built only when one is returned. Memory: a beacon stays until
+/// integer codes, and a beacon's evidence, room scores and challengers live in one block
+/// (`BeaconEvidenceSlab`), so an update hashes the beacon id once (none with `update(_:in:at:)`)
+/// and the node name once, compares integers, reads one allocation of the beacon's, re-sums only
+/// the room whose evidence changed and allocates nothing in the steady state; a `RoomDecision`
+/// (with its candidates dictionary) is built only when one is returned. Memory: a beacon stays until
 /// `forget(beacon:)`; node and room names stay for the decider's life.
 public struct RoomDecider: Sendable {
     /// An interned node or room name.
