@@ -47,30 +47,14 @@ enum SpeedBenchmarks {
     static func aggregator(beacons: Int, nodes: Int, rooms: Int, updates: Int, seconds: Double)
         -> (corePerSecond: Double, deciderPerSecond: Double, publications: Int, coreUpdates: Int)
     {
-        let distinct = beacons * nodes
-        var measurements: [ReceivedMeasurement] = []
-        measurements.reserveCapacity(distinct)
-        let ids = (0..<beacons).map { BeaconID(rawValue: "ibeacon-\(SyntheticBeacons.uuidText)-\($0 % 1000)-\($0 / 1000)") }
-        let nodeNames = (0..<nodes).map { "node-\($0)" }
-        let roomNames = (0..<nodes).map { "room-\($0 % rooms)" }
-        for round in 0..<nodes {
-            for beacon in 0..<beacons {
-                let node = (beacon + round) % nodes
-                let home = beacon % nodes
-                let rssi = (node == home ? -62.0 : -78.0) + Double(SyntheticBeacons.noise(beacon: beacon, round: round))
-                let distance = pow(10, (-59 - rssi) / 25)
-                let proximity: Proximity = distance < 0.5 ? .immediate : distance < 3 ? .near : .far
-                measurements.append(ReceivedMeasurement(
-                    beacon: ids[beacon], node: nodeNames[node], room: roomNames[node], rssiFiltered: rssi, sigma: 2,
-                    distance: distance, proximity: proximity))
-            }
-        }
+        let measurements = aggregatorMeasurements(beacons: beacons, nodes: nodes, rooms: rooms)
+        let distinct = measurements.count
         // A measurement every 10 µs of simulated time: each beacon heard by each node about once a second.
         let step = 1.0 / Double(distinct)
         var core = AggregatorCore(configuration: AggregatorConfiguration(), softwareVersion: "bench")
         var published = 0
         var nextTick = 1.0
-        let budget = UInt64(seconds * 1e9)
+        let budget = seconds.isFinite ? UInt64(seconds * 1e9) : UInt64.max
         let start = BenchProcess.threadCPUNanoseconds()
         var coreUpdates = 0
         while coreUpdates < updates {
@@ -98,6 +82,109 @@ enum SpeedBenchmarks {
         let deciderSeconds = Double(BenchProcess.threadCPUNanoseconds() - deciderStart) / 1e9
         blackHole(decisions)
         return (Double(coreUpdates) / coreSeconds, Double(updates) / deciderSeconds, published, coreUpdates)
+    }
+
+    /// The aggregator figure's input: one second of measurements, `beacons` × `nodes`, replayed
+    /// round after round.
+    static func aggregatorMeasurements(beacons: Int, nodes: Int, rooms: Int) -> [ReceivedMeasurement] {
+        var measurements: [ReceivedMeasurement] = []
+        measurements.reserveCapacity(beacons * nodes)
+        let ids = (0..<beacons).map { BeaconID(rawValue: "ibeacon-\(SyntheticBeacons.uuidText)-\($0 % 1000)-\($0 / 1000)") }
+        let nodeNames = (0..<nodes).map { "node-\($0)" }
+        let roomNames = (0..<nodes).map { "room-\($0 % rooms)" }
+        for round in 0..<nodes {
+            for beacon in 0..<beacons {
+                let node = (beacon + round) % nodes
+                let home = beacon % nodes
+                let rssi = (node == home ? -62.0 : -78.0) + Double(SyntheticBeacons.noise(beacon: beacon, round: round))
+                let distance = pow(10, (-59 - rssi) / 25)
+                let proximity: Proximity = distance < 0.5 ? .immediate : distance < 3 ? .near : .far
+                measurements.append(ReceivedMeasurement(
+                    beacon: ids[beacon], node: nodeNames[node], room: roomNames[node], rssiFiltered: rssi, sigma: 2,
+                    distance: distance, proximity: proximity))
+            }
+        }
+        return measurements
+    }
+
+    /// What the aggregator figure's loop publishes, untimed: every publication (topic, payload,
+    /// retain, QoS) of `updates` updates hashed in order, so that a change meant to be faster can be
+    /// checked to publish the same bytes (compare `aggregatorPublicationsFingerprint` before/after).
+    static func aggregatorFingerprint(beacons: Int, nodes: Int, rooms: Int, updates: Int)
+        -> (publications: Int, fingerprint: String)
+    {
+        let measurements = aggregatorMeasurements(beacons: beacons, nodes: nodes, rooms: rooms)
+        let step = 1.0 / Double(measurements.count)
+        var core = AggregatorCore(configuration: AggregatorConfiguration(), softwareVersion: "bench")
+        var fingerprint = PublicationFingerprint()
+        var nextTick = 1.0
+        for k in 0..<updates {
+            let time = Instant(seconds: Double(k) * step)
+            fingerprint.add(core.receive(measurements[k % measurements.count], at: time))
+            if time.seconds >= nextTick {
+                fingerprint.add(core.tick(at: time))
+                nextTick += 1
+            }
+        }
+        return (fingerprint.count, fingerprint.hex)
+    }
+
+    /// A varied run through the aggregator, untimed, for the same check on the paths the figure's
+    /// steady loop rarely takes: beacons moving between rooms (challengers, dwell, switches),
+    /// nodes that stop hearing a beacon (`unknown`), a node going offline and back, beacons falling
+    /// silent (away, `not_home`, forgotten) and coming back, ticks every second. Deterministic.
+    static func aggregatorVariedFingerprint(beacons: Int, nodes: Int, rooms: Int, seconds: Int)
+        -> (publications: Int, fingerprint: String)
+    {
+        let ids = (0..<beacons).map { BeaconID(rawValue: "ibeacon-\(SyntheticBeacons.uuidText)-\($0 % 1000)-\($0 / 1000)") }
+        let nodeNames = (0..<nodes).map { "node-\($0)" }
+        let roomNames = (0..<nodes).map { "room-\($0 % rooms)" }
+        var configuration = AggregatorConfiguration()
+        configuration.forgetAfter = 60
+        // Some known beacons (aliases, names: never evicted) and a cap on the others that the
+        // rest exceeds, so evictions happen too.
+        configuration.knownBeacons = stride(from: 0, to: beacons, by: 25).map {
+            KnownBeacon(beacon: ids[$0], alias: TopicLevelID("known-\($0)"), name: "Known \($0)")
+        }
+        configuration.maxUnknownBeacons = beacons - beacons / 25 - 8
+        var core = AggregatorCore(configuration: configuration, softwareVersion: "bench")
+        var fingerprint = PublicationFingerprint()
+        let perSecond = beacons * nodes
+        for second in 0..<seconds {
+            if second == seconds / 3 { fingerprint.add(core.nodeStatus(node: nodeNames[1], online: false, at: Instant(seconds: Double(second)))) }
+            if second == seconds / 2 { fingerprint.add(core.nodeStatus(node: nodeNames[1], online: true, at: Instant(seconds: Double(second)))) }
+            for index in 0..<perSecond {
+                let beacon = index % beacons
+                let round = index / beacons
+                let node = (beacon + round) % nodes
+                // Each beacon moves to another node's room every 7–19 s; a tenth of the beacons
+                // fall silent for 40–100 s now and then.
+                let period = 7 + beacon % 13
+                let home = (beacon + second / period) % nodes
+                let silentFrom = 20 + (beacon * 7) % 150
+                let silentFor = beacon % 10 == 0 ? 40 + beacon % 61 : 0
+                let time = Instant(seconds: Double(second) + Double(index) / Double(perSecond))
+                let noise = Double(SyntheticBeacons.noise(beacon: beacon, round: second * nodes + round))
+                let measurement: ReceivedMeasurement
+                if second >= silentFrom, second < silentFrom + silentFor {
+                    guard second == silentFrom else { continue }
+                    measurement = ReceivedMeasurement(beacon: ids[beacon], node: nodeNames[node], room: roomNames[node],
+                                                      distance: nil, proximity: .unknown)
+                } else if (beacon + node + second) % 17 == 0 {
+                    measurement = ReceivedMeasurement(beacon: ids[beacon], node: nodeNames[node], room: roomNames[node],
+                                                      distance: nil, proximity: .unknown)
+                } else {
+                    let rssi = (node == home ? -62.0 : -70.0 - Double((node * 3 + beacon) % 9)) + noise
+                    let distance = pow(10, (-59 - rssi) / 25)
+                    let proximity: Proximity = distance < 0.5 ? .immediate : distance < 3 ? .near : .far
+                    measurement = ReceivedMeasurement(beacon: ids[beacon], node: nodeNames[node], room: roomNames[node],
+                                                      rssiFiltered: rssi, sigma: 2, distance: distance, proximity: proximity)
+                }
+                fingerprint.add(core.receive(measurement, at: time))
+            }
+            fingerprint.add(core.tick(at: Instant(seconds: Double(second + 1))))
+        }
+        return (fingerprint.count, fingerprint.hex)
     }
 
     /// `presence-aggregator replay` (decisions CSV) over every trace: input rows per second, the
@@ -137,6 +224,50 @@ enum SpeedBenchmarks {
             minutes += result.beaconNodeMinutes
         }
         return minutes > 0 ? Double(messages) / minutes : .nan
+    }
+}
+
+/// FNV-1a-like (64 bits, eight bytes a step) over every publication's topic, payload, retain flag and QoS, in order.
+struct PublicationFingerprint {
+    private(set) var count = 0
+    private var state: UInt64 = 0xCBF2_9CE4_8422_2325
+
+    mutating func add(_ publications: [AggregatorPublication]) {
+        for publication in publications {
+            count += 1
+            mix(publication.topic)
+            mix(publication.payload)
+            mixByte(publication.retain ? 1 : 0)
+            mixByte(UInt8(truncatingIfNeeded: publication.qos))
+        }
+    }
+
+    private mutating func mix(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            // Eight bytes a step (room messages reach 400 KB), then the rest one by one.
+            var offset = 0
+            while offset + 8 <= bytes.count {
+                let word = UnsafeRawBufferPointer(bytes).loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                state = (state ^ word) &* 0x100_0000_01B3
+                state ^= state >> 29
+                offset += 8
+            }
+            while offset < bytes.count {
+                mixByte(bytes[offset])
+                offset += 1
+            }
+        }
+        mixByte(0xFF)  // never in UTF-8: ends the field
+    }
+
+    private mutating func mixByte(_ byte: UInt8) {
+        state = (state ^ UInt64(byte)) &* 0x100_0000_01B3
+    }
+
+    var hex: String {
+        let digits = String(state, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 }
 

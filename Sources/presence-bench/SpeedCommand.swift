@@ -34,6 +34,9 @@ struct SpeedCommand: ParsableCommand {
     @Option(help: "Only these figures, comma-separated: decode, pipeline, aggregator, replay, messages, endToEnd, agent.")
     var only: String?
 
+    @Option(help: "The aggregator figure's updates, without its 20 s budget (to compare instruction counts under callgrind).")
+    var aggregatorUpdates: Int?
+
     @Flag(help: "Tiny iteration counts: checks that every figure is produced, measures nothing worth quoting.")
     var quick = false
 
@@ -73,15 +76,26 @@ struct SpeedCommand: ParsableCommand {
         }
 
         if wants("aggregator") {
+            let updates = aggregatorUpdates ?? (quick ? 20_000 : 2_000_000)
+            let budget = aggregatorUpdates == nil ? (quick ? 1.0 : 20) : .infinity
             let aggregator = SpeedBenchmarks.aggregator(
-                beacons: 10_000, nodes: 10, rooms: 5, updates: quick ? 20_000 : 2_000_000, seconds: quick ? 1 : 20)
+                beacons: 10_000, nodes: 10, rooms: 5, updates: updates, seconds: budget)
             out["aggregatorUpdatesPerSecond"] = Int(aggregator.corePerSecond)
             out["aggregatorUpdatesMeasured"] = aggregator.coreUpdates
             out["roomDeciderUpdatesPerSecond"] = Int(aggregator.deciderPerSecond)
             // A house: 50 beacons, 10 nodes in 5 rooms (the room messages stay short).
-            let house = SpeedBenchmarks.aggregator(
-                beacons: 50, nodes: 10, rooms: 5, updates: quick ? 20_000 : 2_000_000, seconds: quick ? 1 : 20)
+            let house = SpeedBenchmarks.aggregator(beacons: 50, nodes: 10, rooms: 5, updates: updates, seconds: budget)
             out["aggregatorUpdatesPerSecond50Beacons"] = Int(house.corePerSecond)
+            // Untimed: what those loops publish, to check that a change publishes the same bytes.
+            let published = SpeedBenchmarks.aggregatorFingerprint(beacons: 10_000, nodes: 10, rooms: 5, updates: updates)
+            out["aggregatorPublications"] = published.publications
+            out["aggregatorPublicationsFingerprint"] = published.fingerprint
+            let housePublished = SpeedBenchmarks.aggregatorFingerprint(beacons: 50, nodes: 10, rooms: 5, updates: updates)
+            out["aggregatorPublications50Beacons"] = housePublished.publications
+            out["aggregatorPublicationsFingerprint50Beacons"] = housePublished.fingerprint
+            let varied = SpeedBenchmarks.aggregatorVariedFingerprint(beacons: 300, nodes: 10, rooms: 5, seconds: quick ? 30 : 240)
+            out["aggregatorVariedPublications"] = varied.publications
+            out["aggregatorVariedFingerprint"] = varied.fingerprint
         }
 
         if wants("replay") {

@@ -92,6 +92,57 @@ struct RoomDeciderReferenceTests {
         #expect(decisions > 100)
     }
 
+    @Test("a beacon heard by 40 nodes in 20 rooms decides as the reference does, and a copy of the decider is its own")
+    func manyNodesAndCopies() {
+        var random = SeededRandom(seed: 40)
+        let parameters = RoomDecisionParameters(pathLossExponent: 2.5, staleAfter: 20, awayTimeout: 8)
+        var reference = ReferenceRoomDecider(parameters: parameters)
+        var decider = RoomDecider(parameters: parameters)
+        // More nodes than a beacon's first block of evidence holds: it grows while in use.
+        let nodes = (0..<40).map { (node: "node-\($0)", room: "room-\($0 % 20)") }
+        let beacons = (0..<3).map { BeaconID(rawValue: "ibeacon-fda50693-a4e2-4fb1-afcf-c6eb07647825-2-\($0)") }
+        var home = beacons.map { _ in Int.random(in: 0..<nodes.count, using: &random) }
+        var time = 0.0
+        var decisions = 0
+        for step in 0..<20_000 {
+            time += Double.random(in: 0...0.05, using: &random)
+            let at = Instant(seconds: time)
+            if step % 100 == 0 {
+                let expected = reference.tick(at: at)
+                #expect(decider.tick(at: at) == expected, "step \(step)")
+                decisions += expected.count
+            }
+            if step % 1_000 == 500 {
+                // A copy taken now and then sent elsewhere: the original must not notice.
+                var copy = decider
+                for (node, room) in nodes {
+                    for beacon in beacons {
+                        _ = copy.update(NodeEvidence(beacon: beacon, node: node, room: room, rssiFiltered: -70, sigma: 2,
+                                                     distance: node == nodes[7].node ? 0.5 : nil,
+                                                     proximity: node == nodes[7].node ? .immediate : .unknown), at: at)
+                    }
+                }
+                _ = copy.tick(at: Instant(seconds: time + 60))
+                for beacon in beacons { #expect(decider.decision(for: beacon) == reference.decision(for: beacon), "step \(step)") }
+            }
+            let index = Int.random(in: 0..<beacons.count, using: &random)
+            if Int.random(in: 0..<300, using: &random) == 0 { home[index] = Int.random(in: 0..<nodes.count, using: &random) }
+            let nodeIndex = Int.random(in: 0..<nodes.count, using: &random)
+            let (node, room) = nodes[nodeIndex]
+            let distance: Double? =
+                Int.random(in: 0..<20, using: &random) == 0
+                ? nil : (nodeIndex == home[index] ? 1.0 : 2.0 + Double(abs(nodeIndex - home[index])) / 4)
+                    * Double.random(in: 0.7...1.4, using: &random)
+            let evidence = NodeEvidence(
+                beacon: beacons[index], node: node, room: room, rssiFiltered: -70, sigma: 2, distance: distance,
+                proximity: distance == nil ? .unknown : .near)
+            let expected = reference.update(evidence, at: at)
+            #expect(decider.update(evidence, at: at) == expected, "step \(step)")
+            if expected != nil { decisions += 1 }
+        }
+        #expect(decisions > 20)
+    }
+
     /// `summary(in:)` shows what the decision shows.
     private func checkSummary(_ decider: RoomDecider, _ slot: RoomDecider.BeaconSlot) {
         let summary = decider.summary(in: slot)

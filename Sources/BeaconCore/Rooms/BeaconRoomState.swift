@@ -87,7 +87,11 @@ struct BeaconRoomState: Sendable {
         case all
     }
 
-    var held: [Held] = []
+    /// The freshest evidence of every node that hears the beacon (`held`), the room scores of the
+    /// last evaluation (`scores`: in the order their rooms first appear in `held`; they hold until
+    /// the next evaluation, so leads integrate over time) and the challengers (`challenges`), in
+    /// one block.
+    var lists = BeaconEvidenceSlab()
     /// At most the oldest `held` time (+∞ when nothing was held since it was last exact): while
     /// it is within `staleAfter`, nothing is stale, and an evaluation need not look at every entry.
     private var heldTimeFloor = Double.infinity
@@ -99,10 +103,6 @@ struct BeaconRoomState: Sendable {
     /// First evidence while undecided (before deciding started or since `not_home`).
     var firstEvidence: Instant?
     var lastEvaluation: Instant?
-    /// Room scores of the last evaluation, in the order their rooms first appear in `held`: they
-    /// hold until the next one, so leads integrate over time.
-    var scores: [RoomScore] = []
-    var challenges: [Challenge] = []
     /// What changed in `held` since `scores` were computed (ticks mostly find nothing new).
     var staleness = Staleness.none
 
@@ -110,15 +110,19 @@ struct BeaconRoomState: Sendable {
 
     var isUndecided: Bool { room == nil || room == RoomDecider.notHomeCode }
 
+    /// The room scores of the last evaluation, for reading during `body`.
+    func withScores<R>(_ body: (UnsafeBufferPointer<RoomScore>) -> R) -> R {
+        lists.withScores(body)
+    }
+
+    /// `nodeCount` (the nodes the decider knows) sizes a beacon's first block of evidence.
     mutating func hold(node: Code, room evidenceRoom: Code, proximity: Proximity, distance: Double, score: Double,
-                       at time: Instant) {
+                       at time: Instant, nodeCount: Int) {
         let entry = Held(node: node, room: evidenceRoom, power: pow(10, score / 10), distance: distance, time: time,
                          proximity: proximity)
         heldTimeFloor = min(heldTimeFloor, time.seconds)
-        if let index = held.firstIndex(where: { $0.node == node }) {
-            let sameRoom = held[index].room == evidenceRoom
-            held[index] = entry
-            if sameRoom {
+        if let replacedRoom = lists.put(entry, capacityHint: nodeCount) {
+            if replacedRoom == evidenceRoom {
                 switch staleness {
                 case .none: staleness = .room(evidenceRoom)
                 case .room(let stale) where stale == evidenceRoom: break
@@ -128,21 +132,24 @@ struct BeaconRoomState: Sendable {
                 staleness = .all
             }
         } else {
-            held.append(entry)
             staleness = .all
         }
         unheardSince = nil
         if firstEvidence == nil, isUndecided { firstEvidence = time }
     }
 
+    private func heldIndex(of node: Code) -> Int? {
+        lists.withHeld { held in held.firstIndex { $0.node == node } }
+    }
+
     /// Drops `node`'s evidence at `time`: the node said it no longer hears the beacon (`unknown`),
     /// or went offline.
     mutating func forget(node: Code, at time: Instant) {
-        guard let index = held.firstIndex(where: { $0.node == node }) else { return }
-        held.remove(at: index)
+        guard let index = heldIndex(of: node) else { return }
+        lists.removeHeld(at: index)
         // A node holds one entry at most: nothing else to remove.
         staleness = .all
-        if held.isEmpty { becameUnheard(at: time) }
+        if lists.heldCount == 0 { becameUnheard(at: time) }
     }
 
     private mutating func becameUnheard(at time: Instant) {
@@ -157,12 +164,14 @@ struct BeaconRoomState: Sendable {
                            scratch: inout [Challenge]) -> Bool {
         // The previous scores held since the last evaluation: integrate the challengers' leads.
         let elapsed = lastEvaluation.map { max(0, time.since($0)) } ?? 0
-        if elapsed > 0, !challenges.isEmpty, let current = room, current != RoomDecider.notHomeCode {
+        if elapsed > 0, lists.challengeCount > 0, let current = room, current != RoomDecider.notHomeCode {
             let currentScore = score(of: current)
-            for index in challenges.indices {
-                guard let challenger = scoreIndex(of: challenges[index].room) else { continue }
-                let lead = min(scores[challenger].score - currentScore, p.leadCap)
-                challenges[index].evidence = max(0, challenges[index].evidence + (lead - p.margin) * elapsed)
+            for index in 0..<lists.challengeCount {
+                var challenge = lists.withChallenges { $0[index] }
+                guard let challenger = scoreIndex(of: challenge.room) else { continue }
+                let lead = min(lists.withScores { $0[challenger].score } - currentScore, p.leadCap)
+                challenge.evidence = max(0, challenge.evidence + (lead - p.margin) * elapsed)
+                lists.setChallenge(challenge, at: index)
             }
         }
         if lastEvaluation.map({ time > $0 }) ?? true { lastEvaluation = time }
@@ -170,27 +179,30 @@ struct BeaconRoomState: Sendable {
         // Stale: no message from a node for longer than a few heartbeats, so its `unknown` was
         // lost (measurements are QoS 0): a safety net, measured from now.
         if time.since(Instant(seconds: heldTimeFloor)) > p.staleAfter, hasStaleEntry(at: time, parameters: p) {
-            var newestStale = -Double.infinity
-            for entry in held where time.since(entry.time) > p.staleAfter { newestStale = max(newestStale, entry.time.seconds) }
-            held.removeAll { time.since($0.time) > p.staleAfter }
-            heldTimeFloor = held.reduce(Double.infinity) { min($0, $1.time.seconds) }
+            let newestStale = lists.withHeld { held in
+                var newest = -Double.infinity
+                for entry in held where time.since(entry.time) > p.staleAfter { newest = max(newest, entry.time.seconds) }
+                return newest
+            }
+            lists.removeHeld { time.since($0.time) > p.staleAfter }
+            heldTimeFloor = oldestHeldTime()
             staleness = .all
-            if held.isEmpty { becameUnheard(at: Instant(seconds: newestStale).advanced(by: p.staleAfter)) }
+            if lists.heldCount == 0 { becameUnheard(at: Instant(seconds: newestStale).advanced(by: p.staleAfter)) }
         }
         // Away: no node has heard the beacon for the away timeout. A still beacon that nodes keep
         // hearing (publishing only heartbeats) never goes away.
         if let unheardSince, let current = room, current != RoomDecider.notHomeCode,
             time.since(unheardSince) >= p.awayTimeout
         {
-            held.removeAll()
-            scores.removeAll()
+            lists.removeAllHeld()
+            lists.removeAllScores()
             staleness = .none
             return change(to: RoomDecider.notHomeCode, at: time)
         }
         refreshScores()
 
-        guard !scores.isEmpty else {
-            challenges.removeAll(keepingCapacity: true)
+        guard lists.scoreCount > 0 else {
+            lists.removeAllChallenges()
             return false
         }
         guard let current = room, current != RoomDecider.notHomeCode else {
@@ -199,60 +211,76 @@ struct BeaconRoomState: Sendable {
             guard let firstEvidence, time.since(firstEvidence) >= p.settleTime, let best = bestScoreIndex() else {
                 return false
             }
-            return change(to: scores[best].room, at: time)
+            return change(to: lists.withScores { $0[best].room }, at: time)
         }
         // Every node of the current room stopped hearing the beacon (or went offline): the room
         // cannot be defended, but a challenger still needs its dwell — when a beacon vanishes,
         // its nodes report `unknown` within a second of each other, and the room must not flip
         // to whichever room's node happened to report last.
         // One pass for the current room's score (−∞ without evidence) and the best other one.
-        var currentScore = -Double.infinity
-        var bestOther = -Double.infinity
-        for candidate in scores {
-            if candidate.room == current {
-                currentScore = candidate.score
-            } else if bestOther < candidate.score {
-                bestOther = candidate.score
+        let (currentScore, bestOther) = lists.withScores { scores in
+            var currentScore = -Double.infinity
+            var bestOther = -Double.infinity
+            for candidate in scores {
+                if candidate.room == current {
+                    currentScore = candidate.score
+                } else if bestOther < candidate.score {
+                    bestOther = candidate.score
+                }
             }
+            return (currentScore, bestOther)
         }
 
         // Challengers: rooms leading by more than the margin right now, in the order of `scores`;
         // a break resets them. Usually there is none: nothing to build. (Subtracting the same
         // score keeps the order, so some room leads by more than the margin if the best does.)
         guard bestOther - currentScore > p.margin else {
-            if !challenges.isEmpty { challenges.removeAll(keepingCapacity: true) }
+            lists.removeAllChallenges()
             return false
         }
         scratch.removeAll(keepingCapacity: true)
-        for candidate in scores where candidate.room != current && candidate.score - currentScore > p.margin {
-            let previous = challenges.first { $0.room == candidate.room }
-            scratch.append(previous ?? Challenge(room: candidate.room, since: time, evidence: 0))
+        lists.withScores { scores in
+            lists.withChallenges { challenges in
+                for candidate in scores where candidate.room != current && candidate.score - currentScore > p.margin {
+                    let previous = challenges.first { $0.room == candidate.room }
+                    scratch.append(previous ?? Challenge(room: candidate.room, since: time, evidence: 0))
+                }
+            }
         }
-        challenges.removeAll(keepingCapacity: true)
-        challenges.append(contentsOf: scratch)
+        lists.replaceChallenges(with: scratch)
         // The winner: the best-scoring challenger that has both its dwell and its evidence.
-        var winner: Int?
-        for (index, candidate) in scores.enumerated() {
-            guard let challenge = challenges.first(where: { $0.room == candidate.room }),
-                time.since(challenge.since) >= p.dwell, challenge.evidence >= p.evidenceToSwitch
-            else { continue }
-            if let best = winner, !(scores[best].score < candidate.score) { continue }
-            winner = index
+        let winnerRoom: Code? = lists.withScores { scores in
+            lists.withChallenges { challenges in
+                var winner: Int?
+                for (index, candidate) in scores.enumerated() {
+                    guard let challenge = challenges.first(where: { $0.room == candidate.room }),
+                        time.since(challenge.since) >= p.dwell, challenge.evidence >= p.evidenceToSwitch
+                    else { continue }
+                    if let best = winner, !(scores[best].score < candidate.score) { continue }
+                    winner = index
+                }
+                return winner.map { scores[$0].room }
+            }
         }
-        guard let winner else { return false }
-        return change(to: scores[winner].room, at: time)
+        guard let winnerRoom else { return false }
+        return change(to: winnerRoom, at: time)
     }
 
     /// Whether an entry of `held` is stale at `time`; when none is, `heldTimeFloor` becomes exact
     /// (the oldest entry's time), so that the next evaluations skip the check for as long as they can.
     private mutating func hasStaleEntry(at time: Instant, parameters p: RoomDecisionParameters) -> Bool {
-        if held.contains(where: { time.since($0.time) > p.staleAfter }) { return true }
-        heldTimeFloor = held.reduce(Double.infinity) { min($0, $1.time.seconds) }
+        if lists.withHeld({ $0.contains { time.since($0.time) > p.staleAfter } }) { return true }
+        heldTimeFloor = oldestHeldTime()
         return false
     }
 
+    /// The oldest held time, +∞ when nothing is held.
+    private func oldestHeldTime() -> Double {
+        lists.withHeld { $0.reduce(Double.infinity) { min($0, $1.time.seconds) } }
+    }
+
     private mutating func change(to newRoom: Code, at time: Instant) -> Bool {
-        challenges.removeAll(keepingCapacity: true)
+        lists.removeAllChallenges()
         firstEvidence = nil
         guard newRoom != room else { return false }
         room = newRoom
@@ -261,20 +289,22 @@ struct BeaconRoomState: Sendable {
     }
 
     func scoreIndex(of room: Code) -> Int? {
-        scores.firstIndex { $0.room == room }
+        lists.withScores { $0.firstIndex { $0.room == room } }
     }
 
     /// The room's score, −∞ when it has no evidence.
     func score(of room: Code) -> Double {
-        scoreIndex(of: room).map { scores[$0].score } ?? -Double.infinity
+        lists.withScores { scores in scores.first { $0.room == room }?.score ?? -Double.infinity }
     }
 
     /// The first of the highest scores (as `max(by:)` picks it).
     func bestScoreIndex() -> Int? {
-        guard !scores.isEmpty else { return nil }
-        var best = 0
-        for index in scores.indices.dropFirst() where scores[best].score < scores[index].score { best = index }
-        return best
+        lists.withScores { scores in
+            guard !scores.isEmpty else { return nil }
+            var best = 0
+            for index in scores.indices.dropFirst() where scores[best].score < scores[index].score { best = index }
+            return best
+        }
     }
 
     /// Brings `scores` up to date with `held`: per room, the summed linear power of its nodes (in
@@ -286,22 +316,16 @@ struct BeaconRoomState: Sendable {
             return
         case .room(let room):
             staleness = .none
-            if let index = scoreIndex(of: room) {
-                scores[index] = Self.roomScore(of: room, in: held)
-                return
-            }
-            fallthrough
+            if lists.refreshScore(of: room) { return }
+            lists.rebuildScores()
         case .all:
             staleness = .none
-            scores.removeAll(keepingCapacity: true)
-            for entry in held where !scores.contains(where: { $0.room == entry.room }) {
-                scores.append(Self.roomScore(of: entry.room, in: held))
-            }
+            lists.rebuildScores()
         }
     }
 
     /// One room's score from the entries of `held`; the room must have at least one.
-    private static func roomScore(of room: Code, in held: [Held]) -> RoomScore {
+    static func roomScore(of room: Code, in held: UnsafeBufferPointer<Held>) -> RoomScore {
         var power = 0.0
         var nearest: Held?
         for entry in held where entry.room == room {

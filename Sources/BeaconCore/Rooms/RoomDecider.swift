@@ -24,10 +24,11 @@ import Darwin
 /// `tick(at:)` periodically (the replay: at every sample and at least every second).
 ///
 /// Speed: each beacon has a dense slot (`BeaconSlot`), node and room names are interned to small
-/// integer codes, and a beacon's evidence lives in small arrays, so an update hashes the beacon id
-/// once (none with `update(_:in:at:)`) and the node name once, compares integers, re-sums only the
-/// room whose evidence changed and allocates nothing in the steady state; a `RoomDecision` (with
-/// its candidates dictionary) is built only when one is returned. Memory: a beacon stays until
+/// integer codes, and a beacon's evidence, room scores and challengers live in one block
+/// (`BeaconEvidenceSlab`), so an update hashes the beacon id once (none with `update(_:in:at:)`)
+/// and the node name once, compares integers, reads one allocation of the beacon's, re-sums only
+/// the room whose evidence changed and allocates nothing in the steady state; a `RoomDecision`
+/// (with its candidates dictionary) is built only when one is returned. Memory: a beacon stays until
 /// `forget(beacon:)`; node and room names stay for the decider's life.
 public struct RoomDecider: Sendable {
     /// An interned node or room name.
@@ -118,7 +119,7 @@ public struct RoomDecider: Sendable {
             let room = roomCode(roomName, reportedBy: node)
             let score = -10 * parameters.pathLossExponent * log10(max(distance, 0.01))
             states[slot].hold(node: node, room: room, proximity: proximity, distance: distance, score: score,
-                              at: time)
+                              at: time, nodeCount: nodes.count)
         }
         guard states[slot].evaluate(at: time, parameters: parameters, scratch: &scratch) else { return nil }
         return decision(slot: slot)
@@ -239,7 +240,10 @@ public struct RoomDecider: Sendable {
     /// A name's UTF-8 length and last byte: read from the string itself without a call, and
     /// different for names that differ by a counter at the end (`node-1`, `node-2`).
     private static func nameSignature(_ name: String) -> UInt64 {
-        UInt64(name.utf8.count) << 8 | UInt64(name.utf8.last ?? 0)
+        // The bytes in place (a native string's, small ones included): `utf8.last` steps back
+        // through an index, a call that was 1 % of an update.
+        let last = name.utf8.withContiguousStorageIfAvailable { $0.last } ?? name.utf8.last
+        return UInt64(name.utf8.count) << 8 | UInt64(last ?? 0)
     }
 
     private mutating func roomCode(_ name: String, reportedBy node: NameCode) -> NameCode {
@@ -262,8 +266,12 @@ public struct RoomDecider: Sendable {
     /// The decision of a slot with the candidates of its last evaluation; nil before deciding started.
     private func decision(slot: Int) -> RoomDecision? {
         guard let beacon = slotBeacons[slot], let room = states[slot].room else { return nil }
-        let scores = states[slot].scores
         let since = states[slot].since
+        return states[slot].withScores { scores in decision(beacon: beacon, room: room, since: since, scores: scores) }
+    }
+
+    private func decision(beacon: BeaconID, room: NameCode, since: Instant,
+                          scores: UnsafeBufferPointer<BeaconRoomState.RoomScore>) -> RoomDecision {
         var candidates: [String: Double] = [:]
         candidates.reserveCapacity(scores.count)
         for score in scores { candidates[roomNames[Int(score.room)]] = score.distance }
@@ -356,12 +364,14 @@ extension RoomDecider {
         else { return RoomDecisionSummary() }
         var summary = RoomDecisionSummary()
         summary.roomCode = room
-        for score in states[slot.index].scores {
-            if score.room < 64 { summary.candidateRooms |= 1 << UInt64(score.room) } else { summary.candidateRoomsExact = false }
-            if room != Self.notHomeCode, score.room == room {
-                summary.nodeCode = score.node
-                summary.distance = score.distance
-                summary.proximity = score.proximity
+        states[slot.index].withScores { scores in
+            for score in scores {
+                if score.room < 64 { summary.candidateRooms |= 1 << UInt64(score.room) } else { summary.candidateRoomsExact = false }
+                if room != Self.notHomeCode, score.room == room {
+                    summary.nodeCode = score.node
+                    summary.distance = score.distance
+                    summary.proximity = score.proximity
+                }
             }
         }
         return summary

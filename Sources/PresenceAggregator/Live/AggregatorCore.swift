@@ -63,6 +63,9 @@ public struct AggregatorCore: Sendable {
         var name: String
         /// The location last built: published, restored, or synthesized (away of a restored beacon).
         var location: BeaconLocation?
+        /// `location?.significantPart`, once a measurement needed it: nil until then. A room change
+        /// publishes a location the next measurements mostly compare by summary alone, so it is
+        /// not written out at every change (a tenth of an arrival's work).
         var publishedSignificantPart: String?
     }
 
@@ -395,7 +398,7 @@ public struct AggregatorCore: Sendable {
         if summary.isDecided { hot[slot].restoredAt = nil }
         let fromDecider = summary.roomCode.map { decider.roomName(code: $0) == decision.room } ?? false
         entries[slot]?.location = location
-        entries[slot]?.publishedSignificantPart = location.significantPart
+        entries[slot]?.publishedSignificantPart = nil
         hot[slot].locationFollowsDecider = false
         hot[slot].locationRoomCode = fromDecider ? summary.roomCode : nil
         hot[slot].publishedSummary = fromDecider ? summary : nil
@@ -463,7 +466,9 @@ public struct AggregatorCore: Sendable {
         }
         let location = Self.location(entry, current, decision)
         let significant = location.significantPart
-        guard significant != entry.publishedSignificantPart else {
+        let published = entry.publishedSignificantPart ?? current.significantPart
+        if entry.publishedSignificantPart == nil { entries[slot]?.publishedSignificantPart = published }
+        guard significant != published else {
             // Nothing significant changed since the published location (restored, or with more
             // than 64 rooms): its summary stands for it from now on.
             if summary.candidateRoomsExact {
