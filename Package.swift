@@ -68,7 +68,9 @@ let package = Package(
             ],
             // A release agent carries Swift's runtime inside (as `--static-swift-stdlib` does): a room
             // node needs only libmosquitto and libbluetooth, and only the runtime's pages the agent
-            // uses are resident — about 3.5 MB less than mapping the shared runtime libraries.
+            // uses are resident — about 3.5 MB less than mapping the shared runtime libraries. The two
+            // libraries named are FoundationEssentials' own (swift-argument-parser imports it): its
+            // static archive needs them and the modules compiled for dynamic linking do not name them.
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-l_FoundationCollections", "-l_FoundationCShims"], .when(configuration: .release))]
         ),
         .executableTarget(
