@@ -113,6 +113,26 @@ public enum JSONBytes {
         }
     }
 
+    /// A new array of at most `capacity` bytes written through a cursor: a payload of several
+    /// entries (a ranging list) sized once at worst and written straight into the array it is
+    /// published with, with no per-entry scratch copy or array append.
+    @inlinable
+    public static func bytes(capacity: Int, _ write: (inout JSONByteCursor) -> Void) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: max(capacity, 1)) { buffer, count in
+            var cursor = JSONByteCursor(buffer.baseAddress!, capacity: capacity)
+            write(&cursor)
+            count = cursor.end
+        }
+    }
+
+    /// Whether `text` needs escaping as a JSON string (`appendQuoted` would write more than its
+    /// bytes and quotes).
+    public static func needsEscape(_ text: String) -> Bool {
+        if let answer = text.utf8.withContiguousStorageIfAvailable({ needsEscape($0) }) { return answer }
+        var text = text
+        return text.withUTF8 { needsEscape($0) }
+    }
+
     /// The most `JSONByteCursor.appendQuoted(_:)` writes for `text`: `\u00XX` per byte, and quotes.
     @inlinable
     public static func quotedCapacity(_ text: String) -> Int { 6 * text.utf8.count + 2 }
@@ -207,6 +227,29 @@ public struct JSONByteCursor {
             var quoted = JSONText.quoted(text)
             quoted.withUTF8 { append($0) }
         }
+    }
+
+    /// Appends `text` quoted as it is, for a caller that checked it needs no escape
+    /// (`JSONBytes.needsEscape`): a ranging list checks each id once, then writes it twice.
+    /// At most `text.utf8.count + 2` bytes.
+    public mutating func appendQuotedVerbatim(_ text: String) {
+        let lent = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            appendQuotedVerbatim(utf8)
+            return true
+        }
+        if lent == true { return }
+        var text = text
+        text.withUTF8 { appendQuotedVerbatim($0) }
+    }
+
+    @inline(__always)
+    mutating func appendQuotedVerbatim(_ utf8: UnsafeBufferPointer<UInt8>) {
+        precondition(end + utf8.count + 2 <= capacity, "JSONByteCursor: the entry outgrew the room its writer reserved")
+        base[end] = UInt8(ascii: "\"")
+        end += 1
+        append(utf8)
+        base[end] = UInt8(ascii: "\"")
+        end += 1
     }
 
     /// The most a number takes (`append(_:decimals:)`: `String(Double)` at worst, 24 bytes).
