@@ -146,6 +146,11 @@ public struct JSONByteCursor {
     @usableFromInline let base: UnsafeMutablePointer<UInt8>
     @usableFromInline let capacity: Int
     @usableFromInline var end = 0
+    /// The day of the last timestamp written and its `YYYY-MM-DD` bytes: the entries of a ranging
+    /// list (one cursor) were heard the same day, and the calendar arithmetic was a third of a
+    /// timestamp's cost.
+    @usableFromInline var cachedDay = Int64.min
+    @usableFromInline var cachedDate: (UInt64, UInt16) = (0, 0)
 
     @inlinable
     init(_ base: UnsafeMutablePointer<UInt8>, capacity: Int) {
@@ -262,7 +267,26 @@ public struct JSONByteCursor {
     }
 
     /// Appends `value` with at least `minimumDigits` digits (zero padded; at most 24 bytes).
+    @inline(__always)
     mutating func appendDigits(_ value: UInt, minimumDigits: Int) {
+        // Most numbers of a payload are one or two digits on each side of the point (RSSI,
+        // distances in metres): those without counting, and without a call.
+        guard value < 100 && minimumDigits <= 2 else { return appendManyDigits(value, minimumDigits: minimumDigits) }
+        precondition(end + 2 <= capacity, "JSONByteCursor: the entry outgrew the room its writer reserved")
+        if value < 10 && minimumDigits <= 1 {
+            base[end] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value)
+            end += 1
+        } else {
+            let tens = value / 10
+            base[end] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: tens)
+            base[end + 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value &- 10 &* tens)
+            end += 2
+        }
+    }
+
+    /// `appendDigits` for any value and width.
+    @inline(never)
+    mutating func appendManyDigits(_ value: UInt, minimumDigits: Int) {
         // Counted first, then written from the last digit back into place (no reversing pass).
         var count = 1
         var threshold: UInt = 10
@@ -402,7 +426,6 @@ public struct JSONByteCursor {
     public mutating func appendQuotedTimestamp(_ instant: Instant) {
         let milliseconds = ISO8601Timestamp.clampedMilliseconds(instant)
         let (days, millisecondOfDay) = ISO8601Timestamp.floorDivide(milliseconds, 86_400_000)
-        let (year, month, day) = ISO8601Timestamp.civil(fromDays: days)
         // Years are clamped to 0000…9999, so every field has a fixed width.
         precondition(end + 26 <= capacity, "JSONByteCursor: the entry outgrew the room its writer reserved")
         let text = base + end
@@ -414,12 +437,21 @@ public struct JSONByteCursor {
             text[position + 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value - 10 * tens)
         }
         text[0] = UInt8(ascii: "\"")
-        pair(Int(year) / 100, at: 1)
-        pair(Int(year) % 100, at: 3)
-        text[5] = UInt8(ascii: "-")
-        pair(Int(month), at: 6)
-        text[8] = UInt8(ascii: "-")
-        pair(Int(day), at: 9)
+        let date = UnsafeMutableRawPointer(text + 1)
+        if days == cachedDay {
+            date.storeBytes(of: cachedDate.0, as: UInt64.self)
+            date.storeBytes(of: cachedDate.1, toByteOffset: 8, as: UInt16.self)
+        } else {
+            let (year, month, day) = ISO8601Timestamp.civil(fromDays: days)
+            pair(Int(year) / 100, at: 1)
+            pair(Int(year) % 100, at: 3)
+            text[5] = UInt8(ascii: "-")
+            pair(Int(month), at: 6)
+            text[8] = UInt8(ascii: "-")
+            pair(Int(day), at: 9)
+            cachedDay = days
+            cachedDate = (date.loadUnaligned(as: UInt64.self), date.loadUnaligned(fromByteOffset: 8, as: UInt16.self))
+        }
         text[11] = UInt8(ascii: "T")
         pair(Int(millisecondOfDay / 3_600_000), at: 12)
         text[14] = UInt8(ascii: ":")
