@@ -485,18 +485,23 @@ public struct AgentCore: Sendable {
             json.append(UInt8(ascii: "["))
             for position in ranged.indices {
                 if position > 0 { json.append(UInt8(ascii: ",")) }
-                Self.writeRanged(
-                    ranged[position], known: known.isEmpty ? nil : known[position], clean: clean,
-                    nodeAndRoomJSON: nodeAndRoomJSON, to: &json)
+                if known.isEmpty && clean {
+                    // The common case apart: no optional known beacon copied and destroyed per entry.
+                    json.appendOpeningVerbatim(id: ranged[position].beacon.rawValue)
+                } else {
+                    Self.writeRangedOpening(
+                        ranged[position], known: known.isEmpty ? nil : known[position], clean: clean, to: &json)
+                }
+                Self.writeRanged(ranged[position], nodeAndRoomJSON: nodeAndRoomJSON, to: &json)
             }
             json.append(UInt8(ascii: "]"))
         }
     }
 
-    /// One ranging entry; `clean`: its strings were checked and need no escapes.
-    @inline(__always)
-    private static func writeRanged(
-        _ ranged: RangedBeacon, known: KnownBeacon?, clean: Bool, nodeAndRoomJSON: [UInt8], to json: inout JSONByteCursor
+    /// A ranging entry's `{"id":…,"beacon":…[,"name":…]`; `clean`: its strings were checked and
+    /// need no escapes.
+    private static func writeRangedOpening(
+        _ ranged: RangedBeacon, known: KnownBeacon?, clean: Bool, to json: inout JSONByteCursor
     ) {
         if clean {
             let beacon = ranged.beacon.rawValue
@@ -512,6 +517,11 @@ public struct AgentCore: Sendable {
             MeasurementPayload.writeHead(
                 id: known?.topicID ?? ranged.beacon.rawValue, beacon: ranged.beacon, name: known?.name, to: &json)
         }
+    }
+
+    /// The rest of a ranging entry, after its opening.
+    @inline(__always)
+    private static func writeRanged(_ ranged: RangedBeacon, nodeAndRoomJSON: [UInt8], to json: inout JSONByteCursor) {
         json.append(nodeAndRoomJSON)
         MeasurementPayload.writeReadings(
             rssi: nil, rssiFiltered: ranged.proximity == .unknown ? nil : ranged.rssi, sigma: nil, measuredPower: nil,

@@ -247,6 +247,26 @@ public struct JSONByteCursor {
         text.withUTF8 { appendQuotedVerbatim($0) }
     }
 
+    /// `{"id":"…","beacon":"…"` with one checked `id` for both (a beacon without an alias), lent
+    /// once: the opening of a ranging entry. At most `2 * id.utf8.count + 22` bytes.
+    public mutating func appendOpeningVerbatim(id: String) {
+        let lent = id.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            appendOpeningVerbatim(utf8)
+            return true
+        }
+        if lent == true { return }
+        var id = id
+        id.withUTF8 { appendOpeningVerbatim($0) }
+    }
+
+    @inline(__always)
+    mutating func appendOpeningVerbatim(_ utf8: UnsafeBufferPointer<UInt8>) {
+        append("{\"id\":")
+        appendQuotedVerbatim(utf8)
+        append(",\"beacon\":")
+        appendQuotedVerbatim(utf8)
+    }
+
     @inline(__always)
     mutating func appendQuotedVerbatim(_ utf8: UnsafeBufferPointer<UInt8>) {
         precondition(end + utf8.count + 2 <= capacity, "JSONByteCursor: the entry outgrew the room its writer reserved")
