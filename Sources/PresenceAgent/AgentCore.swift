@@ -485,14 +485,7 @@ public struct AgentCore: Sendable {
             json.append(UInt8(ascii: "["))
             for position in ranged.indices {
                 if position > 0 { json.append(UInt8(ascii: ",")) }
-                if known.isEmpty && clean {
-                    // The common case apart: no optional known beacon copied and destroyed per entry.
-                    json.appendOpeningVerbatim(id: ranged[position].beacon.rawValue)
-                } else {
-                    Self.writeRangedOpening(
-                        ranged[position], known: known.isEmpty ? nil : known[position], clean: clean, to: &json)
-                }
-                Self.writeRanged(ranged[position], nodeAndRoomJSON: nodeAndRoomJSON, to: &json)
+                Self.writeRanged(ranged[position], known: known, at: position, clean: clean, nodeAndRoomJSON: nodeAndRoomJSON, to: &json)
             }
             json.append(UInt8(ascii: "]"))
         }
@@ -519,9 +512,19 @@ public struct AgentCore: Sendable {
         }
     }
 
-    /// The rest of a ranging entry, after its opening.
+    /// One ranging entry; `known`: the known beacon of each entry of the list, or none at all.
+    /// The entry is read in one place (each call it was handed to copied it, its id retained).
     @inline(__always)
-    private static func writeRanged(_ ranged: RangedBeacon, nodeAndRoomJSON: [UInt8], to json: inout JSONByteCursor) {
+    private static func writeRanged(
+        _ ranged: RangedBeacon, known: [KnownBeacon?], at position: Int, clean: Bool, nodeAndRoomJSON: [UInt8],
+        to json: inout JSONByteCursor
+    ) {
+        if known.isEmpty && clean {
+            // The common case apart: no optional known beacon copied and destroyed per entry.
+            json.appendOpeningVerbatim(id: ranged.beacon.rawValue)
+        } else {
+            writeRangedOpening(ranged, known: known.isEmpty ? nil : known[position], clean: clean, to: &json)
+        }
         json.append(nodeAndRoomJSON)
         MeasurementPayload.writeReadings(
             rssi: nil, rssiFiltered: ranged.proximity == .unknown ? nil : ranged.rssi, sigma: nil, measuredPower: nil,
