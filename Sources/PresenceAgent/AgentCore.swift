@@ -482,45 +482,101 @@ public struct AgentCore: Sendable {
         let ranged = monitor.ranging(regionID: region, at: time)
         if ranged.isEmpty && !(lastRanging[region]?.hadBeacons ?? false) { return nil }
         lastRanging[region] = (time, !ranged.isEmpty)
-        var out: [UInt8] = []
-        out.reserveCapacity(2 + ranged.count * Self.payloadEntryCapacity)
-        out.append(UInt8(ascii: "["))
-        // Out of `self` while the entries are written (they read `self`), so it stays unique.
-        var scratch = jsonScratch
-        jsonScratch = []
-        for position in ranged.indices {
-            if position > 0 { out.append(UInt8(ascii: ",")) }
-            writeRanged(ranged[position], to: &out, scratch: &scratch)
-        }
-        jsonScratch = scratch
-        out.append(UInt8(ascii: "]"))
         return AgentPublication(
-            topic: effective.topics.regionRanging(effective.node, region), payload: out, qos: .atMostOnce, retain: false)
+            topic: effective.topics.regionRanging(effective.node, region), payload: rangingPayload(ranged),
+            qos: .atMostOnce, retain: false)
     }
 
-    /// One ranging entry: what `MeasurementPayload.write` writes for it (id or alias, no RSSI of its
-    /// own, the filtered RSSI unless `unknown`), byte for byte, without building the payload's strings.
-    private func writeRanged(_ ranged: RangedBeacon, to out: inout [UInt8], scratch: inout [UInt8]) {
-        let known = knownBeacons.isEmpty ? nil : knownBeacons[ranged.beacon]
-        let id = known?.topicID ?? ranged.beacon.rawValue
-        let textBytes = id.utf8.count + ranged.beacon.rawValue.utf8.count + (known?.name?.utf8.count ?? 0)
+    /// The most a ranging entry takes apart from its strings (id, beacon, name) and the node and
+    /// room: keys and punctuation (146 bytes with a name), two numbers of at most 32, the address
+    /// (19), the UUID (38), major and minor (5 each) and the timestamp (26), rounded up.
+    private static let rangedEntryFixedCapacity = 360
+
+    /// The list as a JSON array, each entry what `MeasurementPayload.write` writes for it (id or
+    /// alias, no RSSI of its own, the filtered RSSI unless `unknown`), byte for byte. Sized once at
+    /// worst and written in one pass into the array it is published with; each id is checked for
+    /// escapes once and, when clean (always, for the canonical forms), copied as it is for both
+    /// `id` and `beacon` (the escape check was a fifth of an entry's cost, done twice per id).
+    private func rangingPayload(_ ranged: [RangedBeacon]) -> [UInt8] {
         let nodeAndRoomJSON = self.nodeAndRoomJSON
-        JSONBytes.append(
-            to: &out, capacity: MeasurementPayload.capacity(textBytes: textBytes) + nodeAndRoomJSON.count, scratch: &scratch
-        ) { json in
-            MeasurementPayload.writeHead(id: id, beacon: ranged.beacon, name: known?.name, to: &json)
-            json.append(nodeAndRoomJSON)
-            MeasurementPayload.writeReadings(
-                rssi: nil, rssiFiltered: ranged.proximity == .unknown ? nil : ranged.rssi, sigma: nil, measuredPower: nil,
-                distance: ranged.distance, proximity: ranged.proximity, to: &json)
-            json.append(",\"address\":")
-            json.appendQuoted(ranged.address)
-            if ranged.uuid != nil { json.append(",\"format\":\"ibeacon\"") }
-            MeasurementPayload.writeIdentity(uuid: ranged.uuid, major: ranged.major, minor: ranged.minor, to: &json)
-            json.append(",\"timestamp\":")
-            json.appendQuotedTimestamp(ranged.lastSeen)
-            json.append(UInt8(ascii: "}"))
+        // Known beacons are looked up once per entry (a hash of the id), kept only when there are any.
+        let known: [KnownBeacon?] = knownBeacons.isEmpty ? [] : ranged.map { knownBeacons[$0.beacon] }
+        var capacity = 2 + ranged.count * (1 + Self.rangedEntryFixedCapacity + nodeAndRoomJSON.count)
+        var clean = true
+        var textBytes = 0
+        for position in ranged.indices {
+            let beacon = ranged[position].beacon.rawValue
+            if clean && JSONBytes.needsEscape(beacon) { clean = false }
+            if !known.isEmpty, let entryKnown = known[position] {
+                textBytes += entryKnown.topicID.utf8.count + beacon.utf8.count + (entryKnown.name?.utf8.count ?? 0)
+                if clean && JSONBytes.needsEscape(entryKnown.topicID) { clean = false }
+                if clean, let name = entryKnown.name, JSONBytes.needsEscape(name) { clean = false }
+            } else {
+                textBytes += 2 * beacon.utf8.count
+            }
         }
+        // Each of an entry's three strings quoted (6), and escaped at worst (`\u00XX` per byte)
+        // unless every string of the list is clean.
+        capacity += 6 * ranged.count + (clean ? textBytes : 6 * textBytes)
+        return JSONBytes.bytes(capacity: capacity) { json in
+            json.append(UInt8(ascii: "["))
+            for position in ranged.indices {
+                if position > 0 { json.append(UInt8(ascii: ",")) }
+                Self.writeRanged(ranged[position], known: known, at: position, clean: clean, nodeAndRoomJSON: nodeAndRoomJSON, to: &json)
+            }
+            json.append(UInt8(ascii: "]"))
+        }
+    }
+
+    /// A ranging entry's `{"id":…,"beacon":…[,"name":…]`; `clean`: its strings were checked and
+    /// need no escapes.
+    private static func writeRangedOpening(
+        _ ranged: RangedBeacon, known: KnownBeacon?, clean: Bool, to json: inout JSONByteCursor
+    ) {
+        if clean {
+            let beacon = ranged.beacon.rawValue
+            json.append("{\"id\":")
+            json.appendQuotedVerbatim(known?.topicID ?? beacon)
+            json.append(",\"beacon\":")
+            json.appendQuotedVerbatim(beacon)
+            if let name = known?.name {
+                json.append(",\"name\":")
+                json.appendQuotedVerbatim(name)
+            }
+        } else {
+            MeasurementPayload.writeHead(
+                id: known?.topicID ?? ranged.beacon.rawValue, beacon: ranged.beacon, name: known?.name, to: &json)
+        }
+    }
+
+    /// One ranging entry; `known`: the known beacon of each entry of the list, or none at all.
+    /// The entry is read in one place (each call it was handed to copied it, its id retained).
+    @inline(__always)
+    private static func writeRanged(
+        _ ranged: RangedBeacon, known: [KnownBeacon?], at position: Int, clean: Bool, nodeAndRoomJSON: [UInt8],
+        to json: inout JSONByteCursor
+    ) {
+        if known.isEmpty && clean {
+            // The common case apart: no optional known beacon copied and destroyed per entry.
+            json.appendOpeningVerbatim(id: ranged.beacon.rawValue)
+        } else {
+            writeRangedOpening(ranged, known: known.isEmpty ? nil : known[position], clean: clean, to: &json)
+        }
+        json.append(nodeAndRoomJSON)
+        MeasurementPayload.writeReadings(
+            rssi: nil, rssiFiltered: ranged.proximity == .unknown ? nil : ranged.rssi, sigma: nil, measuredPower: nil,
+            distance: ranged.distance, proximity: ranged.proximity, to: &json)
+        json.append(",\"address\":")
+        json.appendQuoted(ranged.address)
+        if let uuid = ranged.uuid {
+            // The format and the UUID's key in one piece: an entry with a UUID is an iBeacon's.
+            json.append(",\"format\":\"ibeacon\",\"uuid\":")
+            json.appendQuoted(uuid)
+        }
+        MeasurementPayload.writeIdentity(uuid: nil, major: ranged.major, minor: ranged.minor, to: &json)
+        json.append(",\"timestamp\":")
+        json.appendQuotedTimestamp(ranged.lastSeen)
+        json.append(UInt8(ascii: "}"))
     }
 
     static func nodeAndRoomJSON(_ settings: Settings) -> [UInt8] {

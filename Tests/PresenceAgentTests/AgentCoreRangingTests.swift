@@ -56,6 +56,38 @@ import TestSupport
         }
     }
 
+    @Test func aKnownBeaconIsRangedUnderItsAliasAndNameEscapedAsInItsMeasurement() {
+        let start = Instant(seconds: 1_800_000_000)
+        var core = AgentCore(settings: AgentCore.Settings(node: TopicLevelID("hall")!, room: TopicLevelID("hall")!), at: start)
+        let uuid = AgentCoreFloodTests.siteUUIDText
+        _ = core.receiveConfiguration(
+            topic: "presence/config/regions",
+            payload: Array(#"{"revision":1,"regions":[{"id":"office","uuid":"\#(uuid)"}]}"#.utf8), at: start)
+        _ = core.receiveConfiguration(
+            topic: "presence/config/beacons",
+            payload: Array(#"{"revision":1,"beacons":[{"beacon":"ibeacon-\#(uuid)-1-1","id":"keys","name":"Alice's \"keys\""}]}"#.utf8),
+            at: start)
+        var decoder = AdvertisementDecoder()
+        var published: [AgentPublication] = []
+        for second in 0..<3 {
+            let base = start + Double(second)
+            for case .publish(let p) in core.tick(at: base) { published.append(p) }
+            for minor in [1, 2] {
+                let bytes = AgentCoreFloodTests.event(
+                    address: 0xC0 + UInt64(minor), uuid: AgentCoreFloodTests.siteUUID, major: 1, minor: UInt16(minor), rssi: -60)
+                decoder.decode(eventPacket: bytes[...], at: base + 0.1 * Double(minor)) { advertisement in
+                    for case .publish(let p) in core.observe(advertisement) { published.append(p) }
+                }
+            }
+        }
+        let opening = #"{"id":"keys","beacon":"ibeacon-\#(uuid)-1-1","name":"Alice's \"keys\"","node":"hall","room":"hall","#
+        let measurement = published.first { $0.topic == "presence/beacons/keys/hall" }
+        #expect(measurement?.text.hasPrefix(opening) == true)
+        let ranging = published.last { $0.topic == Self.topic }
+        #expect(ranging?.text.contains(opening) == true)
+        #expect(ranging?.text.contains(#"{"id":"ibeacon-\#(uuid)-1-2","beacon":"ibeacon-\#(uuid)-1-2","node":"hall""#) == true)
+    }
+
     @Test func aBeaconFallingSilentIsPublishedUnknownThenGone() {
         let published = rangingPublications(seconds: 40, silentFrom: 10)
         let after = published.filter { $0.second >= 10 }

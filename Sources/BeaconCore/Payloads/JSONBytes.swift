@@ -113,6 +113,26 @@ public enum JSONBytes {
         }
     }
 
+    /// A new array of at most `capacity` bytes written through a cursor: a payload of several
+    /// entries (a ranging list) sized once at worst and written straight into the array it is
+    /// published with, with no per-entry scratch copy or array append.
+    @inlinable
+    public static func bytes(capacity: Int, _ write: (inout JSONByteCursor) -> Void) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: max(capacity, 1)) { buffer, count in
+            var cursor = JSONByteCursor(buffer.baseAddress!, capacity: capacity)
+            write(&cursor)
+            count = cursor.end
+        }
+    }
+
+    /// Whether `text` needs escaping as a JSON string (`appendQuoted` would write more than its
+    /// bytes and quotes).
+    public static func needsEscape(_ text: String) -> Bool {
+        if let answer = text.utf8.withContiguousStorageIfAvailable({ needsEscape($0) }) { return answer }
+        var text = text
+        return text.withUTF8 { needsEscape($0) }
+    }
+
     /// The most `JSONByteCursor.appendQuoted(_:)` writes for `text`: `\u00XX` per byte, and quotes.
     @inlinable
     public static func quotedCapacity(_ text: String) -> Int { 6 * text.utf8.count + 2 }
@@ -126,6 +146,11 @@ public struct JSONByteCursor {
     @usableFromInline let base: UnsafeMutablePointer<UInt8>
     @usableFromInline let capacity: Int
     @usableFromInline var end = 0
+    /// The day of the last timestamp written and its `YYYY-MM-DD` bytes: the entries of a ranging
+    /// list (one cursor) were heard the same day, and the calendar arithmetic was a third of a
+    /// timestamp's cost.
+    @usableFromInline var cachedDay = Int64.min
+    @usableFromInline var cachedDate: (UInt64, UInt16) = (0, 0)
 
     @inlinable
     init(_ base: UnsafeMutablePointer<UInt8>, capacity: Int) {
@@ -209,6 +234,49 @@ public struct JSONByteCursor {
         }
     }
 
+    /// Appends `text` quoted as it is, for a caller that checked it needs no escape
+    /// (`JSONBytes.needsEscape`): a ranging list checks each id once, then writes it twice.
+    /// At most `text.utf8.count + 2` bytes.
+    public mutating func appendQuotedVerbatim(_ text: String) {
+        let lent = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            appendQuotedVerbatim(utf8)
+            return true
+        }
+        if lent == true { return }
+        var text = text
+        text.withUTF8 { appendQuotedVerbatim($0) }
+    }
+
+    /// `{"id":"…","beacon":"…"` with one checked `id` for both (a beacon without an alias), lent
+    /// once: the opening of a ranging entry. At most `2 * id.utf8.count + 22` bytes.
+    public mutating func appendOpeningVerbatim(id: String) {
+        let lent = id.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            appendOpeningVerbatim(utf8)
+            return true
+        }
+        if lent == true { return }
+        var id = id
+        id.withUTF8 { appendOpeningVerbatim($0) }
+    }
+
+    @inline(__always)
+    mutating func appendOpeningVerbatim(_ utf8: UnsafeBufferPointer<UInt8>) {
+        append("{\"id\":")
+        appendQuotedVerbatim(utf8)
+        append(",\"beacon\":")
+        appendQuotedVerbatim(utf8)
+    }
+
+    @inline(__always)
+    mutating func appendQuotedVerbatim(_ utf8: UnsafeBufferPointer<UInt8>) {
+        precondition(end + utf8.count + 2 <= capacity, "JSONByteCursor: the entry outgrew the room its writer reserved")
+        base[end] = UInt8(ascii: "\"")
+        end += 1
+        append(utf8)
+        base[end] = UInt8(ascii: "\"")
+        end += 1
+    }
+
     /// The most a number takes (`append(_:decimals:)`: `String(Double)` at worst, 24 bytes).
     static let numberCapacity = 32
 
@@ -219,7 +287,26 @@ public struct JSONByteCursor {
     }
 
     /// Appends `value` with at least `minimumDigits` digits (zero padded; at most 24 bytes).
+    @inline(__always)
     mutating func appendDigits(_ value: UInt, minimumDigits: Int) {
+        // Most numbers of a payload are one or two digits on each side of the point (RSSI,
+        // distances in metres): those without counting, and without a call.
+        guard value < 100 && minimumDigits <= 2 else { return appendManyDigits(value, minimumDigits: minimumDigits) }
+        precondition(end + 2 <= capacity, "JSONByteCursor: the entry outgrew the room its writer reserved")
+        if value < 10 && minimumDigits <= 1 {
+            base[end] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value)
+            end += 1
+        } else {
+            let tens = value / 10
+            base[end] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: tens)
+            base[end + 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value &- 10 &* tens)
+            end += 2
+        }
+    }
+
+    /// `appendDigits` for any value and width.
+    @inline(never)
+    mutating func appendManyDigits(_ value: UInt, minimumDigits: Int) {
         // Counted first, then written from the last digit back into place (no reversing pass).
         var count = 1
         var threshold: UInt = 10
@@ -359,7 +446,6 @@ public struct JSONByteCursor {
     public mutating func appendQuotedTimestamp(_ instant: Instant) {
         let milliseconds = ISO8601Timestamp.clampedMilliseconds(instant)
         let (days, millisecondOfDay) = ISO8601Timestamp.floorDivide(milliseconds, 86_400_000)
-        let (year, month, day) = ISO8601Timestamp.civil(fromDays: days)
         // Years are clamped to 0000…9999, so every field has a fixed width.
         precondition(end + 26 <= capacity, "JSONByteCursor: the entry outgrew the room its writer reserved")
         let text = base + end
@@ -371,12 +457,21 @@ public struct JSONByteCursor {
             text[position + 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value - 10 * tens)
         }
         text[0] = UInt8(ascii: "\"")
-        pair(Int(year) / 100, at: 1)
-        pair(Int(year) % 100, at: 3)
-        text[5] = UInt8(ascii: "-")
-        pair(Int(month), at: 6)
-        text[8] = UInt8(ascii: "-")
-        pair(Int(day), at: 9)
+        let date = UnsafeMutableRawPointer(text + 1)
+        if days == cachedDay {
+            date.storeBytes(of: cachedDate.0, as: UInt64.self)
+            date.storeBytes(of: cachedDate.1, toByteOffset: 8, as: UInt16.self)
+        } else {
+            let (year, month, day) = ISO8601Timestamp.civil(fromDays: days)
+            pair(Int(year) / 100, at: 1)
+            pair(Int(year) % 100, at: 3)
+            text[5] = UInt8(ascii: "-")
+            pair(Int(month), at: 6)
+            text[8] = UInt8(ascii: "-")
+            pair(Int(day), at: 9)
+            cachedDay = days
+            cachedDate = (date.loadUnaligned(as: UInt64.self), date.loadUnaligned(fromByteOffset: 8, as: UInt16.self))
+        }
         text[11] = UInt8(ascii: "T")
         pair(Int(millisecondOfDay / 3_600_000), at: 12)
         text[14] = UInt8(ascii: ":")
