@@ -63,7 +63,8 @@ public struct AgentCore: Sendable {
         var track: BeaconTrack.State
         /// The format of the last advertisement: all a measurement needs of it besides the id (an
         /// iBeacon's uuid, major and minor are its key's), in one byte instead of a `Beacon?` (33).
-        var format: AdvertisedFormat
+        /// nil for one with no beacon format (tracked by its address).
+        var format: BeaconFormat?
         /// Its slot in the region monitor's ranging table, handed back at the next advertisement.
         var rangingSlot: Int32
         var lastHeard: Instant
@@ -74,37 +75,6 @@ public struct AgentCore: Sendable {
         /// `AgentCore.regionsRevision` (the regions changed since): not at every advertisement.
         var regionMatches: RegionIndex.Matches
         var matchedRevision: Int
-    }
-
-    /// `Beacon.format` of a tracked beacon's last advertisement, nil (`none`) for one with no
-    /// beacon format (tracked by its address).
-    enum AdvertisedFormat: UInt8, Sendable {
-        case none, iBeacon, altBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, eddystoneEID
-
-        init(_ beacon: Beacon?) {
-            switch beacon {
-            case nil: self = .none
-            case .iBeacon?: self = .iBeacon
-            case .altBeacon?: self = .altBeacon
-            case .eddystoneUID?: self = .eddystoneUID
-            case .eddystoneURL?: self = .eddystoneURL
-            case .eddystoneTLM?: self = .eddystoneTLM
-            case .eddystoneEID?: self = .eddystoneEID
-            }
-        }
-
-        /// `Beacon.format`.
-        var name: String? {
-            switch self {
-            case .none: nil
-            case .iBeacon: "ibeacon"
-            case .altBeacon: "altbeacon"
-            case .eddystoneUID: "eddystone-uid"
-            case .eddystoneURL: "eddystone-url"
-            case .eddystoneTLM: "eddystone-tlm"
-            case .eddystoneEID: "eddystone-eid"
-            }
-        }
     }
 
     /// What keeps a beacon tracked, in the order the cap gives way: `other` (matches nothing;
@@ -231,7 +201,7 @@ public struct AgentCore: Sendable {
             guard makeRoom(for: group) else { return [] }
             slot = tracks.insert(key, TrackedBeacon(
                 track: BeaconTrack.State(trackTuning, configuredMeasuredPower: known?.measuredPower),
-                format: AdvertisedFormat(advertisement.beacon), rangingSlot: RegionMonitor.noRangingSlot,
+                format: advertisement.beacon?.kind, rangingSlot: RegionMonitor.noRangingSlot,
                 lastHeard: time, address: address, id: BeaconID(key),
                 regionMatches: matches, matchedRevision: regionsRevision), group: group)
         }
@@ -266,7 +236,7 @@ public struct AgentCore: Sendable {
         let update = entry.track.observe(rssi: rssi, measuredPower: measuredPower, at: time, tuning)
         entry.lastHeard = time
         entry.address = address
-        entry.format = AdvertisedFormat(beacon)
+        entry.format = beacon?.kind
         return update
     }
 
@@ -361,7 +331,7 @@ public struct AgentCore: Sendable {
         let entry = tracks[slot]
         let known = knownByIdentity.isEmpty ? nil : knownByIdentity[tracks.key(at: slot)]
         let topicID = known?.topicID ?? entry.id.rawValue
-        let format = entry.format.name
+        let format = entry.format?.name
         var textBytes = topicID.utf8.count + entry.id.rawValue.utf8.count
         textBytes += (known?.name?.utf8.count ?? 0) + (format?.utf8.count ?? 0)
         var out: [UInt8] = []

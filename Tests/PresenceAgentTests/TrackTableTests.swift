@@ -81,25 +81,3 @@ import TestSupport
         for (key, slot) in model { #expect(table.key(at: slot) == key) }
     }
 }
-
-/// A tracked beacon keeps its last advertisement's format in one byte; the measurement must still
-/// say what `Beacon.format` says.
-@Suite struct AdvertisedFormatTests {
-    @Test func namesEveryFormatAsBeaconFormatDoes() throws {
-        let uuid = BeaconUUID("fda50693-a4e2-4fb1-afcf-c6eb07647825")!
-        let beacons: [Beacon] = [
-            .iBeacon(IBeacon(uuid: uuid, major: 1, minor: 2, measuredPower: -59)),
-            .altBeacon(AltBeacon(
-                manufacturer: 0x0118, beaconID: AltBeacon.Identifier(leading: uuid, trailing: 7), referenceRSSI: -60,
-                manufacturerReserved: 0)),
-            .eddystoneUID(EddystoneUID(txPower: -20, namespace: EddystoneUID.Namespace(high: 1, low: 2), instance: 3)),
-            try #require(Beacon(eddystoneFrame: [0x10, 0xEB, 0x00, 0x61, 0x62][...])),
-            .eddystoneTLM(.plain(EddystoneTLM.Plain(
-                batteryMillivolts: 3000, rawTemperature: 0, advertisementCount: 1, uptimeTenths: 1))),
-            .eddystoneEID(EddystoneEID(txPower: -20, ephemeralID: 42)),
-        ]
-        #expect(Set(beacons.map(\.format)).count == 6)
-        for beacon in beacons { #expect(AgentCore.AdvertisedFormat(beacon).name == beacon.format) }
-        #expect(AgentCore.AdvertisedFormat(nil).name == nil)
-    }
-}

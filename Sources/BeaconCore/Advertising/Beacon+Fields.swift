@@ -1,7 +1,10 @@
-extension Beacon: CustomStringConvertible {
-    /// The format's name in output: `ibeacon`, `altbeacon`, `eddystone-uid`, `eddystone-url`,
-    /// `eddystone-tlm`, `eddystone-eid`.
-    public var format: String {
+/// A beacon's advertising format in one byte (a tracked beacon keeps its last one so), and the one
+/// spelling of each in output.
+public enum BeaconFormat: UInt8, Sendable, CaseIterable {
+    case iBeacon, altBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, eddystoneEID
+
+    /// `ibeacon`, `altbeacon`, `eddystone-uid`, `eddystone-url`, `eddystone-tlm`, `eddystone-eid`.
+    public var name: String {
         switch self {
         case .iBeacon: "ibeacon"
         case .altBeacon: "altbeacon"
@@ -11,6 +14,23 @@ extension Beacon: CustomStringConvertible {
         case .eddystoneEID: "eddystone-eid"
         }
     }
+}
+
+extension Beacon: CustomStringConvertible {
+    /// Which format this is, without its contents.
+    public var kind: BeaconFormat {
+        switch self {
+        case .iBeacon: .iBeacon
+        case .altBeacon: .altBeacon
+        case .eddystoneUID: .eddystoneUID
+        case .eddystoneURL: .eddystoneURL
+        case .eddystoneTLM: .eddystoneTLM
+        case .eddystoneEID: .eddystoneEID
+        }
+    }
+
+    /// The format's name in output (`BeaconFormat.name`).
+    public var format: String { kind.name }
 
     /// `format`, `beacon` (the canonical id for `address`), then `formatFields`.
     public func fields(address: BluetoothAddress) -> [BeaconField] {
