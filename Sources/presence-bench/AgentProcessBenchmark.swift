@@ -52,7 +52,7 @@ enum AgentProcessBenchmark {
     /// The last seconds of the live-paced capture (`liveRounds` rounds, one a second) in which
     /// VmRSS is sampled: after the start-up burst (every beacon's first measurement, region
     /// entries, ranging) and after the agent's periodic return of freed heap
-    /// (`AgentService.memoryReliefInterval`, 2 s), so the figure is the agent's steady state with
+    /// (`AgentService.memoryReliefInterval`), so the figure is the agent's steady state with
     /// every beacon heard each second.
     static let liveWindowSeconds = 6.0
 
@@ -63,14 +63,10 @@ enum AgentProcessBenchmark {
     {
         let capture = directory + "/synthetic-live.btsnoop"
         try Data(synthetic.capture(rounds: liveRounds)).write(to: URL(fileURLWithPath: capture))
-        let state = directory + "/agent-state-live"
-        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-        let log = directory + "/agent-live.log"
         let start = BenchProcess.nanoseconds()
-        let pid = try BenchProcess.spawn(agent, [
-            "run", "--node", "bench-live", "--room", "lab", "--broker", "mqtt://127.0.0.1:\(port)",
-            "--source", "btsnoop:\(capture)", "--speed", "1", "--exit-at-end", "--state-dir", state,
-        ], logPath: log)
+        let (pid, log) = try spawnAgent(
+            agent, node: "bench-live", files: "live", capture: capture, speed: "1", port: port, directory: directory,
+            extra: ["--exit-at-end"])
         let windowStart = start + UInt64(max(Double(liveRounds) - liveWindowSeconds, 1) * 1e9)
         var samples: [Int] = []
         while !hasExited(pid) {
@@ -106,13 +102,9 @@ enum AgentProcessBenchmark {
     private static func restingResident(
         agent: String, capture: String, name: String, port: Int, directory: String, extra: [String] = []
     ) throws -> Int {
-        let state = directory + "/agent-state-\(name)"
-        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-        let log = directory + "/agent-\(name).log"
-        let pid = try BenchProcess.spawn(agent, [
-            "run", "--node", "bench-\(name)", "--room", "lab", "--broker", "mqtt://127.0.0.1:\(port)",
-            "--source", "btsnoop:\(capture)", "--speed", "0", "--state-dir", state,
-        ] + extra, logPath: log)
+        let (pid, log) = try spawnAgent(
+            agent, node: "bench-\(name)", files: name, capture: capture, speed: "0", port: port, directory: directory,
+            extra: extra)
         defer {
             kill(pid, SIGTERM)
             _ = try? BenchProcess.wait(pid)
@@ -132,14 +124,10 @@ enum AgentProcessBenchmark {
     private static func replay(agent: String, synthetic: SyntheticBeacons, rounds: Int, port: Int, directory: String) throws -> Run {
         let capture = directory + "/synthetic-\(rounds).btsnoop"
         try Data(synthetic.capture(rounds: rounds)).write(to: URL(fileURLWithPath: capture))
-        let state = directory + "/agent-state-\(rounds)"
-        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-        let log = directory + "/agent-\(rounds).log"
         let start = BenchProcess.nanoseconds()
-        let pid = try BenchProcess.spawn(agent, [
-            "run", "--node", "bench", "--room", "lab", "--broker", "mqtt://127.0.0.1:\(port)",
-            "--source", "btsnoop:\(capture)", "--speed", "0", "--exit-at-end", "--state-dir", state,
-        ], logPath: log)
+        let (pid, log) = try spawnAgent(
+            agent, node: "bench", files: "\(rounds)", capture: capture, speed: "0", port: port, directory: directory,
+            extra: ["--exit-at-end"])
         // Sample VmRSS while it runs (the child is reaped only by wait4 below, so /proc stays readable).
         var sampled = 0
         while !hasExited(pid) {
@@ -155,6 +143,23 @@ enum AgentProcessBenchmark {
         }
         return Run(adverts: rounds * synthetic.beacons, cpuSeconds: exit.cpuSeconds, wallSeconds: wall,
                    maxResidentBytes: exit.maxResidentBytes, sampledResidentBytes: sampled, status: status)
+    }
+
+    /// Starts `presence-agent run` as `node` in room `lab` on the btsnoop `capture` at `speed`,
+    /// with a state directory and a log of its own in `directory` (`agent-state-<files>`,
+    /// `agent-<files>.log`); returns its pid and the log's path.
+    private static func spawnAgent(
+        _ agent: String, node: String, files: String, capture: String, speed: String, port: Int, directory: String,
+        extra: [String]
+    ) throws -> (pid: pid_t, log: String) {
+        let state = directory + "/agent-state-\(files)"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let log = directory + "/agent-\(files).log"
+        let pid = try BenchProcess.spawn(agent, [
+            "run", "--node", node, "--room", "lab", "--broker", "mqtt://127.0.0.1:\(port)",
+            "--source", "btsnoop:\(capture)", "--speed", speed, "--state-dir", state,
+        ] + extra, logPath: log)
+        return (pid, log)
     }
 
     /// True once the child is a zombie (exited, not yet reaped).
