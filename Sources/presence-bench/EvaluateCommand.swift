@@ -3,20 +3,35 @@ import BeaconCore
 import Foundation
 import PresenceAggregator
 
-/// Scores room decisions on the walking traces against their ground truth.
+/// Scores room decisions on every shared site's recordings against their ground truth, in one JSON
+/// object.
 ///
-/// Replays each `danis-*.trace.csv` through the agent's tracking and the aggregator's decision
-/// (`TraceReplay`), scores it at every row of the matching `.truth.csv` (`RoomDecisionScore`),
-/// and does the same for the README's "strongest raw RSSI in the last 1 s" baseline, which
-/// validates the scorer against the published reference figures.
+/// A site is a directory of `NAME.trace.csv` files each with its `NAME.truth.csv` (TRACE.md); by
+/// default the two shared sites, `danis` (`<data>/traces`, nine walks in an open hall) and `sal`
+/// (`<data>/traces-sal`, a car and a person in and out of a test bay), or one directory given with
+/// `--traces`. Per site and per mode (today `defaults`: the agent's tracking and the aggregator's
+/// decision replayed with `TraceReplay`) every recording is scored at every truth row
+/// (`RoomDecisionScore`), and the site summarised the way the project reports it: mean of
+/// per-recording accuracy, flaps summed, median of per-recording median switch latency (and the
+/// pooled accuracy and latency beside them). The "strongest raw RSSI in the last 1 s" baseline is
+/// scored the same way; it validates the scorer against the published reference figures.
+///
+/// JSON shape: `{ parameters, publish, messagesPerBeaconNodeMinuteAtRest, sites: { NAME: {
+/// directory, recordings, modes: { MODE: { recordings: [Row], summary: Summary,
+/// messagesPerBeaconNodeMinuteMoving? } }, baseline: { recordings, summary } } }, grid? }`.
+/// A further mode (the learned site model, judged leave-one-recording-out) adds its own key under
+/// `modes` beside `defaults`, built with `ModeReport(recordings:)` from its own scores.
 struct EvaluateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "evaluate",
-        abstract: "Scores room decisions on the walking traces; prints one JSON object."
+        abstract: "Scores room decisions on every shared site's recordings; prints one JSON object."
     )
 
-    @Option(help: "Directory holding danis-*.trace.csv and their .truth.csv.")
-    var traces: String = "../shared/data/traces"
+    @Option(help: "The shared data directory: the sites are its traces/ (danis) and traces-sal/ (sal).")
+    var data: String = "../shared/data"
+
+    @Option(help: "Score only this directory of NAME.trace.csv + NAME.truth.csv pairs (one site, named after it).")
+    var traces: String?
 
     @Option(help: "Margin in dB (default: RoomDecisionParameters.default).")
     var margin: Double?
@@ -48,8 +63,11 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: "The agents' heartbeat in seconds.")
     var heartbeat: Double?
 
-    @Flag(help: "Also score a grid of margin × dwell × evidence settings (the README's table).")
+    @Flag(help: "Also score a grid of margin × dwell × evidence settings on every site (the README's table).")
     var grid = false
+
+    /// The shared sites: name and directory under `--data`.
+    static let sharedSites = [(name: "danis", directory: "traces"), (name: "sal", directory: "traces-sal")]
 
     func run() throws {
         var parameters = RoomDecisionParameters.default
@@ -66,28 +84,31 @@ struct EvaluateCommand: ParsableCommand {
         if let movingStep { tracking.publish.movingStep = movingStep }
         if let movingFor { tracking.publish.movingFor = movingFor }
 
-        let sets = try Self.loadTraces(directory: traces)
-        var report = Report(
-            parameters: .init(parameters), publish: tracking.publish,
-            traces: [], pooled: .init(name: "pooled", scores: []), baseline: .init(name: "pooled", scores: []),
-            grid: nil
-        )
-        var mine: [RoomDecisionScore] = [], base: [RoomDecisionScore] = []
-        var totalMessages = 0, totalMinutes = 0.0
-        for set in sets {
-            let (score, messages, minutes) = Self.replay(set, tracking: tracking, parameters: parameters)
-            let baseline = Self.scoreBaseline(set)
-            mine.append(score)
-            base.append(baseline)
-            var row = TraceRow(name: set.name, scores: [score], baseline: baseline)
-            row.messagesPerBeaconMinute = minutes > 0 ? rounded(Double(messages) / minutes, 2) : nil
-            report.traces.append(row)
-            totalMessages += messages
-            totalMinutes += minutes
+        let sites: [Site]
+        if let traces {
+            let name = URL(fileURLWithPath: traces).standardizedFileURL.lastPathComponent
+            sites = [Site(name: name, directory: traces, recordings: try Self.loadTraces(directory: traces))]
+        } else {
+            sites = try Self.sharedSites.map { site in
+                let directory = data + "/" + site.directory
+                return Site(name: site.name, directory: directory, recordings: try Self.loadTraces(directory: directory))
+            }
         }
-        report.messagesPerBeaconMinuteMoving = totalMinutes > 0 ? rounded(Double(totalMessages) / totalMinutes, 2) : nil
-        report.pooled = .init(name: "pooled", scores: mine)
-        report.baseline = .init(name: "strongest raw RSSI in the last 1 s", scores: base)
+        var report = Report(parameters: .init(parameters), publish: tracking.publish, sites: [:])
+        // The at-rest rate is the still beacons' (static-rssi), the same for every site.
+        report.messagesPerBeaconNodeMinuteAtRest =
+            (try? SpeedBenchmarks.messagesAtRest(dataDirectory: data)).map { rounded($0, 3) }
+        for site in sites {
+            var modes: [String: ModeReport] = [:]
+            modes["defaults"] = Self.defaultsMode(site, tracking: tracking, parameters: parameters)
+            // Further modes (each from its own file, e.g. the learned model's leave-one-out) add
+            // their `ModeReport` here under their own key.
+            let baseline = site.recordings.map { (name: $0.name, score: Self.scoreBaseline($0)) }
+            report.sites[site.name] = SiteReport(
+                directory: site.directory, recordings: site.recordings.count, modes: modes,
+                baseline: ModeReport(recordings: baseline.map { RecordingResult(name: $0.name, score: $0.score) },
+                                     name: "strongest raw RSSI in the last 1 s"))
+        }
         if grid {
             var rows: [GridRow] = []
             for margin in [0.0, 0.25, 0.5, 1, 2] {
@@ -97,8 +118,11 @@ struct EvaluateCommand: ParsableCommand {
                         p.margin = margin
                         p.dwell = dwell
                         p.evidenceToSwitch = evidence
-                        let summary = Summary(name: "grid", scores: sets.map { Self.replay($0, tracking: tracking, parameters: p).score })
-                        rows.append(GridRow(margin: margin, dwell: dwell, evidenceToSwitch: evidence, summary: summary))
+                        var summaries: [String: Summary] = [:]
+                        for site in sites {
+                            summaries[site.name] = Summary(site.recordings.map { Self.replay($0, tracking: tracking, parameters: p).score })
+                        }
+                        rows.append(GridRow(margin: margin, dwell: dwell, evidenceToSwitch: evidence, sites: summaries))
                     }
                 }
             }
@@ -106,8 +130,33 @@ struct EvaluateCommand: ParsableCommand {
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let data = try encoder.encode(report)
-        print(String(decoding: data, as: UTF8.self))
+        let json = try encoder.encode(report)
+        print(String(decoding: json, as: UTF8.self))
+    }
+
+    /// The `defaults` mode of a site: each recording replayed through the agents' tracking and the
+    /// aggregator's decision, and what the nodes published while the beacons moved.
+    static func defaultsMode(_ site: Site, tracking: TrackingParameters, parameters: RoomDecisionParameters) -> ModeReport {
+        var results: [RecordingResult] = []
+        var totalMessages = 0, totalMinutes = 0.0
+        for set in site.recordings {
+            let (score, messages, minutes) = replay(set, tracking: tracking, parameters: parameters)
+            var result = RecordingResult(name: set.name, score: score)
+            result.messagesPerBeaconNodeMinute = minutes > 0 ? Double(messages) / minutes : nil
+            results.append(result)
+            totalMessages += messages
+            totalMinutes += minutes
+        }
+        var mode = ModeReport(recordings: results)
+        mode.messagesPerBeaconNodeMinuteMoving = totalMinutes > 0 ? rounded(Double(totalMessages) / totalMinutes, 2) : nil
+        return mode
+    }
+
+    /// One site: its name and its recordings.
+    struct Site {
+        var name: String
+        var directory: String
+        var recordings: [TraceSet]
     }
 
     struct TraceSet {
@@ -116,11 +165,18 @@ struct EvaluateCommand: ParsableCommand {
         var truth: [TruthSample]
     }
 
+    /// Every `NAME.trace.csv` of `directory` that has a `NAME.truth.csv` beside it, in name order.
     static func loadTraces(directory: String) throws -> [TraceSet] {
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory)
-            .filter { $0.hasPrefix("danis-") && $0.hasSuffix(".trace.csv") }
-            .sorted()
-        guard !names.isEmpty else { throw ValidationError("no danis-*.trace.csv in \(directory)") }
+        let files: [String]
+        do {
+            files = try FileManager.default.contentsOfDirectory(atPath: directory)
+        } catch {
+            throw ValidationError("cannot read the trace directory \(directory)")
+        }
+        let names = files.filter { name in
+            name.hasSuffix(".trace.csv") && files.contains(String(name.dropLast(".trace.csv".count)) + ".truth.csv")
+        }.sorted()
+        guard !names.isEmpty else { throw ValidationError("no NAME.trace.csv with a NAME.truth.csv in \(directory)") }
         return try names.map { name in
             let base = String(name.dropLast(".trace.csv".count))
             let trace = directory + "/" + name
@@ -143,18 +199,24 @@ struct EvaluateCommand: ParsableCommand {
         for sample in set.samples {
             for timed in replay.step(sample).decisions { rows.append((timed.time, timed.decision)) }
         }
-        let score = perBeacon(set) { beacon in
-            rows.filter { $0.decision.beacon == beacon }.map { ($0.time, $0.decision.room) }
-        }
+        let result = score(set, decisions: rows)
         var pairs = Set<String>()
         for sample in set.samples { pairs.insert(sample.beacon.rawValue + "\u{0}" + sample.node) }
         let duration = (set.samples.last?.time).map { $0.since(set.samples[0].time) } ?? 0
-        return (score, replay.published, Double(pairs.count) * duration / 60)
+        return (result, replay.published, Double(pairs.count) * duration / 60)
     }
 
     static func scoreBaseline(_ set: TraceSet) -> RoomDecisionScore {
         perBeacon(set) { beacon in
             StrongestRecentRSSIBaseline.decisions(of: set.samples.filter { $0.beacon == beacon })
+        }
+    }
+
+    /// Scores a timeline of decisions (every beacon's, in time order) against the recording's truth,
+    /// beacon by beacon, pooled: what any mode that decides rooms is judged by.
+    static func score(_ set: TraceSet, decisions rows: [(time: Instant, decision: RoomDecision)]) -> RoomDecisionScore {
+        perBeacon(set) { beacon in
+            rows.filter { $0.decision.beacon == beacon }.map { ($0.time, $0.decision.room) }
         }
     }
 
@@ -169,13 +231,44 @@ struct EvaluateCommand: ParsableCommand {
         var parameters: Parameters
         /// The agents' publish policy used in the replay.
         var publish: MeasurementPublishPolicy.Parameters
-        var traces: [TraceRow]
-        var pooled: Summary
-        var baseline: Summary
-        /// Measurements published per beacon per node per minute over all traces (people walking),
-        /// heard and `unknown` alike: the broker load while moving (issue 6).
-        var messagesPerBeaconMinuteMoving: Double?
+        /// Measurements a still beacon makes a node publish per minute (the median of the 60
+        /// static-rssi series, `presence-bench speed`'s figure); nil without `<data>/static-rssi`.
+        var messagesPerBeaconNodeMinuteAtRest: Double?
+        var sites: [String: SiteReport]
         var grid: [GridRow]?
+    }
+
+    struct SiteReport: Encodable {
+        var directory: String
+        var recordings: Int
+        /// Per way of deciding (`defaults`, and any further mode): its rows and summary.
+        var modes: [String: ModeReport]
+        /// The strongest raw RSSI in the last 1 s.
+        var baseline: ModeReport
+    }
+
+    /// One recording's score in a mode.
+    struct RecordingResult {
+        var name: String
+        var score: RoomDecisionScore
+        /// Measurements published per beacon per node per minute, when the mode replays the nodes.
+        var messagesPerBeaconNodeMinute: Double?
+    }
+
+    /// One mode on one site: a row per recording and the site's summary.
+    struct ModeReport: Encodable {
+        var name: String?
+        var recordings: [TraceRow]
+        var summary: Summary
+        /// Measurements per beacon per node per minute over the site's recordings (people or cars
+        /// moving), heard and `unknown` alike: the broker load while moving (issue 6).
+        var messagesPerBeaconNodeMinuteMoving: Double?
+
+        init(recordings results: [RecordingResult], name: String? = nil) {
+            self.name = name
+            recordings = results.map(TraceRow.init)
+            summary = Summary(results.map(\.score))
+        }
     }
 
     struct Parameters: Encodable {
@@ -193,43 +286,46 @@ struct EvaluateCommand: ParsableCommand {
         var flaps: Int
         var medianSwitchLatency: Double?
         var switchLatencies: [Double]
-        var messagesPerBeaconMinute: Double?
-        var baseline: Summary
-        init(name: String, scores: [RoomDecisionScore], baseline: RoomDecisionScore) {
-            let score = RoomDecisionScore.pooled(scores)
-            self.name = name
+        var messagesPerBeaconNodeMinute: Double?
+        init(_ result: RecordingResult) {
+            let score = result.score
+            name = result.name
             accuracy = rounded(score.accuracy, 4)
             flaps = score.flaps
             medianSwitchLatency = score.medianSwitchLatency.map { rounded($0, 3) }
             switchLatencies = score.switchLatencies.map { rounded($0, 3) }
-            self.baseline = Summary(name: "baseline", scores: [baseline])
+            messagesPerBeaconNodeMinute = result.messagesPerBeaconNodeMinute.map { rounded($0, 2) }
         }
     }
 
-    /// Pooled figures over several traces: `meanAccuracy` is the mean of per-trace accuracies,
-    /// `pooledAccuracy` the share of all truth rows; flaps add up; the latency median is over
-    /// every true change of every trace.
+    /// A site's figures over its recordings, as the project reports them: `meanAccuracy` is the mean
+    /// of per-recording accuracies, `flaps` add up, `medianSwitchLatency` is the median of the
+    /// per-recording median switch latencies (recordings without a true change left out). Beside
+    /// them, pooled: `pooledAccuracy` the share of all truth rows, `pooledMedianSwitchLatency` the
+    /// median over every true change of every recording.
     struct Summary: Encodable {
-        var name: String
+        var recordings: Int
         var meanAccuracy: Double
-        var pooledAccuracy: Double
         var flaps: Int
         var medianSwitchLatency: Double?
+        var pooledAccuracy: Double
+        var pooledMedianSwitchLatency: Double?
         var trueChanges: Int
-        init(name: String, scores: [RoomDecisionScore]) {
-            self.name = name
-            meanAccuracy = scores.isEmpty ? 0 : rounded(scores.map(\.accuracy).reduce(0, +) / Double(scores.count), 4)
-            let pooled = RoomDecisionScore.pooled(scores)
-            pooledAccuracy = rounded(pooled.accuracy, 4)
-            flaps = scores.map(\.flaps).reduce(0, +)
-            medianSwitchLatency = pooled.medianSwitchLatency.map { rounded($0, 3) }
-            trueChanges = pooled.trueChanges
+        init(_ scores: [RoomDecisionScore]) {
+            let summary = SiteScore(scores)
+            recordings = scores.count
+            meanAccuracy = rounded(summary.meanAccuracy, 4)
+            flaps = summary.flaps
+            medianSwitchLatency = summary.medianSwitchLatency.map { rounded($0, 3) }
+            pooledAccuracy = rounded(summary.pooled.accuracy, 4)
+            pooledMedianSwitchLatency = summary.pooled.medianSwitchLatency.map { rounded($0, 3) }
+            trueChanges = summary.pooled.trueChanges
         }
     }
 
     struct GridRow: Encodable {
         var margin, dwell, evidenceToSwitch: Double
-        var summary: Summary
+        var sites: [String: Summary]
     }
 }
 

@@ -17,7 +17,7 @@ struct ReferenceBeaconRoomState: Sendable {
         var room: String
         /// dB score: −10·n·log₁₀(distance).
         var score: Double
-        /// 10^(score/10), summed per room.
+        /// 10^(score/10), averaged per room.
         var power: Double
         var distance: Double
         var proximity: Proximity
@@ -27,7 +27,7 @@ struct ReferenceBeaconRoomState: Sendable {
     /// A room's combined evidence at one moment.
     struct RoomScore: Sendable {
         var room: String
-        /// 10·log₁₀ of the summed linear power of the room's nodes, dB.
+        /// 10·log₁₀ of the mean linear power of the room's nodes, dB.
         var score: Double
         /// Nearest node of the room and its distance and proximity.
         var node: String
@@ -188,20 +188,21 @@ struct ReferenceBeaconRoomState: Sendable {
                             node: mine.node, since: since, confidence: confidence, candidates: candidates)
     }
 
-    /// Per room: the summed linear power of its nodes (in dB) and its nearest node.
+    /// Per room: the mean linear power of its nodes (in dB) and its nearest node.
     static func roomScores(_ held: [Held]) -> [RoomScore] {
-        var linear: [(room: String, power: Double, nearest: Held)] = []
+        var linear: [(room: String, power: Double, count: Int, nearest: Held)] = []
         for entry in held {
             let power = entry.power
             if let index = linear.firstIndex(where: { $0.room == entry.room }) {
                 linear[index].power += power
+                linear[index].count += 1
                 if entry.distance < linear[index].nearest.distance { linear[index].nearest = entry }
             } else {
-                linear.append((entry.room, power, entry))
+                linear.append((entry.room, power, 1, entry))
             }
         }
         return linear.map {
-            RoomScore(room: $0.room, score: 10 * log10($0.power), node: $0.nearest.node,
+            RoomScore(room: $0.room, score: 10 * log10($0.power / Double($0.count)), node: $0.nearest.node,
                       distance: $0.nearest.distance, proximity: $0.nearest.proximity)
         }
     }

@@ -196,24 +196,28 @@ struct RoomDeciderTests {
         #expect(awayAt == 180 + p.staleAfter + p.awayTimeout)
     }
 
-    @Test("two nodes in one room combine their evidence")
-    func twoNodesCombine() {
+    @Test("a room's score is the mean of its nodes: more receivers in a room do not make it win")
+    func moreReceiversDoNotWin() {
         var decider = RoomDecider(parameters: p)
         var rooms: [String] = []
-        func feed(_ t: Double, _ withSecondKitchenNode: Bool) {
+        func feed(_ t: Double, secondKitchenNodeAt second: Double?) {
             var updates = [evidence("h1", "hall", distance: 2.5), evidence("k1", "kitchen", distance: 3)]
-            if withSecondKitchenNode { updates.append(evidence("k2", "kitchen", distance: 3)) }
+            if let second { updates.append(evidence("k2", "kitchen", distance: second)) }
             for e in updates {
                 if let d = decider.update(e, at: Instant(seconds: t)) { rooms.append(d.room) }
             }
         }
-        // Hall's node is nearer than either kitchen node: hall, however long it lasts.
-        for step in 0..<20 { feed(Double(step) * 0.5, false) }
+        // Hall's node is nearer than the kitchen's: hall, however long it lasts.
+        for step in 0..<20 { feed(Double(step) * 0.5, secondKitchenNodeAt: nil) }
         #expect(rooms == ["hall"])
-        // A second kitchen node at 3 m: kitchen's summed power beats hall by 0.85 dB > margin.
-        for step in 20..<40 { feed(Double(step) * 0.5, true) }
+        // A second kitchen node just as far: a sum would give the kitchen 3 dB more and the
+        // beacon (0.85 dB over hall); the mean is unchanged, and hall stays.
+        for step in 20..<40 { feed(Double(step) * 0.5, secondKitchenNodeAt: 3) }
+        #expect(rooms == ["hall"])
+        // That node now at 1.5 m: the kitchen's mean power leads hall by 1.6 dB, and it wins.
+        for step in 40..<60 { feed(Double(step) * 0.5, secondKitchenNodeAt: 1.5) }
         #expect(rooms == ["hall", "kitchen"])
-        #expect(decider.decision(for: "keys")?.node == "k1")
+        #expect(decider.decision(for: "keys")?.node == "k2")
     }
 
     @Test("beacons are decided independently, and garbage evidence is ignored")

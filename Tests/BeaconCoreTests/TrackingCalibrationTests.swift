@@ -64,5 +64,28 @@ import Testing
         #expect(atRest.medianPerMinute >= 60 / report.publish.heartbeat)
         #expect(report.filter.staticMedianSigma < report.filter.staticMedianRawStd / 2)
         #expect(report.filter.staticMedianRMSErrorVsMean < report.filter.staticMedianRawStd / 2)
+        // Issue 14: at rest the node's classes are at least as right as the Android Beacon
+        // Library's 20 s trimmed mean, each receiver judged with a calibration fitted on the others.
+        let rest = report.proximityAtRest
+        #expect(rest.heldOutReceivers == 12 && rest.series == 60)
+        #expect(rest.node.balancedAccuracy >= rest.trimmedMean20s.balancedAccuracy,
+                "node \(rest.node) vs trimmed mean \(rest.trimmedMean20s)")
+        #expect(rest.node.farRecall >= rest.trimmedMean20s.farRecall)
+        #expect(rest.node.nearRecall >= rest.trimmedMean20s.nearRecall)
+    }
+
+    @Test func trimmedMeanDropsTheExtremesOfTheLastWindow() {
+        var mean = TrimmedMeanRSSI(window: 20, trim: 0.1)
+        #expect(mean.update(rssi: .nan, at: 0).isNaN)
+        // Ten samples, one a deep fade and one a spike: 10 % off each end drops exactly those two.
+        var last = 0.0
+        for (i, rssi) in [-70.0, -70, -95, -70, -70, -50, -70, -70, -70, -70].enumerated() {
+            last = mean.update(rssi: rssi, at: Double(i))
+        }
+        #expect(last == -70)
+        // 30 s later the old samples have left the window: only the new level counts.
+        #expect(mean.update(rssi: -60, at: 40) == -60)
+        // A non-finite sample changes nothing.
+        #expect(mean.update(rssi: .infinity, at: 41) == -60)
     }
 }

@@ -37,6 +37,67 @@ struct RoomDecisionScoreTests {
     }
 }
 
+@Suite("A site's figures")
+struct SiteScoreTests {
+    @Test("mean of per-recording accuracy, flaps summed, median of per-recording median latencies")
+    func siteFigures() {
+        let a = RoomDecisionScore(truthRows: 10, correctRows: 9, decidedChanges: 3, trueChanges: 2, switchLatencies: [1, 3])
+        let b = RoomDecisionScore(truthRows: 30, correctRows: 15, decidedChanges: 1, trueChanges: 1, switchLatencies: [5])
+        let c = RoomDecisionScore(truthRows: 5, correctRows: 5, decidedChanges: 0, trueChanges: 0, switchLatencies: [])
+        let d = RoomDecisionScore(truthRows: 10, correctRows: 8, decidedChanges: 4, trueChanges: 3, switchLatencies: [0.5, 0.5, 0.5])
+        let site = SiteScore([a, b, c, d])
+        // Each recording counts once: (0.9 + 0.5 + 1 + 0.8) / 4, not 37 of 55 rows.
+        #expect(abs(site.meanAccuracy - 0.8) < 1e-12)
+        #expect(abs(site.pooled.accuracy - 37.0 / 55) < 1e-12)
+        #expect(site.flaps == 1 + 0 + 0 + 1)
+        // Medians 2, 5 and 0.5 (c has no change): their median is 2; pooled, d's three quick
+        // changes weigh three times (0.5, 0.5, 0.5, 1, 3, 5: 0.75).
+        #expect(site.medianSwitchLatency == 2)
+        #expect(site.pooled.medianSwitchLatency == 0.75)
+        #expect(SiteScore([c]).medianSwitchLatency == nil)
+        #expect(SiteScore([]).meanAccuracy == 0)
+    }
+}
+
+/// Every `NAME.trace.csv` with its `NAME.truth.csv` in a shared-data directory, replayed with the
+/// defaults (the agents' tracking and the aggregator's decision) and scored.
+private func replaySite(_ directory: String) throws -> SiteScore {
+    let path = try sharedData(directory)
+    let names = try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".trace.csv") }.sorted()
+    return SiteScore(try names.map { name in
+        let samples = try TraceFile.samples(path: path + "/" + name)
+        let truthRows = try TraceFile.truth(path: path + "/" + name.replacingOccurrences(of: ".trace.", with: ".truth."))
+        let decisions = TraceReplay.decisions(of: samples)
+        let beacons = Set(truthRows.map(\.beacon)).sorted()
+        return RoomDecisionScore.pooled(beacons.map { beacon in
+            RoomDecisionScore(decisions: decisions.filter { $0.decision.beacon == beacon }.map { ($0.time, $0.decision.room) },
+                              truth: truthRows.filter { $0.beacon == beacon })
+        })
+    })
+}
+
+@Suite("The defaults on both shared sites")
+struct SharedSitesTests {
+    /// One set of defaults, both sites, the issue's figures (mean accuracy / flaps / median of
+    /// medians). These are the levels reached (README "Evaluation on recordings by others"), kept
+    /// from sliding back; issue 14's targets (Daniş ≥ 0.86 / ≤ 2 s, SAL ≥ 0.87 / ≤ 2.5 s) are
+    /// not met by this physics rule (the README says why).
+    @Test("Daniş hall and SAL bay: accuracy, flaps and latency at the levels the README reports")
+    func bothSites() throws {
+        let danis = try replaySite("traces")
+        #expect(danis.recordings.count == 9)
+        #expect(danis.meanAccuracy >= 0.83, "Daniş \(danis.meanAccuracy)")
+        #expect(danis.flaps <= 5)
+        #expect((danis.medianSwitchLatency ?? 99) <= 2.6)
+        let sal = try replaySite("traces-sal")
+        #expect(sal.recordings.count == 5)
+        // The sum of the room's power gave 0.828 / 0 / 5.1 s here (6 receivers inside, 4 outside).
+        #expect(sal.meanAccuracy >= 0.835, "SAL \(sal.meanAccuracy)")
+        #expect(sal.flaps <= 5)
+        #expect((sal.medianSwitchLatency ?? 99) <= 4.7)
+    }
+}
+
 @Suite("Evaluation on a real trace")
 struct RealTraceEvaluationTests {
     @Test("zigzagging_without_rotation: decisions in a sane range, far fewer flaps than the baseline")

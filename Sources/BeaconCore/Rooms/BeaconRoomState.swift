@@ -16,7 +16,7 @@ struct BeaconRoomState: Sendable {
     typealias Code = RoomDecider.NameCode
 
     struct Held: Sendable {
-        /// 10^(score/10) of the dB score −10·n·log₁₀(distance), summed per room. The score itself
+        /// 10^(score/10) of the dB score −10·n·log₁₀(distance), averaged per room. The score itself
         /// is not kept: a smaller entry keeps a beacon's evidence in fewer cache lines.
         var power: Double
         var distance: Double
@@ -58,7 +58,7 @@ struct BeaconRoomState: Sendable {
 
     /// A room's combined evidence at one moment.
     struct RoomScore: Sendable {
-        /// 10·log₁₀ of the summed linear power of the room's nodes, dB.
+        /// 10·log₁₀ of the mean linear power of the room's nodes, dB.
         var score: Double
         /// The nearest node's distance.
         var distance: Double
@@ -307,7 +307,7 @@ struct BeaconRoomState: Sendable {
         }
     }
 
-    /// Brings `scores` up to date with `held`: per room, the summed linear power of its nodes (in
+    /// Brings `scores` up to date with `held`: per room, the mean linear power of its nodes (in
     /// dB) and its nearest node, summed in `held` order so the result does not depend on which
     /// path computed it.
     mutating func refreshScores() {
@@ -325,10 +325,19 @@ struct BeaconRoomState: Sendable {
     }
 
     /// One room's score from the entries of `held`; the room must have at least one.
+    ///
+    /// The *mean* linear power, not the sum: a sum gives a room with six receivers some 1.8 dB
+    /// (10·log₁₀(6/4)) over a room with four that hear the beacon equally well, so a beacon
+    /// leaving the bigger room is held there seconds after it left (the SAL bay: 6 receivers
+    /// inside, 4 outside). The mean is still led by the strongest node (power is linear), so one
+    /// loud node is not outvoted by a quiet one of its own room, and rooms with equal numbers of
+    /// receivers rank exactly as with the sum.
     static func roomScore(of room: Code, in held: UnsafeBufferPointer<Held>) -> RoomScore {
         var power = 0.0
+        var count = 0
         var nearest: Held?
         for entry in held where entry.room == room {
+            count += 1
             if let current = nearest {
                 power += entry.power
                 if entry.distance < current.distance { nearest = entry }
@@ -338,7 +347,7 @@ struct BeaconRoomState: Sendable {
             }
         }
         let node = nearest?.node ?? 0
-        return RoomScore(score: 10 * log10(power), distance: nearest?.distance ?? .infinity, room: room, node: node,
-                         proximity: nearest?.proximity ?? .unknown)
+        return RoomScore(score: 10 * log10(power / Double(max(count, 1))), distance: nearest?.distance ?? .infinity,
+                         room: room, node: node, proximity: nearest?.proximity ?? .unknown)
     }
 }

@@ -9,8 +9,10 @@ import Darwin
 /// Decides which room each beacon is in, from every node's measurements (SEMANTICS.md "Which room").
 ///
 /// Per beacon it keeps the freshest evidence of every node. Each node's evidence scores
-/// `−10·n·log₁₀(distance)` dB; a room scores the summed linear power of its nodes (so several nodes
-/// in one room add up, and one loud node does not outvote two agreeing ones by much). Deciding
+/// `−10·n·log₁₀(distance)` dB; a room scores the mean linear power of its nodes that hear the
+/// beacon (led by its loudest node, as power is linear, but a room is not favoured for having more
+/// receivers: a sum gave the six-receiver side of the SAL bay 1.8 dB over the four-receiver side
+/// and held a leaving beacon inside seconds too long). Deciding
 /// starts `settleTime` after the first evidence, so every node that hears the beacon has spoken.
 /// The current room then stays until a challenger leads it by more than `margin` dB without a
 /// break for `dwell` seconds **and** its lead above the margin (capped at `leadCap`), integrated

@@ -15,10 +15,10 @@ public struct RoomDecision: Sendable, Hashable {
     /// When the beacon entered `room`.
     public var since: Instant
     /// How sure the decision is, 0…1: `1 − 10^(−lead/10)` where lead is the decided room's score
-    /// above the best other room in dB, i.e. the share of the received power (summed per room) that
-    /// the decided room does not have to share with its runner-up: 0 for a tie, 0.5 at 3 dB, 0.9 at
-    /// 10 dB; 1 when no other room has evidence; 0 when the decided room currently trails (it is
-    /// kept only by hysteresis) and for `not_home`.
+    /// above the best other room in dB, i.e. the share of the received power (per room, the mean
+    /// of its nodes) that the decided room does not have to share with its runner-up: 0 for a
+    /// tie, 0.5 at 3 dB, 0.9 at 10 dB; 1 when no other room has evidence; 0 when the decided room
+    /// currently trails (it is kept only by hysteresis) and for `not_home`.
     public var confidence: Double
     /// Per room with fresh evidence: the distance of its nearest node, metres (MQTT.md's `candidates`).
     public var candidates: [String: Double]

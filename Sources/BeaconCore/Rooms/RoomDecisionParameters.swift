@@ -1,6 +1,6 @@
 /// Every setting of the room decision, with documented defaults chosen on the nine walking traces
-/// of shared/data (`presence-bench evaluate`; the README's table shows how they trade speed
-/// against stability).
+/// of shared/data and checked on the SAL bay's five recordings, one set for both sites
+/// (`presence-bench evaluate`; the README's table shows how they trade speed against stability).
 ///
 /// Scores are in dB: a node's evidence scores `−10·n·log₁₀(distance)`, which is its filtered RSSI
 /// relative to the beacon's measured power with the node's calibration offset applied (the distance

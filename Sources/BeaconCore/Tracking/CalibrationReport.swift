@@ -110,10 +110,30 @@ public struct CalibrationReport: Sendable, Hashable, Codable {
         public var nearRecall: Double
     }
 
+    /// Proximity classes of still beacons, the node's against a 20 s trimmed running mean
+    /// (`TrackingCalibration.proximityAtRest`).
+    public struct ProximityAtRest: Sendable, Hashable, Codable {
+        public struct Classes: Sendable, Hashable, Codable {
+            /// Mean of the recalls of the true classes present.
+            public var balancedAccuracy: Double
+            public var nearRecall: Double
+            public var farRecall: Double
+        }
+
+        /// Receivers held out in turn (each one's series judged with a calibration fitted on the others).
+        public var heldOutReceivers: Int
+        public var series: Int
+        /// The node's track (Kalman filter, distance, classifier with hysteresis) with the defaults.
+        public var node: Classes
+        /// The Android Beacon Library's default: trimmed mean of the last 20 s (10 % off each end).
+        public var trimmedMean20s: Classes
+    }
+
     public var filter: Filter
     public var distance: Distance
     public var proximity: ProximityAndPublish
     public var publish: Publish
     public var herald: Herald
+    public var proximityAtRest: ProximityAtRest
     public var recommended: TrackingParameters
 }

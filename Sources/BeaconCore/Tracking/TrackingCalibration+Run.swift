@@ -155,6 +155,8 @@ extension TrackingCalibration {
                            movingStep: parameters.publish.movingStep, movingFor: parameters.publish.movingFor,
                            atRest: atRest),
             herald: herald,
+            // The shipped defaults, not the recommendation: what a node does at rest today.
+            proximityAtRest: proximityAtRest(inputs.staticSeries, parameters: .default),
             recommended: parameters)
     }
 
