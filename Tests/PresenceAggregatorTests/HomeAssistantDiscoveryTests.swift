@@ -41,21 +41,29 @@ import Testing
             $0.homeAssistantPrefix = "ha"
         }
         try await aggregator.measure(beaconID, [("kitchen-1", "kitchen", 1.0)], alias: "alice-keys")
-        let configs = try await collectThree(discovery)
+        let configs = try await collect(discovery, count: 9)
 
+        // The tracker's state is home/not_home (what a person and zone.home use), from the plain
+        // room topic; its one attribute, the room, changes only with it; Home Assistant's icons.
         let tracker = try #require(configs["ha/device_tracker/beaconpresence_hq_presence/alice-keys_tracker/config"])
         #expect(tracker["name"] == .null)
         #expect(tracker.string("unique_id") == "beaconpresence_hq_presence_alice-keys_tracker")
         #expect(tracker.string("state_topic") == "hq/presence/locations/alice-keys/room")
-        #expect(tracker.string("json_attributes_topic") == "hq/presence/locations/alice-keys")
+        #expect(tracker.string("value_template") == "{{ value if value in ('', 'not_home') else 'home' }}")
+        #expect(tracker.string("json_attributes_topic") == "hq/presence/locations/alice-keys/room")
+        #expect(tracker.string("json_attributes_template") == "{{ {'room': value} | tojson }}")
         #expect(tracker.string("source_type") == "bluetooth_le")
         #expect(tracker.string("payload_home") == "home")
         #expect(tracker.string("payload_not_home") == "not_home")
+        #expect(tracker["icon"] == nil)
 
+        // The room sensor is an enum of every room the site knows, and not_home.
         let room = try #require(configs["ha/sensor/beaconpresence_hq_presence/alice-keys_room/config"])
         #expect(room.string("name") == "Room")
         #expect(room.string("unique_id") == "beaconpresence_hq_presence_alice-keys_room")
         #expect(room.string("state_topic") == "hq/presence/locations/alice-keys/room")
+        #expect(room.string("device_class") == "enum")
+        #expect(room["options"] == .array([.string("kitchen"), .string("not_home")]))
 
         let distance = try #require(configs["ha/sensor/beaconpresence_hq_presence/alice-keys_distance/config"])
         #expect(distance.string("name") == "Distance")
@@ -77,28 +85,168 @@ import Testing
             #expect(device.string("name") == "Alice's keys")
             #expect(device.string("model") == "iBeacon")
             #expect(device.string("serial_number") == beaconID.rawValue)
-            let origin = try #require(config.object("origin"))
-            #expect(origin.string("name") == "BeaconPresence")
-            #expect(origin.string("sw_version") == "9.8.7")
-            #expect(origin.string("support_url") == "https://example.org/beaconpresence")
+            try expectOrigin(config)
+        }
+
+        // The aggregator is a device, its connectivity its status.
+        let site = try #require(configs["ha/binary_sensor/beaconpresence_hq_presence/aggregator_connectivity/config"])
+        #expect(site.string("state_topic") == "hq/presence/aggregator/status")
+        #expect(site.string("payload_on") == "online" && site.string("payload_off") == "offline")
+        #expect(site.string("device_class") == "connectivity")
+        #expect(site.string("unique_id") == "beaconpresence_hq_presence/aggregator/connectivity")
+        let siteDevice = try #require(site.object("device"))
+        #expect(siteDevice["identifiers"] == .array([.string("beaconpresence_hq_presence/aggregator")]))
+        #expect(siteDevice.string("name") == "BeaconPresence aggregator hq/presence")
+        #expect(siteDevice.string("model") == "presence-aggregator")
+        try expectOrigin(site)
+
+        // The node that measured is a device via the aggregator: connectivity from its status,
+        // its telemetry as diagnostic sensors that go unavailable with it and expire without it.
+        let node = "ha/binary_sensor/beaconpresence_hq_presence/node_kitchen-1_connectivity/config"
+        let connectivity = try #require(configs[node])
+        #expect(connectivity.string("state_topic") == "hq/presence/nodes/kitchen-1/status")
+        #expect(connectivity.string("payload_on") == "online" && connectivity.string("payload_off") == "offline")
+        #expect(connectivity.string("device_class") == "connectivity")
+        #expect(connectivity.string("entity_category") == "diagnostic")
+        #expect(connectivity["availability_topic"] == nil)
+        let telemetry: [(String, String, String?)] = [
+            ("adverts_per_second", "advertsPerSecond", "measurement"), ("beacons", "beacons", "measurement"),
+            ("reconnects", "reconnects", "total_increasing"), ("radio", "radio", nil),
+        ]
+        for (entity, key, stateClass) in telemetry {
+            let sensor = try #require(configs["ha/sensor/beaconpresence_hq_presence/node_kitchen-1_\(entity)/config"])
+            #expect(sensor.string("state_topic") == "hq/presence/nodes/kitchen-1/telemetry")
+            #expect(sensor.string("value_template") == "{{ value_json.get('\(key)') }}")
+            #expect(sensor.string("state_class") == stateClass)
+            #expect(sensor.number("expire_after") == 90)
+            #expect(sensor.string("availability_topic") == "hq/presence/nodes/kitchen-1/status")
+            #expect(sensor.string("entity_category") == "diagnostic")
+        }
+        for entity in ["connectivity", "adverts_per_second", "beacons", "reconnects", "radio"] {
+            let config = try #require(configs[node.replacingOccurrences(of: "connectivity", with: entity)
+                .replacingOccurrences(of: "binary_sensor", with: entity == "connectivity" ? "binary_sensor" : "sensor")])
+            #expect(config.string("unique_id") == "beaconpresence_hq_presence/nodes/kitchen-1/\(entity)")
+            let device = try #require(config.object("device"))
+            #expect(device["identifiers"] == .array([.string("beaconpresence_hq_presence/nodes/kitchen-1")]))
+            #expect(device.string("name") == "Node kitchen-1")
+            #expect(device.string("via_device") == "beaconpresence_hq_presence/aggregator")
+            #expect(device.string("suggested_area") == "kitchen")
+            try expectOrigin(config)
         }
 
         // Home Assistant restarted: it says `online` and gets every config again.
         try client.publish(topic: "ha/status", string: "online", qos: .atLeastOnce)
-        let again = try await collectThree(discovery)
+        let again = try await collect(discovery, count: 9)
         #expect(Set(again.keys) == Set(configs.keys))
         // Anything else on the status topic changes nothing; the next configs come only after `online`.
         try client.publish(topic: "ha/status", string: "offline", qos: .atLeastOnce)
         try client.publish(topic: "ha/status", string: "online", qos: .atLeastOnce)
-        let third = try await collectThree(discovery)
-        #expect(third.count == 3)
+        let third = try await collect(discovery, count: 9)
+        #expect(third.count == 9)
         try await aggregator.stop()
     }
 
-    /// The next three config messages, by topic (status messages on the same filter skipped).
-    private func collectThree(_ reader: MessageReader) async throws -> [String: JSONObject] {
+    /// A room Home Assistant has not been told of is refused as a room sensor's state: every
+    /// beacon's room config gains it before any location names it, on the broker, in order. Rooms
+    /// come from the nodes' info (before anyone is there) as well as from measurements.
+    @Test func roomOptionsGrowBeforeANewRoomIsAState() async throws {
+        let broker = try await TestBroker.start()
+        let client = try await observer(broker)
+        // The hall node announced itself before the aggregator started (retained info).
+        try client.publish(topic: "presence/nodes/hall-1/info", string: #"{"node":"hall-1","room":"hall","version":"1.2.3"}"#,
+                           qos: .atLeastOnce, retain: true)
+        let all = MessageReader(try await client.subscribe("#"))
+        let aggregator = try await LiveAggregator.start(on: broker, client: client) { $0.knownBeacons = [Self.alice] }
+        let hallNode = try object(try #require(try await all.until { $0.topic.hasSuffix("node_hall-1_connectivity/config") }.last))
+        try await aggregator.measure(beaconID, [("kitchen-1", "kitchen", 1.0)], alias: "alice-keys")
+        try await aggregator.advance(by: 2)
+        let roomConfig = "homeassistant/sensor/beaconpresence_presence/alice-keys_room/config"
+        var options: [String] = []
+        for message in try await all.until({ $0.topic == "presence/locations/alice-keys/room" }) {
+            if message.topic == roomConfig { options = try roomOptions(message) }
+        }
+        #expect(options == ["hall", "kitchen", "not_home"])
+        #expect(hallNode.object("device")?.string("sw_version") == "1.2.3")
+        #expect(hallNode.object("device")?.string("suggested_area") == "hall")
+
+        // Alice walks into the office, a room nobody was in: the office node's first measurement
+        // adds it, and Alice's room config with it comes before her location in the office.
+        try await aggregator.measure(beaconID, [("office-1", "office", 0.5), ("kitchen-1", "kitchen", 6.0)], alias: "alice-keys")
+        try await aggregator.advance(by: 4)
+        var sequence: [String] = []
+        for message in try await all.until({ $0.topic == "presence/locations/alice-keys/room" }) {
+            if message.topic == roomConfig {
+                #expect(try roomOptions(message) == ["hall", "kitchen", "office", "not_home"])
+                sequence.append("options")
+            }
+            if message.topic == "presence/locations/alice-keys/room" { sequence.append(text(message)) }
+        }
+        #expect(sequence == ["options", "office"])
+        try await aggregator.stop()
+    }
+
+    /// The core alone: rooms from node info, measurements and restored locations, each config
+    /// of a new room before the first location in it; nodes announced once, after the aggregator.
+    @Test func coreAnnouncesRoomsAndNodesBeforeUse() throws {
+        var configuration = AggregatorConfiguration.default
+        configuration.knownBeacons = [Self.alice]
+        configuration.decision = RoomDecisionParameters(
+            margin: 0.25, dwell: 1.5, evidenceToSwitch: 1.5, leadCap: 3, settleTime: 1, staleAfter: 12, awayTimeout: 30)
+        var core = AggregatorCore(configuration: configuration, softwareVersion: "1.0")
+        let aggregator = "homeassistant/binary_sensor/beaconpresence_presence/aggregator_connectivity/config"
+        #expect(core.announceAggregator().map(\.topic) == [aggregator])
+        #expect(core.announceAggregator().isEmpty)
+
+        // Info of a node: its device, and its room among the options.
+        let info = core.nodeInfo(node: "hall-1", payload: Array(#"{"node":"hall-1","room":"hall","version":"2.0"}"#.utf8))
+        #expect(info.count == HomeAssistantDiscovery.NodeEntity.allCases.count)
+        #expect(core.discovery?.rooms == ["hall"])
+        #expect(core.nodeInfo(node: "hall-1", payload: Array(#"{"node":"hall-1","room":"hall","version":"2.0"}"#.utf8)).isEmpty)
+        #expect(core.nodeInfo(node: "hall-1", payload: Array("not json".utf8)).isEmpty)
+        #expect(core.nodeInfo(node: "hall-1", payload: []).isEmpty)
+
+        // A restored beacon in a room nobody has reported yet keeps it as an option.
+        let restored = BeaconLocation(id: "alice-keys", beacon: beaconID, name: "Alice's keys", room: "attic", distance: 2,
+                                      proximity: .near, node: "attic-1", since: startTime, confidence: 1, candidates: [:])
+        let restoring = core.restore(restored, at: startTime)
+        let roomConfig = try #require(restoring.first { $0.topic.hasSuffix("alice-keys_room/config") })
+        #expect(roomConfig.payload.contains(#""options":["attic","hall","not_home"]"#))
+
+        // A status of an unknown node announces it; a measurement from a new node in a new room
+        // re-sends the room config before anything else of the call.
+        #expect(core.nodeStatus(node: "cellar-1", online: true, at: startTime).count == HomeAssistantDiscovery.NodeEntity.allCases.count)
+        let heard = core.receive(ReceivedMeasurement(beacon: beaconID, node: "office-1", room: "office", distance: 0.5,
+                                                     proximity: .near), at: startTime + 1)
+        let topics = heard.map(\.topic)
+        let options = try #require(topics.firstIndex { $0.hasSuffix("alice-keys_room/config") })
+        #expect(heard[options].payload.contains(#""options":["attic","hall","office","not_home"]"#))
+        #expect(topics.contains("homeassistant/binary_sensor/beaconpresence_presence/node_office-1_connectivity/config"))
+        let placed = core.tick(at: startTime + 3)
+        #expect(placed.contains { $0.topic == "presence/locations/alice-keys/room" && $0.payload == "office" })
+        #expect(!placed.contains { $0.topic.hasPrefix("homeassistant/") })
+        // Everything again for Home Assistant's restart: aggregator first, nodes, then beacons.
+        let all = core.discoveryMessages().map(\.topic)
+        #expect(all.first == aggregator)
+        #expect(all.filter { $0.contains("_connectivity/") }.count == 4)
+        #expect(all.last?.hasSuffix("alice-keys_distance/config") == true)
+    }
+
+    private func roomOptions(_ message: MQTTMessage) throws -> [String] {
+        guard case .array(let values)? = try object(message)["options"] else { return [] }
+        return values.compactMap { if case .string(let text) = $0 { text } else { nil } }
+    }
+
+    private func expectOrigin(_ config: JSONObject) throws {
+        let origin = try #require(config.object("origin"))
+        #expect(origin.string("name") == "BeaconPresence")
+        #expect(origin.string("sw_version") == "9.8.7" || origin.string("sw_version") == "1.0")
+        #expect(origin.string("support_url") == "https://example.org/beaconpresence")
+    }
+
+    /// The next `count` distinct config messages, by topic (other messages on the filter skipped).
+    private func collect(_ reader: MessageReader, count: Int) async throws -> [String: JSONObject] {
         var configs: [String: JSONObject] = [:]
-        while configs.count < 3 {
+        while configs.count < count {
             let message = try await reader.next()
             guard message.topic.hasSuffix("/config") else { continue }
             configs[message.topic] = try object(message)

@@ -204,6 +204,11 @@ public struct RoomDecider: Sendable {
     /// How many beacons the decider holds state for (its memory grows with this).
     public var beaconCount: Int { slotByBeacon.count }
 
+    /// Nodes and rooms met so far (`not_home` counted among the rooms): each only grows, so a
+    /// caller learns that an update met a new node or room by comparing counts, without hashing names.
+    public var knownNodeCount: Int { nodeNames.count }
+    public var knownRoomCount: Int { roomNames.count }
+
     /// Whether `node` is currently reported offline.
     public func isOffline(node: String) -> Bool {
         guard offlineNodeCount > 0, let code = nodeCodes[node] else { return false }

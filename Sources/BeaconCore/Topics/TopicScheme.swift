@@ -89,11 +89,19 @@ public struct TopicScheme: Hashable, Sendable {
     /// Every node's status: `<root>/nodes/+/status`.
     public var allNodeStatuses: String { "\(root)/nodes/+/status" }
 
+    /// Every node's info: `<root>/nodes/+/info`.
+    public var allNodeInfos: String { "\(root)/nodes/+/info" }
+
     /// The node id of a `<root>/nodes/<node>/status` topic, nil for any other topic.
-    public func nodeOfStatusTopic(_ topic: String) -> String? {
+    public func nodeOfStatusTopic(_ topic: String) -> String? { node(of: topic, leaf: "/status") }
+
+    /// The node id of a `<root>/nodes/<node>/info` topic, nil for any other topic.
+    public func nodeOfInfoTopic(_ topic: String) -> String? { node(of: topic, leaf: "/info") }
+
+    private func node(of topic: String, leaf: String) -> String? {
         let prefix = root + "/nodes/"
-        guard topic.hasPrefix(prefix), topic.hasSuffix("/status") else { return nil }
-        let node = topic.dropFirst(prefix.count).dropLast("/status".count)
+        guard topic.hasPrefix(prefix), topic.hasSuffix(leaf) else { return nil }
+        let node = topic.dropFirst(prefix.count).dropLast(leaf.count)
         return node.isEmpty || node.contains("/") ? nil : String(node)
     }
 

@@ -113,7 +113,13 @@ public struct AggregatorCore: Sendable {
     }
 
     public let configuration: AggregatorConfiguration
-    public let discovery: HomeAssistantDiscovery?
+    /// Nil when discovery is off. Its `rooms` grow as rooms are met (node info, measurements,
+    /// restored locations).
+    public private(set) var discovery: HomeAssistantDiscovery?
+    /// Nodes announced to Home Assistant as devices, with what their device shows.
+    private var nodeDevices: [TopicLevelID: HomeAssistantDiscovery.NodeDevice] = [:]
+    /// Whether the aggregator's own device was announced in this run (node devices name it).
+    private var aggregatorAnnounced = false
     public private(set) var decider: RoomDecider
     /// Per decider slot (`RoomDecider.BeaconSlot.index`): the beacons this core tracks. The decider
     /// holds a slot exactly for each tracked beacon (the core forgets both together).
@@ -162,10 +168,24 @@ public struct AggregatorCore: Sendable {
             guard let known = decider.slot(of: measurement.beacon) else { return [] }
             slot = known
         } else {
+            // A new beacon's first configs then carry the room it is heard in (not a second room
+            // config a moment later, while Home Assistant is still creating the entity).
+            if discovery != nil, decider.slot(of: measurement.beacon) == nil {
+                noteNode(measurement.node, room: measurement.room, version: nil, into: &out)
+            }
             slot = track(measurement.beacon, name: measurement.name, heardAt: time, into: &out)
         }
-        if let decision = decider.update(node: measurement.node, room: measurement.room, distance: measurement.distance,
-                                         proximity: measurement.proximity, in: slot, at: time) {
+        let knownNodes = decider.knownNodeCount
+        let knownRooms = decider.knownRoomCount
+        let decision = decider.update(node: measurement.node, room: measurement.room, distance: measurement.distance,
+                                      proximity: measurement.proximity, in: slot, at: time)
+        // A node or room the decider had not met: announce it before any decision names it (the
+        // room sensors' options must hold a room before it is a state). Two counts compared, no
+        // hashing, in the usual case.
+        if discovery != nil, decider.knownNodeCount != knownNodes || decider.knownRoomCount != knownRooms {
+            noteNode(measurement.node, room: measurement.isSilence ? nil : measurement.room, version: nil, into: &out)
+        }
+        if let decision {
             apply(decision, slot: slot.index, at: time, into: &out)
         } else {
             refresh(slot.index, into: &out)
@@ -177,6 +197,9 @@ public struct AggregatorCore: Sendable {
     /// A node's status (`online`/`offline`): an offline node's evidence is dropped at once.
     public mutating func nodeStatus(node: String, online: Bool, at time: Instant) -> [AggregatorPublication] {
         var out: [AggregatorPublication] = []
+        if discovery != nil, let id = TopicLevelID(node), nodeDevices[id] == nil {
+            noteNode(node, room: nil, version: nil, into: &out)
+        }
         for decision in decider.setNodeStatus(node: node, online: online, at: time) {
             guard let slot = decider.slot(of: decision.beacon) else { continue }
             apply(decision, slot: slot.index, at: time, into: &out)
@@ -190,6 +213,8 @@ public struct AggregatorCore: Sendable {
     public mutating func restore(_ location: BeaconLocation, at time: Instant) -> [AggregatorPublication] {
         guard decider.slot(of: location.beacon) == nil else { return [] }
         var out: [AggregatorPublication] = []
+        // Its room is a state Home Assistant already holds: the options must keep it.
+        addRoom(location.room, into: &out)
         let slot = track(location.beacon, name: nil, heardAt: time, into: &out).index
         guard let entry = entries[slot] else { return out }
         var restored = location
@@ -267,13 +292,43 @@ public struct AggregatorCore: Sendable {
         return out
     }
 
-    /// The discovery configs of every beacon (none when discovery is off).
+    /// The discovery configs of the aggregator, every node and every beacon (none when discovery
+    /// is off).
     public func discoveryMessages() -> [AggregatorPublication] {
         guard let discovery else { return [] }
-        return slotsByBeacon().flatMap { slot -> [AggregatorPublication] in
+        var out = [discovery.aggregatorConfiguration()]
+        for node in nodeDevices.keys.sorted() {
+            out += discovery.nodeConfigurations(node: node, device: nodeDevices[node] ?? .init())
+        }
+        return out + slotsByBeacon().flatMap { slot -> [AggregatorPublication] in
             guard let entry = entries[slot] else { return [] }
             return discovery.configurations(beacon: entry.id, canonical: entry.beacon, name: entry.name)
         }
+    }
+
+    /// The aggregator's own device, once per run (at the first connect): empty after that, and
+    /// when discovery is off.
+    public mutating func announceAggregator() -> [AggregatorPublication] {
+        var out: [AggregatorPublication] = []
+        announceAggregator(into: &out)
+        return out
+    }
+
+    /// A node's retained info (`{"node","room","version",…}`): its device shows its room (as the
+    /// suggested area) and version, and its room joins the room sensors' options. An empty
+    /// (cleared) or unreadable message changes nothing: the info is a display, not evidence.
+    public mutating func nodeInfo(node: String, payload: [UInt8]) -> [AggregatorPublication] {
+        guard discovery != nil, !payload.isEmpty,
+            let value = try? JSONParser.parse(payload, maximumBytes: 4096, maximumDepth: 4),
+            case .object(let object) = value
+        else { return [] }
+        var room: String?
+        if case .string(let text)? = object["room"], TopicLevelID.isValid(text), text != RoomDecision.notHome { room = text }
+        var version: String?
+        if case .string(let text)? = object["version"], !text.isEmpty, text.utf8.count <= 64 { version = text }
+        var out: [AggregatorPublication] = []
+        noteNode(node, room: room, version: version, into: &out)
+        return out
     }
 
     /// The published location of a beacon, by canonical id, with the decider's latest distance,
@@ -337,6 +392,40 @@ public struct AggregatorCore: Sendable {
         return slot
     }
 
+    // MARK: - Discovery of rooms and nodes
+
+    private mutating func announceAggregator(into out: inout [AggregatorPublication]) {
+        guard !aggregatorAnnounced, let discovery else { return }
+        aggregatorAnnounced = true
+        out.append(discovery.aggregatorConfiguration())
+    }
+
+    /// A room met: if new, it joins the options and every tracked beacon's room config is sent
+    /// again (a beacon tracked later gets it with its first config).
+    private mutating func addRoom(_ room: String, into out: inout [AggregatorPublication]) {
+        guard discovery?.addRoom(room) == true, let discovery else { return }
+        for slot in slotsByBeacon() {
+            guard let entry = entries[slot] else { continue }
+            out.append(discovery.configuration(.room, beacon: entry.id, canonical: entry.beacon, name: entry.name))
+        }
+    }
+
+    /// A node met (status, info or measurement): its device is announced, or announced again when
+    /// what it shows changed; its room is added to the options.
+    private mutating func noteNode(_ name: String, room: String?, version: String?, into out: inout [AggregatorPublication]) {
+        guard discovery != nil else { return }
+        if let room { addRoom(room, into: &out) }
+        guard let node = TopicLevelID(name) else { return }
+        let known = nodeDevices[node]
+        var device = known ?? HomeAssistantDiscovery.NodeDevice()
+        if let room { device.room = room }
+        if let version { device.version = version }
+        guard device != known, let discovery else { return }
+        nodeDevices[node] = device
+        announceAggregator(into: &out)
+        out += discovery.nodeConfigurations(node: node, device: device)
+    }
+
     /// Stops tracking the beacon in `slot`: clears its retained topics and discovery entities.
     private mutating func forget(_ slot: Int, roomMessageAtTick: Bool = false, into out: inout [AggregatorPublication]) {
         guard hot[slot].isTracked, let entry = entries[slot] else { return }
@@ -353,9 +442,10 @@ public struct AggregatorCore: Sendable {
             hot.removeAll()
             entries.removeAll()
         }
+        // The entities go first: an empty room payload is no option of the room sensor.
+        if let discovery { out += discovery.removals(beacon: entry.id) }
         out.append(.clear(topics.location(entry.id)))
         out.append(.clear(topics.locationRoom(entry.id)))
-        if let discovery { out += discovery.removals(beacon: entry.id) }
     }
 
     private mutating func appendNewestUnknown(_ slot: Int) {

@@ -11,7 +11,8 @@ import Synchronization
 ///   `online` at every (re)connect; after a reconnect it re-publishes its whole retained state.
 /// - Subscribes to `<root>/beacons/+/+` (measurements), `<root>/nodes/+/status` (offline nodes are
 ///   ignored), `<root>/locations/+` (its own retained locations: restored at start, so a restart
-///   does not send everyone to `not_home`) and, with discovery on, `<prefix>/status` (discovery is
+///   does not send everyone to `not_home`) and, with discovery on, `<root>/nodes/+/info` (node
+///   devices and the rooms of the room sensors' options) and `<prefix>/status` (discovery is
 ///   re-sent when Home Assistant says `online`).
 /// - Ticks the core on the injected clock's ticks (every `tickInterval` seconds live).
 /// - Malformed measurements are counted (`statistics`) and logged at most once a minute; so are
@@ -47,6 +48,7 @@ public final class AggregatorService: Service, Sendable {
     private enum Input: Sendable {
         case measurement(MQTTMessage)
         case nodeStatus(MQTTMessage)
+        case nodeInfo(MQTTMessage)
         case location(MQTTMessage)
         case homeAssistantStatus(MQTTMessage)
         case connection(MQTTConnectionEvent)
@@ -134,7 +136,11 @@ public final class AggregatorService: Service, Sendable {
             "instance": "\(configuration.failover.enabled ? configuration.failover.instance?.rawValue ?? "-" : "-")",
         ])
 
-        // Our own retained locations first: the broker sends them right after this SUBACK, so they
+        // With discovery, the nodes' retained info first: their rooms are then the room sensors'
+        // options before restored beacons are announced, not added one by one after them.
+        var infos: MQTTSubscription?
+        if core.discovery != nil { infos = try await connection.subscribe(topics.allNodeInfos) }
+        // Our own retained locations next: the broker sends them right after this SUBACK, so they
         // are restored before most measurements arrive.
         let locations = try await connection.subscribe(topics.location("+"))
         let statuses = try await connection.subscribe(topics.allNodeStatuses)
@@ -156,6 +162,9 @@ public final class AggregatorService: Service, Sendable {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { for await message in locations { input.yield(.location(message)) } }
                 group.addTask { for await message in statuses { input.yield(.nodeStatus(message)) } }
+                if let infos {
+                    group.addTask { for await message in infos { input.yield(.nodeInfo(message)) } }
+                }
                 group.addTask { for await message in measurements { input.yield(.measurement(message)) } }
                 if let homeAssistant = homeAssistant {
                     group.addTask { for await message in homeAssistant { input.yield(.homeAssistantStatus(message)) } }
@@ -196,7 +205,7 @@ public final class AggregatorService: Service, Sendable {
                         evictionsNoted = evicted
                     case .connection(.connected(_, let isReconnect)):
                         if leadership == nil {
-                            out = [.retained(topics.aggregatorStatus, "online")]
+                            out = [.retained(topics.aggregatorStatus, "online")] + core.announceAggregator()
                             if isReconnect { out += core.retainedState() }
                         } else {
                             // Sent after the SUBSCRIBEs of this connection, so it comes back after
@@ -249,6 +258,9 @@ public final class AggregatorService: Service, Sendable {
                         default: continue
                         }
                         counted = \.nodeStatuses
+                    case .nodeInfo(let message):
+                        guard let node = topics.nodeOfInfoTopic(message.topic) else { continue }
+                        out = core.nodeInfo(node: node, payload: message.payload)
                     case .location(let message):
                         // Only what the broker kept from before (retain flag set); our own live
                         // publications (or the leader's) come back without it.

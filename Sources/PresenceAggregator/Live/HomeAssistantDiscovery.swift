@@ -1,13 +1,25 @@
 import BeaconCore
 
-/// Home Assistant MQTT discovery for the aggregator's beacons: per beacon one device with a
-/// `device_tracker` (source `bluetooth_le`; its state is the room name or `not_home`, which Home
-/// Assistant shows as the location), a room sensor and a diagnostic distance sensor, all available
-/// while `<root>/aggregator/status` is `online`.
+/// Home Assistant MQTT discovery (MQTT.md's `homeassistant/…/config` row).
 ///
-/// Config topics are `<prefix>/<component>/beaconpresence_<root>/<beacon>/config` with `/` in the
+/// - Per beacon one device with a `device_tracker` (source `bluetooth_le`) whose state is `home`
+///   or `not_home`, so that Home Assistant's `person` and `zone.home` use it; its one attribute,
+///   `room`, changes only with the room, so Home Assistant's recorder stores a tracker state per
+///   room change, not per measurement. A *Room* sensor (`device_class: enum`) whose `options` are
+///   every room the site knows plus `not_home`: Home Assistant refuses a state outside them, so
+///   `addRoom` must be followed by every beacon's room config before that room is published as a
+///   state. A diagnostic *Distance* sensor. All three are available while
+///   `<root>/aggregator/status` is `online`.
+/// - The aggregator is a device of its own, with a connectivity sensor on its status.
+/// - Each node is a device `via` the aggregator, with a connectivity sensor on
+///   `<root>/nodes/<node>/status` and its telemetry as diagnostic sensors, unavailable while the
+///   node is offline and expiring when telemetry stops coming.
+///
+/// Config topics are `<prefix>/<component>/beaconpresence_<root>/<object>/config` with `/` in the
 /// root written `_` (`siteID`), and `unique_id`s and device identifiers carry the root too, so two
-/// sites on one broker (or one Home Assistant) never collide.
+/// sites on one broker (or one Home Assistant) never collide. A beacon's objects end in `_tracker`,
+/// `_room` or `_distance`, a node's are `node_<node>_<entity>` with other endings, and the
+/// aggregator's is `aggregator_connectivity`: no id of one can name another's.
 public struct HomeAssistantDiscovery: Sendable {
     /// Who publishes the entities (discovery's `origin`).
     public struct Origin: Sendable, Hashable {
@@ -32,23 +44,95 @@ public struct HomeAssistantDiscovery: Sendable {
         var component: String { self == .tracker ? "device_tracker" : "sensor" }
     }
 
+    /// One entity of a node's device: its connectivity, and a field of its telemetry each.
+    public enum NodeEntity: String, Sendable, CaseIterable {
+        case connectivity
+        case advertsPerSecond = "adverts_per_second"
+        case beacons
+        case reconnects
+        /// The radio's state (`scanning`, `retrying`), when the agent reports one: unknown otherwise.
+        case radio
+
+        var component: String { self == .connectivity ? "binary_sensor" : "sensor" }
+
+        /// The telemetry key the sensor shows (nil for connectivity).
+        var telemetryKey: String? {
+            switch self {
+            case .connectivity: nil
+            case .advertsPerSecond: "advertsPerSecond"
+            case .beacons: "beacons"
+            case .reconnects: "reconnects"
+            case .radio: "radio"
+            }
+        }
+
+        var name: String {
+            switch self {
+            case .connectivity: "Connectivity"
+            case .advertsPerSecond: "Adverts per second"
+            case .beacons: "Beacons"
+            case .reconnects: "Reconnects"
+            case .radio: "Radio"
+            }
+        }
+    }
+
+    /// What a node's device shows besides its id: from its info message, when one was seen.
+    public struct NodeDevice: Sendable, Hashable {
+        /// Given to Home Assistant as the device's suggested area.
+        public var room: String?
+        public var version: String?
+
+        public init(room: String? = nil, version: String? = nil) {
+            self.room = room
+            self.version = version
+        }
+    }
+
+    /// Seconds without telemetry after which a node's telemetry sensors turn unavailable: three
+    /// of the agents' default 30 s intervals, so one lost message (QoS 0) is no gap.
+    public static let telemetryExpiry = 90
+
     public let prefix: String
     public let topics: TopicScheme
     public let origin: Origin
     /// `beaconpresence_<root with / as _>`: the site's part of every id, so two sites on one broker
     /// or one Home Assistant (`hq/presence`, `lab/presence`) never share an id.
     public let siteID: String
+    /// Every room the site knows, sorted: the room sensors' `options` (with `not_home` after them).
+    public private(set) var rooms: [String] = []
     /// Per entity, its payload cut around the beacon's fields (`payload` rendered once with
     /// placeholders): a new beacon's three configs are then a few appends each instead of a JSON
     /// writer's work (they were half the aggregator's cold start). Nil if the cut did not
-    /// reproduce `payload` (a placeholder character in the prefix, root or origin).
+    /// reproduce `payload` (a placeholder character in the prefix, root or origin). Cut again
+    /// when a room is added.
     private var templates: [PayloadTemplate]?
 
-    public init(prefix: String, topics: TopicScheme, origin: Origin) {
+    public init(prefix: String, topics: TopicScheme, origin: Origin, rooms: [String] = []) {
         self.prefix = prefix
         self.topics = topics
         self.origin = origin
         siteID = Self.siteID(root: topics.root)
+        self.rooms = Array(Set(rooms.filter { $0 != RoomDecision.notHome })).sorted()
+        cutTemplates()
+    }
+
+    /// Adds a room to the room sensors' options; false if it was known (or is `not_home`). After
+    /// true, every beacon's room config must be sent again before any beacon is in that room.
+    public mutating func addRoom(_ room: String) -> Bool {
+        guard room != RoomDecision.notHome else { return false }
+        var low = 0, high = rooms.count
+        while low < high {
+            let middle = (low + high) / 2
+            if rooms[middle] < room { low = middle + 1 } else { high = middle }
+        }
+        guard low == rooms.count || rooms[low] != room else { return false }
+        rooms.insert(room, at: low)
+        cutTemplates()
+        return true
+    }
+
+    private mutating func cutTemplates() {
         templates = nil
         let templates = Entity.allCases.map { PayloadTemplate(render($0, id: PayloadTemplate.Field.id.placeholder,
             name: PayloadTemplate.Field.name.placeholder, model: PayloadTemplate.Field.model.placeholder,
@@ -94,14 +178,16 @@ public struct HomeAssistantDiscovery: Sendable {
 
     /// The retained config messages of one beacon.
     public func configurations(beacon id: String, canonical: BeaconID, name: String) -> [AggregatorPublication] {
-        guard let templates else {
-            return Entity.allCases.map { .retained(configTopic($0, beacon: id), payload($0, beacon: id, canonical: canonical, name: name)) }
+        Entity.allCases.map { configuration($0, beacon: id, canonical: canonical, name: name) }
+    }
+
+    /// The retained config message of one entity of a beacon.
+    public func configuration(_ entity: Entity, beacon id: String, canonical: BeaconID, name: String) -> AggregatorPublication {
+        guard let templates, let index = Entity.allCases.firstIndex(of: entity) else {
+            return .retained(configTopic(entity, beacon: id), payload(entity, beacon: id, canonical: canonical, name: name))
         }
-        let model = Self.model(of: canonical)
-        return zip(Entity.allCases, templates).map { entity, template in
-            .retained(configTopic(entity, beacon: id),
-                      template.render(id: id, name: name, model: model, serialNumber: canonical.rawValue))
-        }
+        return .retained(configTopic(entity, beacon: id),
+                         templates[index].render(id: id, name: name, model: Self.model(of: canonical), serialNumber: canonical.rawValue))
     }
 
     /// Empty retained messages: Home Assistant removes the beacon's entities (a forgotten beacon).
@@ -114,23 +200,35 @@ public struct HomeAssistantDiscovery: Sendable {
         render(entity, id: id, name: name, model: Self.model(of: canonical), serialNumber: canonical.rawValue)
     }
 
+    /// The tracker's state from the plain room topic: `home` for any room, `not_home` as it is,
+    /// and an empty payload (a forgotten beacon's cleared topic) left empty, which Home Assistant ignores.
+    public static let trackerStateTemplate = "{{ value if value in ('', 'not_home') else 'home' }}"
+    /// The tracker's attributes from the plain room topic: only the room, so they change with it.
+    public static let trackerAttributesTemplate = "{{ {'room': value} | tojson }}"
+
     private func render(_ entity: Entity, id: String, name: String, model: String, serialNumber: String) -> String {
         var json = JSONObjectWriter()
         switch entity {
         case .tracker:
-            // No name: the entity is named after its device ("Alice's keys").
+            // No name: the entity is named after its device ("Alice's keys"). No icon: Home
+            // Assistant's own shows home and away.
             json.addNull("name")
             json.add("unique_id", uniqueID(.tracker, beacon: id))
             json.add("state_topic", topics.locationRoom(id))
+            json.add("value_template", Self.trackerStateTemplate)
             json.add("payload_home", "home")
             json.add("payload_not_home", RoomDecision.notHome)
             json.add("source_type", "bluetooth_le")
-            json.add("json_attributes_topic", topics.location(id))
-            json.add("icon", "mdi:bluetooth")
+            // The plain room topic, not the location JSON, whose distance and candidates change
+            // with every measurement.
+            json.add("json_attributes_topic", topics.locationRoom(id))
+            json.add("json_attributes_template", Self.trackerAttributesTemplate)
         case .room:
             json.add("name", "Room")
             json.add("unique_id", uniqueID(.room, beacon: id))
             json.add("state_topic", topics.locationRoom(id))
+            json.add("device_class", "enum")
+            json.addRaw("options", JSONObjectWriter.array((rooms + [RoomDecision.notHome]).map(Self.quoted)))
             json.add("icon", "mdi:map-marker")
         case .distance:
             json.add("name", "Distance")
@@ -143,9 +241,7 @@ public struct HomeAssistantDiscovery: Sendable {
             json.add("state_class", "measurement")
             json.add("entity_category", "diagnostic")
         }
-        json.add("availability_topic", topics.aggregatorStatus)
-        json.add("payload_available", "online")
-        json.add("payload_not_available", "offline")
+        addAvailability(topics.aggregatorStatus, to: &json)
         json.add("qos", 1)
         var device = JSONObjectWriter()
         device.addRaw("identifiers", JSONObjectWriter.array([Self.quoted("\(siteID)_\(id)")]))
@@ -154,12 +250,105 @@ public struct HomeAssistantDiscovery: Sendable {
         device.add("model", model)
         device.add("serial_number", serialNumber)
         json.addRaw("device", device.json)
+        addOrigin(to: &json)
+        return json.json
+    }
+
+    // MARK: - The aggregator and the nodes
+
+    /// The aggregator device's identifier, which node devices name as `via_device`.
+    public var aggregatorIdentifier: String { "\(siteID)/aggregator" }
+
+    /// The aggregator device's one entity, its connectivity: `on` while its status is `online`.
+    public func aggregatorConfiguration() -> AggregatorPublication {
+        var json = JSONObjectWriter()
+        json.add("name", "Connectivity")
+        json.add("unique_id", "\(aggregatorIdentifier)/connectivity")
+        json.add("state_topic", topics.aggregatorStatus)
+        json.add("payload_on", "online")
+        json.add("payload_off", "offline")
+        json.add("device_class", "connectivity")
+        json.add("entity_category", "diagnostic")
+        json.add("qos", 1)
+        var device = JSONObjectWriter()
+        device.addRaw("identifiers", JSONObjectWriter.array([Self.quoted(aggregatorIdentifier)]))
+        device.add("name", topics.root == TopicScheme.default.root ? "BeaconPresence aggregator" : "BeaconPresence aggregator \(topics.root)")
+        device.add("manufacturer", origin.name)
+        device.add("model", "presence-aggregator")
+        device.add("sw_version", origin.softwareVersion)
+        json.addRaw("device", device.json)
+        addOrigin(to: &json)
+        return .retained("\(prefix)/binary_sensor/\(siteID)/aggregator_connectivity/config", json.json)
+    }
+
+    /// The config topic of one entity of a node.
+    public func configTopic(_ entity: NodeEntity, node: TopicLevelID) -> String {
+        "\(prefix)/\(entity.component)/\(siteID)/node_\(node)_\(entity.rawValue)/config"
+    }
+
+    /// The node device's identifier.
+    public func nodeIdentifier(_ node: TopicLevelID) -> String { "\(siteID)/nodes/\(node)" }
+
+    /// The retained config messages of one node's device.
+    public func nodeConfigurations(node: TopicLevelID, device: NodeDevice) -> [AggregatorPublication] {
+        NodeEntity.allCases.map { .retained(configTopic($0, node: node), nodePayload($0, node: node, device: device)) }
+    }
+
+    /// The discovery payload of one entity of a node.
+    public func nodePayload(_ entity: NodeEntity, node: TopicLevelID, device nodeDevice: NodeDevice) -> String {
+        let status = topics.nodeStatus(node)
+        var json = JSONObjectWriter()
+        json.add("name", entity.name)
+        json.add("unique_id", "\(nodeIdentifier(node))/\(entity.rawValue)")
+        if let key = entity.telemetryKey {
+            json.add("state_topic", topics.nodeTelemetry(node))
+            // `get`: a field this agent does not send (an older one, or no radio) is unknown, not
+            // a template error in Home Assistant's log.
+            json.add("value_template", "{{ value_json.get('\(key)') }}")
+            switch entity {
+            case .advertsPerSecond:
+                json.add("unit_of_measurement", "adverts/s")
+                json.add("state_class", "measurement")
+            case .beacons: json.add("state_class", "measurement")
+            case .reconnects: json.add("state_class", "total_increasing")
+            case .connectivity, .radio: break
+            }
+            json.add("expire_after", Self.telemetryExpiry)
+            addAvailability(status, to: &json)
+            json.add("qos", 0)
+        } else {
+            json.add("state_topic", status)
+            json.add("payload_on", "online")
+            json.add("payload_off", "offline")
+            json.add("device_class", "connectivity")
+            json.add("qos", 1)
+        }
+        json.add("entity_category", "diagnostic")
+        var device = JSONObjectWriter()
+        device.addRaw("identifiers", JSONObjectWriter.array([Self.quoted(nodeIdentifier(node))]))
+        device.add("name", "Node \(node)")
+        device.add("manufacturer", origin.name)
+        device.add("model", "presence-agent")
+        if let version = nodeDevice.version { device.add("sw_version", version) }
+        if let room = nodeDevice.room { device.add("suggested_area", room) }
+        device.add("via_device", aggregatorIdentifier)
+        json.addRaw("device", device.json)
+        addOrigin(to: &json)
+        return json.json
+    }
+
+    private func addAvailability(_ topic: String, to json: inout JSONObjectWriter) {
+        json.add("availability_topic", topic)
+        json.add("payload_available", "online")
+        json.add("payload_not_available", "offline")
+    }
+
+    private func addOrigin(to json: inout JSONObjectWriter) {
         var originObject = JSONObjectWriter()
         originObject.add("name", origin.name)
         originObject.add("sw_version", origin.softwareVersion)
         if let supportURL = origin.supportURL { originObject.add("support_url", supportURL) }
         json.addRaw("origin", originObject.json)
-        return json.json
     }
 
     /// The beacon's format, from its canonical id, as the device model.
