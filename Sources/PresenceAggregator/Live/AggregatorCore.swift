@@ -115,6 +115,9 @@ public struct AggregatorCore: Sendable {
     public let configuration: AggregatorConfiguration
     public let discovery: HomeAssistantDiscovery?
     public private(set) var decider: RoomDecider
+    /// The learned site model's decision (`decision.model`), beside `decider`, its fallback; nil
+    /// without a model. With one, its decisions are the ones published.
+    public private(set) var model: SiteModelDecider?
     /// Per decider slot (`RoomDecider.BeaconSlot.index`): the beacons this core tracks. The decider
     /// holds a slot exactly for each tracked beacon (the core forgets both together).
     private var hot: [Hot] = []
@@ -140,6 +143,7 @@ public struct AggregatorCore: Sendable {
     public init(configuration: AggregatorConfiguration, softwareVersion: String, supportURL: String? = nil) {
         self.configuration = configuration
         decider = RoomDecider(parameters: configuration.decision)
+        model = configuration.siteModel.map(SiteModelDecider.init(model:))
         discovery = configuration.homeAssistantDiscovery
             ? HomeAssistantDiscovery(prefix: configuration.homeAssistantPrefix, topics: configuration.topics,
                                      origin: .init(softwareVersion: softwareVersion, supportURL: supportURL))
@@ -164,8 +168,12 @@ public struct AggregatorCore: Sendable {
         } else {
             slot = track(measurement.beacon, name: measurement.name, heardAt: time, into: &out)
         }
-        if let decision = decider.update(node: measurement.node, room: measurement.room, distance: measurement.distance,
-                                         proximity: measurement.proximity, in: slot, at: time) {
+        var decision = decider.update(node: measurement.node, room: measurement.room, distance: measurement.distance,
+                                      proximity: measurement.proximity, in: slot, at: time)
+        if model != nil {
+            decision = model!.update(measurement.evidence, physics: decider.decision(in: slot), at: time)
+        }
+        if let decision {
             apply(decision, slot: slot.index, at: time, into: &out)
         } else {
             refresh(slot.index, into: &out)
@@ -177,7 +185,12 @@ public struct AggregatorCore: Sendable {
     /// A node's status (`online`/`offline`): an offline node's evidence is dropped at once.
     public mutating func nodeStatus(node: String, online: Bool, at time: Instant) -> [AggregatorPublication] {
         var out: [AggregatorPublication] = []
-        for decision in decider.setNodeStatus(node: node, online: online, at: time) {
+        var decisions = decider.setNodeStatus(node: node, online: online, at: time)
+        if model != nil {
+            let decider = self.decider
+            decisions = model!.setNodeStatus(node: node, online: online, at: time) { decider.decision(for: $0) }
+        }
+        for decision in decisions {
             guard let slot = decider.slot(of: decision.beacon) else { continue }
             apply(decision, slot: slot.index, at: time, into: &out)
         }
@@ -209,7 +222,12 @@ public struct AggregatorCore: Sendable {
     /// since the last tick.
     public mutating func tick(at time: Instant) -> [AggregatorPublication] {
         var out: [AggregatorPublication] = []
-        for decision in decider.tick(at: time) {
+        var decisions = decider.tick(at: time)
+        if model != nil {
+            let decider = self.decider
+            decisions = model!.tick(at: time) { decider.decision(for: $0) }
+        }
+        for decision in decisions {
             guard let slot = decider.slot(of: decision.beacon) else { continue }
             apply(decision, slot: slot.index, at: time, into: &out)
         }
@@ -282,6 +300,11 @@ public struct AggregatorCore: Sendable {
         decider.slot(of: beacon).flatMap { currentLocation($0.index) }
     }
 
+    /// Nodes the site model does not know, each returned once (for the log); none without a model.
+    public mutating func takeUnknownNodes() -> [String] {
+        model?.takeUnknownNodes() ?? []
+    }
+
     /// Beacons the aggregator currently publishes, by canonical id.
     public var trackedBeacons: [BeaconID] { slotsByBeacon().compactMap { entries[$0]?.beacon } }
 
@@ -349,6 +372,7 @@ public struct AggregatorCore: Sendable {
         entries[slot] = nil
         trackedCount -= 1
         decider.forget(beacon: entry.beacon)
+        model?.forget(beacon: entry.beacon)
         if decider.slotCapacity == 0 {
             hot.removeAll()
             entries.removeAll()
