@@ -33,6 +33,8 @@ struct LearnCommand: ParsableCommand {
     @Option(help: "Experiment: smallest sigma, dB.") var minimumSigma: Double?
     @Option(help: "Experiment: outlier share.") var outlierShare: Double?
     @Option(help: "Experiment: prior strength, snapshots.") var priorSnapshots: Double?
+    @Option(help: "Experiment: the agents' publish step floor, dB (raw traces only).") var rssiStep: Double?
+    @Option(help: "Experiment: the agents' shortest interval between publications, seconds (raw traces only).") var minimumInterval: Double?
 
     func run() throws {
         var parameters = SiteModelParameters.default
@@ -43,6 +45,9 @@ struct LearnCommand: ParsableCommand {
         if let outlierShare { parameters.outlierShare = outlierShare }
         if let priorSnapshots { parameters.priorSnapshots = priorSnapshots }
 
+        var tracking = TrackingParameters.default
+        if let rssiStep { tracking.publish.rssiStep = rssiStep }
+        if let minimumInterval { tracking.publish.minimumInterval = minimumInterval }
         let recordings: [SiteModelEvaluation.Recording]
         do {
             let names = try FileManager.default.contentsOfDirectory(atPath: traces)
@@ -54,7 +59,7 @@ struct LearnCommand: ParsableCommand {
             StandardOutput.error("learn: \(traces): \(error.localizedDescription)\n")
             throw ExitCode(2)
         }
-        guard let model = SiteModelEvaluation.learn(recordings, parameters: parameters) else {
+        guard let model = SiteModelEvaluation.learn(recordings, parameters: parameters, tracking: tracking) else {
             StandardOutput.error("learn: \(traces): nothing to learn (no measurement falls within its truth)\n")
             throw ExitCode(2)
         }
@@ -70,7 +75,7 @@ struct LearnCommand: ParsableCommand {
         out.write("rooms (\(model.rooms.count)), samples of \(Self.format(model.parameters.sampleInterval)) s each:")
         for (index, room) in model.rooms.enumerated() { out.write("  \(room): \(model.samples[index])") }
         if !noScore {
-            let summary = SiteModelEvaluation.leaveOneOut(recordings, parameters: parameters)
+            let summary = SiteModelEvaluation.leaveOneOut(recordings, parameters: parameters, tracking: tracking)
             out.write("leave-one-recording-out (each recording decided by a model learned from the others):")
             out.write("  recording: accuracy / flaps / median switch latency")
             for recording in summary.recordings {

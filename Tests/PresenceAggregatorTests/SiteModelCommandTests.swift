@@ -141,3 +141,37 @@ import Testing
         #expect(throws: TruthLabeler.LineError.self) { _ = try labeler.room(named: "cellar") }
     }
 }
+
+@Suite struct SiteModelConfigurationTests {
+    @Test func decisionModelLoadsTheModelAndABadOneNamesTheKeyAndTheFile() throws {
+        let model = try #require(SiteModelEvaluation.learn(
+            try SiteModelEvaluation.loadRecordings(
+                directory: try sharedData("traces"),
+                names: ["danis-straight_01.trace.csv", "danis-straight_01.truth.csv"])))
+        let good = try temporaryFile(model.json, name: "site.model.json")
+        let config = try temporaryFile("decision:\n  model: \(good)\n", name: "aggregator.yaml")
+        let loaded = try AggregatorConfiguration.load(file: config, environment: [:], flags: [:])
+        #expect(loaded.siteModel == model.roundTripped)
+
+        let bad = try temporaryFile("{\"format\": \"beacon-presence-site-model\",\n\"version\": 7}", name: "bad.json")
+        let badConfig = try temporaryFile("decision:\n  model: \(bad)\n", name: "aggregator.yaml")
+        #expect(throws: AggregatorConfigurationError.self) {
+            _ = try AggregatorConfiguration.load(file: badConfig, environment: [:], flags: [:])
+        }
+        do {
+            _ = try AggregatorConfiguration.load(file: badConfig, environment: [:], flags: [:])
+        } catch {
+            #expect("\(error)" == "decision.model: \(bad): version: version 7 is not supported (this program reads version 1)")
+        }
+        do {
+            _ = try AggregatorConfiguration.load(file: nil, environment: ["PRESENCE_MODEL": bad], flags: [:])
+        } catch {
+            #expect("\(error)".hasPrefix("PRESENCE_MODEL: \(bad): version: "))
+        }
+    }
+}
+
+extension SiteModel {
+    /// The model as its file reads back (numbers rounded as written).
+    var roundTripped: SiteModel? { try? SiteModel(json: Array(json.utf8)) }
+}
