@@ -18,6 +18,8 @@ public enum TraceReplayRunner {
         public var rows: Int
         /// Lines up to 10 ms out of order, taken at the previous time.
         public var reorderedLines: Int
+        /// Nodes of the trace that the site model does not know (left to the physics decision).
+        public var unknownNodes: [String] = []
     }
 
     /// Replays the trace at `path`; throws `TraceError` (naming the line) for a malformed trace or
@@ -64,6 +66,7 @@ public enum TraceReplayRunner {
         }
         guard headerWritten else { throw TraceError(line: 1, problem: "empty file: header missing") }
         summary.reorderedLines = parser.reorderedLines
+        summary.unknownNodes = replay.takeUnknownNodes()
         return summary
     }
 }

@@ -87,6 +87,9 @@ struct ReplayCommand: ParsableCommand {
                 path: trace, output: mode, tracking: tracking, decision: decision, model: siteModel
             ) { writer.write($0) }
             writer.flush()
+            for node in summary.unknownNodes {
+                StandardOutput.error("replay: site model: node '\(node)' is not in the model; its measurements are left to the physics decision\n")
+            }
             if summary.reorderedLines > 0 {
                 StandardOutput.error("replay: \(summary.reorderedLines) line(s) up to 10 ms out of order were taken at the previous time\n")
             }

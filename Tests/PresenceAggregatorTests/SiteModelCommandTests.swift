@@ -41,6 +41,24 @@ import Testing
         #expect(rows.allSatisfy { row in model.rooms.contains { row.contains(",\($0),") } })
     }
 
+    @Test func nodesTheModelDoesNotKnowAreNamedOnceAndTheirBeaconFollowsPhysics() throws {
+        let tool = try BuildProducts.executable(named: "presence-aggregator")
+        let work = try directory()
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        // A model of another site: none of the trace's nodes is in it.
+        let look = #"{"heard":0.9,"mean":0,"sigma":3}"#
+        try #"{"format":"beacon-presence-site-model","version":1,"rooms":[{"name":"attic","nodes":{"x1":\#(look)}},{"name":"cellar","nodes":{"x1":\#(look)}}]}"#
+            .write(toFile: work + "/other.json", atomically: true, encoding: .utf8)
+        let trace = try sharedData("traces/danis-straight_01.trace.csv")
+        let withModel = try ToolRunner.run(tool, ["replay", "--trace", trace, "--model", work + "/other.json"], separateErrors: true)
+        let physics = try ToolRunner.run(tool, ["replay", "--trace", trace], separateErrors: true)
+        #expect(withModel.status == 0)
+        #expect(withModel.output == physics.output)
+        let named = withModel.errors.split(separator: "\n").filter { $0.contains("is not in the model") }
+        #expect(named.count == 12, "\(withModel.errors)")
+        #expect(named.filter { $0.contains("'sensor10'") }.count == 1)
+    }
+
     @Test func aTraceWithoutTruthIsAnErrorNamingTheFile() throws {
         let tool = try BuildProducts.executable(named: "presence-aggregator")
         let work = try directory()
