@@ -113,7 +113,7 @@ let package = Package(
         .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "TestSupport"]),
         .testTarget(
             name: "PresenceAggregatorTests",
-            dependencies: ["PresenceAggregator", "BeaconCore", "MQTTClient", "TestSupport"]
+            dependencies: ["PresenceAggregator", "BeaconCore", "BluetoothHCI", "MQTTClient", "TestSupport"]
         ),
         .testTarget(
             name: "PresenceAgentTests",

@@ -5,6 +5,20 @@ import BeaconCore
 public enum ReplayCSV {
     public static let decisionHeader = "time,beacon,room,distance"
     public static let measurementHeader = "time,node,room,beacon,rssi,rssiFiltered,sigma,distance,proximity"
+    /// A recorded trace of published measurements (TRACE.md "Recorded traces"): a trace whose
+    /// `rssi` is the published filtered RSSI in whole dBm (−127 when the message had none), with
+    /// what was published beside it; its `proximity` column marks it as already filtered.
+    public static let recordHeader = "time,node,room,beacon,rssi,measuredPower,rssiFiltered,distance,proximity"
+
+    /// One received measurement as a recorded trace's row.
+    public static func recordRow(time: Instant, evidence: NodeEvidence) -> String {
+        let filtered = evidence.rssiFiltered.isFinite ? evidence.rssiFiltered : nil
+        let rssi = filtered.map { Int(max(-1000, min(1000, $0)).rounded()) } ?? -127
+        let distance = evidence.isSilence ? "" : evidence.distance.map { fixed($0, decimals: 2) } ?? ""
+        return "\(fixed(time.seconds, decimals: 3)),\(evidence.node),\(evidence.room),\(evidence.beacon.rawValue),\(rssi),,"
+            + "\(filtered.map { fixed($0, decimals: 2) } ?? ""),\(distance),"
+            + (evidence.isSilence ? Proximity.unknown.rawValue : evidence.proximity.rawValue)
+    }
 
     /// `0.350,beacon1,zone4,2.41`; the distance is empty for `not_home`.
     public static func decisionRow(_ decision: RoomDecision, at time: Instant) -> String {

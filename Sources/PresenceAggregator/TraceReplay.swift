@@ -5,7 +5,10 @@ import BeaconCore
 /// distance, proximity, publish policy), and only what a node would actually publish reaches the
 /// `RoomDecider` — exactly what the live aggregator would have seen over MQTT. Like a live node,
 /// which ticks at least once a second, every track is checked for silence at each sample's time
-/// and at each one-second tick, and its one `unknown` measurement is delivered then.
+/// and at each one-second tick, and its one `unknown` measurement is delivered then. A recorded
+/// trace of published measurements (TRACE.md "Recorded traces") skips the nodes' filter: its rows
+/// are handed to the decision as the aggregator received them. With a site model
+/// (`SiteModelDecider`) the model decides, beside the physics decision it falls back on.
 public struct TraceReplay: Sendable {
     /// One input sample after the node's filter (`--output measurements`).
     public struct Measurement: Sendable, Hashable {
@@ -38,6 +41,12 @@ public struct TraceReplay: Sendable {
     /// falls due in the gap is reported when it would have happened live.
     public let tickInterval: Double
     public private(set) var decider: RoomDecider
+    /// The learned site model's decision, when replaying with `--model`.
+    public private(set) var model: SiteModelDecider?
+    /// Keep every published measurement in `publishedMeasurements` (for learning).
+    public var keepsPublished = false
+    /// The measurements the nodes published, in order, while `keepsPublished` is set.
+    public private(set) var publishedMeasurements: [SiteModelLearner.Measurement] = []
     private var tracks: [TrackKey: BeaconTrack] = [:]
     /// The tracks in order of (beacon, node), so silences are delivered deterministically.
     private var trackOrder: [TrackKey] = []
@@ -49,10 +58,22 @@ public struct TraceReplay: Sendable {
     public private(set) var published = 0
 
     public init(tracking: TrackingParameters = .default, decision: RoomDecisionParameters = .default,
-                tickInterval: Double = 1) {
+                tickInterval: Double = 1, model: SiteModel? = nil) {
         self.tracking = tracking
         self.tickInterval = tickInterval.isFinite && tickInterval > 0 ? tickInterval : 1
         decider = RoomDecider(parameters: decision)
+        self.model = model.map(SiteModelDecider.init(model:))
+    }
+
+    /// The published measurements kept since the last call (with `keepsPublished`).
+    public mutating func takePublished() -> [SiteModelLearner.Measurement] {
+        defer { publishedMeasurements.removeAll(keepingCapacity: true) }
+        return publishedMeasurements
+    }
+
+    /// Nodes the model does not know, each returned once (for the log).
+    public mutating func takeUnknownNodes() -> [String] {
+        model?.takeUnknownNodes() ?? []
     }
 
     /// Folds in one trace sample at its own time.
@@ -68,6 +89,21 @@ public struct TraceReplay: Sendable {
         }
         decisions += passTime(to: sample.time)
         if lastTick.map({ sample.time > $0 }) ?? true { lastTick = sample.time }
+        if rooms[sample.node] == nil { rooms[sample.node] = sample.room }
+        if let publication = sample.publication {
+            // Recorded as received: no node filter to run, no silence to detect (it is in the record).
+            let update = TrackUpdate(
+                rssi: sample.rssi, rssiFiltered: publication.rssiFiltered ?? Double(sample.rssi), sigma: 0,
+                measuredPower: Double(sample.measuredPower ?? 0), distance: publication.distance,
+                proximity: publication.isSilence ? .unknown : publication.proximity, shouldPublish: true)
+            published += 1
+            let evidence = NodeEvidence(beacon: sample.beacon, node: sample.node, room: sample.room,
+                                        rssiFiltered: update.rssiFiltered, sigma: 0,
+                                        distance: publication.isSilence ? nil : publication.distance,
+                                        proximity: update.proximity)
+            decisions += deliver(evidence, at: sample.time)
+            return Step(measurement: Measurement(sample: sample, update: update), decisions: decisions)
+        }
         let key = TrackKey(beacon: sample.beacon, node: sample.node)
         var track: BeaconTrack
         if let existing = tracks.removeValue(forKey: key) {
@@ -81,11 +117,8 @@ public struct TraceReplay: Sendable {
         tracks[key] = track
         if update.shouldPublish {
             published += 1
-            if let decision = decider.update(evidence(key, room: sample.room, update), at: sample.time) {
-                decisions.append(TimedDecision(time: sample.time, decision: decision))
-            }
+            decisions += deliver(evidence(key, room: sample.room, update), at: sample.time)
         }
-        if rooms[sample.node] == nil { rooms[sample.node] = sample.room }
         return Step(measurement: Measurement(sample: sample, update: update), decisions: decisions)
     }
 
@@ -99,13 +132,29 @@ public struct TraceReplay: Sendable {
                 guard let silence = tracks[key]?.checkSilence(at: time) else { continue }
                 published += 1
                 let room = rooms[key.node] ?? ""
-                if let decision = decider.update(evidence(key, room: room, silence), at: time) {
-                    decisions.append(TimedDecision(time: time, decision: decision))
-                }
+                decisions += deliver(evidence(key, room: room, silence), at: time)
             }
         }
-        decisions += decider.tick(at: time).map { TimedDecision(time: time, decision: $0) }
+        let physics = decider.tick(at: time)
+        if model != nil {
+            let decider = self.decider
+            decisions += model!.tick(at: time) { decider.decision(for: $0) }.map { TimedDecision(time: time, decision: $0) }
+        } else {
+            decisions += physics.map { TimedDecision(time: time, decision: $0) }
+        }
         return decisions
+    }
+
+    /// One published measurement reaches the aggregator: the physics decision, and the model's
+    /// beside it when there is one (its decisions are then the ones that count).
+    private mutating func deliver(_ evidence: NodeEvidence, at time: Instant) -> [TimedDecision] {
+        if keepsPublished { publishedMeasurements.append(.init(time: time, evidence: evidence)) }
+        let physics = decider.update(evidence, at: time)
+        if model != nil {
+            let current = decider.decision(for: evidence.beacon)
+            return model!.update(evidence, physics: current, at: time).map { [TimedDecision(time: time, decision: $0)] } ?? []
+        }
+        return physics.map { [TimedDecision(time: time, decision: $0)] } ?? []
     }
 
     private func evidence(_ key: TrackKey, room: String, _ update: TrackUpdate) -> NodeEvidence {
@@ -116,9 +165,9 @@ public struct TraceReplay: Sendable {
     /// Replays `samples` and returns the decision rows (time of each change and the decision).
     public static func decisions(
         of samples: [TraceSample], tracking: TrackingParameters = .default,
-        decision: RoomDecisionParameters = .default
+        decision: RoomDecisionParameters = .default, model: SiteModel? = nil
     ) -> [(time: Instant, decision: RoomDecision)] {
-        var replay = TraceReplay(tracking: tracking, decision: decision)
+        var replay = TraceReplay(tracking: tracking, decision: decision, model: model)
         var rows: [(time: Instant, decision: RoomDecision)] = []
         for sample in samples {
             for timed in replay.step(sample).decisions { rows.append((timed.time, timed.decision)) }

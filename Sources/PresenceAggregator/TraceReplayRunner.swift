@@ -8,6 +8,9 @@ public enum TraceReplayRunner {
         case decisions
         /// One row per input sample after the node's filter.
         case measurements
+        /// What the nodes published, as a recorded trace (`ReplayCSV.recordHeader`), the format
+        /// `presence-aggregator run --record` writes.
+        case published
     }
 
     public struct Summary: Sendable, Hashable {
@@ -15,6 +18,8 @@ public enum TraceReplayRunner {
         public var rows: Int
         /// Lines up to 10 ms out of order, taken at the previous time.
         public var reorderedLines: Int
+        /// Nodes of the trace that the site model does not know (left to the physics decision).
+        public var unknownNodes: [String] = []
     }
 
     /// Replays the trace at `path`; throws `TraceError` (naming the line) for a malformed trace or
@@ -22,9 +27,10 @@ public enum TraceReplayRunner {
     @discardableResult
     public static func run(
         path: String, output: Output, tracking: TrackingParameters = .default,
-        decision: RoomDecisionParameters = .default, write: (String) -> Void
+        decision: RoomDecisionParameters = .default, model: SiteModel? = nil, write: (String) -> Void
     ) throws -> Summary {
-        var replay = TraceReplay(tracking: tracking, decision: decision)
+        var replay = TraceReplay(tracking: tracking, decision: decision, model: model)
+        replay.keepsPublished = output == .published
         var parser = TraceParser()
         var summary = Summary(samples: 0, rows: 0, reorderedLines: 0)
         var headerWritten = false
@@ -32,7 +38,11 @@ public enum TraceReplayRunner {
             let parsed = try parser.parse(line: line)
             if !headerWritten {
                 // Only once the trace's header was accepted, so a wrong file gives no CSV at all.
-                write(output == .decisions ? ReplayCSV.decisionHeader : ReplayCSV.measurementHeader)
+                switch output {
+                case .decisions: write(ReplayCSV.decisionHeader)
+                case .measurements: write(ReplayCSV.measurementHeader)
+                case .published: write(ReplayCSV.recordHeader)
+                }
                 headerWritten = true
             }
             guard let sample = parsed else { return }
@@ -42,6 +52,11 @@ public enum TraceReplayRunner {
             case .measurements:
                 write(ReplayCSV.measurementRow(step.measurement))
                 summary.rows += 1
+            case .published:
+                for published in replay.takePublished() {
+                    write(ReplayCSV.recordRow(time: published.time, evidence: published.evidence))
+                    summary.rows += 1
+                }
             case .decisions:
                 for timed in step.decisions {
                     write(ReplayCSV.decisionRow(timed.decision, at: timed.time))
@@ -51,6 +66,7 @@ public enum TraceReplayRunner {
         }
         guard headerWritten else { throw TraceError(line: 1, problem: "empty file: header missing") }
         summary.reorderedLines = parser.reorderedLines
+        summary.unknownNodes = replay.takeUnknownNodes()
         return summary
     }
 }

@@ -23,6 +23,7 @@ struct ReplayCommand: ParsableCommand {
     enum Output: String, ExpressibleByArgument, CaseIterable {
         case decisions
         case measurements
+        case published
     }
 
     @Option(help: "The trace: CSV with columns time,node,room,beacon,rssi[,measuredPower].")
@@ -31,8 +32,11 @@ struct ReplayCommand: ParsableCommand {
     @Option(name: .customLong("config"), help: "The aggregator's YAML configuration; its decision settings are used.")
     var configFile: String?
 
-    @Option(help: "decisions (time,beacon,room,distance) or measurements (one row per sample after the node's filter).")
+    @Option(help: "decisions (time,beacon,room,distance), measurements (one row per sample after the node's filter) or published (what the nodes published, as run --record writes it).")
     var output: Output = .decisions
+
+    @Option(help: "A site model (presence-aggregator learn): decide with it, falling back on the physics decision.")
+    var model: String?
 
     @Option(help: "Path-loss exponent n of every node's distance model.")
     var pathLossExponent: Double?
@@ -62,13 +66,30 @@ struct ReplayCommand: ParsableCommand {
                 throw ExitCode(2)
             }
         }
+        var siteModel: SiteModel?
+        if let model {
+            do {
+                siteModel = try SiteModelFile.load(path: model)
+            } catch {
+                StandardOutput.error("replay: \(error)\n")
+                throw ExitCode(2)
+            }
+        }
+        let mode: TraceReplayRunner.Output
+        switch output {
+        case .decisions: mode = .decisions
+        case .measurements: mode = .measurements
+        case .published: mode = .published
+        }
         var writer = StandardOutput()
         do {
             let summary = try TraceReplayRunner.run(
-                path: trace, output: output == .decisions ? .decisions : .measurements,
-                tracking: tracking, decision: decision
+                path: trace, output: mode, tracking: tracking, decision: decision, model: siteModel
             ) { writer.write($0) }
             writer.flush()
+            for node in summary.unknownNodes {
+                StandardOutput.error("replay: site model: node '\(node)' is not in the model; its measurements are left to the physics decision\n")
+            }
             if summary.reorderedLines > 0 {
                 StandardOutput.error("replay: \(summary.reorderedLines) line(s) up to 10 ms out of order were taken at the previous time\n")
             }

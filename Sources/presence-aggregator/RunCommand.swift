@@ -56,6 +56,12 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Seconds a node's evidence may lag the beacon's newest before it is dropped (PRESENCE_STALE_AFTER).")
     var staleAfter: String?
 
+    @Option(help: "A site model file written by `learn`: decide rooms with it, the physics decision as its fallback (decision.model, PRESENCE_MODEL).")
+    var model: String?
+
+    @Option(help: "Write every measurement received to this file as a recorded trace (TRACE.md), on the clock `label` uses.")
+    var record: String?
+
     @Option(help: "Path-loss exponent, as the agents' (PRESENCE_PATH_LOSS_EXPONENT).")
     var pathLossExponent: String?
 
@@ -103,6 +109,7 @@ struct RunCommand: AsyncParsableCommand {
         flags[.settleTime] = settleTime
         flags[.staleAfter] = staleAfter
         flags[.pathLossExponent] = pathLossExponent
+        flags[.model] = model
         flags[.tickInterval] = tickInterval
         flags[.forgetAfter] = forgetAfter
         flags[.maxUnknownBeacons] = maxUnknownBeacons
@@ -128,9 +135,19 @@ struct RunCommand: AsyncParsableCommand {
             StandardOutput.error("run: \(error)\n")
             throw ExitCode(2)
         }
+        var recorder: MeasurementRecorder?
+        if let record {
+            do {
+                recorder = try MeasurementRecorder(path: record)
+            } catch {
+                StandardOutput.error("run: --record: \(error)\n")
+                throw ExitCode(2)
+            }
+        }
         var logger = Logger(label: "presence-aggregator")
         logger.logLevel = level
-        let service = AggregatorService(configuration: configuration, logger: logger, softwareVersion: Self.softwareVersion)
+        let service = AggregatorService(configuration: configuration, logger: logger, softwareVersion: Self.softwareVersion,
+                                        recorder: recorder)
         let group = ServiceGroup(
             configuration: .init(
                 services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -4,6 +4,8 @@ public struct TraceParser: Sendable {
     public static let requiredColumns = ["time", "node", "room", "beacon", "rssi"]
 
     private var columns: (time: Int, node: Int, room: Int, beacon: Int, rssi: Int, measuredPower: Int?)?
+    /// The columns of a recorded trace of published measurements (`proximity` present).
+    private var publicationColumns: (proximity: Int, rssiFiltered: Int?, distance: Int?)?
     private var fieldCount = 0
     private var timeColumn: TraceTimeColumn
     /// Lines consumed so far (the next line is `linesRead + 1`).
@@ -29,6 +31,9 @@ public struct TraceParser: Sendable {
             self.columns = (header.index(of: "time") ?? 0, header.index(of: "node") ?? 0,
                             header.index(of: "room") ?? 0, header.index(of: "beacon") ?? 0,
                             header.index(of: "rssi") ?? 0, header.index(of: "measuredPower"))
+            if let proximity = header.index(of: "proximity") {
+                publicationColumns = (proximity, header.index(of: "rssiFiltered"), header.index(of: "distance"))
+            }
             fieldCount = header.names.count
             return nil
         }
@@ -56,9 +61,41 @@ public struct TraceParser: Sendable {
             let text = try field(index, "measuredPower")
             if !text.isEmpty { measuredPower = try Self.integer(text, name: "measuredPower", line: number) }
         }
+        var publication: TracePublication?
+        if let columns = publicationColumns {
+            publication = try Self.publication(columns, field: field, line: number)
+        }
         timeColumn.accept(time)
         return TraceSample(time: Instant(seconds: time), node: node, room: room, beacon: BeaconID(rawValue: beacon),
-                           rssi: rssi, measuredPower: measuredPower)
+                           rssi: rssi, measuredPower: measuredPower, publication: publication)
+    }
+
+    /// The published fields of a recorded trace's line: proximity required, the rest optional
+    /// numbers, and a distance unless the proximity is `unknown`.
+    private static func publication(
+        _ columns: (proximity: Int, rssiFiltered: Int?, distance: Int?),
+        field: (Int, String) throws(TraceError) -> Substring, line: Int
+    ) throws(TraceError) -> TracePublication {
+        let text = try field(columns.proximity, "proximity")
+        guard let proximity = Proximity(rawValue: String(text)) else {
+            throw TraceError(line: line, problem: "proximity '\(text)' is not immediate, near, far or unknown")
+        }
+        func number(_ index: Int?, _ name: String) throws(TraceError) -> Double? {
+            guard let index else { return nil }
+            let text = try field(index, name)
+            if text.isEmpty { return nil }
+            guard let value = Double(text), value.isFinite, abs(value) <= 100_000 else {
+                throw TraceError(line: line, problem: "\(name) '\(text)' is not a number")
+            }
+            return value
+        }
+        let rssiFiltered = try number(columns.rssiFiltered, "rssiFiltered")
+        let distance = try number(columns.distance, "distance")
+        if let distance, distance < 0 { throw TraceError(line: line, problem: "distance '\(distance)' is negative") }
+        guard distance != nil || proximity == .unknown else {
+            throw TraceError(line: line, problem: "distance is empty but proximity is \(proximity.rawValue)")
+        }
+        return TracePublication(rssiFiltered: rssiFiltered, distance: distance, proximity: proximity)
     }
 
     /// dBm as an integer; "-71.0" is accepted, "-71.5", "abc" and values beyond ±1000 are not.

@@ -8,8 +8,13 @@ public struct TraceSample: Sendable, Hashable {
     public var rssi: Int
     /// The beacon's RSSI at 1 m if the trace knows it, else nil (the configured default applies).
     public var measuredPower: Int?
+    /// For a recorded trace of published measurements (a `proximity` column): what the node
+    /// published; nil for a trace of received advertisements.
+    public var publication: TracePublication?
 
-    public init(time: Instant, node: String, room: String, beacon: BeaconID, rssi: Int, measuredPower: Int?) {
+    public init(time: Instant, node: String, room: String, beacon: BeaconID, rssi: Int, measuredPower: Int?,
+                publication: TracePublication? = nil) {
+        self.publication = publication
         self.time = time
         self.node = node
         self.room = room

@@ -144,6 +144,12 @@ extension AggregatorConfiguration {
             decision.awayTimeout = try Self.seconds(text, field: field)
         case .pathLossExponent:
             decision.pathLossExponent = try Self.number(text, field: field, "is not a positive number") { $0 > 0 && $0 <= 10 }
+        case .model:
+            do {
+                siteModel = try SiteModelFile.load(path: text)
+            } catch {
+                throw fail("\(error)")
+            }
         case .discovery:
             guard let flag = Self.boolean(text) else { throw fail("\(quoted) is not true or false") }
             homeAssistantDiscovery = flag

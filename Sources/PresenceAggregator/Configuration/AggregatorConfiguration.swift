@@ -31,6 +31,10 @@ public struct AggregatorConfiguration: Sendable {
     public var knownBeacons: [KnownBeacon]
     /// The room decision's parameters, default `RoomDecisionParameters.default`.
     public var decision: RoomDecisionParameters
+    /// A learned site model (`decision.model`, a file `presence-aggregator learn` wrote), default
+    /// none: the physics decision alone. With one, the model decides each beacon's room and the
+    /// physics decision remains its fallback (`SiteModelDecider`).
+    public var siteModel: SiteModel?
     /// Home Assistant MQTT discovery, default on.
     public var homeAssistantDiscovery: Bool
     /// Discovery prefix, default `homeassistant` (Home Assistant's default).

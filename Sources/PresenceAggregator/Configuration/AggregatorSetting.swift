@@ -4,6 +4,7 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
     case broker, username, password, passwordFile, clientID, root
     case caFile, certificateFile, keyFile
     case margin, dwell, evidenceToSwitch, leadCap, settleTime, staleAfter, awayTimeout, pathLossExponent
+    case model
     case discovery, discoveryPrefix
     case forgetAfter, tickInterval, maxUnknownBeacons
     case keepAlive, failover, instance, leaseTimeout
@@ -28,6 +29,7 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
         case .staleAfter: "decision.staleAfter"
         case .awayTimeout: "decision.awayTimeout"
         case .pathLossExponent: "decision.pathLossExponent"
+        case .model: "decision.model"
         case .discovery: "homeAssistant.discovery"
         case .discoveryPrefix: "homeAssistant.prefix"
         case .forgetAfter: "forgetAfter"
@@ -60,6 +62,7 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
         case .staleAfter: "PRESENCE_STALE_AFTER"
         case .awayTimeout: "PRESENCE_AWAY_AFTER"
         case .pathLossExponent: "PRESENCE_PATH_LOSS_EXPONENT"
+        case .model: "PRESENCE_MODEL"
         case .discovery: "PRESENCE_DISCOVERY"
         case .discoveryPrefix: "PRESENCE_DISCOVERY_PREFIX"
         case .forgetAfter: "PRESENCE_FORGET_AFTER"
@@ -93,6 +96,7 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
         case .staleAfter: "--stale-after"
         case .awayTimeout: "--away-after"
         case .pathLossExponent: "--path-loss-exponent"
+        case .model: "--model"
         case .discovery: "--no-discovery"
         case .discoveryPrefix: "--discovery-prefix"
         case .forgetAfter: "--forget-after"

@@ -121,6 +121,9 @@ public struct AggregatorCore: Sendable {
     /// Whether the aggregator's own device was announced in this run (node devices name it).
     private var aggregatorAnnounced = false
     public private(set) var decider: RoomDecider
+    /// The learned site model's decision (`decision.model`), beside `decider`, its fallback; nil
+    /// without a model. With one, its decisions are the ones published.
+    public private(set) var model: SiteModelDecider?
     /// Per decider slot (`RoomDecider.BeaconSlot.index`): the beacons this core tracks. The decider
     /// holds a slot exactly for each tracked beacon (the core forgets both together).
     private var hot: [Hot] = []
@@ -146,9 +149,12 @@ public struct AggregatorCore: Sendable {
     public init(configuration: AggregatorConfiguration, softwareVersion: String, supportURL: String? = nil) {
         self.configuration = configuration
         decider = RoomDecider(parameters: configuration.decision)
+        model = configuration.siteModel.map(SiteModelDecider.init(model:))
         discovery = configuration.homeAssistantDiscovery
             ? HomeAssistantDiscovery(prefix: configuration.homeAssistantPrefix, topics: configuration.topics,
-                                     origin: .init(softwareVersion: softwareVersion, supportURL: supportURL))
+                                     origin: .init(softwareVersion: softwareVersion, supportURL: supportURL),
+                                     // A model's rooms are rooms of the site even before a node serving one is seen.
+                                     rooms: configuration.siteModel?.rooms ?? [])
             : nil
         for known in configuration.knownBeacons where knownByBeacon[known.beacon] == nil {
             knownByBeacon[known.beacon] = known
@@ -177,13 +183,16 @@ public struct AggregatorCore: Sendable {
         }
         let knownNodes = decider.knownNodeCount
         let knownRooms = decider.knownRoomCount
-        let decision = decider.update(node: measurement.node, room: measurement.room, distance: measurement.distance,
+        var decision = decider.update(node: measurement.node, room: measurement.room, distance: measurement.distance,
                                       proximity: measurement.proximity, in: slot, at: time)
         // A node or room the decider had not met: announce it before any decision names it (the
         // room sensors' options must hold a room before it is a state). Two counts compared, no
         // hashing, in the usual case.
         if discovery != nil, decider.knownNodeCount != knownNodes || decider.knownRoomCount != knownRooms {
             noteNode(measurement.node, room: measurement.isSilence ? nil : measurement.room, version: nil, into: &out)
+        }
+        if model != nil {
+            decision = model!.update(measurement.evidence, physics: decider.decision(in: slot), at: time)
         }
         if let decision {
             apply(decision, slot: slot.index, at: time, into: &out)
@@ -200,7 +209,12 @@ public struct AggregatorCore: Sendable {
         if discovery != nil, let id = TopicLevelID(node), nodeDevices[id] == nil {
             noteNode(node, room: nil, version: nil, into: &out)
         }
-        for decision in decider.setNodeStatus(node: node, online: online, at: time) {
+        var decisions = decider.setNodeStatus(node: node, online: online, at: time)
+        if model != nil {
+            let decider = self.decider
+            decisions = model!.setNodeStatus(node: node, online: online, at: time) { decider.decision(for: $0) }
+        }
+        for decision in decisions {
             guard let slot = decider.slot(of: decision.beacon) else { continue }
             apply(decision, slot: slot.index, at: time, into: &out)
         }
@@ -234,7 +248,12 @@ public struct AggregatorCore: Sendable {
     /// since the last tick.
     public mutating func tick(at time: Instant) -> [AggregatorPublication] {
         var out: [AggregatorPublication] = []
-        for decision in decider.tick(at: time) {
+        var decisions = decider.tick(at: time)
+        if model != nil {
+            let decider = self.decider
+            decisions = model!.tick(at: time) { decider.decision(for: $0) }
+        }
+        for decision in decisions {
             guard let slot = decider.slot(of: decision.beacon) else { continue }
             apply(decision, slot: slot.index, at: time, into: &out)
         }
@@ -335,6 +354,11 @@ public struct AggregatorCore: Sendable {
     /// confidence and candidates while its room holds.
     public func location(of beacon: BeaconID) -> BeaconLocation? {
         decider.slot(of: beacon).flatMap { currentLocation($0.index) }
+    }
+
+    /// Nodes the site model does not know, each returned once (for the log); none without a model.
+    public mutating func takeUnknownNodes() -> [String] {
+        model?.takeUnknownNodes() ?? []
     }
 
     /// Beacons the aggregator currently publishes, by canonical id.
@@ -438,6 +462,7 @@ public struct AggregatorCore: Sendable {
         entries[slot] = nil
         trackedCount -= 1
         decider.forget(beacon: entry.beacon)
+        model?.forget(beacon: entry.beacon)
         if decider.slotCapacity == 0 {
             hot.removeAll()
             entries.removeAll()

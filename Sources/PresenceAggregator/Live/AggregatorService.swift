@@ -64,6 +64,8 @@ public final class AggregatorService: Service, Sendable {
     private let softwareVersion: String
     private let supportURL: String?
     private let reconnect: MQTTReconnectPolicy
+    /// Writes every received measurement as a trace (`run --record`), when set.
+    private let recorder: MeasurementRecorder?
     private let counters = Mutex(Statistics())
     private let leadershipRole = Mutex<AggregatorLeadership.Role?>(nil)
 
@@ -72,8 +74,10 @@ public final class AggregatorService: Service, Sendable {
     ///   - supportURL: the project's address for discovery `origin.support_url`, left out when nil.
     public init(
         configuration: AggregatorConfiguration, clock: any AggregatorClock = SystemAggregatorClock(), logger: Logger,
-        softwareVersion: String, supportURL: String? = nil, reconnect: MQTTReconnectPolicy = MQTTReconnectPolicy()
+        softwareVersion: String, supportURL: String? = nil, reconnect: MQTTReconnectPolicy = MQTTReconnectPolicy(),
+        recorder: MeasurementRecorder? = nil
     ) {
+        self.recorder = recorder
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
@@ -135,6 +139,12 @@ public final class AggregatorService: Service, Sendable {
             "broker": "\(configuration.broker)", "root": "\(topics.root)",
             "instance": "\(configuration.failover.enabled ? configuration.failover.instance?.rawValue ?? "-" : "-")",
         ])
+        if let model = configuration.siteModel {
+            logger.info("deciding with a site model", metadata: [
+                "rooms": "\(model.rooms.joined(separator: ","))", "nodes": "\(model.nodes.joined(separator: ","))",
+            ])
+        }
+        if let recorder { logger.info("recording every measurement received", metadata: ["file": "\(recorder.path)"]) }
 
         // With discovery, the nodes' retained info first: their rooms are then the room sensors'
         // options before restored beacons are announced, not added one by one after them.
@@ -240,7 +250,12 @@ public final class AggregatorService: Service, Sendable {
                         guard let parts = topics.measurementTopicParts(message.topic) else { continue }
                         do {
                             let measurement = try ReceivedMeasurement(payload: message.payload, topicNode: parts.node)
+                            recorder?.record(measurement, at: now)
                             out = core.receive(measurement, at: now)
+                            for node in core.takeUnknownNodes() {
+                                logger.notice("site model: node not in the model, its measurements are left to the physics decision",
+                                              metadata: ["node": "\(node)"])
+                            }
                             counted = \.measurements
                         } catch {
                             counted = \.malformedMeasurements

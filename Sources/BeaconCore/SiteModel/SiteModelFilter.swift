@@ -1,0 +1,153 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A causal filter over the rooms of a `SiteModel` for one beacon: an HMM forward filter in
+/// continuous time. Between two calls the features (each known node's latest filtered RSSI, or
+/// "not heard") are constant; over such a span of `dt` seconds the posterior moves by the
+/// transition prior (`switchRate`) and by the features' log-likelihood weighted `evidenceRate·dt`.
+/// The decided room changes only when a challenger's posterior reaches `switchOdds` times the
+/// decided room's. Nodes that are offline (or whose state is unknown) are left out of the
+/// likelihood, so a dead node neither helps nor harms any room. Pure value type; time injected.
+public struct SiteModelFilter: Sendable {
+    public let model: SiteModel
+    /// Per model node: the latest filtered RSSI while it hears the beacon, nil when it does not.
+    private var heard: [Double?]
+    private var heardAt: [Instant]
+    /// Per model node: false while it is offline (not evidence either way).
+    private var available: [Bool]
+    /// Log-posterior per room, normalized (log-sum-exp 0).
+    public private(set) var logPosterior: [Double]
+    public private(set) var time: Instant?
+    /// The decided room's index, nil before the first decision.
+    public private(set) var room: Int?
+
+    public init(model: SiteModel) {
+        self.model = model
+        heard = Array(repeating: nil, count: model.nodes.count)
+        heardAt = Array(repeating: Instant(seconds: 0), count: model.nodes.count)
+        available = Array(repeating: true, count: model.nodes.count)
+        let uniform = model.rooms.isEmpty ? 0 : -log(Double(model.rooms.count))
+        logPosterior = Array(repeating: uniform, count: model.rooms.count)
+    }
+
+    /// The posterior probability of each room.
+    public var posterior: [Double] { logPosterior.map { exp($0) } }
+
+    /// Whether any model node currently has a live measurement.
+    public var hasLiveEvidence: Bool { heard.contains { $0 != nil } }
+
+    /// A node's measurement at `time`: `rssi` the filtered RSSI it published, nil for "no longer heard".
+    public mutating func observe(node: Int, rssi: Double?, at time: Instant) {
+        advance(to: time)
+        guard heard.indices.contains(node) else { return }
+        heard[node] = rssi.flatMap { $0.isFinite ? $0 : nil }
+        heardAt[node] = time
+    }
+
+    /// A node going offline (its evidence no longer counts) or online (it counts again, as not heard
+    /// until it publishes).
+    public mutating func setAvailable(node: Int, _ isAvailable: Bool, at time: Instant) {
+        advance(to: time)
+        guard available.indices.contains(node) else { return }
+        available[node] = isAvailable
+        heard[node] = nil
+    }
+
+    /// Lets time pass to `time` with the features held since the last call.
+    public mutating func advance(to time: Instant) {
+        guard time.seconds.isFinite else { return }
+        guard let last = self.time else {
+            self.time = time
+            return
+        }
+        let dt = time.since(last)
+        guard dt > 0, !logPosterior.isEmpty else { return }
+        self.time = time
+        let parameters = model.parameters
+        // Stale measurements count as not heard from here on.
+        for node in heard.indices where heard[node] != nil && time.since(heardAt[node]) > parameters.staleAfter {
+            heard[node] = nil
+        }
+        // Transition prior over dt: stay with e^(−λ·dt), else spread evenly over the rooms.
+        let stay = exp(-max(0, parameters.switchRate) * dt)
+        let spread = (1 - stay) / Double(logPosterior.count)
+        var updated = logPosterior.map { log(stay * exp($0) + spread) }
+        let weight = parameters.evidenceRate * dt
+        if weight > 0, let likelihoods = meanLogLikelihoods() {
+            for room in updated.indices { updated[room] += weight * likelihoods[room] }
+        }
+        let total = Self.logSumExp(updated)
+        logPosterior = updated.map { $0 - total }
+        decide()
+    }
+
+    /// Per room, the mean over available model nodes of log p(feature | room); nil when no node is available.
+    public func meanLogLikelihoods() -> [Double]? {
+        let parameters = model.parameters
+        let outlier = parameters.outlierShare / max(parameters.outlierRange, 1)
+        var sums = Array(repeating: 0.0, count: model.rooms.count)
+        var count = 0
+        let reference = SiteModel.reference(heard.indices.lazy.filter { available[$0] }.compactMap { heard[$0] })
+        for node in heard.indices where available[node] {
+            count += 1
+            for room in sums.indices {
+                let look = model.looks[room][node]
+                if let rssi = heard[node] {
+                    let z = (rssi - reference - look.mean) / look.sigma
+                    let gaussian = exp(-0.5 * z * z) / (look.sigma * 2.5066282746310002)
+                    sums[room] += log(look.heard) + log((1 - parameters.outlierShare) * gaussian + outlier)
+                } else {
+                    sums[room] += log(1 - look.heard)
+                }
+            }
+        }
+        guard count > 0 else { return nil }
+        return sums.map { $0 / Double(count) }
+    }
+
+    /// The decided room; before any time has passed, the room the current features make most
+    /// likely becomes the decided room (deciding starts with what is heard, not with a blank prior).
+    public mutating func decidedRoom() -> Int? {
+        if room == nil, !logPosterior.isEmpty, let likelihoods = meanLogLikelihoods() {
+            var best = 0
+            for index in likelihoods.indices
+            where logPosterior[index] + likelihoods[index] > logPosterior[best] + likelihoods[best] {
+                best = index
+            }
+            room = best
+        }
+        return room
+    }
+
+    private mutating func decide() {
+        var best = 0
+        for index in logPosterior.indices where logPosterior[index] > logPosterior[best] { best = index }
+        guard let current = room else {
+            room = best
+            return
+        }
+        if best != current, logPosterior[best] - logPosterior[current] >= log(max(model.parameters.switchOdds, 1)) {
+            room = best
+        }
+    }
+
+    /// Back to no knowledge (uniform posterior, nothing heard, no room): a beacon that went away
+    /// starts afresh when it is heard again.
+    public mutating func reset() {
+        let available = self.available
+        self = SiteModelFilter(model: model)
+        self.available = available
+    }
+
+    static func logSumExp(_ values: [Double]) -> Double {
+        guard let top = values.max(), top.isFinite else { return values.max() ?? 0 }
+        var sum = 0.0
+        for value in values { sum += exp(value - top) }
+        return top + log(sum)
+    }
+}

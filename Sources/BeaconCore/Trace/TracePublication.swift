@@ -1,0 +1,22 @@
+/// What a node published about a beacon, for a trace recorded by the aggregator
+/// (`presence-aggregator run --record`): such a trace holds the measurements as the aggregator
+/// received them, after the node's filter, so a replay hands them to the room decision as they
+/// are instead of filtering them again. A trace is of this kind when its header has a
+/// `proximity` column (TRACE.md "Recorded traces").
+public struct TracePublication: Sendable, Hashable {
+    /// The published filtered RSSI, dBm; nil when the message had none.
+    public var rssiFiltered: Double?
+    /// The published distance, metres; nil when the node no longer hears the beacon.
+    public var distance: Double?
+    /// The published proximity; `unknown` when the node no longer hears the beacon.
+    public var proximity: Proximity
+
+    public init(rssiFiltered: Double?, distance: Double?, proximity: Proximity) {
+        self.rssiFiltered = rssiFiltered
+        self.distance = distance
+        self.proximity = proximity
+    }
+
+    /// "The node no longer hears the beacon".
+    public var isSilence: Bool { proximity == .unknown || distance == nil }
+}

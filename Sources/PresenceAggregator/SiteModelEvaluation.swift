@@ -1,0 +1,147 @@
+import BeaconCore
+
+/// Learning a site model from a directory of labelled recordings, and judging it fairly: each
+/// recording decided by a model learned from all the others (leave-one-recording-out), scored as
+/// `presence-bench evaluate` scores (`RoomDecisionScore` at every truth row).
+///
+/// Learning and deciding see the same features: each recording runs through `TraceReplay`'s agent
+/// path (a `BeaconTrack` per beacon and node), and only what the nodes publish is learned from —
+/// what the live aggregator receives. A recorded trace (`run --record`) is taken as published.
+public enum SiteModelEvaluation {
+    /// One labelled recording: `NAME.trace.csv` and `NAME.truth.csv`.
+    public struct Recording: Sendable {
+        public var name: String
+        public var samples: [TraceSample]
+        public var truth: [TruthSample]
+
+        public init(name: String, samples: [TraceSample], truth: [TruthSample]) {
+            self.name = name
+            self.samples = samples
+            self.truth = truth
+        }
+    }
+
+    /// A recording's score under the model learned without it.
+    public struct RecordingScore: Sendable {
+        public var name: String
+        public var score: RoomDecisionScore
+
+        public init(name: String, score: RoomDecisionScore) {
+            self.name = name
+            self.score = score
+        }
+    }
+
+    /// Leave-one-recording-out figures, defined as in issue 14: mean of per-recording accuracy,
+    /// flaps summed, median of per-recording median switch latencies.
+    public struct Summary: Sendable {
+        public var recordings: [RecordingScore]
+
+        public init(recordings: [RecordingScore]) {
+            self.recordings = recordings
+        }
+
+        public var meanAccuracy: Double {
+            recordings.isEmpty ? 0 : recordings.map(\.score.accuracy).reduce(0, +) / Double(recordings.count)
+        }
+        public var flaps: Int { recordings.map(\.score.flaps).reduce(0, +) }
+        public var medianSwitchLatency: Double? {
+            Self.median(recordings.compactMap(\.score.medianSwitchLatency))
+        }
+
+        static func median(_ values: [Double]) -> Double? {
+            let sorted = values.sorted()
+            guard !sorted.isEmpty else { return nil }
+            let middle = sorted.count / 2
+            return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+        }
+    }
+
+    /// Why a directory of recordings cannot be learned from.
+    public struct LoadError: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Every `NAME.trace.csv` of `directory` with its `NAME.truth.csv`, sorted by name. A trace
+    /// without its truth file, or a malformed file, is an error naming the file (and the line).
+    public static func loadRecordings(directory: String, names: [String]) throws -> [Recording] {
+        let traces = names.filter { $0.hasSuffix(".trace.csv") }.sorted()
+        guard !traces.isEmpty else { throw LoadError(description: "\(directory): no *.trace.csv files") }
+        var recordings: [Recording] = []
+        for file in traces {
+            let name = String(file.dropLast(".trace.csv".count))
+            let truthFile = name + ".truth.csv"
+            let tracePath = directory + "/" + file, truthPath = directory + "/" + truthFile
+            guard names.contains(truthFile) else {
+                throw LoadError(description: "\(tracePath): no ground truth beside it (expected \(truthPath), TRACE.md `time,beacon,room`)")
+            }
+            let samples: [TraceSample], truth: [TruthSample]
+            do { samples = try TraceFile.samples(path: tracePath) } catch let error as TraceError {
+                throw LoadError(description: "\(tracePath): \(error)")
+            }
+            do { truth = try TraceFile.truth(path: truthPath) } catch let error as TraceError {
+                throw LoadError(description: "\(truthPath): \(error)")
+            }
+            guard !truth.isEmpty else { throw LoadError(description: "\(truthPath): no truth rows") }
+            if let first = samples.first?.time, let last = samples.last?.time,
+                truth.last!.time < first || truth.first!.time > last
+            {
+                throw LoadError(description: "\(truthPath): its times (\(truth.first!.time)…\(truth.last!.time)) do not overlap "
+                    + "the trace's (\(first)…\(last)): were both written on the same clock?")
+            }
+            recordings.append(Recording(name: name, samples: samples, truth: truth))
+        }
+        return recordings
+    }
+
+    /// The measurements the nodes published for a recording, in order.
+    public static func published(_ recording: Recording, tracking: TrackingParameters = .default)
+        -> [SiteModelLearner.Measurement]
+    {
+        var replay = TraceReplay(tracking: tracking)
+        replay.keepsPublished = true
+        for sample in recording.samples { _ = replay.step(sample) }
+        return replay.publishedMeasurements
+    }
+
+    /// A model learned from `recordings` (their published measurements already extracted).
+    public static func learn(_ recordings: [(measurements: [SiteModelLearner.Measurement], truth: [TruthSample])],
+                             parameters: SiteModelParameters = .default) -> SiteModel? {
+        var learner = SiteModelLearner(parameters: parameters)
+        for recording in recordings { learner.add(measurements: recording.measurements, truth: recording.truth) }
+        return learner.model()
+    }
+
+    /// A model learned from every recording.
+    public static func learn(_ recordings: [Recording], parameters: SiteModelParameters = .default,
+                             tracking: TrackingParameters = .default) -> SiteModel? {
+        learn(recordings.map { (published($0, tracking: tracking), $0.truth) }, parameters: parameters)
+    }
+
+    /// Scores each recording under the model learned from all the others.
+    public static func leaveOneOut(_ recordings: [Recording], parameters: SiteModelParameters = .default,
+                                   tracking: TrackingParameters = .default,
+                                   decision: RoomDecisionParameters = .default) -> Summary {
+        let measurements = recordings.map { published($0, tracking: tracking) }
+        var scores: [RecordingScore] = []
+        for (index, recording) in recordings.enumerated() {
+            let others = recordings.indices.filter { $0 != index }.map { (measurements[$0], recordings[$0].truth) }
+            let model = learn(others, parameters: parameters)
+            scores.append(RecordingScore(name: recording.name,
+                                         score: score(recording, model: model, tracking: tracking, decision: decision)))
+        }
+        return Summary(recordings: scores)
+    }
+
+    /// A recording's score decided with `model` (the physics decision alone when nil), pooled over
+    /// its beacons as `presence-bench evaluate` pools them.
+    public static func score(_ recording: Recording, model: SiteModel?, tracking: TrackingParameters = .default,
+                             decision: RoomDecisionParameters = .default) -> RoomDecisionScore {
+        let rows = TraceReplay.decisions(of: recording.samples, tracking: tracking, decision: decision, model: model)
+        let beacons = Set(recording.truth.map(\.beacon)).sorted()
+        return RoomDecisionScore.pooled(beacons.map { beacon in
+            RoomDecisionScore(decisions: rows.filter { $0.decision.beacon == beacon }.map { ($0.time, $0.decision.room) },
+                              truth: recording.truth.filter { $0.beacon == beacon })
+        })
+    }
+}

@@ -1,0 +1,92 @@
+import ArgumentParser
+import BeaconCore
+import Foundation
+import PresenceAggregator
+
+/// `presence-aggregator learn`: learns a site model from labelled recordings (every
+/// `NAME.trace.csv` with its `NAME.truth.csv` in a directory), writes it as JSON, and prints what
+/// it learned and its own leave-one-recording-out score.
+struct LearnCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "learn",
+        abstract: "Learns a site model from labelled recordings (NAME.trace.csv + NAME.truth.csv) and writes it as JSON.",
+        discussion: """
+            Prints the rooms, nodes and samples per room it learned, and each recording's score under \
+            a model learned from the others (leave-one-recording-out): accuracy, flaps and median \
+            switch latency as presence-bench evaluate defines them. The model's hyper-parameters are \
+            one fixed set for every site; the options below that change them are for experiments.
+            """
+    )
+
+    @Option(help: "Directory of labelled recordings: NAME.trace.csv and NAME.truth.csv (TRACE.md).")
+    var traces: String
+
+    @Option(help: "The model file to write (JSON).")
+    var output: String
+
+    @Flag(help: "Skip the leave-one-recording-out score (it replays every recording once per recording).")
+    var noScore = false
+
+    @Option(help: "Experiment: evidence rate per second.") var evidenceRate: Double?
+    @Option(help: "Experiment: transition prior's switch rate per second.") var switchRate: Double?
+    @Option(help: "Experiment: hysteresis odds.") var switchOdds: Double?
+    @Option(help: "Experiment: smallest sigma, dB.") var minimumSigma: Double?
+    @Option(help: "Experiment: outlier share.") var outlierShare: Double?
+    @Option(help: "Experiment: prior strength, snapshots.") var priorSnapshots: Double?
+    @Option(help: "Experiment: the agents' publish step floor, dB (raw traces only).") var rssiStep: Double?
+    @Option(help: "Experiment: the agents' shortest interval between publications, seconds (raw traces only).") var minimumInterval: Double?
+
+    func run() throws {
+        var parameters = SiteModelParameters.default
+        if let evidenceRate { parameters.evidenceRate = evidenceRate }
+        if let switchRate { parameters.switchRate = switchRate }
+        if let switchOdds { parameters.switchOdds = switchOdds }
+        if let minimumSigma { parameters.minimumSigma = minimumSigma }
+        if let outlierShare { parameters.outlierShare = outlierShare }
+        if let priorSnapshots { parameters.priorSnapshots = priorSnapshots }
+
+        var tracking = TrackingParameters.default
+        if let rssiStep { tracking.publish.rssiStep = rssiStep }
+        if let minimumInterval { tracking.publish.minimumInterval = minimumInterval }
+        let recordings: [SiteModelEvaluation.Recording]
+        do {
+            let names = try FileManager.default.contentsOfDirectory(atPath: traces)
+            recordings = try SiteModelEvaluation.loadRecordings(directory: traces, names: names)
+        } catch let error as SiteModelEvaluation.LoadError {
+            StandardOutput.error("learn: \(error)\n")
+            throw ExitCode(2)
+        } catch {
+            StandardOutput.error("learn: \(traces): \(error.localizedDescription)\n")
+            throw ExitCode(2)
+        }
+        guard let model = SiteModelEvaluation.learn(recordings, parameters: parameters, tracking: tracking) else {
+            StandardOutput.error("learn: \(traces): nothing to learn (no measurement falls within its truth)\n")
+            throw ExitCode(2)
+        }
+        do {
+            try Data(model.json.utf8).write(to: URL(fileURLWithPath: output))
+        } catch {
+            StandardOutput.error("learn: \(output): \(error.localizedDescription)\n")
+            throw ExitCode(2)
+        }
+        var out = StandardOutput()
+        out.write("learned \(output) from \(recordings.count) recording(s) in \(traces)")
+        out.write("nodes (\(model.nodes.count)): \(model.nodes.joined(separator: ", "))")
+        out.write("rooms (\(model.rooms.count)), samples of \(Self.format(model.parameters.sampleInterval)) s each:")
+        for (index, room) in model.rooms.enumerated() { out.write("  \(room): \(model.samples[index])") }
+        if !noScore {
+            let summary = SiteModelEvaluation.leaveOneOut(recordings, parameters: parameters, tracking: tracking)
+            out.write("leave-one-recording-out (each recording decided by a model learned from the others):")
+            out.write("  recording: accuracy / flaps / median switch latency")
+            for recording in summary.recordings {
+                out.write("  \(recording.name): \(Self.format(recording.score.accuracy)) / \(recording.score.flaps) / "
+                    + (recording.score.medianSwitchLatency.map { Self.format($0) + " s" } ?? "-"))
+            }
+            out.write("  mean accuracy \(Self.format(summary.meanAccuracy)), flaps \(summary.flaps), median switch latency "
+                + (summary.medianSwitchLatency.map { Self.format($0) + " s" } ?? "-"))
+        }
+        out.flush()
+    }
+
+    static func format(_ value: Double) -> String { ReplayCSV.fixed(value, decimals: 3) }
+}

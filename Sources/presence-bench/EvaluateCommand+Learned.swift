@@ -1,0 +1,23 @@
+import BeaconCore
+import PresenceAggregator
+
+/// The learned mode of `presence-bench evaluate`: each recording of a site decided by a site
+/// model learned from the site's other recordings (leave-one-recording-out,
+/// `SiteModelEvaluation.leaveOneOut`), with the model's one fixed set of hyper-parameters — the
+/// score `presence-aggregator learn` prints. Scored beacon by beacon at every truth row like the
+/// `defaults` mode.
+extension EvaluateCommand {
+    /// Each recording's name and score under the model learned from the others, in the given order.
+    static func learnedScores(
+        _ recordings: [(name: String, samples: [TraceSample], truth: [TruthSample])],
+        tracking: TrackingParameters, decision: RoomDecisionParameters
+    ) -> [(name: String, score: RoomDecisionScore)] {
+        let summary = SiteModelEvaluation.leaveOneOut(
+            recordings.map { SiteModelEvaluation.Recording(name: $0.name, samples: $0.samples, truth: $0.truth) },
+            tracking: tracking, decision: decision)
+        return summary.recordings.map { ($0.name, $0.score) }
+    }
+
+    /// The name the learned mode's key carries in the report.
+    static let learnedModeName = "site model learned from the other recordings (leave-one-recording-out)"
+}

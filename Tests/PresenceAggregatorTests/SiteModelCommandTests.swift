@@ -1,0 +1,195 @@
+import BeaconCore
+import Foundation
+import PresenceAggregator
+import TestSupport
+import Testing
+
+/// `presence-aggregator learn`, `replay --model`, `replay --output published` and `label`, run
+/// as a user runs them, on the shared recordings.
+@Suite struct SiteModelCommandTests {
+    private func directory() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("site-model-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    @Test func learnPrintsWhatItLearnedAndItsLeaveOneOutScore() throws {
+        let tool = try BuildProducts.executable(named: "presence-aggregator")
+        let traces = try sharedData("traces")
+        let work = try directory()
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let result = try ToolRunner.run(tool, ["learn", "--traces", traces, "--output", work + "/danis.json"], separateErrors: true)
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("nodes (12): sensor10, sensor11"))
+        #expect(result.output.contains("rooms (4)"))
+        #expect(result.output.contains("  zone1: "))
+        #expect(result.output.contains("danis-straight_01: "))
+        #expect(result.output.contains("mean accuracy "))
+        let model = try SiteModelFile.load(path: work + "/danis.json")
+        #expect(model.rooms == ["zone1", "zone2", "zone3", "zone4"])
+        #expect(model.nodes.count == 12)
+        // Small: a dozen nodes × four rooms.
+        let size = try FileManager.default.attributesOfItem(atPath: work + "/danis.json")[.size] as? Int ?? 0
+        #expect(size < 8_000)
+
+        // replay --model decides with it: one row per change, rooms of the model.
+        let trace = traces + "/danis-straight_01.trace.csv"
+        let replay = try ToolRunner.run(tool, ["replay", "--trace", trace, "--model", work + "/danis.json"], separateErrors: true)
+        #expect(replay.status == 0, "\(replay.errors)")
+        let rows = replay.output.split(separator: "\n").dropFirst()
+        #expect(!rows.isEmpty)
+        #expect(rows.allSatisfy { row in model.rooms.contains { row.contains(",\($0),") } })
+    }
+
+    @Test func nodesTheModelDoesNotKnowAreNamedOnceAndTheirBeaconFollowsPhysics() throws {
+        let tool = try BuildProducts.executable(named: "presence-aggregator")
+        let work = try directory()
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        // A model of another site: none of the trace's nodes is in it.
+        let look = #"{"heard":0.9,"mean":0,"sigma":3}"#
+        try #"{"format":"beacon-presence-site-model","version":1,"rooms":[{"name":"attic","nodes":{"x1":\#(look)}},{"name":"cellar","nodes":{"x1":\#(look)}}]}"#
+            .write(toFile: work + "/other.json", atomically: true, encoding: .utf8)
+        let trace = try sharedData("traces/danis-straight_01.trace.csv")
+        let withModel = try ToolRunner.run(tool, ["replay", "--trace", trace, "--model", work + "/other.json"], separateErrors: true)
+        let physics = try ToolRunner.run(tool, ["replay", "--trace", trace], separateErrors: true)
+        #expect(withModel.status == 0)
+        #expect(withModel.output == physics.output)
+        let named = withModel.errors.split(separator: "\n").filter { $0.contains("is not in the model") }
+        #expect(named.count == 12, "\(withModel.errors)")
+        #expect(named.filter { $0.contains("'sensor10'") }.count == 1)
+    }
+
+    @Test func aTraceWithoutTruthIsAnErrorNamingTheFile() throws {
+        let tool = try BuildProducts.executable(named: "presence-aggregator")
+        let work = try directory()
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        try "time,node,room,beacon,rssi\n0,n1,hall,b1,-70\n".write(toFile: work + "/walk.trace.csv", atomically: true, encoding: .utf8)
+        let result = try ToolRunner.run(tool, ["learn", "--traces", work, "--output", work + "/m.json"], separateErrors: true)
+        #expect(result.status == 2)
+        #expect(result.errors.contains("\(work)/walk.trace.csv: no ground truth beside it (expected \(work)/walk.truth.csv"))
+        #expect(!FileManager.default.fileExists(atPath: work + "/m.json"))
+
+        // A malformed truth line is named by file and line.
+        try "time,beacon,room\n0,b1,hall\nabc,b1,hall\n".write(toFile: work + "/walk.truth.csv", atomically: true, encoding: .utf8)
+        let bad = try ToolRunner.run(tool, ["learn", "--traces", work, "--output", work + "/m.json"], separateErrors: true)
+        #expect(bad.status == 2)
+        #expect(bad.errors.contains("\(work)/walk.truth.csv: line 3"), "\(bad.errors)")
+    }
+
+    @Test func aMalformedModelIsAnErrorNamingFileAndLine() throws {
+        let tool = try BuildProducts.executable(named: "presence-aggregator")
+        let work = try directory()
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let trace = try sharedData("traces/danis-straight_04.trace.csv")
+        try "{\n  \"format\": \"beacon-presence-site-model\",\n  \"version\": 1,\n  \"rooms\": [\n}\n"
+            .write(toFile: work + "/broken.json", atomically: true, encoding: .utf8)
+        let replay = try ToolRunner.run(tool, ["replay", "--trace", trace, "--model", work + "/broken.json"], separateErrors: true)
+        #expect(replay.status == 2)
+        #expect(replay.errors.hasPrefix("replay: \(work)/broken.json: line 5: invalid JSON"), "\(replay.errors)")
+        #expect(replay.output.isEmpty)
+
+        try #"{"format":"beacon-presence-site-model","version":1,"rooms":[{"name":"a","nodes":{"n":{"heard":2,"mean":0,"sigma":3}}}]}"#
+            .write(toFile: work + "/field.json", atomically: true, encoding: .utf8)
+        let run = try ToolRunner.run(tool, ["run", "--model", work + "/field.json"], separateErrors: true)
+        #expect(run.status == 2)
+        #expect(run.errors.contains("--model: \(work)/field.json: rooms[0].nodes.n.heard: 2 is not in"), "\(run.errors)")
+    }
+
+    @Test func publishedOutputIsARecordedTraceThatReplaysAsReceived() throws {
+        let trace = try sharedData("traces/danis-straight_01.trace.csv")
+        var published: [String] = []
+        try TraceReplayRunner.run(path: trace, output: .published) { published.append($0) }
+        #expect(published.first == ReplayCSV.recordHeader)
+        let recorded = try temporaryFile(published.joined(separator: "\n") + "\n", name: "recorded.trace.csv")
+        // The recorded trace decides the rooms the raw one does: the same measurements reach the
+        // decision (only the instants of the ticks between them differ).
+        var fromRaw: [String] = [], fromRecord: [String] = []
+        try TraceReplayRunner.run(path: trace, output: .decisions) { fromRaw.append($0) }
+        try TraceReplayRunner.run(path: recorded, output: .decisions) { fromRecord.append($0) }
+        #expect(fromRaw.count > 2)
+        #expect(fromRaw.map { $0.split(separator: ",")[2] } == fromRecord.map { $0.split(separator: ",")[2] })
+    }
+
+    @Test func labelStampsEachTypedRoomAndRefusesUnknownOnes() throws {
+        let tool = try BuildProducts.executable(named: "presence-aggregator")
+        let work = try directory()
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = ["label", "--output", work + "/walk.truth.csv", "--beacon", "keys", "--rooms", "kitchen,hall"]
+        let input = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardError = errors
+        let before = Date().timeIntervalSince1970
+        try process.run()
+        input.fileHandleForWriting.write(Data("kitchen\n\ncellar\n2\n".utf8))
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        let after = Date().timeIntervalSince1970
+        let messages = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(messages)")
+        #expect(messages.contains("'cellar' is not one of kitchen, hall — not written"))
+        let truth = try TraceFile.truth(path: work + "/walk.truth.csv")
+        #expect(truth.map(\.room).first == "kitchen")
+        #expect(truth.map(\.room).last == "hall")
+        #expect(!truth.contains { $0.room == "cellar" })
+        // Unix seconds, the clock `run --record` stamps measurements with.
+        #expect(truth.allSatisfy { $0.time.seconds >= before.rounded(.down) && $0.time.seconds <= after + 0.001 })
+        #expect(truth.allSatisfy { $0.beacon.rawValue == "keys" })
+    }
+}
+
+@Suite struct TruthLabelerTests {
+    @Test func fillsEachRoomAtTheIntervalUntilTheNextOne() {
+        var labeler = TruthLabeler(beacon: BeaconID(rawValue: "keys"), interval: 1)
+        var rows = labeler.enter("kitchen", at: Instant(seconds: 100))
+        rows += labeler.enter("hall", at: Instant(seconds: 102.5))
+        rows += labeler.finish(at: Instant(seconds: 104))
+        #expect(rows.map(\.time.seconds) == [100, 101, 102, 102.5, 103.5, 104])
+        #expect(rows.map(\.room) == ["kitchen", "kitchen", "kitchen", "hall", "hall", "hall"])
+        #expect(rows.map(TruthLabeler.row).first == "100.000,keys,kitchen")
+    }
+
+    @Test func acceptsNumbersAndNamesOfTheGivenRoomsOnly() throws {
+        let labeler = TruthLabeler(beacon: BeaconID(rawValue: "keys"), rooms: ["kitchen", "hall"])
+        #expect(try labeler.room(named: "2") == "hall")
+        #expect(try labeler.room(named: " kitchen ") == "kitchen")
+        #expect(try labeler.room(named: "") == nil)
+        #expect(throws: TruthLabeler.LineError.self) { _ = try labeler.room(named: "3") }
+        #expect(throws: TruthLabeler.LineError.self) { _ = try labeler.room(named: "cellar") }
+    }
+}
+
+@Suite struct SiteModelConfigurationTests {
+    @Test func decisionModelLoadsTheModelAndABadOneNamesTheKeyAndTheFile() throws {
+        let model = try #require(SiteModelEvaluation.learn(
+            try SiteModelEvaluation.loadRecordings(
+                directory: try sharedData("traces"),
+                names: ["danis-straight_01.trace.csv", "danis-straight_01.truth.csv"])))
+        let good = try temporaryFile(model.json, name: "site.model.json")
+        let config = try temporaryFile("decision:\n  model: \(good)\n", name: "aggregator.yaml")
+        let loaded = try AggregatorConfiguration.load(file: config, environment: [:], flags: [:])
+        #expect(loaded.siteModel == model.roundTripped)
+
+        let bad = try temporaryFile("{\"format\": \"beacon-presence-site-model\",\n\"version\": 7}", name: "bad.json")
+        let badConfig = try temporaryFile("decision:\n  model: \(bad)\n", name: "aggregator.yaml")
+        #expect(throws: AggregatorConfigurationError.self) {
+            _ = try AggregatorConfiguration.load(file: badConfig, environment: [:], flags: [:])
+        }
+        do {
+            _ = try AggregatorConfiguration.load(file: badConfig, environment: [:], flags: [:])
+        } catch {
+            #expect("\(error)" == "decision.model: \(bad): version: version 7 is not supported (this program reads version 1)")
+        }
+        do {
+            _ = try AggregatorConfiguration.load(file: nil, environment: ["PRESENCE_MODEL": bad], flags: [:])
+        } catch {
+            #expect("\(error)".hasPrefix("PRESENCE_MODEL: \(bad): version: "))
+        }
+    }
+}
+
+extension SiteModel {
+    /// The model as its file reads back (numbers rounded as written).
+    var roundTripped: SiteModel? { try? SiteModel(json: Array(json.utf8)) }
+}
