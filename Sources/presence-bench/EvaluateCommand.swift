@@ -101,8 +101,11 @@ struct EvaluateCommand: ParsableCommand {
         for site in sites {
             var modes: [String: ModeReport] = [:]
             modes["defaults"] = Self.defaultsMode(site, tracking: tracking, parameters: parameters)
-            // Further modes (each from its own file, e.g. the learned model's leave-one-out) add
-            // their `ModeReport` here under their own key.
+            // The site model learned from the site's other recordings (EvaluateCommand+Learned.swift).
+            let learned = Self.learnedScores(site.recordings.map { ($0.name, $0.samples, $0.truth) },
+                                             tracking: tracking, decision: parameters)
+            modes["learned"] = ModeReport(recordings: learned.map { RecordingResult(name: $0.name, score: $0.score) },
+                                          name: Self.learnedModeName)
             let baseline = site.recordings.map { (name: $0.name, score: Self.scoreBaseline($0)) }
             report.sites[site.name] = SiteReport(
                 directory: site.directory, recordings: site.recordings.count, modes: modes,
