@@ -18,6 +18,9 @@ public final class FakeController: @unchecked Sendable {
         public var silentOpcodes: Set<UInt16> = []
         /// Raw bytes written before the reports once scanning starts (line noise).
         public var noiseBeforeReports: [UInt8] = []
+        /// What the Core spec allows and Zephyr's hci_uart does: once a legacy LE scan command was
+        /// used, extended ones are answered 0x0C (Command Disallowed) until HCI_Reset.
+        public var legacyLocksOutExtended = false
         /// H4 event packets sent once scanning is enabled.
         public var reportsAfterScanEnable: [[UInt8]] = []
     }
@@ -27,6 +30,7 @@ public final class FakeController: @unchecked Sendable {
     private var behaviour: Behaviour
     private var received: [HCICommand] = []
     private var running = true
+    private var legacyUsed = false
     private let finished = DispatchSemaphore(value: 0)
 
     public init(behaviour: Behaviour) throws {
@@ -84,9 +88,14 @@ public final class FakeController: @unchecked Sendable {
         lock.lock()
         received.append(command)
         let behaviour = self.behaviour
+        let legacy = [HCICommand.leSetScanParameters(.default).opcode, HCICommand.leSetScanEnable(true).opcode]
+        let extended = [HCICommand.leSetExtendedScanParameters(.default).opcode, HCICommand.leSetExtendedScanEnable(true).opcode]
+        let lockedOut = behaviour.legacyLocksOutExtended && legacyUsed && extended.contains(command.opcode)
+        if command == .reset { legacyUsed = false }
+        if legacy.contains(command.opcode) { legacyUsed = true }
         lock.unlock()
         if behaviour.silentOpcodes.contains(command.opcode) { return }
-        let status = behaviour.statuses[command.opcode] ?? 0
+        let status = lockedOut ? 0x0C : behaviour.statuses[command.opcode] ?? 0
         var returned: [UInt8] = [status]
         if command == .readLocalSupportedCommands {
             var supported = [UInt8](repeating: 0xFF, count: 64)
