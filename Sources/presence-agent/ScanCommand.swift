@@ -65,9 +65,18 @@ struct ScanCommand: ParsableCommand {
         // The simulator counts --duration in simulated time itself; other sources in wall time.
         var wallDeadline = duration.map { WallClock.monotonic() + $0 }
         if case .simulate = specification { wallDeadline = nil }
+        // What happens to a radio (stopped and why, retrying, hearing again) goes to stderr.
+        func sayNotices() {
+            for notice in feed.takeNotices() {
+                output.flush()
+                printError("\(specification): \(notice.level == .warning ? "warning: " : "")\(notice.message)")
+            }
+        }
+        sayNotices()
         do {
             while !StopSignal.requested {
                 let more = try feed.poll(timeout: 0.2) { output.line(format($0)) }
+                sayNotices()
                 if !more { break }
                 // Live sources print as they hear; a capture prints in large blocks.
                 if case .btsnoop = specification {} else { output.flush() }

@@ -23,6 +23,9 @@ public final class FakeController: @unchecked Sendable {
         public var legacyLocksOutExtended = false
         /// H4 event packets sent once scanning is enabled.
         public var reportsAfterScanEnable: [[UInt8]] = []
+        /// Sends `reportsAfterScanEnable` again this often (real seconds) while scanning is on:
+        /// beacons that keep advertising.
+        public var reportInterval: Double?
     }
 
     public let pty: PseudoTerminal
@@ -31,6 +34,7 @@ public final class FakeController: @unchecked Sendable {
     private var received: [HCICommand] = []
     private var running = true
     private var legacyUsed = false
+    private var scanning = false
     private let finished = DispatchSemaphore(value: 0)
 
     public init(behaviour: Behaviour) throws {
@@ -53,6 +57,12 @@ public final class FakeController: @unchecked Sendable {
         return received
     }
 
+    /// Bytes as another program's traffic would show them: a command the kernel copies to every raw
+    /// socket, or an event the controller sends unasked (the NOP after it restarted).
+    public func inject(_ bytes: [UInt8]) {
+        pty.write(bytes)
+    }
+
     /// Stops serving and unplugs the device.
     public func unplug() {
         lock.lock()
@@ -70,8 +80,17 @@ public final class FakeController: @unchecked Sendable {
 
     private func serve() {
         var deframer = H4Deframer()
+        var lastReports = Date()
         while isRunning {
             let bytes = pty.readAvailable(timeout: 0.05)
+            lock.lock()
+            let repeatEvery = scanning ? behaviour.reportInterval : nil
+            let reports = behaviour.reportsAfterScanEnable
+            lock.unlock()
+            if let repeatEvery, Date().timeIntervalSince(lastReports) >= repeatEvery {
+                lastReports = Date()
+                for report in reports { pty.write(report) }
+            }
             guard !bytes.isEmpty else { continue }
             _ = deframer.append(contentsOf: bytes)
             while let packet = deframer.nextPacket() {
@@ -91,7 +110,13 @@ public final class FakeController: @unchecked Sendable {
         let legacy = [HCICommand.leSetScanParameters(.default).opcode, HCICommand.leSetScanEnable(true).opcode]
         let extended = [HCICommand.leSetExtendedScanParameters(.default).opcode, HCICommand.leSetExtendedScanEnable(true).opcode]
         let lockedOut = behaviour.legacyLocksOutExtended && legacyUsed && extended.contains(command.opcode)
-        if command == .reset { legacyUsed = false }
+        if command == .reset {
+            legacyUsed = false
+            scanning = false
+        }
+        if command.opcode == HCICommand.leSetScanEnable(true).opcode || command.opcode == HCICommand.leSetExtendedScanEnable(true).opcode {
+            scanning = command.parameters.first == 0x01 && !lockedOut && behaviour.statuses[command.opcode] == nil
+        }
         if legacy.contains(command.opcode) { legacyUsed = true }
         lock.unlock()
         if behaviour.silentOpcodes.contains(command.opcode) { return }
