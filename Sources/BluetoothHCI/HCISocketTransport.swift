@@ -58,12 +58,16 @@ public final class HCISocketTransport: HCITransport {
         + "(sudo setcap cap_net_raw,cap_net_admin+ep /path/to/presence-agent), or run as root"
 
     /// An adapter that is down is powered up, as `hciconfig hci0 up` does. HCIDEVUP needs
-    /// CAP_NET_ADMIN; rfkill may block it.
+    /// CAP_NET_ADMIN; rfkill may block it. On an adapter that is up it is asked too: the kernel then
+    /// answers EALREADY but first cancels the power-off it schedules 2 s after setting up a new
+    /// controller when no bluetoothd has claimed it, which would otherwise cut our setup short.
     private func powerUpIfDown() throws(HCITransportError) {
         let descriptor = channel.descriptor
-        guard bp_hci_dev_is_up(descriptor, Int32(deviceID)) == 0 else { return }
+        let up = bp_hci_dev_is_up(descriptor, Int32(deviceID))
+        let result = bp_hci_dev_up(descriptor, Int32(deviceID))
+        guard up == 0 else { return }
         let operation = "power up hci\(deviceID)"
-        if bp_hci_dev_up(descriptor, Int32(deviceID)) == 0 || errno == EALREADY {
+        if result == 0 || errno == EALREADY {
             openingNote = "hci\(deviceID) was down; powered it up"
             return
         }

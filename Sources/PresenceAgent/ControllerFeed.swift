@@ -142,6 +142,8 @@ final class ControllerFeed: AdvertisementFeed {
             lastDeviceCheck = time
             radio = RadioStatus(state: .scanning, since: Instant(seconds: time), reopens: radio?.reopens ?? 0, lastError: radio?.lastError)
             if let note = transport.openingNote { notices.append(RadioNotice(.warning, note)) }
+            // Which command family the controller took (`ControllerSetup`), said once at start.
+            if radio?.lastError == nil { notices.append(RadioNotice(.info, "the controller scans (\(mode.rawValue))")) }
         } catch {
             transport.close()
             throw error

@@ -14,7 +14,7 @@ struct ScanCommand: ParsableCommand {
         commandName: "scan",
         abstract: "Print one line per advertising report a source hears.",
         discussion: """
-            Sources: hci0 or hci:N (a BlueZ adapter; needs CAP_NET_RAW and CAP_NET_ADMIN), \
+            Sources: hci0 or hci:N (a BlueZ adapter; needs CAP_NET_RAW, and CAP_NET_ADMIN to power it up), \
             uart:/dev/ttyACM0[@1000000] (an H4 controller on a serial line), btsnoop:FILE (a capture), \
             simulate[:FILE] (synthetic beacons). Stops at the end of a capture, after --duration, or on Ctrl-C. \
             Exit status 2 for a bad source or file.
