@@ -88,16 +88,19 @@ final class ControllerFeed: AdvertisementFeed {
         }
         do {
             var heard = 0
+            // Command Complete and Hardware Error events, for the watch after the read's commands:
+            // another program's command and its answer often come in one read, the command first.
+            var answers: [[UInt8]] = []
             try session.readEvents(timeout: timeout) { event in
-                let time = wallClock()
-                watch.event(event, at: time)
-                decoder.decode(eventPacket: event, at: Instant(seconds: time)) {
+                if let code = event.first, code == 0x0E || code == 0x10 { answers.append(Array(event.prefix(6))) }
+                decoder.decode(eventPacket: event, at: Instant(seconds: wallClock())) {
                     heard += 1
                     body($0)
                 }
             }
             let time = wallClock()
             for command in session.takeForeignCommands() { watch.foreignCommand(command, at: time) }
+            for answer in answers { watch.event(answer[...], at: time) }
             watch.heard(heard, at: time)
             if heard > 0, awaitingFirstReport {
                 awaitingFirstReport = false

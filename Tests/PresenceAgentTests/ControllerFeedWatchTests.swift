@@ -70,8 +70,10 @@ import TestSupport
         try poll(feed) { $0 > 0 }
         let setUps = controller.commandNames.count
 
-        // What the kernel copies to our socket when `bluetoothctl scan on` starts: its commands.
-        controller.inject(HCICommand.leSetScanEnable(true, filterDuplicates: true).h4Packet)
+        // What the kernel copies to our socket when `bluetoothctl scan on` starts: its commands,
+        // each followed by the controller's answer (in the same read, often).
+        controller.inject(HCICommand.leSetScanEnable(false).h4Packet + [0x04, 0x0E, 0x04, 0x01, 0x0C, 0x20, 0x00]
+            + HCICommand.leSetScanEnable(true, filterDuplicates: true).h4Packet + [0x04, 0x0E, 0x04, 0x01, 0x0C, 0x20, 0x00])
         controller.inject(Self.report)  // its scan's reports reach us too
         #expect(try poll(feed) { $0 > 0 } == 1)
         clock.seconds += 120
@@ -80,7 +82,7 @@ import TestSupport
         #expect(feed.radio?.state == .scanning)
 
         // Its discovery ends: the kernel switches scanning off. Ours comes back by itself.
-        controller.inject(HCICommand.leSetScanEnable(false).h4Packet)
+        controller.inject(HCICommand.leSetScanEnable(false).h4Packet + [0x04, 0x0E, 0x04, 0x01, 0x0C, 0x20, 0x00])
         _ = try feed.poll(timeout: 0.05) { _ in }
         clock.seconds += 3
         let heard = try poll(feed) { $0 > 0 }
