@@ -50,6 +50,11 @@ start_btvirt() {
     LD_PRELOAD=/lib/rssi.so BT_RSSI=-60 btvirt "$@" >>/tmp/btvirt.log 2>&1 &
     BTVIRT=$!
 }
+# The same without the preload: every report with RSSI 127, "not available", as btvirt sends it.
+start_btvirt_without_rssi() {
+    btvirt "$@" >>/tmp/btvirt.log 2>&1 &
+    BTVIRT=$!
+}
 stop_btvirt() {
     [ -n "$ADVERTISER" ] && kill "$ADVERTISER" 2>/dev/null
     ADVERTISER=
@@ -180,6 +185,26 @@ advertise hci1
 presence-agent scan --source hci0 --json --duration 8 >/tmp/scan4.out 2>/tmp/scan4.err
 expect "4.x: the legacy scan commands are used" /tmp/scan4.err "the controller scans \(legacy\)"
 expect "4.x: the iBeacon is decoded" /tmp/scan4.out "\"beacon\":\"$BEACON\""
+stop_btvirt
+
+echo "== reports without an RSSI (btvirt as it is: RSSI 127) are presence, not range"
+start_btvirt_without_rssi -l2
+until_true 15 test -e /sys/class/bluetooth/hci1
+advertise hci1
+mosquitto_sub -h 127.0.0.1 -v -t 'presence/#' >/tmp/mqtt127.log 2>&1 &
+SUB=$!
+presence-agent run --config /tmp/agent.yaml --node vm127 --room lab --source hci0 --broker mqtt://127.0.0.1:1883 \
+    --state-dir /tmp/state127 >/tmp/agent127.log 2>&1 &
+AGENT=$!
+until_true 40 grep -q "presence/nodes/vm127/regions/office/event .*\"event\":\"enter\"" /tmp/mqtt127.log
+expect "RSSI 127: the region is entered" /tmp/mqtt127.log "presence/nodes/vm127/regions/office/event .*\"event\":\"enter\".*\"beacon\":\"$BEACON\""
+until_true 10 grep -q "presence/nodes/vm127/regions/office/ranging .*$BEACON" /tmp/mqtt127.log
+expect "RSSI 127: ranged with proximity unknown" /tmp/mqtt127.log "presence/nodes/vm127/regions/office/ranging .*\"proximity\":\"unknown\""
+refute "RSSI 127: no measurement (it would read as 'stopped hearing')" /tmp/mqtt127.log "presence/beacons/$BEACON/vm127 "
+until_true 10 grep -q "presence/nodes/vm127/telemetry .*\"advertsWithoutRSSI\":[1-9]" /tmp/mqtt127.log
+expect "RSSI 127: telemetry counts them" /tmp/mqtt127.log "presence/nodes/vm127/telemetry .*\"advertsWithoutRSSI\":[1-9]"
+kill "$AGENT" "$SUB"
+wait "$AGENT" 2>/dev/null
 stop_btvirt
 
 echo "== serial path: btvirt -s (H4 controllers on unix sockets) bridged to a pty with socat"
