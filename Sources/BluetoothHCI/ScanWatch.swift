@@ -46,7 +46,7 @@ public struct ScanWatch: Sendable {
             case .scanChangedByAnotherProgram: return "another program changed the scan (an LE scan enable answer the agent did not ask for)"
             case .hardwareError(let code): return "the controller reported a hardware error (code 0x\(HexDigits.string([code])))"
             case .quiet(let seconds, let heard):
-                return "no advertising reports for \(Int(seconds)) s after hearing \(heard)"
+                return "no advertising reports for \(Int(seconds)) s after hearing \(heard) (a controller gone deaf, or nothing left to hear)"
             }
         }
     }

@@ -54,6 +54,6 @@ import Testing
         watch.heard(5, at: 20)
         #expect(watch.due(at: 79) == nil)
         #expect(watch.due(at: 80) == .quiet(seconds: 60, heard: 10))
-        #expect(ScanWatch.Cause.quiet(seconds: 60, heard: 10).description == "no advertising reports for 60 s after hearing 10")
+        #expect(ScanWatch.Cause.quiet(seconds: 60, heard: 10).description == "no advertising reports for 60 s after hearing 10 (a controller gone deaf, or nothing left to hear)")
     }
 }
