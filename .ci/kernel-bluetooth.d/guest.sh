@@ -234,6 +234,8 @@ expect "serial replug: set up again and hearing again" /tmp/replug.err "hearing 
 kill $SCAN $SOCAT 2>/dev/null
 stop_btvirt
 
+echo "== what the agent logged on hci0 (power cycle, discovery, unplug)"
+grep -v "MQTT connect" /tmp/agent.log | sed 's/^/    agent| /'
 echo "GUEST-DONE passed=$passed failed=$failed"
 sync
 poweroff -f
