@@ -11,6 +11,7 @@ public final class ControllerSession {
     public let commandTimeout: Double
     private var deframer = H4Deframer(maximumPayloadLength: 1024)
     private var pendingEvents: [HCIPacket] = []
+    private var foreignCommands: [HCICommand] = []
     public private(set) var mode: ControllerSetup.ScanMode?
 
     public init(transport: any HCITransport, commandTimeout: Double = 2) {
@@ -49,6 +50,13 @@ public final class ControllerSession {
         self.mode = nil
     }
 
+    /// Commands other programs sent to the controller since the last call, as an HCI socket shows
+    /// them (a serial line shows none): for `ScanWatch`. At most 64 are kept between calls.
+    public func takeForeignCommands() -> [HCICommand] {
+        defer { foreignCommands.removeAll() }
+        return foreignCommands
+    }
+
     /// Reads what arrives within `timeout` seconds and calls `body` with each whole event packet
     /// (code, length, parameters). Returns when the read returned; throws when the device is gone.
     public func readEvents(timeout: Double, _ body: (ArraySlice<UInt8>) -> Void) throws(HCITransportError) {
@@ -65,7 +73,15 @@ public final class ControllerSession {
             let taken = deframer.append(contentsOf: chunk)
             chunk = chunk.dropFirst(taken)
             while let packet = deframer.nextPacket() {
-                if packet.type == .event { body(packet.bytes) }
+                if packet.type == .event {
+                    body(packet.bytes)
+                } else if packet.type == .command, packet.bytes.count >= 3, foreignCommands.count < 64 {
+                    let bytes = packet.bytes
+                    let start = bytes.startIndex
+                    foreignCommands.append(HCICommand(
+                        opcode: UInt16(bytes[start]) | UInt16(bytes[start + 1]) << 8,
+                        parameters: Array(bytes.dropFirst(3)), name: "another program's command"))
+                }
             }
             if taken == 0 { break }
         }

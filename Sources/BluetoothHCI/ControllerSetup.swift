@@ -5,10 +5,14 @@ import BeaconCore
 /// transport.
 ///
 /// Order: [reset, event mask, LE event mask] (only where we own the controller: a serial line;
-/// on an HCI socket bluetoothd owns it and has set them), read supported commands, stop any scan
-/// left running, then the extended scan commands when the controller lists them, else legacy.
-/// An extended command that the controller rejects as unknown, disallowed or unsupported falls back
-/// to legacy: controllers that list the commands and then refuse them exist.
+/// on an HCI socket bluetoothd owns it and has set them), read supported commands, then one command
+/// family for the whole session: the extended scan commands when the controller lists them, else
+/// the legacy ones. The Core spec lets a controller refuse extended commands once a legacy one was
+/// used, until a reset (Vol 4 Part E, "Legacy and extended advertising": 0x0C Command Disallowed),
+/// so no legacy command goes before the extended ones. On a socket a scan left running (by a
+/// previous run) is stopped with the chosen family's enable command; right after HCI_Reset there
+/// is none to stop. An extended command that the controller answers with any error falls back to
+/// legacy: controllers that list the commands and then refuse them exist.
 public struct ControllerSetup: Sendable {
     public enum Action: Hashable, Sendable {
         case send(HCICommand)
@@ -27,12 +31,16 @@ public struct ControllerSetup: Sendable {
     private(set) var pending: HCICommand?
     private(set) var mode: ScanMode = .legacy
     private var fellBack = false
+    /// The command whose answer does not matter (stopping a scan that may not be running).
+    private var answerIgnored: HCICommand?
+    private let configureController: Bool
 
     /// - Parameters:
     ///   - configureController: reset and set event masks first (a controller of our own on a serial line).
     ///   - preferExtended: use the extended scan commands when the controller supports them.
     public init(parameters: ScanParameters = .default, configureController: Bool, preferExtended: Bool = true) {
         self.parameters = parameters
+        self.configureController = configureController
         var commands: [HCICommand] = []
         if configureController {
             commands += [.reset, .setEventMask, .leSetEventMask]
@@ -61,22 +69,21 @@ public struct ControllerSetup: Sendable {
             let supportsExtended = response.status == 0
                 && ControllerSetup.supportsExtendedScan(supportedCommands: response.returnParameters)
             mode = supportsExtended && preferExtended ? .extended : .legacy
-            // Stop a scan a previous run may have left on; its answer does not matter.
-            queue.append(.leSetScanEnable(false))
-            queue += scanCommands(mode)
+            queue += setupCommands(mode)
             pending = nil
             return next()
         }
-        if command == .leSetScanEnable(false) {
+        if command == answerIgnored {
+            answerIgnored = nil
             pending = nil
             return next()
         }
 
         if response.status != 0 {
-            if mode == .extended, !fellBack, ControllerSetup.isRefusal(response.status) {
+            if mode == .extended, !fellBack {
                 fellBack = true
                 mode = .legacy
-                queue = scanCommands(.legacy)
+                queue = setupCommands(.legacy)
                 pending = nil
                 return next()
             }
@@ -85,6 +92,15 @@ public struct ControllerSetup: Sendable {
         }
         pending = nil
         return next()
+    }
+
+    /// Where the controller is not ours (a socket), first stop a scan left running, in the
+    /// family of the commands that follow; then the scan parameters and enable.
+    private mutating func setupCommands(_ mode: ScanMode) -> [HCICommand] {
+        guard !configureController else { return scanCommands(mode) }
+        let stop = ControllerSetup.stopCommands(for: mode)[0]
+        answerIgnored = stop
+        return [stop] + scanCommands(mode)
     }
 
     /// The commands that stop scanning cleanly on exit, for the mode setup ended in.
@@ -114,11 +130,6 @@ public struct ControllerSetup: Sendable {
     static func supportsExtendedScan(supportedCommands: [UInt8]) -> Bool {
         guard supportedCommands.count > 37 else { return false }
         return supportedCommands[37] & 0x60 == 0x60
-    }
-
-    /// Statuses with which a controller says "not this command" rather than "something broke".
-    static func isRefusal(_ status: UInt8) -> Bool {
-        [0x01, 0x0C, 0x11, 0x12].contains(status)
     }
 }
 

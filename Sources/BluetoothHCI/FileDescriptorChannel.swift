@@ -76,7 +76,10 @@ final class FileDescriptorChannel {
 
     private func failure(_ code: Int32, _ operation: String) -> HCITransportError {
         switch code {
-        case ENODEV, ENXIO, EIO, EBADF: return HCITransportError(.deviceVanished, operation: operation, errno: code)
+        case ENODEV, ENXIO, EIO, EBADF, EPIPE: return HCITransportError(.deviceVanished, operation: operation, errno: code)
+        case EPERM, EACCES: return HCITransportError(.permissionDenied, operation: operation, errno: code)
+        case ENETDOWN: return HCITransportError(.adapterDown, operation: operation, errno: code)
+        case ERFKILL: return HCITransportError(.blocked, operation: operation, errno: code)
         default: return HCITransportError(.ioFailed, operation: operation, errno: code)
         }
     }

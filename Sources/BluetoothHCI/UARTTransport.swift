@@ -36,7 +36,10 @@ public final class UARTTransport: HCITransport {
             case EACCES, EPERM: .permissionDenied
             default: .ioFailed
             }
-            throw HCITransportError(kind, operation: operation, errno: code)
+            throw HCITransportError(
+                kind, operation: operation, errno: code,
+                advice: kind == .permissionDenied
+                    ? "the serial device is usually group dialout: add the user to it (SupplementaryGroups=dialout in the unit)" : nil)
         }
         channel = FileDescriptorChannel(descriptor: descriptor, name: settings.path)
 

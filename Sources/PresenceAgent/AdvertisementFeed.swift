@@ -24,6 +24,18 @@ public protocol AdvertisementFeed: AnyObject {
 
     /// Advertising events that could not be decoded, and why the last one failed.
     var malformedEventCount: Int { get }
+
+    /// A radio's state for telemetry; nil for captures and the simulator.
+    var radio: RadioStatus? { get }
+
+    /// What happened to the radio since the last call, for the log: stops with their cause,
+    /// retries, hearing again.
+    func takeNotices() -> [RadioNotice]
+}
+
+extension AdvertisementFeed {
+    public var radio: RadioStatus? { nil }
+    public func takeNotices() -> [RadioNotice] { [] }
 }
 
 public struct FeedError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -151,6 +151,8 @@ public struct AgentCore: Sendable {
     }
 
     public var trackedBeaconCount: Int { tracks.count }
+    /// Reports that carried no RSSI (127): presence for regions, no measurement.
+    public private(set) var rssiUnavailableCount = 0
     public var regionCount: Int { monitor.regions.count }
     public var room: TopicLevelID { effective.room }
 
@@ -171,11 +173,27 @@ public struct AgentCore: Sendable {
         return out
     }
 
+    /// Every tracked beacon's current measurement, for the service to publish on each connect:
+    /// measurements are QoS 0 and one published while the broker was away is gone, so a still
+    /// beacon would otherwise wait for its heartbeat. Beacons no longer heard are left out.
+    public mutating func currentMeasurements(at time: Instant) -> [AgentPublication] {
+        var out: [AgentPublication] = []
+        for group in [TrackClass.known, .region, .other] {
+            var next = tracks.oldest(group)
+            while let slot = next {
+                next = tracks.newer(than: slot)
+                if let update = tracks[slot].track.current(at: time, trackTuning) {
+                    out.append(measurement(slot, update, at: tracks[slot].lastHeard))
+                }
+            }
+        }
+        return out
+    }
+
     // MARK: - Advertisements
 
     public mutating func observe(_ advertisement: DecodedAdvertisement) -> [AgentAction] {
         advertisementCount += 1
-        guard let rssi = advertisement.report.rssi else { return [] }
         let time = advertisement.time
         let address = advertisement.report.address
         let key = advertisement.beacon?.identity(address: address) ?? .mac(address)
@@ -206,6 +224,9 @@ public struct AgentCore: Sendable {
                 regionMatches: matches, matchedRevision: regionsRevision), group: group)
         }
 
+        guard let rssi = advertisement.report.rssi else {
+            return observeWithoutRSSI(slot, address: address, beacon: advertisement.beacon, identity: identity, at: time)
+        }
         var actions: [AgentAction] = []
         let measuredPower = advertisement.beacon?.measuredPower
         if effective.recordsSamples {
@@ -220,11 +241,47 @@ public struct AgentCore: Sendable {
             actions.append(.publish(measurement(slot, update, at: time)))
         }
         if let identity {
-            let events = Self.observeRegions(&tracks[slot], &monitor, identity, address, update, at: time)
+            let events = Self.observeRegions(
+                &tracks[slot], &monitor, identity, address, rssi: update.rssiFiltered, distance: update.distance,
+                proximity: update.proximity, at: time)
             if !events.isEmpty { actions += regionActions(events) }
         }
         return actions
     }
+
+    /// A report without an RSSI (127, "not available": BlueZ's emulated controllers send only these,
+    /// some controllers do on some PHYs) says the beacon is here, not how far. It keeps the beacon
+    /// tracked and counts for its regions (state, enter, ranging with proximity `unknown` and no
+    /// distance), but is no measurement: MQTT.md's measurement with proximity `unknown` and no RSSI
+    /// means "this node stopped hearing it", and the aggregator would drop this node's evidence, so
+    /// none is published for it, and it is no evidence of a room. A beacon whose RSSI stopped while
+    /// such reports go on gets that measurement once, as when it falls silent (its range is gone).
+    /// While reports with an RSSI keep its track current (heard within `unknownAfter`), those carry
+    /// its regions, with a distance, and this one changes nothing there.
+    private mutating func observeWithoutRSSI(
+        _ slot: Int, address: BluetoothAddress, beacon: Beacon?, identity: (uuid: BeaconUUID, major: UInt16, minor: UInt16)?,
+        at time: Instant
+    ) -> [AgentAction] {
+        rssiUnavailableCount += 1
+        var actions: [AgentAction] = []
+        tracks[slot].lastHeard = time
+        tracks[slot].address = address
+        tracks[slot].format = beacon?.kind
+        if tracks[slot].track.checkSilence(at: time, trackTuning) != nil {
+            actions.append(.publish(silenceMeasurement(slot, at: time)))
+        }
+        guard let identity else { return actions }
+        if let ranged = tracks[slot].track.lastHeard, time - ranged <= effective.tracking.proximity.unknownAfter { return actions }
+        let events = Self.observeRegions(
+            &tracks[slot], &monitor, identity, address,
+            // No reading: `unknown` ranks after every beacon with one; the RSSI is never published for it.
+            rssi: Self.noRSSI, distance: nil, proximity: .unknown, at: time)
+        if !events.isEmpty { actions += regionActions(events) }
+        return actions
+    }
+
+    /// The ranking value of a beacon heard without an RSSI: below any RSSI a controller reports.
+    static let noRSSI = -128.0
 
     /// One advertisement into a tracked beacon, in one access to its entry (each field written
     /// through the table on its own checked the table's storage again).
@@ -260,12 +317,12 @@ public struct AgentCore: Sendable {
     @inline(__always)
     private static func observeRegions(
         _ entry: inout TrackedBeacon, _ monitor: inout RegionMonitor, _ identity: (uuid: BeaconUUID, major: UInt16, minor: UInt16),
-        _ address: BluetoothAddress, _ update: TrackUpdate, at time: Instant
+        _ address: BluetoothAddress, rssi: Double, distance: Double?, proximity: Proximity, at time: Instant
     ) -> [RegionEvent] {
         // In parts, not a `BeaconSighting`: the id is lent, not retained (a cache miss per advert).
         monitor.observe(
             beacon: entry.id, uuid: identity.uuid, major: identity.major, minor: identity.minor, address: address,
-            rssi: update.rssiFiltered, distance: update.distance, proximity: update.proximity,
+            rssi: rssi, distance: distance, proximity: proximity,
             matches: entry.regionMatches, rangingSlot: &entry.rangingSlot, at: time)
     }
 

@@ -40,6 +40,8 @@ public final class AgentService: Service {
         case advertisements([DecodedAdvertisement], now: Instant)
         case sourceEnded(now: Instant)
         case sourceFailed(String)
+        /// The radio's state changed or it has something to say (stopped, retrying, hearing again).
+        case radio(RadioStatus?, [RadioNotice])
         case configuration(topic: String, payload: [UInt8])
         case connected
         case clock
@@ -139,6 +141,8 @@ public final class AgentService: Service {
                 feed.close()
                 sourceDone.signal()
             }
+            var radio = feed.radio
+            continuation.yield(.radio(radio, feed.takeNotices()))
             while !stopRequested.load(ordering: .relaxed) {
                 var batch: [DecodedAdvertisement] = []
                 do {
@@ -150,6 +154,11 @@ public final class AgentService: Service {
                         var decoded = advertisement
                         decoded.report.data = []
                         batch.append(decoded)
+                    }
+                    let notices = feed.takeNotices()
+                    if !notices.isEmpty || feed.radio != radio {
+                        radio = feed.radio
+                        continuation.yield(.radio(radio, notices))
                     }
                     pending.wait()
                     continuation.yield(.advertisements(batch, now: feed.now))
@@ -262,6 +271,8 @@ public final class AgentService: Service {
         /// once when a capture has ended (its burst is over).
         var lastMemoryRelief = wallClock()
         var relievedAfterEnd = false
+        /// The radio's state for telemetry (nil for a capture or the simulator).
+        var radio: RadioStatus?
 
         func publishRetainedState() {
             send(AgentPublication(topic: topics.nodeStatus(node), text: "online", qos: .atLeastOnce, retain: true))
@@ -318,9 +329,19 @@ public final class AgentService: Service {
                 let actions = core.receiveConfiguration(topic: topic, payload: payload, at: now)
                 perform(actions, connection: connection, state: state, persistent: persistent, recorder: recorder, send: send)
                 sendInfo()
+            case .radio(let status, let notices):
+                radio = status
+                for notice in notices {
+                    switch notice.level {
+                    case .info: logger.info("\(notice.message)", metadata: ["source": "\(configuration.source)"])
+                    case .warning: logger.warning("\(notice.message)", metadata: ["source": "\(configuration.source)"])
+                    }
+                }
             case .connected:
                 logger.info("connected to the broker", metadata: ["broker": "\(configuration.broker)"])
                 publishRetainedState()
+                // Measurements are QoS 0: those published before this connect are lost.
+                for publication in core.currentMeasurements(at: now) { send(publication) }
             case .clock:
                 recorder?.flush()
                 if let failure = recorder?.failure, !recordFailureLogged {
@@ -351,6 +372,9 @@ public final class AgentService: Service {
                     telemetry.add("reconnects", statistics.reconnects)
                     // Beacons not tracked because of `maxTrackedBeacons` (evicted or refused).
                     telemetry.add("beaconsDropped", core.droppedBeaconCount)
+                    // Reports without an RSSI (presence for regions, no measurement).
+                    telemetry.add("advertsWithoutRSSI", core.rssiUnavailableCount)
+                    radio?.write(to: &telemetry)
                     send(AgentPublication(topic: topics.nodeTelemetry(node), text: telemetry.json, qos: .atMostOnce, retain: false))
                     lastTelemetry = wall
                     advertsSinceTelemetry = 0

@@ -1,9 +1,14 @@
 import BeaconCore
 import BluetoothHCI
 
-/// A controller on a serial line or an HCI socket. When the device vanishes (a dongle unplugged,
-/// an adapter reset) the feed reports it and reopens it with a capped exponential backoff, then
-/// sets it up again, so the agent keeps running and resumes scanning by itself.
+/// A controller on a serial line or an HCI socket, kept scanning whatever the host does.
+///
+/// When the device vanishes (a dongle unplugged, an adapter unregistered), goes down (powered off),
+/// or stops scanning for a reason not the agent's own (`ScanWatch`: another program's reset or
+/// end of discovery, a controller that restarted, reports stopping), the feed closes it and sets it
+/// up again through one path: reopen, with a capped exponential backoff while that fails. Each
+/// stop is a warning with its cause, each failed attempt a warning with the next delay, and the
+/// first report heard again an info line (`takeNotices`); `radio` carries the state for telemetry.
 final class ControllerFeed: AdvertisementFeed {
     enum State: Equatable {
         case scanning(ControllerSetup.ScanMode)
@@ -14,20 +19,35 @@ final class ControllerFeed: AdvertisementFeed {
     private let open: () throws(HCITransportError) -> any HCITransport
     private let configureController: Bool
     private let wallClock: @Sendable () -> Double
+    private let watchSettings: ScanWatch.Settings
     private var session: ControllerSession?
+    private var watch: ScanWatch
     private var decoder = AdvertisementDecoder()
     private(set) var state: State = .retrying(at: 0, error: "not opened yet")
     private(set) var failures = 0
+    private(set) var radio: RadioStatus?
+    private var notices: [RadioNotice] = []
+    /// Set up again after a stop: the first report heard then is said in the log.
+    private var awaitingFirstReport = false
+    private var lastDeviceCheck = 0.0
+    private var lastWatchRestart = -Double.infinity
     /// Reopen delays: 1, 2, 4, … capped here.
     let maximumBackoff = 30.0
+    /// Seconds between checks that the device is still up (an adapter powered off stays silent).
+    let deviceCheckInterval = 2.0
+    /// At most one set-up a this many seconds for a `ScanWatch` cause, so a program that keeps
+    /// switching the scan off is not fought at full speed.
+    let watchRestartInterval = 10.0
 
     init(
         open: @escaping () throws(HCITransportError) -> any HCITransport, configureController: Bool,
-        wallClock: @escaping @Sendable () -> Double
+        wallClock: @escaping @Sendable () -> Double, watch: ScanWatch.Settings = ScanWatch.Settings()
     ) throws(FeedError) {
         self.open = open
         self.configureController = configureController
         self.wallClock = wallClock
+        self.watchSettings = watch
+        self.watch = ScanWatch(settings: watch, startedAt: wallClock())
         // The first open must work: a wrong path or missing permission is a configuration error
         // to report at start, not something to retry forever.
         do {
@@ -40,6 +60,11 @@ final class ControllerFeed: AdvertisementFeed {
     var now: Instant { Instant(seconds: wallClock()) }
     var malformedEventCount: Int { decoder.malformedEventCount }
 
+    func takeNotices() -> [RadioNotice] {
+        defer { notices.removeAll() }
+        return notices
+    }
+
     func poll(timeout: Double, _ body: (DecodedAdvertisement) -> Void) throws(FeedError) -> Bool {
         guard let session else {
             if case .retrying(let at, _) = state {
@@ -49,21 +74,48 @@ final class ControllerFeed: AdvertisementFeed {
                     return true
                 }
             }
+            let reopens = (radio?.reopens ?? 0) + 1
             do {
                 try connect()
+                radio?.reopens = reopens
+                if case .scanning(let mode) = state {
+                    notices.append(RadioNotice(.info, "the controller is set up again and scans (\(mode.rawValue))"))
+                }
             } catch {
                 scheduleRetry(error.description)
             }
             return true
         }
         do {
+            var heard = 0
+            // Command Complete and Hardware Error events, for the watch after the read's commands:
+            // another program's command and its answer often come in one read, the command first.
+            var answers: [[UInt8]] = []
             try session.readEvents(timeout: timeout) { event in
-                decoder.decode(eventPacket: event, at: Instant(seconds: wallClock()), body)
+                if let code = event.first, code == 0x0E || code == 0x10 { answers.append(Array(event.prefix(6))) }
+                decoder.decode(eventPacket: event, at: Instant(seconds: wallClock())) {
+                    heard += 1
+                    body($0)
+                }
+            }
+            let time = wallClock()
+            for command in session.takeForeignCommands() { watch.foreignCommand(command, at: time) }
+            for answer in answers { watch.event(answer[...], at: time) }
+            watch.heard(heard, at: time)
+            if heard > 0, awaitingFirstReport {
+                awaitingFirstReport = false
+                notices.append(RadioNotice(.info, "hearing advertisements again"))
+            }
+            if time - lastDeviceCheck >= deviceCheckInterval {
+                lastDeviceCheck = time
+                try session.transport.checkDevice()
+            }
+            if let cause = watch.due(at: time) {
+                stopScanning(because: cause.description, retryAt: max(time, lastWatchRestart + watchRestartInterval))
+                lastWatchRestart = max(time, lastWatchRestart + watchRestartInterval)
             }
         } catch {
-            session.transport.close()
-            self.session = nil
-            scheduleRetry(error.description)
+            stopScanning(because: error.description, retryAt: nil)
         }
         return true
     }
@@ -88,15 +140,47 @@ final class ControllerFeed: AdvertisementFeed {
             self.session = session
             state = .scanning(mode)
             failures = 0
+            let time = wallClock()
+            watch = ScanWatch(settings: watchSettings, startedAt: time)
+            lastDeviceCheck = time
+            radio = RadioStatus(state: .scanning, since: Instant(seconds: time), reopens: radio?.reopens ?? 0, lastError: radio?.lastError)
+            if let note = transport.openingNote { notices.append(RadioNotice(.warning, note)) }
+            // Which command family the controller took (`ControllerSetup`), said once at start.
+            if radio?.lastError == nil { notices.append(RadioNotice(.info, "the controller scans (\(mode.rawValue))")) }
         } catch {
             transport.close()
             throw error
         }
     }
 
+    /// Closes a session that stopped scanning and says why; the next poll reopens it (at `retryAt`,
+    /// or after the backoff when the device failed).
+    private func stopScanning(because cause: String, retryAt: Double?) {
+        session?.transport.close()
+        session = nil
+        awaitingFirstReport = true
+        let time = wallClock()
+        radio = RadioStatus(state: .retrying, since: Instant(seconds: time), reopens: radio?.reopens ?? 0, lastError: cause)
+        if let retryAt {
+            state = .retrying(at: retryAt, error: cause)
+            notices.append(RadioNotice(.warning, "the controller stopped scanning: \(cause); setting it up again"))
+        } else {
+            let delay = nextDelay()
+            state = .retrying(at: time + delay, error: cause)
+            notices.append(RadioNotice(.warning, "the controller stopped scanning: \(cause); reopening in \(Int(delay)) s"))
+        }
+    }
+
+    /// A reopen that failed: try again after the backoff.
     private func scheduleRetry(_ error: String) {
-        failures += 1
-        let delay = min(maximumBackoff, Double(1 << min(failures - 1, 10)))
+        let delay = nextDelay()
         state = .retrying(at: wallClock() + delay, error: error)
+        radio?.lastError = error
+        notices.append(RadioNotice(.warning, "cannot set the controller up (attempt \(failures)): \(error); retrying in \(Int(delay)) s"))
+    }
+
+    private func nextDelay() -> Double {
+        failures += 1
+        return min(maximumBackoff, Double(1 << min(failures - 1, 10)))
     }
 }

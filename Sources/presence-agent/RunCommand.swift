@@ -11,7 +11,7 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Scan and publish presence to MQTT until stopped.",
         discussion: """
-            The raw HCI socket needs CAP_NET_RAW and CAP_NET_ADMIN (the systemd unit in etc/ grants them). \
+            The raw HCI socket needs CAP_NET_RAW, and CAP_NET_ADMIN to power a down adapter up (the systemd unit in etc/ grants both). \
             Configuration: --config FILE (YAML, see etc/presence-agent.yaml), then PRESENCE_* environment \
             variables, then these flags.
             """

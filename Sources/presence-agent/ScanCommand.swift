@@ -14,7 +14,7 @@ struct ScanCommand: ParsableCommand {
         commandName: "scan",
         abstract: "Print one line per advertising report a source hears.",
         discussion: """
-            Sources: hci0 or hci:N (a BlueZ adapter; needs CAP_NET_RAW and CAP_NET_ADMIN), \
+            Sources: hci0 or hci:N (a BlueZ adapter; needs CAP_NET_RAW, and CAP_NET_ADMIN to power it up), \
             uart:/dev/ttyACM0[@1000000] (an H4 controller on a serial line), btsnoop:FILE (a capture), \
             simulate[:FILE] (synthetic beacons). Stops at the end of a capture, after --duration, or on Ctrl-C. \
             Exit status 2 for a bad source or file.
@@ -65,9 +65,18 @@ struct ScanCommand: ParsableCommand {
         // The simulator counts --duration in simulated time itself; other sources in wall time.
         var wallDeadline = duration.map { WallClock.monotonic() + $0 }
         if case .simulate = specification { wallDeadline = nil }
+        // What happens to a radio (stopped and why, retrying, hearing again) goes to stderr.
+        func sayNotices() {
+            for notice in feed.takeNotices() {
+                output.flush()
+                printError("\(specification): \(notice.level == .warning ? "warning: " : "")\(notice.message)")
+            }
+        }
+        sayNotices()
         do {
             while !StopSignal.requested {
                 let more = try feed.poll(timeout: 0.2) { output.line(format($0)) }
+                sayNotices()
                 if !more { break }
                 // Live sources print as they hear; a capture prints in large blocks.
                 if case .btsnoop = specification {} else { output.flush() }

@@ -46,7 +46,7 @@ import TestSupport
         }
         #expect(mode == .extended)
         #expect(controller.commandNames == ["HCI_Reset", "HCI_Set_Event_Mask", "HCI_LE_Set_Event_Mask",
-                                            "HCI_Read_Local_Supported_Commands", "HCI_LE_Set_Scan_Enable",
+                                            "HCI_Read_Local_Supported_Commands",
                                             "HCI_LE_Set_Extended_Scan_Parameters", "HCI_LE_Set_Extended_Scan_Enable"])
         #expect(controller.commands.last?.parameters == [0x01, 0x00, 0, 0, 0, 0])  // enabled, duplicates not filtered
         let ids = try readBeacons(session, count: 2)
@@ -55,6 +55,23 @@ import TestSupport
         session.stop { Double((clock.now - start).components.seconds) }
         #expect(controller.commandNames.last == "HCI_LE_Set_Extended_Scan_Enable")
         #expect(controller.commands.last?.parameters.first == 0x00)
+    }
+
+    /// A controller that refuses extended commands once a legacy one was used (the spec allows it;
+    /// Zephyr's hci_uart does): both paths stay extended, because no legacy command goes first.
+    @Test(arguments: [true, false])
+    func oneCommandFamilyKeepsAStrictControllerExtended(configureController: Bool) throws {
+        var behaviour = FakeController.Behaviour()
+        behaviour.legacyLocksOutExtended = true
+        behaviour.reportsAfterScanEnable = [Self.iBeaconReport]
+        let controller = try FakeController(behaviour: behaviour)
+        defer { controller.unplug() }
+        let session = ControllerSession(transport: try UARTTransport(settings: .init(path: controller.pty.devicePath)))
+        let mode = try session.start(ControllerSetup(configureController: configureController)) { 0 }
+        #expect(mode == .extended)
+        let legacyOpcodes = [HCICommand.leSetScanParameters(.default).opcode, HCICommand.leSetScanEnable(true).opcode]
+        #expect(!controller.commands.contains { legacyOpcodes.contains($0.opcode) }, "\(controller.commandNames)")
+        #expect(try readBeacons(session, count: 1).count == 1)
     }
 
     @Test func fallsBackToLegacyWhenTheControllerRefusesExtendedScan() throws {

@@ -25,9 +25,49 @@ import Testing
     @Test func ownControllerIsResetAndScansExtendedWhenSupported() {
         var setup = ControllerSetup(configureController: true)
         let (sent, end) = run(&setup, extended: true)
+        // Right after HCI_Reset no scan runs: nothing to stop, and no legacy command before the
+        // extended ones (a controller may refuse extended commands once a legacy one was used).
         #expect(sent == ["HCI_Reset", "HCI_Set_Event_Mask", "HCI_LE_Set_Event_Mask", "HCI_Read_Local_Supported_Commands",
-                         "HCI_LE_Set_Scan_Enable", "HCI_LE_Set_Extended_Scan_Parameters", "HCI_LE_Set_Extended_Scan_Enable"])
+                         "HCI_LE_Set_Extended_Scan_Parameters", "HCI_LE_Set_Extended_Scan_Enable"])
         #expect(end == .scanning(.extended))
+    }
+
+    @Test func socketControllerStopsALeftoverScanInTheFamilyItWillUse() {
+        var setup = ControllerSetup(configureController: false)
+        var sent: [HCICommand] = []
+        var action = setup.start()
+        while case .send(let command) = action {
+            sent.append(command)
+            var returned: [UInt8] = []
+            if command == .readLocalSupportedCommands {
+                returned = [UInt8](repeating: 0, count: 64)
+                returned[37] = 0x60
+            }
+            // Stopping a scan that is not running may be answered with Command Disallowed: ignored.
+            let status: UInt8 = command == .leSetExtendedScanEnable(false) ? 0x0C : 0
+            action = setup.handle(CommandResponse(kind: .complete, opcode: command.opcode, status: status, returnParameters: returned))!
+        }
+        #expect(sent == [.readLocalSupportedCommands, .leSetExtendedScanEnable(false),
+                         .leSetExtendedScanParameters(.default), .leSetExtendedScanEnable(true)])
+        #expect(!sent.contains { $0.opcode == HCICommand.leSetScanEnable(false).opcode })
+        #expect(action == .scanning(.extended))
+    }
+
+    @Test func anyErrorFromAnExtendedCommandFallsBackToLegacy() {
+        var setup = ControllerSetup(configureController: true)
+        let failing = [HCICommand.leSetExtendedScanEnable(true).opcode: UInt8(0x1F)]
+        let (sent, end) = run(&setup, extended: true, refuse: failing)
+        #expect(sent.suffix(4) == ["HCI_LE_Set_Extended_Scan_Parameters", "HCI_LE_Set_Extended_Scan_Enable",
+                                   "HCI_LE_Set_Scan_Parameters", "HCI_LE_Set_Scan_Enable"])
+        #expect(end == .scanning(.legacy))
+    }
+
+    @Test func aLegacyErrorAfterTheFallbackFailsNamingTheLegacyCommand() {
+        var setup = ControllerSetup(configureController: true)
+        let failing = [HCICommand.leSetExtendedScanParameters(.default).opcode: UInt8(0x0C),
+                       HCICommand.leSetScanParameters(.default).opcode: UInt8(0x12)]
+        let (_, end) = run(&setup, extended: true, refuse: failing)
+        #expect(end == .failed(ControllerSetupError(command: "HCI_LE_Set_Scan_Parameters", status: 0x12)))
     }
 
     @Test func socketControllerIsNotResetAndScansLegacyWithoutExtendedSupport() {
@@ -42,7 +82,9 @@ import Testing
         var setup = ControllerSetup(configureController: false)
         let disallowed = [HCICommand.leSetExtendedScanParameters(.default).opcode: UInt8(0x0C)]
         let (sent, end) = run(&setup, extended: true, refuse: disallowed)
-        #expect(sent.suffix(3) == ["HCI_LE_Set_Extended_Scan_Parameters", "HCI_LE_Set_Scan_Parameters", "HCI_LE_Set_Scan_Enable"])
+        // On a socket the fallback stops a leftover scan in the legacy family first.
+        #expect(sent.suffix(4) == ["HCI_LE_Set_Extended_Scan_Parameters", "HCI_LE_Set_Scan_Enable",
+                                   "HCI_LE_Set_Scan_Parameters", "HCI_LE_Set_Scan_Enable"])
         #expect(end == .scanning(.legacy))
     }
 

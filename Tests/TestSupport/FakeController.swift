@@ -18,8 +18,14 @@ public final class FakeController: @unchecked Sendable {
         public var silentOpcodes: Set<UInt16> = []
         /// Raw bytes written before the reports once scanning starts (line noise).
         public var noiseBeforeReports: [UInt8] = []
+        /// What the Core spec allows and Zephyr's hci_uart does: once a legacy LE scan command was
+        /// used, extended ones are answered 0x0C (Command Disallowed) until HCI_Reset.
+        public var legacyLocksOutExtended = false
         /// H4 event packets sent once scanning is enabled.
         public var reportsAfterScanEnable: [[UInt8]] = []
+        /// Sends `reportsAfterScanEnable` again this often (real seconds) while scanning is on:
+        /// beacons that keep advertising.
+        public var reportInterval: Double?
     }
 
     public let pty: PseudoTerminal
@@ -27,6 +33,8 @@ public final class FakeController: @unchecked Sendable {
     private var behaviour: Behaviour
     private var received: [HCICommand] = []
     private var running = true
+    private var legacyUsed = false
+    private var scanning = false
     private let finished = DispatchSemaphore(value: 0)
 
     public init(behaviour: Behaviour) throws {
@@ -49,6 +57,12 @@ public final class FakeController: @unchecked Sendable {
         return received
     }
 
+    /// Bytes as another program's traffic would show them: a command the kernel copies to every raw
+    /// socket, or an event the controller sends unasked (the NOP after it restarted).
+    public func inject(_ bytes: [UInt8]) {
+        pty.write(bytes)
+    }
+
     /// Stops serving and unplugs the device.
     public func unplug() {
         lock.lock()
@@ -66,8 +80,17 @@ public final class FakeController: @unchecked Sendable {
 
     private func serve() {
         var deframer = H4Deframer()
+        var lastReports = Date()
         while isRunning {
             let bytes = pty.readAvailable(timeout: 0.05)
+            lock.lock()
+            let repeatEvery = scanning ? behaviour.reportInterval : nil
+            let reports = behaviour.reportsAfterScanEnable
+            lock.unlock()
+            if let repeatEvery, Date().timeIntervalSince(lastReports) >= repeatEvery {
+                lastReports = Date()
+                for report in reports { pty.write(report) }
+            }
             guard !bytes.isEmpty else { continue }
             _ = deframer.append(contentsOf: bytes)
             while let packet = deframer.nextPacket() {
@@ -84,9 +107,20 @@ public final class FakeController: @unchecked Sendable {
         lock.lock()
         received.append(command)
         let behaviour = self.behaviour
+        let legacy = [HCICommand.leSetScanParameters(.default).opcode, HCICommand.leSetScanEnable(true).opcode]
+        let extended = [HCICommand.leSetExtendedScanParameters(.default).opcode, HCICommand.leSetExtendedScanEnable(true).opcode]
+        let lockedOut = behaviour.legacyLocksOutExtended && legacyUsed && extended.contains(command.opcode)
+        if command == .reset {
+            legacyUsed = false
+            scanning = false
+        }
+        if command.opcode == HCICommand.leSetScanEnable(true).opcode || command.opcode == HCICommand.leSetExtendedScanEnable(true).opcode {
+            scanning = command.parameters.first == 0x01 && !lockedOut && behaviour.statuses[command.opcode] == nil
+        }
+        if legacy.contains(command.opcode) { legacyUsed = true }
         lock.unlock()
         if behaviour.silentOpcodes.contains(command.opcode) { return }
-        let status = behaviour.statuses[command.opcode] ?? 0
+        let status = lockedOut ? 0x0C : behaviour.statuses[command.opcode] ?? 0
         var returned: [UInt8] = [status]
         if command == .readLocalSupportedCommands {
             var supported = [UInt8](repeating: 0xFF, count: 64)

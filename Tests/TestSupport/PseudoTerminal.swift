@@ -13,7 +13,9 @@ public final class PseudoTerminal {
         // Linux ioctls they wrap is the same thing (asm-generic/ioctls.h values).
         let TIOCGPTN: UInt = 0x8004_5430
         let TIOCSPTLCK: UInt = 0x4004_5431
-        controller = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        // Close-on-exec: an agent the test spawns must not hold the controller side open, or
+        // unplugging would not hang its line up.
+        controller = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
         var unlock: Int32 = 0
         var number: UInt32 = 0
         guard controller >= 0, ioctl(controller, TIOCSPTLCK, &unlock) == 0,

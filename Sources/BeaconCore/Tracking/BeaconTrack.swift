@@ -120,6 +120,19 @@ public struct BeaconTrack: Sendable {
                                measuredPower: lastMeasuredPower, distance: nil, proximity: .unknown, shouldPublish: true)
         }
 
+        /// The measurement its last advertisement gave, to publish again (after the broker
+        /// connects: one published before was lost); nil when it was never heard or no longer is
+        /// (`unknown`). The publish policy is not touched.
+        public mutating func current(at time: Instant, _ tuning: Tuning) -> TrackUpdate? {
+            let parameters = tuning.tracking
+            guard let last = filter.last, let estimate = filter.estimate(at: last, tuning.filter) else { return nil }
+            let proximity = classifier.proximity(at: time, parameters.proximity)
+            guard proximity != .unknown else { return nil }
+            let distance = parameters.distance.distance(rssi: estimate.rssi, measuredPower: lastMeasuredPower)
+            return TrackUpdate(rssi: lastRSSI, rssiFiltered: estimate.rssi, sigma: estimate.sigma,
+                               measuredPower: lastMeasuredPower, distance: distance, proximity: proximity, shouldPublish: true)
+        }
+
         /// `BeaconTrack.proximity(at:)`.
         public mutating func proximity(at time: Instant, _ tuning: Tuning) -> Proximity {
             classifier.proximity(at: time, tuning.tracking.proximity)
