@@ -20,9 +20,6 @@ final class CaptureFeed: AdvertisementFeed {
     private var held: BtsnoopRecord?
     private var ended = false
     private(set) var now: Instant
-    /// At speed 0, a poll returns once the capture's clock has moved this far (seconds): the agent
-    /// ticks once a second.
-    static let handBackInterval = 1.0
 
     /// Throws when the file cannot be opened or its header and first record are not btsnoop.
     init(path: String, speed: Double, wallClock: @escaping @Sendable () -> Double) throws(FeedError) {
@@ -43,6 +40,8 @@ final class CaptureFeed: AdvertisementFeed {
     var malformedEventCount: Int { decoder.malformedEventCount }
 
     func poll(timeout: Double, _ body: (DecodedAdvertisement) -> Void) throws(FeedError) -> Bool {
+        let step = AdvertisementFeeds.sourceSecondsPerPoll
+        let timeout = speed > 0 ? min(timeout, step / speed) : timeout
         let pollStart = wallClock()
         let pollFrom = now
         var delivered = 0
@@ -81,9 +80,9 @@ final class CaptureFeed: AdvertisementFeed {
                 body(advert)
             }
             // As fast as possible still hands back control now and then, so the caller can publish,
-            // and at least once a second of the capture's time, so its clock ticks through a stretch
-            // with no advertisements as it did live (a silence falls due 5 s in, not at the end).
-            if speed == 0 && (delivered >= 256 || now - pollFrom >= Self.handBackInterval) { return true }
+            // and each `sourceSecondsPerPoll` of the capture's time, so its clock ticks through a
+            // stretch with no advertisements as it did live (a silence falls due 5 s in, not at the end).
+            if speed == 0 && (delivered >= 256 || now - pollFrom >= step) { return true }
         }
         return !ended
     }

@@ -7,7 +7,8 @@ import FoundationEssentials
 /// `speed` times faster otherwise, and at speed 0 runs through `simulationDuration` as fast as
 /// possible.
 ///
-/// At a paced speed a poll sleeps until the next simulated advertisement is due (or its timeout),
+/// At a paced speed a poll sleeps until the next simulated advertisement is due (or its timeout, at
+/// most a simulated second),
 /// as a radio's read blocks until the controller sends a report: it does not spin. The simulator is
 /// a pure function of time, so the advertisements of the next stretch are asked for once and
 /// handed out as they fall due.
@@ -54,10 +55,11 @@ final class SimulatorFeed: AdvertisementFeed {
         if speed == 0 {
             target = now.seconds + 1
         } else {
-            let limit = simulated(atWall: wallClock() + max(0, timeout))
+            let timeout = min(max(0, timeout), AdvertisementFeeds.sourceSecondsPerPoll / speed)
+            let limit = simulated(atWall: wallClock() + timeout)
             let next = nextAdvertisementTime(before: limit)
             let wait = wallStart + (next - start) / speed - wallClock()
-            if wait > 0 { WallClock.pause(min(wait, max(0, timeout))) }
+            if wait > 0 { WallClock.pause(min(wait, timeout)) }
             // `next` itself is due (`nextUp`: delivery is of times before the target), even when
             // the sleep ended a rounding error early.
             target = max(simulated(atWall: wallClock()), next.nextUp)

@@ -11,12 +11,14 @@ import Testing
     struct Polled {
         var adverts = 0
         var polls = 0
-        /// Advertisements delivered before their time, and more than a poll's timeout after it.
+        /// Advertisements delivered before their time, and a second or more after it (a loaded
+        /// machine may not run the thread for a while; a spin is not late, it is busy).
         var early = 0
         var late = 0
         var firstTime: Double?
         var lastTime: Double?
         var cpuSeconds = 0.0
+        var wallSeconds = 0.0
     }
 
     static func threadCPUSeconds() -> Double {
@@ -42,12 +44,13 @@ import Testing
                 let due = wallStart + (advert.time.seconds - simulatedStart) / speed
                 let lag = WallClock.now() - due
                 if lag < -0.001 { polled.early += 1 }
-                if lag > 0.25 { polled.late += 1 }
+                if lag > 1 { polled.late += 1 }
                 polled.firstTime = polled.firstTime ?? advert.time.seconds
                 polled.lastTime = advert.time.seconds
             }
         }
         polled.cpuSeconds = threadCPUSeconds() - cpuStart
+        polled.wallSeconds = WallClock.now() - wallStart
         return polled
     }
 
@@ -62,6 +65,6 @@ import Testing
         #expect(polled.early == 0 && polled.late == 0, "\(polled)")
         // Simulated time runs `speed` times as fast as the wall clock.
         let span = (polled.lastTime ?? 0) - (polled.firstTime ?? 0)
-        #expect(span > 1.5 * speed && span < 2.1 * speed, "\(polled)")
+        #expect(span > (polled.wallSeconds - 0.5) * speed && span <= polled.wallSeconds * speed, "\(polled)")
     }
 }
