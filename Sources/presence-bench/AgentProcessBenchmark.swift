@@ -173,15 +173,22 @@ enum AgentProcessBenchmark {
         return state == "Z" || state == "X"
     }
 
+    /// A client of the bench's broker on loopback, connected, logging errors only.
+    static func connect(port: Int, clientID: String) async throws -> MQTTConnection {
+        var logger = Logger(label: "presence-bench")
+        logger.logLevel = .error
+        let connection = try MQTTConnection(
+            options: MQTTConnectionOptions(host: "127.0.0.1", port: port, clientID: clientID), logger: logger)
+        try await connection.connect(timeout: .seconds(10))
+        return connection
+    }
+
     static func publishRetained(topic: String, text: String, port: Int) throws {
         let done = DispatchSemaphore(value: 0)
         let failure = Locked<String?>(nil)
         Task {
             do {
-                var logger = Logger(label: "presence-bench")
-                logger.logLevel = .error
-                let connection = try MQTTConnection(options: MQTTConnectionOptions(host: "127.0.0.1", port: port, clientID: "bench-config"), logger: logger)
-                try await connection.connect(timeout: .seconds(10))
+                let connection = try await connect(port: port, clientID: "bench-config")
                 try await connection.publish(topic: topic, string: text, qos: .atLeastOnce, retain: true).acknowledged()
                 await connection.disconnect()
             } catch {

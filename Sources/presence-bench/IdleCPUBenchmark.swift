@@ -1,7 +1,6 @@
 import BeaconCore
 import BluetoothHCI
 import Foundation
-import Logging
 import MQTTClient
 import TestSupport
 
@@ -141,11 +140,7 @@ final class TelemetryListener: Sendable {
         let failure = Locked<String?>(nil)
         task = Task {
             do {
-                var logger = Logger(label: "presence-bench")
-                logger.logLevel = .error
-                let connection = try MQTTConnection(
-                    options: MQTTConnectionOptions(host: "127.0.0.1", port: port, clientID: "bench-telemetry"), logger: logger)
-                try await connection.connect(timeout: .seconds(10))
+                let connection = try await AgentProcessBenchmark.connect(port: port, clientID: "bench-telemetry")
                 let messages = try await connection.subscribe(topic, qos: .atMostOnce)
                 subscribed.signal()
                 for await message in messages {
