@@ -7,11 +7,10 @@ import FoundationEssentials
 /// `speed` times faster otherwise, and at speed 0 runs through `simulationDuration` as fast as
 /// possible.
 ///
-/// At a paced speed a poll sleeps until the next simulated advertisement is due (or its timeout, at
-/// most a simulated second),
-/// as a radio's read blocks until the controller sends a report: it does not spin. The simulator is
-/// a pure function of time, so the advertisements of the next stretch are asked for once and
-/// handed out as they fall due.
+/// At a paced speed a poll sleeps until the next simulated advertisement is due (or its timeout,
+/// at most `AdvertisementFeeds.sourceSecondsPerPoll` of simulated time), as a radio's read blocks
+/// until the controller sends a report: it does not spin. The simulator is a pure function of
+/// time, so the advertisements of the next stretch are asked for once and handed out as they fall due.
 final class SimulatorFeed: AdvertisementFeed {
     private let simulator: BeaconSimulator
     private let speed: Double
