@@ -83,11 +83,14 @@ let package = Package(
             ]
         ),
 
-        // Figures for the README: calibration, decision quality, speed. Run in release.
+        // Figures for the README: calibration, decision quality, speed. Run in release. It drives a
+        // serial agent through the tests' fake controller on a pseudo-terminal (TestSupport), so the
+        // bench and the tests share one fake controller.
         .executableTarget(
             name: "presence-bench",
             dependencies: [
-                "BeaconCore", "PresenceAgent", "PresenceAggregator", "MQTTClient",
+                "BeaconCore", "BluetoothHCI", "PresenceAgent", "PresenceAggregator", "MQTTClient", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

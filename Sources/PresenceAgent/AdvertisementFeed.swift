@@ -89,6 +89,13 @@ public enum WallClock {
 
 /// Opens the feed a `--source` names.
 public enum AdvertisementFeeds {
+    /// A replay (a capture or the simulator) hands back control at least once per this many
+    /// seconds of its own time, at every speed: a poll waits at most this long divided by the
+    /// speed. So the agent's clock ticks through a stretch with no advertisements as it would live
+    /// (it ticks when a second has passed since the last tick, so at most 1.5 s apart), instead of
+    /// jumping to the next advertisement.
+    static let sourceSecondsPerPoll = 0.5
+
     public static func open(_ source: SourceSpecification, options: FeedOptions) throws(FeedError) -> any AdvertisementFeed {
         switch source {
         case .btsnoop(let path):

@@ -82,8 +82,10 @@ public final class AgentService: Service {
         feedOptions.simulatedNode = node.rawValue
         feedOptions.wallClock = wallClock
         let feed = try AdvertisementFeeds.open(configuration.source, options: feedOptions)
-        // The agent's clock starts where the source's does: a capture's first timestamp.
-        let agentStart = feed.now.seconds > 0 ? feed.now : startedAt
+        // The agent's clock starts where the source's does (a capture's first timestamp, the
+        // simulator's start, a radio's wall clock), so the restored state and the configuration
+        // applied before the first advertisement are dated on the clock the replay then runs on.
+        let agentStart = feed.now
         var core = AgentCore(settings: settings, persisted: loaded.files, at: agentStart)
         for file in core.rejectedStateFiles {
             if let aside = stateDirectory.setAside(file, at: wallClock()) {
@@ -320,7 +322,7 @@ public final class AgentService: Service {
             case .sourceEnded(let at):
                 logger.info("the source ended", metadata: ["source": "\(configuration.source)"])
                 if configuration.exitAtEnd { return }
-                ended = (at, wallClock())
+                ended = (max(now, at), wallClock())
             case .sourceFailed(let message):
                 logger.error("the source failed", metadata: ["reason": "\(message)"])
                 if configuration.exitAtEnd { return }

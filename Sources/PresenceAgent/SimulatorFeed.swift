@@ -6,6 +6,11 @@ import FoundationEssentials
 /// Simulated time is wall time at speed 1 (so every agent of a demo hears the same building),
 /// `speed` times faster otherwise, and at speed 0 runs through `simulationDuration` as fast as
 /// possible.
+///
+/// At a paced speed a poll sleeps until the next simulated advertisement is due (or its timeout,
+/// at most `AdvertisementFeeds.sourceSecondsPerPoll` of simulated time), as a radio's read blocks
+/// until the controller sends a report: it does not spin. The simulator is a pure function of
+/// time, so the advertisements of the next stretch are asked for once and handed out as they fall due.
 final class SimulatorFeed: AdvertisementFeed {
     private let simulator: BeaconSimulator
     private let speed: Double
@@ -15,6 +20,11 @@ final class SimulatorFeed: AdvertisementFeed {
     private let end: Double?
     private var decoder = AdvertisementDecoder()
     private(set) var now: Instant
+    /// Advertisements of `[now, upcomingUntil)` not yet delivered, in time order.
+    private var upcoming: [BeaconSimulator.Advertisement] = []
+    private var upcomingUntil: Double
+    /// Simulated seconds asked of the simulator at a time.
+    private static let lookahead = 1.0
 
     init(scenarioPath: String?, options: FeedOptions) throws(FeedError) {
         let scenario = try SimulatorFeed.loadScenario(scenarioPath)
@@ -34,6 +44,7 @@ final class SimulatorFeed: AdvertisementFeed {
         start = startedAt
         end = options.simulationDuration.map { startedAt + $0 }
         now = Instant(seconds: startedAt)
+        upcomingUntil = startedAt
     }
 
     var malformedEventCount: Int { decoder.malformedEventCount }
@@ -43,21 +54,47 @@ final class SimulatorFeed: AdvertisementFeed {
         if speed == 0 {
             target = now.seconds + 1
         } else {
-            target = start + (wallClock() - wallStart) * speed
-            if target <= now.seconds {
-                WallClock.pause(min(0.1, max(0, timeout)))
-                target = start + (wallClock() - wallStart) * speed
-            }
+            let timeout = min(max(0, timeout), AdvertisementFeeds.sourceSecondsPerPoll / speed)
+            let limit = simulated(atWall: wallClock() + timeout)
+            let next = nextAdvertisementTime(before: limit)
+            let wait = wallStart + (next - start) / speed - wallClock()
+            if wait > 0 { WallClock.pause(min(wait, timeout)) }
+            // `next` itself is due (`nextUp`: delivery is of times before the target), even when
+            // the sleep ended a rounding error early.
+            target = max(simulated(atWall: wallClock()), next.nextUp)
         }
         if let end { target = min(target, end) }
         if target > now.seconds {
-            for advert in simulator.advertisements(from: now, to: Instant(seconds: target)) {
+            fill(through: target)
+            let due = upcoming.prefix { $0.time.seconds < target }
+            for advert in due {
                 decoder.decode(eventPacket: advert.packet.dropFirst(), at: advert.time, body)
             }
+            upcoming.removeFirst(due.count)
             now = Instant(seconds: target)
         }
         if let end { return now.seconds < end }
         return true
+    }
+
+    /// Simulated time at wall time `wall`.
+    private func simulated(atWall wall: Double) -> Double {
+        start + (wall - wallStart) * speed
+    }
+
+    /// The time of the next advertisement not yet delivered, or `limit` when there is none before it.
+    private func nextAdvertisementTime(before limit: Double) -> Double {
+        fill(through: min(limit, end ?? .infinity))
+        return upcoming.first.map { min($0.time.seconds, limit) } ?? limit
+    }
+
+    /// Asks the simulator for the advertisements up to `time`, a `lookahead` at a time.
+    private func fill(through time: Double) {
+        while upcomingUntil < time {
+            let until = max(time, upcomingUntil + Self.lookahead)
+            upcoming += simulator.advertisements(from: Instant(seconds: upcomingUntil), to: Instant(seconds: until))
+            upcomingUntil = until
+        }
     }
 
     func close() {}

@@ -65,7 +65,7 @@ enum AgentProcessBenchmark {
         try Data(synthetic.capture(rounds: liveRounds)).write(to: URL(fileURLWithPath: capture))
         let start = BenchProcess.nanoseconds()
         let (pid, log) = try spawnAgent(
-            agent, node: "bench-live", files: "live", capture: capture, speed: "1", port: port, directory: directory,
+            agent, node: "bench-live", files: "live", source: replaying(capture, speed: "1"), port: port, directory: directory,
             extra: ["--exit-at-end"])
         let windowStart = start + UInt64(max(Double(liveRounds) - liveWindowSeconds, 1) * 1e9)
         var samples: [Int] = []
@@ -103,7 +103,7 @@ enum AgentProcessBenchmark {
         agent: String, capture: String, name: String, port: Int, directory: String, extra: [String] = []
     ) throws -> Int {
         let (pid, log) = try spawnAgent(
-            agent, node: "bench-\(name)", files: name, capture: capture, speed: "0", port: port, directory: directory,
+            agent, node: "bench-\(name)", files: name, source: replaying(capture, speed: "0"), port: port, directory: directory,
             extra: extra)
         defer {
             kill(pid, SIGTERM)
@@ -126,7 +126,7 @@ enum AgentProcessBenchmark {
         try Data(synthetic.capture(rounds: rounds)).write(to: URL(fileURLWithPath: capture))
         let start = BenchProcess.nanoseconds()
         let (pid, log) = try spawnAgent(
-            agent, node: "bench", files: "\(rounds)", capture: capture, speed: "0", port: port, directory: directory,
+            agent, node: "bench", files: "\(rounds)", source: replaying(capture, speed: "0"), port: port, directory: directory,
             extra: ["--exit-at-end"])
         // Sample VmRSS while it runs (the child is reaped only by wait4 below, so /proc stays readable).
         var sampled = 0
@@ -145,20 +145,23 @@ enum AgentProcessBenchmark {
                    maxResidentBytes: exit.maxResidentBytes, sampledResidentBytes: sampled, status: status)
     }
 
-    /// Starts `presence-agent run` as `node` in room `lab` on the btsnoop `capture` at `speed`,
-    /// with a state directory and a log of its own in `directory` (`agent-state-<files>`,
-    /// `agent-<files>.log`); returns its pid and the log's path.
-    private static func spawnAgent(
-        _ agent: String, node: String, files: String, capture: String, speed: String, port: Int, directory: String,
-        extra: [String]
+    /// `--source` and `--speed` for the btsnoop `capture` replayed at `speed`.
+    static func replaying(_ capture: String, speed: String) -> [String] {
+        ["--source", "btsnoop:\(capture)", "--speed", speed]
+    }
+
+    /// Starts `presence-agent run` as `node` in room `lab` on `source` (its `--source` and
+    /// options), with a state directory and a log of its own in `directory`
+    /// (`agent-state-<files>`, `agent-<files>.log`); returns its pid and the log's path.
+    static func spawnAgent(
+        _ agent: String, node: String, files: String, source: [String], port: Int, directory: String, extra: [String]
     ) throws -> (pid: pid_t, log: String) {
         let state = directory + "/agent-state-\(files)"
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         let log = directory + "/agent-\(files).log"
         let pid = try BenchProcess.spawn(agent, [
-            "run", "--node", node, "--room", "lab", "--broker", "mqtt://127.0.0.1:\(port)",
-            "--source", "btsnoop:\(capture)", "--speed", speed, "--state-dir", state,
-        ] + extra, logPath: log)
+            "run", "--node", node, "--room", "lab", "--broker", "mqtt://127.0.0.1:\(port)", "--state-dir", state,
+        ] + source + extra, logPath: log)
         return (pid, log)
     }
 
@@ -170,15 +173,22 @@ enum AgentProcessBenchmark {
         return state == "Z" || state == "X"
     }
 
-    private static func publishRetained(topic: String, text: String, port: Int) throws {
+    /// A client of the bench's broker on loopback, connected, logging errors only.
+    static func connect(port: Int, clientID: String) async throws -> MQTTConnection {
+        var logger = Logger(label: "presence-bench")
+        logger.logLevel = .error
+        let connection = try MQTTConnection(
+            options: MQTTConnectionOptions(host: "127.0.0.1", port: port, clientID: clientID), logger: logger)
+        try await connection.connect(timeout: .seconds(10))
+        return connection
+    }
+
+    static func publishRetained(topic: String, text: String, port: Int) throws {
         let done = DispatchSemaphore(value: 0)
         let failure = Locked<String?>(nil)
         Task {
             do {
-                var logger = Logger(label: "presence-bench")
-                logger.logLevel = .error
-                let connection = try MQTTConnection(options: MQTTConnectionOptions(host: "127.0.0.1", port: port, clientID: "bench-config"), logger: logger)
-                try await connection.connect(timeout: .seconds(10))
+                let connection = try await connect(port: port, clientID: "bench-config")
                 try await connection.publish(topic: topic, string: text, qos: .atLeastOnce, retain: true).acknowledged()
                 await connection.disconnect()
             } catch {

@@ -19,6 +19,7 @@ import Foundation
 /// | `messagesPerBeaconMinuteMoving` | (reported) |
 /// | `agentResidentMB10k` | ≤ 30 MB |
 /// | `agentResidentMBFlood100k` | ≤ 30 MB (the documented cap of a flooded agent) |
+/// | `agentIdleCPUPercentSimulator`, `agentIdleCPUPercentSerial` | ≤ 1 % of a core (50 still beacons, 1 Hz each) |
 struct SpeedCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "speed",
@@ -31,8 +32,14 @@ struct SpeedCommand: ParsableCommand {
     @Option(help: "The presence-agent executable (default: the one beside this program).")
     var agent: String?
 
-    @Option(help: "Only these figures, comma-separated: decode, pipeline, aggregator, replay, messages, endToEnd, agent.")
+    @Option(help: "Only these figures, comma-separated: decode, pipeline, aggregator, replay, messages, endToEnd, agent, idle.")
     var only: String?
+
+    @Option(help: "The idle figures' beacons, each heard once a second.")
+    var idleBeacons = 50
+
+    @Option(help: "The idle figures' measured window, seconds (after a 5 s warm-up).")
+    var idleSeconds = 20.0
 
     @Option(help: "The aggregator figure's updates, without its 20 s budget (to compare instruction counts under callgrind).")
     var aggregatorUpdates: Int?
@@ -143,6 +150,23 @@ struct SpeedCommand: ParsableCommand {
             notes.append("no presence-agent at \(agentPath): the agent process and its memory not measured (build it in release, or pass --agent)")
             out["agentProcessNsPerAdvert"] = NSNull()
             out["agentResidentMB10k"] = NSNull()
+        }
+
+        if wants("idle") && FileManager.default.isExecutableFile(atPath: agentPath) {
+            // Issue 18: a node at rest, hearing `idleBeacons` still beacons once a second, at live pace.
+            let warmUp = quick ? 2.0 : 5.0
+            let window = quick ? 3.0 : idleSeconds
+            let simulator = try IdleCPUBenchmark.simulator(agent: agentPath, beacons: idleBeacons, warmUp: warmUp, window: window)
+            let serial = try IdleCPUBenchmark.serial(agent: agentPath, beacons: idleBeacons, warmUp: warmUp, window: window)
+            out["agentIdleCPUPercentSimulator"] = figure(simulator.cpuPercent, 2)
+            out["agentIdleCPUPercentSerial"] = figure(serial.cpuPercent, 2)
+            out["agentIdleAdvertsPerSecondSimulator"] = simulator.advertsPerSecond.map { figure($0, 1) } ?? NSNull()
+            out["agentIdleAdvertsPerSecondSerial"] = serial.advertsPerSecond.map { figure($0, 1) } ?? NSNull()
+            out["agentIdleBeacons"] = idleBeacons
+            out["agentIdleWindowSeconds"] = figure(window, 1)
+        } else if wants("idle") {
+            out["agentIdleCPUPercentSimulator"] = NSNull()
+            out["agentIdleCPUPercentSerial"] = NSNull()
         }
         if !notes.isEmpty { out["notes"] = notes }
 

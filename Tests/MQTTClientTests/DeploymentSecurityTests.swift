@@ -82,11 +82,14 @@ struct DeploymentSecurityTests {
                 filter: "presence/#")
         }
 
+        /// The agent replays the capture at its recorded pace: the aggregator decides on the wall
+        /// clock, and at full speed the beacons' silence (5 s after their last advertisement, in
+        /// the capture's time) would reach it milliseconds after their measurements.
         func agent(node: String, room: String, username: String, passwordFile: String) throws -> Program {
             let capture = try SharedData.path(SharedData.horizonCapture)
             return try Program.start("presence-agent", [
                 "run", "--node", node, "--room", room, "--broker", brokerURL, "--username", username,
-                "--password-file", passwordFile, "--ca-file", caFile, "--source", "btsnoop:" + capture, "--speed", "0",
+                "--password-file", passwordFile, "--ca-file", caFile, "--source", "btsnoop:" + capture, "--speed", "1",
                 "--state-dir", directory + "/state-\(node)-\(UUID().uuidString)", "--wait-for-config", "5",
             ])
         }

@@ -12,18 +12,6 @@ import TestSupport
     static let otherUUID: [UInt8] = Array(repeating: 0x42, count: 16)
     static let start = Instant(seconds: 1_800_000_000)
 
-    /// One legacy LE Advertising Report event carrying an iBeacon.
-    static func event(address: UInt64, uuid: [UInt8], major: UInt16, minor: UInt16, rssi: Int8) -> [UInt8] {
-        var data: [UInt8] = [0x02, 0x01, 0x06, 0x1A, 0xFF, 0x4C, 0x00, 0x02, 0x15] + uuid
-        data += [UInt8(major >> 8), UInt8(major & 0xFF), UInt8(minor >> 8), UInt8(minor & 0xFF), 0xC5]
-        var parameters: [UInt8] = [0x02, 0x01, 0x03, 0x01]
-        for k in 0..<6 { parameters.append(UInt8(truncatingIfNeeded: address >> UInt64(8 * k))) }
-        parameters.append(UInt8(data.count))
-        parameters += data
-        parameters.append(UInt8(bitPattern: rssi))
-        return [0x3E, UInt8(parameters.count)] + parameters
-    }
-
     struct Run {
         var published: [AgentPublication] = []
         var maxTracked = 0
@@ -65,13 +53,13 @@ import TestSupport
             for (k, beacon) in site.enumerated() {
                 // A slow walk plus a little fixed wobble: measurements, proximity changes, ranging.
                 let rssi = Int8(-60 - (second / 7 + k * 5) % 25 + (second % 3) - 1)
-                feed(event(address: beacon.address, uuid: siteUUID, major: beacon.major, minor: beacon.minor, rssi: rssi),
+                feed(IBeaconReport.event(address: beacon.address, uuid: siteUUID, major: beacon.major, minor: beacon.minor, rssi: rssi),
                      at: base + 0.1 * Double(k + 1))
             }
             for k in 0..<floodPerSecond {
                 let uuid = random.bytes(16)
                 let ids = random.next()
-                feed(event(address: 0xC000_0000_0000 | (ids & 0x3FFF_FFFF_FFFF), uuid: uuid == siteUUID ? otherUUID : uuid,
+                feed(IBeaconReport.event(address: 0xC000_0000_0000 | (ids & 0x3FFF_FFFF_FFFF), uuid: uuid == siteUUID ? otherUUID : uuid,
                            major: UInt16(truncatingIfNeeded: ids >> 46), minor: UInt16(truncatingIfNeeded: ids >> 30),
                            rssi: Int8(-50 - Int(ids % 40))),
                      at: base + 0.5 + 0.4 * Double(k) / Double(floodPerSecond))

@@ -24,7 +24,7 @@ import TestSupport
             // Two still beacons 1 dB apart on average with ±4 dB of noise: their order flips often.
             for (minor, mean) in [(1, -64), (2, -65)] where silentFrom == nil || minor == 1 || second < silentFrom! {
                 let rssi = Int8(mean + Int(random.next() % 9) - 4)
-                let bytes = AgentCoreFloodTests.event(
+                let bytes = IBeaconReport.event(
                     address: 0xC0 + UInt64(minor), uuid: AgentCoreFloodTests.siteUUID, major: 1, minor: UInt16(minor), rssi: rssi)
                 decoder.decode(eventPacket: bytes[...], at: base + 0.1 * Double(minor)) { advertisement in
                     for case .publish(let p) in core.observe(advertisement) where p.topic == Self.topic { out.append((second, p.text)) }
@@ -73,7 +73,7 @@ import TestSupport
             let base = start + Double(second)
             for case .publish(let p) in core.tick(at: base) { published.append(p) }
             for minor in [1, 2] {
-                let bytes = AgentCoreFloodTests.event(
+                let bytes = IBeaconReport.event(
                     address: 0xC0 + UInt64(minor), uuid: AgentCoreFloodTests.siteUUID, major: 1, minor: UInt16(minor), rssi: -60)
                 decoder.decode(eventPacket: bytes[...], at: base + 0.1 * Double(minor)) { advertisement in
                     for case .publish(let p) in core.observe(advertisement) { published.append(p) }
@@ -117,7 +117,7 @@ import TestSupport
             }
             if second > 0 { perTick.append(ranging) }
             for major in 0..<5 {
-                let bytes = AgentCoreFloodTests.event(
+                let bytes = IBeaconReport.event(
                     address: 0xC0 + UInt64(major), uuid: AgentCoreFloodTests.siteUUID, major: UInt16(major), minor: 1, rssi: -60)
                 decoder.decode(eventPacket: bytes[...], at: base + 0.1) { _ = core.observe($0) }
             }

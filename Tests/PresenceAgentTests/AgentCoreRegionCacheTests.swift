@@ -1,5 +1,6 @@
 import BeaconCore
 import Testing
+import TestSupport
 @testable import PresenceAgent
 
 /// Each tracked beacon keeps the regions it matches instead of looking them up at every
@@ -20,7 +21,7 @@ import Testing
     static func hear(_ core: inout AgentCore, major: UInt16, minor: UInt16, at seconds: Double) -> [AgentPublication] {
         var decoder = AdvertisementDecoder()
         var out: [AgentPublication] = []
-        let bytes = AgentCoreFloodTests.event(
+        let bytes = IBeaconReport.event(
             address: 0xC000_0000_0000 | UInt64(major) << 16 | UInt64(minor), uuid: uuid, major: major, minor: minor, rssi: -60)
         decoder.decode(eventPacket: bytes[...], at: start + seconds) { advertisement in
             for case .publish(let publication) in core.observe(advertisement) { out.append(publication) }
@@ -81,7 +82,7 @@ import Testing
         // Far off, so a measurement would be due by the step rule if the beacon were still measured.
         var decoder = AdvertisementDecoder()
         var actions: [AgentAction] = []
-        let bytes = AgentCoreFloodTests.event(address: 0xC000_0005_0001, uuid: Self.uuid, major: 5, minor: 1, rssi: -95)
+        let bytes = IBeaconReport.event(address: 0xC000_0005_0001, uuid: Self.uuid, major: 5, minor: 1, rssi: -95)
         decoder.decode(eventPacket: bytes[...], at: Self.start + 70) { actions += core.observe($0) }
         #expect(actions.isEmpty)
     }

@@ -18,13 +18,7 @@ import TestSupport
 
     /// One legacy LE Advertising Report of the iBeacon with `major`, as HCI event bytes.
     static func event(major: UInt16, rssi: Int8) -> [UInt8] {
-        var data: [UInt8] = [0x02, 0x01, 0x06, 0x1A, 0xFF, 0x4C, 0x00, 0x02, 0x15] + uuid
-        data += [UInt8(major >> 8), UInt8(major & 0xFF), 0, 1, 0xC5]
-        var parameters: [UInt8] = [0x02, 0x01, 0x03, 0x01, UInt8(major & 0xFF), 0, 0, 0, 0, 0xC0]
-        parameters.append(UInt8(data.count))
-        parameters += data
-        parameters.append(UInt8(bitPattern: rssi))
-        return [0x3E, UInt8(parameters.count)] + parameters
+        IBeaconReport.event(address: 0xC000_0000_0000 | UInt64(major & 0xFF), uuid: uuid, major: major, minor: 1, rssi: rssi)
     }
 
     /// Beacon b (major b) is heard once a second for 10 s of every minute, from second 20·b; then

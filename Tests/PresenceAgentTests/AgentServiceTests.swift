@@ -1,3 +1,4 @@
+import BeaconCore
 import Foundation
 import Testing
 import TestSupport
@@ -8,29 +9,27 @@ import TestSupport
     static let beacon = "ibeacon-494e5445-4c4c-495f-524f-434b535f4857-20594-62207"
     static let region = #"{"revision":7,"regions":[{"id":"office","uuid":"494e5445-4c4c-495f-524f-434b535f4857"}]}"#
 
-    struct Agent {
-        let pid: pid_t
-        let stateDir: String
-        let log: String
+    typealias Agent = AgentProcess
 
-        func signal(_ number: Int32) { kill(pid, number) }
-        func exitStatus() throws -> Int32 { try ToolRunner.waitForExit(pid) }
-        var output: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+    /// Starts the built agent on the horizon capture (or `capture`) at full speed.
+    func startAgent(
+        _ broker: TestBroker, capture: String? = nil, stateDir: String? = nil, extra: [String] = [], output: Int32? = nil
+    ) throws -> Agent {
+        try AgentProcess.start(
+            broker, capture: try capture ?? SharedData.path(SharedData.horizonCapture), stateDir: stateDir, extra: extra, output: output)
     }
 
-    /// Starts the built agent on the capture; its log goes to a file, or to `output` when given.
-    func startAgent(_ broker: TestBroker, stateDir: String? = nil, extra: [String] = [], output: Int32? = nil) throws -> Agent {
-        let directory = stateDir ?? (NSTemporaryDirectory() + "agent-state-\(UUID().uuidString)")
-        let log = NSTemporaryDirectory() + "agent-\(UUID().uuidString).log"
-        let descriptor = output ?? open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        defer { if output == nil { close(descriptor) } }
-        let capture = try SharedData.path(SharedData.horizonCapture)
-        let pid = try ToolRunner.spawn(
-            try BuildProducts.executable(named: "presence-agent"),
-            ["run", "--node", "test", "--room", "lab", "--source", "btsnoop:" + capture, "--speed", "0",
-             "--broker", "mqtt://127.0.0.1:\(broker.port)", "--state-dir", directory] + extra,
-            output: descriptor)
-        return Agent(pid: pid, stateDir: directory, log: log)
+    /// The horizon capture's first 20 s, as a file: the beacon is last heard 12.8 s in, so this
+    /// capture ends with it still in its region (its exit falls due 30 s after that, beyond the end).
+    static func horizonBeginning() throws -> String {
+        let reader = try BtsnoopFileReader(path: try SharedData.path(SharedData.horizonCapture))
+        var records: [BtsnoopRecord] = []
+        while let record = try reader.next(), record.timestamp - (records.first?.timestamp ?? record.timestamp) < 20 {
+            records.append(record)
+        }
+        let path = NSTemporaryDirectory() + "horizon-20s-\(UUID().uuidString).btsnoop"
+        try Data(BtsnoopWriter(datalink: .hciUART).capture(records)).write(to: URL(fileURLWithPath: path))
+        return path
     }
 
     @Test func replayIntoARealBrokerFollowsTheContract() async throws {
@@ -48,14 +47,16 @@ import TestSupport
         #expect(measurement.text.hasPrefix(#"{"id":"\#(Self.beacon)","beacon":"\#(Self.beacon)","node":"test","room":"lab","rssi":-49,"#))
         #expect(measurement.text.contains(#""measuredPower":-62"#))
         let status = try await recorder.wait(forTopic: "presence/nodes/test/config/status")
-        #expect(status.text.hasPrefix(#"{"status":"ok","topic":"presence/config/regions","revision":7,"regions":1,"appliedAt":"#))
-        #expect(recorder.texts("presence/nodes/test/regions/office/event").count == 1)
+        #expect(status.text == #"{"status":"ok","topic":"presence/config/regions","revision":7,"regions":1,"appliedAt":"2021-02-01T03:27:59.092Z"}"#)
+        // On the capture's clock the beacon, last heard at 03:28:11.888, has left 30 s later.
+        try await recorder.wait(forTopic: "presence/nodes/test/regions/office/event") { $0.text.contains(#""event":"exit""#) }
+        #expect(recorder.texts("presence/nodes/test/regions/office/event").count == 2)
 
         // A malformed message: an error naming the field, and the region stays monitored.
         try broker.mosquittoPub(topic: "presence/config/regions", message: #"{"revision":8,"regions":[{"id":"office","uuid":"abc"}]}"#, qos: 1, retain: true)
         let rejected = try await recorder.wait(forTopic: "presence/nodes/test/config/status") { $0.text.contains("error") }
         #expect(rejected.text == #"{"status":"error","topic":"presence/config/regions","revision":8,"error":"regions[0].uuid: 'abc' is not a UUID","keptRevision":7}"#)
-        #expect(recorder.texts("presence/nodes/test/regions/office/state").last == "inside")
+        #expect(recorder.texts("presence/nodes/test/regions/office/state").last == "outside")
         let saved = try String(contentsOfFile: agent.stateDir + "/regions.json", encoding: .utf8)
         #expect(saved == Self.region)
 
@@ -80,7 +81,10 @@ import TestSupport
             "/usr/bin/mosquitto_pub",
             ["-h", broker.host, "-p", "\(broker.port)", "-t", "presence/config/regions", "-f", message, "-q", "1", "-r"])
         #expect(published.status == 0)
-        let agent = try startAgent(broker, extra: ["--exit-at-end"])
+        // The capture's beginning, which ends with r0's beacon inside.
+        let capture = try Self.horizonBeginning()
+        defer { try? FileManager.default.removeItem(atPath: capture) }
+        let agent = try startAgent(broker, capture: capture, extra: ["--exit-at-end"])
         #expect(try agent.exitStatus() == 0)
         #expect(!agent.output.contains("out-queue full"))
         // A newcomer reads every state retained (QoS 0, as mosquitto_sub does: a QoS 1 subscriber
@@ -105,11 +109,13 @@ import TestSupport
 
     @Test func theLastGoodRegionsSurviveARestartWithoutTheirMessage() async throws {
         let stateDir = NSTemporaryDirectory() + "agent-state-\(UUID().uuidString)"
+        let capture = try Self.horizonBeginning()
+        defer { try? FileManager.default.removeItem(atPath: capture) }
         do {
             let broker = try await TestBroker.start()
             defer { broker.kill() }
             try broker.mosquittoPub(topic: "presence/config/regions", message: Self.region, qos: 1, retain: true)
-            let agent = try startAgent(broker, stateDir: stateDir, extra: ["--exit-at-end"])
+            let agent = try startAgent(broker, capture: capture, stateDir: stateDir, extra: ["--exit-at-end"])
             #expect(try agent.exitStatus() == 0)
         }
         // The capture ended with the beacon in the region: the state was saved with the regions.
@@ -120,7 +126,7 @@ import TestSupport
         let broker = try await TestBroker.start()
         defer { broker.kill() }
         let recorder = try await TopicRecorder.start(broker, filter: "presence/#")
-        let agent = try startAgent(broker, stateDir: stateDir, extra: ["--exit-at-end"])
+        let agent = try startAgent(broker, capture: capture, stateDir: stateDir, extra: ["--exit-at-end"])
         #expect(try agent.exitStatus() == 0)
         try await recorder.wait(forTopic: "presence/nodes/test/status") { $0.text == "offline" }
         #expect(recorder.texts("presence/nodes/test/regions/office/state") == ["inside"])
@@ -130,7 +136,7 @@ import TestSupport
 
         // Without the saved states (a first start with saved regions) the first match is an enter.
         try FileManager.default.removeItem(atPath: stateDir + "/region-states.json")
-        let again = try startAgent(broker, stateDir: stateDir, extra: ["--exit-at-end"])
+        let again = try startAgent(broker, capture: capture, stateDir: stateDir, extra: ["--exit-at-end"])
         #expect(try again.exitStatus() == 0)
         try await recorder.wait(forTopic: "presence/nodes/test/regions/office/event") { $0.text.contains(#""event":"enter""#) }
         await recorder.stop()
@@ -171,16 +177,21 @@ import TestSupport
         try await broker.restart()
         let enter = try await recorder.wait(forTopic: "presence/nodes/test/regions/office/event")
         #expect(enter.text.contains(#""event":"enter""#) && enter.text.contains(#""at":"2021-02-01T03:27:59.789Z""#))
+        // On the capture's clock the beacon has left 30 s after its last advertisement, broker or not.
+        let exit = try await recorder.wait(forTopic: "presence/nodes/test/regions/office/event") { $0.text.contains(#""event":"exit""#) }
+        #expect(exit.text.contains(#""at":"2021-02-01T03:28:4"#))
         try await recorder.wait(forTopic: "presence/nodes/test/status") { $0.text == "online" && !$0.retain }
-        try await recorder.wait(forTopic: "presence/nodes/test/regions/office/state") { $0.text == "inside" }
+        try await recorder.wait(forTopic: "presence/nodes/test/regions/office/state") { $0.text == "outside" }
 
         // A second outage in the middle: the retained state is whole again after the reconnect.
+        let statesBefore = recorder.texts("presence/nodes/test/regions/office/state").count
         broker.terminate()
         try await broker.restart()
         let states = try await recorder.wait(for: "the state again after the second outage") { messages in
-            messages.filter { $0.topic == "presence/nodes/test/regions/office/state" && $0.text == "inside" }.count >= 2
+            messages.filter { $0.topic == "presence/nodes/test/regions/office/state" }.count > statesBefore
         }
-        #expect(states.filter { $0.topic == "presence/nodes/test/regions/office/event" }.count == 1)
+        #expect(states.last { $0.topic == "presence/nodes/test/regions/office/state" }?.text == "outside")
+        #expect(states.filter { $0.topic == "presence/nodes/test/regions/office/event" }.count == 2)
         agent.signal(SIGTERM)
         #expect(try agent.exitStatus() == 0)
         await recorder.stop()
