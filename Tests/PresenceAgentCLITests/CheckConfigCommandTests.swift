@@ -17,16 +17,6 @@ import Testing
         return try ToolRunner.run("/usr/bin/env", ["-i"] + environment + [binary, "check-config"] + arguments, separateErrors: true)
     }
 
-    /// The settings' lines, by key: `[value, source]`.
-    private func table(_ output: String) -> [String: [String]] {
-        var rows: [String: [String]] = [:]
-        for line in output.split(separator: "\n") {
-            let columns = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-            if columns.count >= 3 { rows[columns[0]] = [columns[1...].dropLast().joined(separator: " "), columns.last!] }
-        }
-        return rows
-    }
-
     @Test func eachSettingSaysWhereItCameFrom() throws {
         let path = try file("""
             node: kitchen-1
@@ -43,7 +33,7 @@ import Testing
             ["--config", path, "--source", "simulate", "--max-tracked-beacons", "500"], environment: ["PRESENCE_ROOM=hall"])
         #expect(result.status == 0)
         #expect(result.errors == "")
-        let rows = table(result.output)
+        let rows = CheckConfigTable.rows(result.output)
         #expect(rows["node"] == ["kitchen-1", "\(path):1"])
         #expect(rows["room"] == ["hall", "PRESENCE_ROOM"])
         #expect(rows["source"] == ["simulate", "--source"])

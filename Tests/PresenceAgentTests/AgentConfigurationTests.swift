@@ -1,3 +1,4 @@
+import ConfigFile
 import Foundation
 import Testing
 import TestSupport
@@ -36,6 +37,20 @@ import TestSupport
         #expect(resolved.core.node.rawValue == "from-file")
         #expect(resolved.core.room.rawValue == "flag-room")
         #expect(resolved.broker.host == "env" && resolved.broker.port == 1884)
+    }
+
+    /// Each setting remembers where its value came from, for `check-config`.
+    @Test func whereEachValueCameFrom() throws {
+        var configuration = AgentConfiguration()
+        configuration.apply(yaml: "node: a\nroom: b\ntracking:\n  heartbeat: 45\n", file: "a.yaml")
+        configuration.apply(environment: ["PRESENCE_ROOM": "hall"])
+        configuration.set(\.source, to: "simulate", key: "source", flag: "--source")
+        let settings = Dictionary(uniqueKeysWithValues: configuration.effectiveSettings.map { ($0.key, $0) })
+        #expect(settings["node"]?.source == .file(path: "a.yaml", line: 1))
+        #expect(settings["room"]?.value == "hall" && settings["room"]?.source == .environment("PRESENCE_ROOM"))
+        #expect(settings["source"]?.source == .flag("--source"))
+        #expect(settings["tracking.heartbeat"]?.value == "45" && settings["tracking.heartbeat"]?.source == .file(path: "a.yaml", line: 4))
+        #expect(settings["telemetryInterval"]?.source == .defaultValue)
     }
 
     @Test func everyErrorNamesItsField() {

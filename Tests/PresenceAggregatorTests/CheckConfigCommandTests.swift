@@ -16,16 +16,6 @@ import Testing
         return try ToolRunner.run("/usr/bin/env", ["-i"] + environment + [binary, "check-config"] + arguments, separateErrors: true)
     }
 
-    /// The settings' lines, by key: `[value, source]`.
-    private func table(_ output: String) -> [String: [String]] {
-        var rows: [String: [String]] = [:]
-        for line in output.split(separator: "\n") {
-            let columns = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-            if columns.count >= 3 { rows[columns[0]] = [columns[1...].dropLast().joined(separator: " "), columns.last!] }
-        }
-        return rows
-    }
-
     @Test func eachSettingSaysWhereItCameFrom() throws {
         let secret = try file("s3cret-word\n")
         let path = try file("""
@@ -42,7 +32,7 @@ import Testing
             ["--config", path, "--away-after", "40", "--password-file", secret], environment: ["PRESENCE_DWELL=5"])
         #expect(result.status == 0)
         #expect(result.errors == "")
-        let rows = table(result.output)
+        let rows = CheckConfigTable.rows(result.output)
         #expect(rows["broker"] == ["mqtt://10.0.0.2:1883", "\(path):1"])
         #expect(rows["decision.dwell"] == ["5", "PRESENCE_DWELL"])
         #expect(rows["decision.margin"] == ["0.5", "\(path):5"])
