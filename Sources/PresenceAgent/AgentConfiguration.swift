@@ -360,8 +360,8 @@ struct YAMLFieldReader {
         problems.append(AgentConfiguration.Error(field(key), message, source: location(key)))
     }
 
-    /// The value at `key`, unless absent or null (the setting keeps its value); records its line.
-    private mutating func node(_ key: String) -> YAMLNode? {
+    /// The value at `key`, unless absent or null (the setting keeps its value).
+    private func node(_ key: String) -> YAMLNode? {
         guard let node = mapping[key], !node.isNull else { return nil }
         return node
     }
@@ -378,23 +378,23 @@ struct YAMLFieldReader {
         }
     }
 
+    /// Text settings; optional ones (`username`) and those with a default (`source`).
     mutating func string(_ key: String, into setting: inout String?) {
-        var value: String? = nil
-        string(key, into: &value, keep: true)
-        if let value { setting = value }
+        if let value = text(key) { setting = value }
     }
 
     mutating func string(_ key: String, into setting: inout String) {
-        var value: String? = nil
-        string(key, into: &value, keep: true)
-        if let value { setting = value }
+        if let value = text(key) { setting = value }
     }
 
-    private mutating func string(_ key: String, into value: inout String?, keep: Bool) {
-        guard let node = node(key) else { return }
-        guard let scalar = node.scalar else { return fail(key, "expected text, not a list or mapping") }
-        value = scalar.text
+    private mutating func text(_ key: String) -> String? {
+        guard let node = node(key) else { return nil }
+        guard let scalar = node.scalar else {
+            fail(key, "expected text, not a list or mapping")
+            return nil
+        }
         sources[field(key)] = location(key)
+        return scalar.text
     }
 
     mutating func number(_ key: String, into setting: inout Double?) {
@@ -436,11 +436,9 @@ struct YAMLFieldReader {
     func child(_ key: String) -> YAMLFieldReader? {
         guard let node = mapping[key], !node.isNull else { return nil }
         guard let mapping = node.mapping else {
-            var copy = self
-            copy.problems = []
-            copy.fail(key, "expected a mapping")
+            // An empty section that carries the mistake, so the caller's merge reports it.
             var empty = YAMLFieldReader(file: file, mapping: YAMLMapping(), path: field(key))
-            empty.problems = copy.problems
+            empty.problems = [AgentConfiguration.Error(field(key), "expected a mapping", source: location(key))]
             return empty
         }
         return YAMLFieldReader(file: file, mapping: mapping, path: field(key))
