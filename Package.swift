@@ -33,6 +33,12 @@ let package = Package(
             dependencies: ["CMosquitto", .product(name: "Logging", package: "swift-log")]
         ),
 
+        // libyaml, found by pkg-config `yaml-0.1`; Debian's libyaml-dev provides it (libyaml-0-2 at run time).
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        // The configuration file: YAML read by libyaml into nodes with line numbers, and where each
+        // effective setting came from (`check-config`). Outside BeaconCore, which stays pure Swift.
+        .target(name: "ConfigFile", dependencies: ["CYAML"]),
+
         // libbluetooth (BlueZ), found by pkg-config `bluez`; a header shim for the socket filter.
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         // HCI transports (raw socket, H4 serial line, btsnoop replay, simulator) and controller setup.
@@ -42,7 +48,7 @@ let package = Package(
         .target(
             name: "PresenceAgent",
             dependencies: [
-                "BeaconCore", "BluetoothHCI", "MQTTClient",
+                "BeaconCore", "BluetoothHCI", "MQTTClient", "ConfigFile",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -52,7 +58,7 @@ let package = Package(
         .target(
             name: "PresenceAggregator",
             dependencies: [
-                "BeaconCore", "MQTTClient",
+                "BeaconCore", "MQTTClient", "ConfigFile",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -61,7 +67,7 @@ let package = Package(
         .executableTarget(
             name: "presence-agent",
             dependencies: [
-                "BeaconCore", "BluetoothHCI", "PresenceAgent",
+                "BeaconCore", "BluetoothHCI", "PresenceAgent", "ConfigFile",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -76,7 +82,7 @@ let package = Package(
         .executableTarget(
             name: "presence-aggregator",
             dependencies: [
-                "BeaconCore", "PresenceAggregator",
+                "BeaconCore", "PresenceAggregator", "ConfigFile",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -100,7 +106,7 @@ let package = Package(
         .executableTarget(name: "fuzz-btsnoop", dependencies: ["BeaconCore"]),
         .executableTarget(name: "fuzz-advertising-data", dependencies: ["BeaconCore"]),
         .executableTarget(name: "fuzz-config-json", dependencies: ["BeaconCore"]),
-        .executableTarget(name: "fuzz-config-yaml", dependencies: ["BeaconCore"]),
+        .executableTarget(name: "fuzz-config-yaml", dependencies: ["ConfigFile"]),
         .executableTarget(name: "fuzz-trace-csv", dependencies: ["BeaconCore"]),
 
         // Test support: a real mosquitto on a free loopback port, and a killable client process.
@@ -112,6 +118,8 @@ let package = Package(
         .executableTarget(name: "mqtt-test-client", dependencies: ["MQTTClient"], path: "Tests/MQTTTestClient"),
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "TestSupport"]),
+        // The YAML test suite's cases (MIT, licence beside them) are read from the folder, not bundled.
+        .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile", "TestSupport"], exclude: ["yaml-test-suite"]),
         .testTarget(name: "BluetoothHCITests", dependencies: ["BluetoothHCI", "BeaconCore", "TestSupport"]),
         .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "TestSupport"]),
         .testTarget(
@@ -120,7 +128,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PresenceAgentTests",
-            dependencies: ["PresenceAgent", "BeaconCore", "BluetoothHCI", "MQTTClient", "TestSupport"]
+            dependencies: ["PresenceAgent", "BeaconCore", "BluetoothHCI", "MQTTClient", "ConfigFile", "TestSupport"]
         ),
         .testTarget(name: "PresenceAgentCLITests", dependencies: ["BeaconCore", "TestSupport"]),
     ],

@@ -1,5 +1,6 @@
 import BeaconCore
 import BluetoothHCI
+import ConfigFile
 import MQTTClient
 
 /// Everything `presence-agent run` needs, with documented defaults. Read from the YAML file
@@ -53,17 +54,41 @@ public struct AgentConfiguration: Sendable, Equatable {
     /// Region exit delay, seconds (default 30).
     public var exitDelay: Double?
 
+    /// Where each setting's value came from, by its key in the file (`broker.url`); absent: default.
+    public internal(set) var sources: [String: SettingSource] = [:]
+    /// Mistakes found while reading the file (every one, not only the first); `resolve` adds its
+    /// own and reports them all.
+    public var problems: [Error] = []
+
     public init() {}
 
+    /// One mistake: the field, what is wrong and where the value came from (file and line, variable
+    /// or flag), so the message leads the user to the place to fix.
     public struct Error: Swift.Error, CustomStringConvertible, Equatable, Sendable {
         public let field: String
         public let message: String
-        public var description: String { "\(field): \(message)" }
+        public let source: SettingSource?
+        /// `agent.yaml:4: tracking.heartbeat: 0.0 is not in 1…3600 seconds`,
+        /// `room (PRESENCE_ROOM): 'K' must be …`, `node: required: …`.
+        public var description: String {
+            switch source {
+            case .file?: source!.errorPrefix + (field.isEmpty ? "" : "\(field): ") + message
+            case .environment(let name)?, .flag(let name)?: "\(field) (\(name)): \(message)"
+            case .defaultValue?, nil: "\(field): \(message)"
+            }
+        }
 
-        public init(_ field: String, _ message: String) {
+        public init(_ field: String, _ message: String, source: SettingSource? = nil) {
             self.field = field
             self.message = message
+            self.source = source
         }
+    }
+
+    /// Every mistake of a configuration, one a line.
+    public struct Problems: Swift.Error, CustomStringConvertible, Equatable, Sendable {
+        public let errors: [Error]
+        public var description: String { errors.map(\.description).joined(separator: "\n") }
     }
 
     // MARK: - YAML
@@ -77,71 +102,95 @@ public struct AgentConfiguration: Sendable, Equatable {
     static let trackingKeys: Set<String> = ["pathLossExponent", "rssiOffset", "measuredPower", "heartbeat", "rssiStep"]
     static let regionKeys: Set<String> = ["exitDelay"]
 
-    /// Applies a YAML document over the current values. `file` names the file in errors.
-    public mutating func apply(yaml text: String, file: String) throws(Error) {
+    /// Applies a YAML document over the current values. `file` names the file in errors. Every
+    /// mistake is kept in `problems` (the valid settings are applied all the same).
+    public mutating func apply(yaml text: String, file: String) {
         let document: YAMLNode?
         do {
-            document = try YAMLParser.parse(text)
+            document = try YAMLReader.parse(text)
         } catch {
-            throw Error(file, "not valid YAML (\(error))")
+            problems.append(Error("", "not valid YAML: \(error.message)", source: .file(path: file, line: error.line)))
+            return
         }
         guard let document else { return }  // an empty file sets nothing
-        guard let mapping = document.mapping else { throw Error(file, "expected a mapping of settings at the top level") }
-        let reader = YAMLFieldReader(mapping: mapping, path: "")
-        try reader.rejectUnknown(Self.fileKeys)
-        if let value = try reader.string("node") { node = value }
-        if let value = try reader.string("room") { room = value }
-        if let value = try reader.string("source") { source = value }
-        if let value = try reader.number("speed") { speed = value }
-        if let value = try reader.string("root") { root = value }
-        if let value = try reader.string("stateDir") { stateDir = value }
-        if let value = try reader.bool("reportUnknown") { reportUnknown = value }
-        if let value = try reader.number("telemetryInterval") { telemetryInterval = value }
-        if let value = try reader.number("maxTrackedBeacons") {
-            guard value == value.rounded(), let count = Int(exactly: value) else {
-                throw Error("maxTrackedBeacons", "\(value) is not a whole number")
-            }
-            maxTrackedBeacons = count
+        guard let mapping = document.mapping else {
+            problems.append(Error("", "expected a mapping of settings at the top level", source: .file(path: file, line: document.line)))
+            return
         }
-        if let broker = try reader.child("broker") {
-            try broker.rejectUnknown(Self.brokerKeys)
-            if let value = try broker.string("url") { self.broker = value }
-            if let value = try broker.string("username") { username = value }
-            if let value = try broker.string("password") { password = value }
-            if let value = try broker.string("passwordFile") { passwordFile = value }
-            if let value = try broker.string("caFile") { caFile = value }
-            if let value = try broker.string("certFile") { certFile = value }
-            if let value = try broker.string("keyFile") { keyFile = value }
-            if let value = try broker.string("clientId") { clientID = value }
+        var reader = YAMLFieldReader(file: file, mapping: mapping, path: "")
+        reader.rejectUnknown(Self.fileKeys)
+        reader.string("node", into: &node)
+        reader.string("room", into: &room)
+        reader.string("source", into: &source)
+        reader.number("speed", into: &speed)
+        reader.string("root", into: &root)
+        reader.string("stateDir", into: &stateDir)
+        reader.bool("reportUnknown", into: &reportUnknown)
+        reader.number("telemetryInterval", into: &telemetryInterval)
+        reader.wholeNumber("maxTrackedBeacons", into: &maxTrackedBeacons)
+        if var broker = reader.child("broker") {
+            broker.rejectUnknown(Self.brokerKeys)
+            broker.string("url", into: &self.broker)
+            broker.string("username", into: &username)
+            broker.string("password", into: &password)
+            broker.string("passwordFile", into: &passwordFile)
+            broker.string("caFile", into: &caFile)
+            broker.string("certFile", into: &certFile)
+            broker.string("keyFile", into: &keyFile)
+            broker.string("clientId", into: &clientID)
+            reader.merge(broker)
         }
-        if let tracking = try reader.child("tracking") {
-            try tracking.rejectUnknown(Self.trackingKeys)
-            if let value = try tracking.number("pathLossExponent") { pathLossExponent = value }
-            if let value = try tracking.number("rssiOffset") { rssiOffset = value }
-            if let value = try tracking.number("measuredPower") { measuredPower = value }
-            if let value = try tracking.number("heartbeat") { heartbeat = value }
-            if let value = try tracking.number("rssiStep") { rssiStep = value }
+        if var tracking = reader.child("tracking") {
+            tracking.rejectUnknown(Self.trackingKeys)
+            tracking.number("pathLossExponent", into: &pathLossExponent)
+            tracking.number("rssiOffset", into: &rssiOffset)
+            tracking.number("measuredPower", into: &measuredPower)
+            tracking.number("heartbeat", into: &heartbeat)
+            tracking.number("rssiStep", into: &rssiStep)
+            reader.merge(tracking)
         }
-        if let regions = try reader.child("regions") {
-            try regions.rejectUnknown(Self.regionKeys)
-            if let value = try regions.number("exitDelay") { exitDelay = value }
+        if var regions = reader.child("regions") {
+            regions.rejectUnknown(Self.regionKeys)
+            regions.number("exitDelay", into: &exitDelay)
+            reader.merge(regions)
         }
+        problems += reader.problems
+        sources.merge(reader.sources) { _, new in new }
     }
 
     // MARK: - Environment
 
+    /// The variables the agent reads, by the file key they override.
+    static let environmentVariables: KeyValuePairs<String, String> = [
+        "node": "PRESENCE_NODE", "room": "PRESENCE_ROOM", "source": "PRESENCE_SOURCE", "broker.url": "PRESENCE_BROKER",
+        "broker.username": "PRESENCE_USERNAME", "broker.password": "PRESENCE_PASSWORD",
+        "broker.passwordFile": "PRESENCE_PASSWORD_FILE", "root": "PRESENCE_ROOT", "stateDir": "PRESENCE_STATE_DIR",
+    ]
+
     /// `PRESENCE_NODE`, `PRESENCE_ROOM`, `PRESENCE_SOURCE`, `PRESENCE_BROKER`, `PRESENCE_USERNAME`,
     /// `PRESENCE_PASSWORD`, `PRESENCE_PASSWORD_FILE`, `PRESENCE_ROOT`, `PRESENCE_STATE_DIR`.
     public mutating func apply(environment: [String: String]) {
-        if let value = environment["PRESENCE_NODE"] { node = value }
-        if let value = environment["PRESENCE_ROOM"] { room = value }
-        if let value = environment["PRESENCE_SOURCE"] { source = value }
-        if let value = environment["PRESENCE_BROKER"] { broker = value }
-        if let value = environment["PRESENCE_USERNAME"] { username = value }
-        if let value = environment["PRESENCE_PASSWORD"] { password = value }
-        if let value = environment["PRESENCE_PASSWORD_FILE"] { passwordFile = value }
-        if let value = environment["PRESENCE_ROOT"] { root = value }
-        if let value = environment["PRESENCE_STATE_DIR"] { stateDir = value }
+        for (key, variable) in Self.environmentVariables {
+            guard let value = environment[variable] else { continue }
+            switch key {
+            case "node": node = value
+            case "room": room = value
+            case "source": source = value
+            case "broker.url": broker = value
+            case "broker.username": username = value
+            case "broker.password": password = value
+            case "broker.passwordFile": passwordFile = value
+            case "root": root = value
+            default: stateDir = value
+            }
+            sources[key] = .environment(variable)
+        }
+    }
+
+    /// Sets one setting from a command-line flag, remembering it came from `flag`.
+    public mutating func set<Value>(_ setting: WritableKeyPath<AgentConfiguration, Value>, to value: Value, key: String, flag: String) {
+        self[keyPath: setting] = value
+        sources[key] = .flag(flag)
     }
 
     // MARK: - Validation
@@ -162,75 +211,91 @@ public struct AgentConfiguration: Sendable, Equatable {
         public var configurationWait: Double
     }
 
-    /// Checks every field; `readFile` reads the password file (injected for tests).
-    public func resolve(readFile: (String) -> String? = { _ in nil }) throws(Error) -> Resolved {
-        guard let nodeText = node else { throw Error("node", "required: this receiver's id, e.g. kitchen-1") }
-        guard let nodeID = TopicLevelID(nodeText) else { throw Error("node", "\(ConfigError.quoted(nodeText)) must be \(TopicLevelID.rule)") }
-        guard let roomText = room else { throw Error("room", "required: the room this node serves, e.g. kitchen") }
-        guard let roomID = TopicLevelID(roomText) else { throw Error("room", "\(ConfigError.quoted(roomText)) must be \(TopicLevelID.rule)") }
-        guard let topics = TopicScheme(root: root) else { throw Error("root", "'\(root)' must be \(TopicScheme.rootRule)") }
-        let sourceSpec: SourceSpecification
+    /// Checks every field; `readFile` reads the password file (injected for tests). Throws every
+    /// mistake, those of the file included, not only the first.
+    public func resolve(readFile: (String) -> String? = { _ in nil }) throws(Problems) -> Resolved {
+        var found = problems
+        // A field already named (its value was refused) is not named again as missing or by a check
+        // that follows from it: one mistake, one message.
+        let named = Set(problems.map(\.field))
+        func fail(_ field: String, _ message: String) {
+            if !named.contains(field) { found.append(Error(field, message, source: sources[field])) }
+        }
+
+        var nodeID = TopicLevelID("-")!
+        if let nodeText = node {
+            if let id = TopicLevelID(nodeText) { nodeID = id } else { fail("node", "\(ConfigError.quoted(nodeText)) must be \(TopicLevelID.rule)") }
+        } else {
+            fail("node", "required: this receiver's id, e.g. kitchen-1")
+        }
+        var roomID = TopicLevelID("-")!
+        if let roomText = room {
+            if let id = TopicLevelID(roomText) { roomID = id } else { fail("room", "\(ConfigError.quoted(roomText)) must be \(TopicLevelID.rule)") }
+        } else {
+            fail("room", "required: the room this node serves, e.g. kitchen")
+        }
+        let topics = TopicScheme(root: root)
+        if topics == nil { fail("root", "'\(root)' must be \(TopicScheme.rootRule)") }
+        var sourceSpec: SourceSpecification?
         do {
             sourceSpec = try SourceSpecification(parsing: source)
         } catch {
-            throw Error("source", "'\(source)': \(error.reason)")
+            fail("source", "'\(source)': \(error.reason)")
         }
-        guard speed >= 0, speed.isFinite else { throw Error("speed", "\(speed) must be 0 (as fast as possible) or more") }
-        guard let url = MQTTBrokerURL(broker) else { throw Error("broker", "'\(broker)' is not \(MQTTBrokerURL.rule)") }
-        guard configurationWait >= 0, configurationWait <= 3600 else {
-            throw Error("--wait-for-config", "\(configurationWait) is not in 0…3600 seconds")
+        if !(speed >= 0 && speed.isFinite) { fail("speed", "\(speed) must be 0 (as fast as possible) or more") }
+        let url = MQTTBrokerURL(broker)
+        if url == nil { fail("broker.url", "'\(broker)' is not \(MQTTBrokerURL.rule)") }
+        if !(configurationWait >= 0 && configurationWait <= 3600) {
+            found.append(Error("--wait-for-config", "\(configurationWait) is not in 0…3600 seconds"))
         }
-        guard telemetryInterval >= 1, telemetryInterval <= 3600 else {
-            throw Error("telemetryInterval", "\(telemetryInterval) is not in 1…3600 seconds")
+        if !(telemetryInterval >= 1 && telemetryInterval <= 3600) {
+            fail("telemetryInterval", "\(telemetryInterval) is not in 1…3600 seconds")
         }
-
-        guard (1...1_000_000).contains(maxTrackedBeacons) else {
-            throw Error("maxTrackedBeacons", "\(maxTrackedBeacons) is not in 1…1000000")
+        if !(1...1_000_000).contains(maxTrackedBeacons) {
+            fail("maxTrackedBeacons", "\(maxTrackedBeacons) is not in 1…1000000")
         }
 
         var tracking = TrackingParameters.default
         if let value = pathLossExponent {
-            guard NodeSettings.Limits.pathLossExponent.contains(value) else { throw Error("tracking.pathLossExponent", "\(value) is not in 1…6") }
-            tracking.distance.pathLossExponent = value
+            if NodeSettings.Limits.pathLossExponent.contains(value) { tracking.distance.pathLossExponent = value } else { fail("tracking.pathLossExponent", "\(value) is not in 1…6") }
         }
         if let value = rssiOffset {
-            guard NodeSettings.Limits.rssiOffset.contains(value) else { throw Error("tracking.rssiOffset", "\(value) is not in -30…30 dB") }
-            tracking.distance.rssiOffset = value
+            if NodeSettings.Limits.rssiOffset.contains(value) { tracking.distance.rssiOffset = value } else { fail("tracking.rssiOffset", "\(value) is not in -30…30 dB") }
         }
         if let value = measuredPower {
-            guard (-127...0).contains(value) else { throw Error("tracking.measuredPower", "\(value) is not in -127…0 dBm") }
-            tracking.distance.defaultMeasuredPower = value
+            if (-127...0).contains(value) { tracking.distance.defaultMeasuredPower = value } else { fail("tracking.measuredPower", "\(value) is not in -127…0 dBm") }
         }
         if let value = heartbeat {
-            guard NodeSettings.Limits.heartbeat.contains(value) else { throw Error("tracking.heartbeat", "\(value) is not in 1…3600 seconds") }
-            tracking.publish.heartbeat = value
+            if NodeSettings.Limits.heartbeat.contains(value) { tracking.publish.heartbeat = value } else { fail("tracking.heartbeat", "\(value) is not in 1…3600 seconds") }
         }
         if let value = rssiStep {
-            guard NodeSettings.Limits.rssiStep.contains(value) else { throw Error("tracking.rssiStep", "\(value) is not in 0.5…20 dB") }
-            tracking.publish.rssiStep = value
+            if NodeSettings.Limits.rssiStep.contains(value) { tracking.publish.rssiStep = value } else { fail("tracking.rssiStep", "\(value) is not in 0.5…20 dB") }
         }
         var monitor = RegionMonitorSettings()
         if let value = exitDelay {
-            guard NodeSettings.Limits.exitDelay.contains(value) else { throw Error("regions.exitDelay", "\(value) is not in 1…3600 seconds") }
-            monitor.exitDelay = value
+            if NodeSettings.Limits.exitDelay.contains(value) { monitor.exitDelay = value } else { fail("regions.exitDelay", "\(value) is not in 1…3600 seconds") }
         }
 
         var secret = password
         if let passwordFile {
-            guard let text = readFile(passwordFile) else { throw Error("broker.passwordFile", "cannot read '\(passwordFile)'") }
-            secret = String(text.split(whereSeparator: \.isNewline).first ?? "")
+            if let text = readFile(passwordFile) {
+                secret = String(text.split(whereSeparator: \.isNewline).first ?? "")
+            } else {
+                fail("broker.passwordFile", "cannot read '\(passwordFile)'")
+            }
         }
-        if secret != nil && username == nil { throw Error("broker.username", "required when a password is given") }
+        if secret != nil && username == nil { fail("broker.username", "required when a password is given") }
         var tls: MQTTTLSConfiguration?
         if let caFile {
             tls = MQTTTLSConfiguration(caFile: caFile, certificateFile: certFile, keyFile: keyFile)
-        } else if url.usesTLS {
-            throw Error("broker.caFile", "required for mqtts://")
+        } else if url?.usesTLS == true {
+            fail("broker.caFile", "required for mqtts://")
         } else if certFile != nil || keyFile != nil {
-            throw Error("broker.caFile", "required with a client certificate")
+            fail("broker.caFile", "required with a client certificate")
         }
-        if (certFile == nil) != (keyFile == nil) { throw Error("broker.keyFile", "certFile and keyFile go together") }
+        if (certFile == nil) != (keyFile == nil) { fail("broker.keyFile", "certFile and keyFile go together") }
 
+        guard found.isEmpty, let topics, let sourceSpec, let url else { throw Problems(errors: found) }
         var core = AgentCore.Settings(node: nodeID, room: roomID, topics: topics, tracking: tracking, monitor: monitor,
                                       reportUnknown: reportUnknown, maximumTracks: maxTrackedBeacons)
         core.recordsSamples = record != nil
@@ -238,56 +303,144 @@ public struct AgentConfiguration: Sendable, Equatable {
             core: core,
             source: sourceSpec, speed: speed, exitAtEnd: exitAtEnd, broker: url,
             credentials: username.map { MQTTCredentials(username: $0, password: secret) }, tls: tls,
-            clientID: clientID ?? "presence-agent-\(nodeText)", stateDir: stateDir, telemetryInterval: telemetryInterval,
+            clientID: clientID ?? "presence-agent-\(node ?? "")", stateDir: stateDir, telemetryInterval: telemetryInterval,
             record: record, configurationWait: configurationWait)
+    }
+
+    // MARK: - check-config
+
+    /// Every setting with its effective value and where it came from, in the file's order; the
+    /// password only as `(set)`.
+    public var effectiveSettings: [EffectiveSetting] {
+        func text(_ value: String?) -> String { value ?? "(none)" }
+        let tracking = TrackingParameters.default
+        func number(_ value: Double) -> String {
+            return value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+        }
+        let values: KeyValuePairs<String, String> = [
+            "node": text(node), "room": text(room), "source": source, "speed": number(speed),
+            "broker.url": broker, "broker.username": text(username), "broker.password": EffectiveSetting.secret(password != nil),
+            "broker.passwordFile": text(passwordFile), "broker.caFile": text(caFile), "broker.certFile": text(certFile),
+            "broker.keyFile": text(keyFile), "broker.clientId": clientID ?? "presence-agent-\(node ?? "<node>")",
+            "root": root, "stateDir": stateDir, "reportUnknown": String(reportUnknown),
+            "telemetryInterval": number(telemetryInterval), "maxTrackedBeacons": String(maxTrackedBeacons),
+            "tracking.pathLossExponent": number(pathLossExponent ?? tracking.distance.pathLossExponent),
+            "tracking.rssiOffset": number(rssiOffset ?? tracking.distance.rssiOffset),
+            "tracking.measuredPower": number(measuredPower ?? tracking.distance.defaultMeasuredPower),
+            "tracking.heartbeat": number(heartbeat ?? tracking.publish.heartbeat),
+            "tracking.rssiStep": number(rssiStep ?? tracking.publish.rssiStep),
+            "regions.exitDelay": number(exitDelay ?? RegionMonitorSettings().exitDelay),
+            "exitAtEnd": String(exitAtEnd), "record": text(record), "waitForConfig": number(configurationWait),
+        ]
+        return values.map { EffectiveSetting(key: $0.key, value: $0.value, source: sources[$0.key] ?? .defaultValue) }
     }
 }
 
-/// Reads typed values from a YAML mapping, naming the field (`tracking.heartbeat`) in errors.
+/// Reads typed values from a YAML mapping into settings, naming the field (`tracking.heartbeat`)
+/// and its line in errors and remembering each value's line. Keeps going past a mistake, so the
+/// user sees every one.
 struct YAMLFieldReader {
+    let file: String
     let mapping: YAMLMapping
     let path: String
+    private(set) var problems: [AgentConfiguration.Error] = []
+    private(set) var sources: [String: SettingSource] = [:]
+
+    init(file: String, mapping: YAMLMapping, path: String) {
+        self.file = file
+        self.mapping = mapping
+        self.path = path
+    }
 
     private func field(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
 
-    func rejectUnknown(_ known: Set<String>) throws(AgentConfiguration.Error) {
+    private func location(_ key: String) -> SettingSource { .file(path: file, line: mapping.line(of: key) ?? 1) }
+
+    private mutating func fail(_ key: String, _ message: String) {
+        problems.append(AgentConfiguration.Error(field(key), message, source: location(key)))
+    }
+
+    /// The value at `key`, unless absent or null (the setting keeps its value).
+    private func node(_ key: String) -> YAMLNode? {
+        guard let node = mapping[key], !node.isNull else { return nil }
+        return node
+    }
+
+    /// A child's findings become this reader's.
+    mutating func merge(_ child: YAMLFieldReader) {
+        problems += child.problems
+        sources.merge(child.sources) { _, new in new }
+    }
+
+    mutating func rejectUnknown(_ known: Set<String>) {
         for name in mapping.keys where !known.contains(name) {
-            throw AgentConfiguration.Error(field(name), "unknown key (known keys: \(known.sorted().joined(separator: ", ")))")
+            fail(name, "unknown key (known keys: \(known.sorted().joined(separator: ", ")))")
         }
     }
 
-    func string(_ key: String) throws(AgentConfiguration.Error) -> String? {
-        guard let node = mapping[key], !isNull(node) else { return nil }
-        guard let scalar = node.scalar else { throw AgentConfiguration.Error(field(key), "expected text") }
+    /// Text settings; optional ones (`username`) and those with a default (`source`).
+    mutating func string(_ key: String, into setting: inout String?) {
+        if let value = text(key) { setting = value }
+    }
+
+    mutating func string(_ key: String, into setting: inout String) {
+        if let value = text(key) { setting = value }
+    }
+
+    private mutating func text(_ key: String) -> String? {
+        guard let node = node(key) else { return nil }
+        guard let scalar = node.scalar else {
+            fail(key, "expected text, not a list or mapping")
+            return nil
+        }
+        sources[field(key)] = location(key)
         return scalar.text
     }
 
-    func number(_ key: String) throws(AgentConfiguration.Error) -> Double? {
-        guard let node = mapping[key], !isNull(node) else { return nil }
+    mutating func number(_ key: String, into setting: inout Double?) {
+        guard let node = node(key) else { return }
         guard let scalar = node.scalar, let number = Double(scalar.text), number.isFinite else {
-            throw AgentConfiguration.Error(field(key), "expected a number, got '\(node.scalar?.text ?? "a list or mapping")'")
+            return fail(key, "expected a number, got \(node.scalar.map { "'\($0.text)'" } ?? "a list or mapping")")
         }
-        return number
+        setting = number
+        sources[field(key)] = location(key)
     }
 
-    func bool(_ key: String) throws(AgentConfiguration.Error) -> Bool? {
-        guard let node = mapping[key], !isNull(node) else { return nil }
-        switch node.scalar?.text.lowercased() {
-        case "true", "yes", "on": return true
-        case "false", "no", "off": return false
-        default: throw AgentConfiguration.Error(field(key), "expected true or false")
+    mutating func number(_ key: String, into setting: inout Double) {
+        var value: Double? = nil
+        number(key, into: &value)
+        if let value { setting = value }
+    }
+
+    mutating func wholeNumber(_ key: String, into setting: inout Int) {
+        var value: Double? = nil
+        number(key, into: &value)
+        guard let value else { return }
+        guard value == value.rounded(), let count = Int(exactly: value) else {
+            sources[field(key)] = nil
+            return fail(key, "\(value) is not a whole number")
         }
+        setting = count
     }
 
-    func child(_ key: String) throws(AgentConfiguration.Error) -> YAMLFieldReader? {
-        guard let node = mapping[key], !isNull(node) else { return nil }
-        guard let mapping = node.mapping else { throw AgentConfiguration.Error(field(key), "expected a mapping") }
-        return YAMLFieldReader(mapping: mapping, path: field(key))
+    /// `true`/`false`, or YAML 1.1's `yes`/`no`/`on`/`off` (`YAMLScalar.boolean`).
+    mutating func bool(_ key: String, into setting: inout Bool) {
+        guard let node = node(key) else { return }
+        guard let value = node.scalar?.boolean else {
+            return fail(key, "expected true or false (unquoted), got \(node.scalar.map { "'\($0.text)'" } ?? "a list or mapping")")
+        }
+        setting = value
+        sources[field(key)] = location(key)
     }
 
-    /// Empty, `~` or `null`, quoted or not: the setting keeps its value.
-    private func isNull(_ node: YAMLNode) -> Bool {
-        guard let scalar = node.scalar else { return false }
-        return scalar.text.isEmpty || scalar.text == "~" || scalar.text == "null"
+    func child(_ key: String) -> YAMLFieldReader? {
+        guard let node = mapping[key], !node.isNull else { return nil }
+        guard let mapping = node.mapping else {
+            // An empty section that carries the mistake, so the caller's merge reports it.
+            var empty = YAMLFieldReader(file: file, mapping: YAMLMapping(), path: field(key))
+            empty.problems = [AgentConfiguration.Error(field(key), "expected a mapping", source: location(key))]
+            return empty
+        }
+        return YAMLFieldReader(file: file, mapping: mapping, path: field(key))
     }
 }

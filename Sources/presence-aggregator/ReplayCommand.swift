@@ -62,7 +62,7 @@ struct ReplayCommand: ParsableCommand {
             do {
                 decision = try AggregatorConfiguration.load(file: configFile, environment: [:], flags: [:]).decision
             } catch {
-                StandardOutput.error("replay: \(error)\n")
+                StandardOutput.error(error.lines(prefix: "replay: "))
                 throw ExitCode(2)
             }
         }

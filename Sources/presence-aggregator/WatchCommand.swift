@@ -39,7 +39,7 @@ struct WatchCommand: AsyncParsableCommand {
             configuration = try AggregatorConfiguration.load(
                 file: nil, environment: ProcessInfo.processInfo.environment, flags: flags)
         } catch {
-            StandardOutput.error("watch: \(error)\n")
+            StandardOutput.error(error.lines(prefix: "watch: "))
             throw ExitCode(2)
         }
 

@@ -271,12 +271,12 @@ import TestSupport
         #expect(noNode.status == 2)
         #expect(noNode.errors == "error: node: required: this receiver's id, e.g. kitchen-1\n")
         let badBroker = try ToolRunner.run(binary, ["run", "--node", "a", "--room", "b", "--broker", "tcp://x"], separateErrors: true)
-        #expect(badBroker.errors == "error: broker: 'tcp://x' is not mqtt://host[:port] or mqtts://host[:port]\n")
+        #expect(badBroker.errors == "error: broker.url (--broker): 'tcp://x' is not mqtt://host[:port] or mqtts://host[:port]\n")
         let file = NSTemporaryDirectory() + "agent-\(UUID().uuidString).yaml"
         try "node: a\nroom: b\ntracking:\n  heartbeet: 5\n".write(toFile: file, atomically: true, encoding: .utf8)
         let badKey = try ToolRunner.run(binary, ["run", "--config", file], separateErrors: true)
         #expect(badKey.status == 2)
-        #expect(badKey.errors == "error: tracking.heartbeet: unknown key (known keys: heartbeat, measuredPower, pathLossExponent, rssiOffset, rssiStep)\n")
+        #expect(badKey.errors == "error: \(file):4: tracking.heartbeet: unknown key (known keys: heartbeat, measuredPower, pathLossExponent, rssiOffset, rssiStep)\n")
         let capture = try SharedData.path(SharedData.horizonCapture)
         let unwritable = try ToolRunner.run(binary, ["run", "--node", "a", "--room", "b", "--source", "btsnoop:" + capture,
                                                      "--record", "/nonexistent/trace.csv"], separateErrors: true)

@@ -21,7 +21,8 @@ import Testing
             _ = try AggregatorConfiguration.load(file: path, environment: environment, flags: flags)
             return "no error"
         } catch {
-            return error.description
+            // The `FILE:LINE: ` before each mistake from the file is checked in `fileMistakesNameTheirLines`.
+            return error.errors.map { $0.field + ($0.field.isEmpty ? "" : ": ") + $0.message }.joined(separator: "\n")
         }
     }
 
@@ -198,6 +199,31 @@ import Testing
         #expect(try error(file: yaml) == expected)
     }
 
+    /// Every mistake of the file is named with its line, and those of the other layers after them.
+    @Test func fileMistakesNameTheirLines() throws {
+        let path = try file("""
+            brokr: mqtt://x
+            decision:
+              dwell: -1
+            homeAssistant: {discovery: maybe}
+            beacons:
+              - beacon: mac-c4a1b2c3d4e5
+                id: Alice
+            """)
+        do {
+            _ = try AggregatorConfiguration.load(file: path, environment: ["PRESENCE_MARGIN": "wide"], flags: [:])
+            Issue.record("accepted")
+        } catch {
+            #expect(error.errors.map(\.description) == [
+                "\(path):1: brokr: unknown key (known keys: broker, username, password, passwordFile, clientID, root, tls, beacons, decision, homeAssistant, forgetAfter, tickInterval, keepAlive, failover, maxUnknownBeacons)",
+                "\(path):7: beacons[0].id: 'Alice' is not a valid id (1–64 characters of a-z, 0-9, '_' and '-')",
+                "\(path):3: decision.dwell: '-1' is not a positive number of seconds",
+                "\(path):4: homeAssistant.discovery: 'maybe' is not true or false",
+                "PRESENCE_MARGIN: 'wide' is not a number of dB ≥ 0",
+            ])
+        }
+    }
+
     @Test func environmentAndFlagErrorsNameTheVariableAndTheFlag() throws {
         #expect(try error(environment: ["PRESENCE_BROKER": "foo"])
             == "PRESENCE_BROKER: 'foo' is not mqtt://host[:port] or mqtts://host[:port]")
@@ -217,8 +243,7 @@ import Testing
     }
 
     @Test func fileProblems() throws {
-        #expect(try error(file: "broker: [unclosed").hasPrefix("/"))
-        #expect(try error(file: "broker: [unclosed").contains("not valid YAML"))
+        #expect(try error(file: "broker: [unclosed") == "not valid YAML: did not find expected ',' or ']' (while parsing a flow sequence on line 1)")
         #expect(try error(file: "- a\n- b").hasSuffix("expected a mapping of settings at the top level"))
         let missing = try TestBroker.makeTemporaryDirectory() + "/missing.yaml"
         do {

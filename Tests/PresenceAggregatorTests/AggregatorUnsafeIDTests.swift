@@ -20,7 +20,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         try "beacons:\n  - beacon: mac-c4a1b2c3d4e5\n    id: \(Self.unsafe[index].yaml)\n".write(toFile: path, atomically: true, encoding: .utf8)
         let error = #expect(throws: (any Error).self) { try AggregatorConfiguration.load(file: path, environment: [:], flags: [:]) }
-        let message = error.map { "\($0)" } ?? "accepted"
+        let message = (error as? AggregatorConfigurationProblems)?.errors.first.map { "\($0.field): \($0.message)" } ?? "accepted"
         #expect(message.hasPrefix("beacons[0].id: "), "\(message)")
         #expect(message.hasSuffix("is not a valid id (1–64 characters of a-z, 0-9, '_' and '-')"), "\(message)")
         #expect(!message.utf8.contains(0))

@@ -1,9 +1,12 @@
 /// A strict RFC 8259 JSON parser for config messages, over raw payload bytes.
 ///
-/// Our own rather than Foundation's: the core stays free of Foundation, errors carry the field path
-/// and byte offset (`regions[2]: invalid JSON at byte 123: expected ',' or '}'`), repeated keys are
-/// rejected instead of one silently winning, and every resource is bounded — payload size, nesting
-/// depth — so hostile bytes give an error, never a crash or an unbounded allocation.
+/// Our own, where the configuration files' YAML goes through a library (libyaml), because no JSON
+/// library at hand gives what MQTT.md promises for config messages: Foundation's `JSONSerialization`
+/// and `JSONDecoder` let a repeated key silently win, name no field path or byte offset, and bring
+/// Foundation into the pure core. Here errors carry the field path and byte offset
+/// (`regions[2]: invalid JSON at byte 123: expected ',' or '}'`), repeated keys are rejected, and every
+/// resource is bounded — payload size, nesting depth — so hostile bytes give an error, never a crash
+/// or an unbounded allocation.
 public struct JSONParser {
     /// The default payload limit: 1 MiB, room for about 10,000 regions.
     public static let defaultMaximumBytes = 1 << 20

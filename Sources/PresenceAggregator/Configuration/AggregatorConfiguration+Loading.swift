@@ -4,95 +4,13 @@ import Foundation
 
 extension AggregatorConfiguration {
     /// The file, then the environment, then the flags, each over the one before; then the checks
-    /// that concern several fields. `file` nil means no file (defaults).
+    /// that concern several fields. `file` nil means no file (defaults). Throws every mistake.
     public static func load(
         file: String?, environment: [String: String], flags: [AggregatorSetting: String]
-    ) throws(AggregatorConfigurationError) -> AggregatorConfiguration {
-        var configuration = AggregatorConfiguration.default
-        if let file {
-            let text: String
-            do {
-                text = try String(contentsOfFile: file, encoding: .utf8)
-            } catch {
-                throw AggregatorConfigurationError(field: file, message: "cannot read the configuration file (\(Self.reason(error)))")
-            }
-            try configuration.apply(yaml: text, file: file)
-        }
-        try configuration.apply(environment: environment)
-        try configuration.apply(flags: flags)
-        try configuration.checkCombinations()
-        return configuration
-    }
-
-    // MARK: - Layers
-
-    /// Applies a YAML document. Unknown keys are errors (a typo must not leave a default in force);
-    /// an empty value (`username:`) leaves the setting as it is.
-    public mutating func apply(yaml text: String, file: String) throws(AggregatorConfigurationError) {
-        let root: YAMLNode?
-        do {
-            root = try YAMLParser.parse(text)
-        } catch {
-            throw AggregatorConfigurationError(field: file, message: "not valid YAML: \(error)")
-        }
-        guard let root else { return }  // an empty file: defaults
-        guard let mapping = root.mapping else {
-            throw AggregatorConfigurationError(field: file, message: "expected a mapping of settings at the top level")
-        }
-        var layer: [AggregatorSetting: String] = [:]
-        for (key, value) in mapping.entries {
-            switch key {
-            case "tls", "decision", "homeAssistant", "failover":
-                if value.isNull { continue }
-                guard let section = value.mapping else {
-                    throw AggregatorConfigurationError(field: key, message: "expected a mapping")
-                }
-                for (innerKey, innerValue) in section.entries {
-                    let path = key + "." + innerKey
-                    guard let setting = AggregatorSetting.forYAMLPath(path) else {
-                        throw unknownKey(path, known: AggregatorSetting.allCases.map(\.yamlPath).filter { $0.hasPrefix(key + ".") })
-                    }
-                    if let text = try Self.scalar(innerValue, path: path) { layer[setting] = text }
-                }
-            case "beacons":
-                if value.isNull { continue }
-                knownBeacons = try Self.knownBeacons(value)
-            default:
-                guard let setting = AggregatorSetting.forYAMLPath(key) else {
-                    throw unknownKey(key, known: Self.topLevelKeys)
-                }
-                if let text = try Self.scalar(value, path: key) { layer[setting] = text }
-            }
-        }
-        try apply(layer, field: \.yamlPath)
-    }
-
-    /// Applies the `PRESENCE_*` variables that are set (and not empty).
-    public mutating func apply(environment: [String: String]) throws(AggregatorConfigurationError) {
-        var layer: [AggregatorSetting: String] = [:]
-        for setting in AggregatorSetting.allCases {
-            if let value = environment[setting.environmentVariable], !value.isEmpty { layer[setting] = value }
-        }
-        try apply(layer, field: \.environmentVariable)
-    }
-
-    /// Applies command-line values, keyed by setting (`--no-discovery` is `.discovery: "false"`).
-    public mutating func apply(flags: [AggregatorSetting: String]) throws(AggregatorConfigurationError) {
-        try apply(flags) { $0.flag ?? $0.yamlPath }
-    }
-
-    /// One layer: both `password` and `passwordFile` in one layer is ambiguous and refused.
-    private mutating func apply(
-        _ layer: [AggregatorSetting: String], field: (AggregatorSetting) -> String
-    ) throws(AggregatorConfigurationError) {
-        if layer[.password] != nil, layer[.passwordFile] != nil {
-            throw AggregatorConfigurationError(
-                field: field(.passwordFile), message: "give either \(field(.password)) or \(field(.passwordFile)), not both")
-        }
-        // A stable order, so that the first error reported does not depend on hashing.
-        for setting in AggregatorSetting.allCases {
-            if let text = layer[setting] { try set(setting, to: text, field: field(setting)) }
-        }
+    ) throws(AggregatorConfigurationProblems) -> AggregatorConfiguration {
+        let loaded = AggregatorConfigurationLoad(file: file, environment: environment, flags: flags)
+        guard loaded.errors.isEmpty else { throw AggregatorConfigurationProblems(errors: loaded.errors) }
+        return loaded.configuration
     }
 
     // MARK: - One value
@@ -181,101 +99,12 @@ extension AggregatorConfiguration {
         }
     }
 
-    /// Checks that concern several fields, after every layer.
-    func checkCombinations() throws(AggregatorConfigurationError) {
-        if (certificateFile == nil) != (keyFile == nil) {
-            let given = certificateFile == nil ? AggregatorSetting.keyFile : .certificateFile
-            let missing = certificateFile == nil ? AggregatorSetting.certificateFile : .keyFile
-            throw AggregatorConfigurationError(
-                field: given.yamlPath, message: "needs \(missing.yamlPath) too (a client certificate and its key go together)")
-        }
-        if !broker.usesTLS, caFile != nil || certificateFile != nil {
-            throw AggregatorConfigurationError(
-                field: AggregatorSetting.broker.yamlPath,
-                message: "TLS files are given but the broker is \(broker) (use mqtts://)")
-        }
-        if forgetAfter > 0, forgetAfter < decision.awayTimeout {
-            throw AggregatorConfigurationError(
-                field: AggregatorSetting.forgetAfter.yamlPath,
-                message: "\(JSONObjectWriter.number(forgetAfter, decimals: 3)) is shorter than decision.awayTimeout (\(JSONObjectWriter.number(decision.awayTimeout, decimals: 3))); use 0 to never forget")
-        }
-        if failover.enabled, failover.instance == nil {
-            throw AggregatorConfigurationError(
-                field: AggregatorSetting.instance.yamlPath,
-                message: "required with failover: this instance's id among the site's aggregators, e.g. agg-a")
-        }
-        if failover.enabled, failover.leaseTimeout < 1.5 * Double(keepAlive) {
-            throw AggregatorConfigurationError(
-                field: AggregatorSetting.leaseTimeout.yamlPath,
-                message: "\(JSONObjectWriter.number(failover.leaseTimeout, decimals: 3)) is shorter than 1.5 × keepAlive (\(JSONObjectWriter.number(1.5 * Double(keepAlive), decimals: 3))): a standby would take over from a leader the broker still counts as alive")
-        }
-        if password != nil, username == nil {
-            throw AggregatorConfigurationError(field: AggregatorSetting.password.yamlPath, message: "a password needs a username")
-        }
-    }
-
     // MARK: - Helpers
 
     static let topLevelKeys = [
         "broker", "username", "password", "passwordFile", "clientID", "root", "tls", "beacons", "decision",
         "homeAssistant", "forgetAfter", "tickInterval", "keepAlive", "failover", "maxUnknownBeacons",
     ]
-
-    private func unknownKey(_ path: String, known: [String]) -> AggregatorConfigurationError {
-        AggregatorConfigurationError(field: path, message: "unknown key (known keys: \(known.joined(separator: ", ")))")
-    }
-
-    /// A scalar's text; nil for an empty value (`key:` or `~`).
-    private static func scalar(_ node: YAMLNode, path: String) throws(AggregatorConfigurationError) -> String? {
-        guard let scalar = node.scalar else {
-            throw AggregatorConfigurationError(field: path, message: "expected a single value, not a list or mapping")
-        }
-        return scalar.isNull ? nil : scalar.text
-    }
-
-    /// The `beacons` list, validated exactly like the `<root>/config/beacons` message (MQTT.md):
-    /// the YAML is turned into that JSON and parsed by the same code, so errors read
-    /// `beacons[1].id: 'Alice' is not a valid id (…)`.
-    private static func knownBeacons(_ node: YAMLNode) throws(AggregatorConfigurationError) -> [KnownBeacon] {
-        guard let sequence = node.sequence else {
-            throw AggregatorConfigurationError(field: "beacons", message: "expected a list of beacons")
-        }
-        var elements: [String] = []
-        for (index, element) in sequence.enumerated() {
-            let path = "beacons[\(index)]"
-            guard let mapping = element.mapping else {
-                throw AggregatorConfigurationError(field: path, message: "expected a mapping with beacon, id, name")
-            }
-            var object = JSONObjectWriter()
-            for (key, value) in mapping.entries {
-                guard let scalar = value.scalar else {
-                    throw AggregatorConfigurationError(field: "\(path).\(key)", message: "expected a single value")
-                }
-                if scalar.isNull {
-                    object.addNull(key)
-                } else if scalar.style == .plain, let integer = Self.integer(scalar.text) {
-                    object.add(key, integer)
-                } else {
-                    object.add(key, scalar.text)
-                }
-            }
-            elements.append(object.json)
-        }
-        let json = "{\"revision\":0,\"beacons\":" + JSONObjectWriter.array(elements) + "}"
-        do {
-            return try KnownBeaconsConfig(json: try JSONParser.parse(Array(json.utf8))).beacons
-        } catch {
-            throw AggregatorConfigurationError(field: error.path.description, message: error.message)
-        }
-    }
-
-    /// An unquoted whole number (`-59`) becomes a JSON number, as YAML would type it; anything else
-    /// stays text and the beacon's own check names it.
-    private static func integer(_ text: String) -> Int? {
-        let digits = text.utf8.first == UInt8(ascii: "-") || text.utf8.first == UInt8(ascii: "+") ? text.utf8.dropFirst() : text.utf8[...]
-        guard !digits.isEmpty, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
-        return Int(text)
-    }
 
     private static func number(
         _ text: String, field: String, _ rule: String, _ accept: (Double) -> Bool
@@ -308,7 +137,7 @@ extension AggregatorConfiguration {
     }
 
     /// The first line of a secret file (a trailing newline is not part of the password).
-    private static func readSecret(_ path: String, field: String) throws(AggregatorConfigurationError) -> String {
+    static func readSecret(_ path: String, field: String) throws(AggregatorConfigurationError) -> String {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
@@ -322,7 +151,7 @@ extension AggregatorConfiguration {
     }
 
     /// A short reason for a failed read, in the words of strerror.
-    private static func reason(_ error: any Error) -> String {
+    static func reason(_ error: any Error) -> String {
         switch (error as? CocoaError)?.code {
         case .fileReadNoSuchFile?, .fileNoSuchFile?: return String(cString: strerror(ENOENT))
         case .fileReadNoPermission?: return String(cString: strerror(EACCES))

@@ -1,3 +1,5 @@
+import ConfigFile
+
 /// Why the aggregator's configuration was rejected: the field (as the user wrote it — a YAML path,
 /// an environment variable or a flag) and what is wrong with it.
 ///
@@ -7,11 +9,29 @@ public struct AggregatorConfigurationError: Error, Hashable, Sendable, CustomStr
     /// `decision.dwell`, `PRESENCE_BROKER`, `--broker`, or the config file's path.
     public var field: String
     public var message: String
+    /// Where the value came from; a file's line leads the message (`aggregator.yaml:7: …`).
+    public var source: SettingSource?
 
-    public init(field: String, message: String) {
+    public init(field: String, message: String, source: SettingSource? = nil) {
         self.field = field
         self.message = message
+        self.source = source
     }
 
-    public var description: String { "\(field): \(message)" }
+    public var description: String { (source?.errorPrefix ?? "") + (field.isEmpty ? "" : "\(field): ") + message }
+}
+
+/// Every mistake of one configuration (file, environment and flags together), in the order found.
+public struct AggregatorConfigurationProblems: Error, Hashable, Sendable, CustomStringConvertible {
+    public var errors: [AggregatorConfigurationError]
+
+    public init(errors: [AggregatorConfigurationError]) {
+        self.errors = errors
+    }
+
+    /// One mistake a line.
+    public var description: String { errors.map(\.description).joined(separator: "\n") }
+
+    /// Each mistake on its own line after `prefix` (`run: `), for stderr.
+    public func lines(prefix: String) -> String { errors.map { prefix + $0.description + "\n" }.joined() }
 }

@@ -1,0 +1,72 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `presence-aggregator check-config` as an operator runs it before deploying: the real binary, a
+/// real file, a real environment variable and real flags.
+@Suite struct CheckConfigCommandTests {
+    private func file(_ text: String) throws -> String {
+        let path = try TestBroker.makeTemporaryDirectory() + "/aggregator.yaml"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    private func checkConfig(_ arguments: [String], environment: [String] = []) throws -> ToolRunner.Result {
+        let binary = try BuildProducts.executable(named: "presence-aggregator")
+        return try ToolRunner.run("/usr/bin/env", ["-i"] + environment + [binary, "check-config"] + arguments, separateErrors: true)
+    }
+
+    @Test func eachSettingSaysWhereItCameFrom() throws {
+        let secret = try file("s3cret-word\n")
+        let path = try file("""
+            broker: mqtt://10.0.0.2
+            username: aggregator
+            decision:
+              dwell: 4
+              margin: 0.5
+            homeAssistant: {discovery: no}
+            beacons:
+              - {beacon: mac-c4a1b2c3d4e5, id: alice-keys}
+            """)
+        let result = try checkConfig(
+            ["--config", path, "--away-after", "40", "--password-file", secret], environment: ["PRESENCE_DWELL=5"])
+        #expect(result.status == 0)
+        #expect(result.errors == "")
+        let rows = CheckConfigTable.rows(result.output)
+        #expect(rows["broker"] == ["mqtt://10.0.0.2:1883", "\(path):1"])
+        #expect(rows["decision.dwell"] == ["5", "PRESENCE_DWELL"])
+        #expect(rows["decision.margin"] == ["0.5", "\(path):5"])
+        #expect(rows["decision.awayTimeout"] == ["40", "--away-after"])
+        #expect(rows["homeAssistant.discovery"] == ["false", "\(path):6"])
+        #expect(rows["password"] == ["(set)", "--password-file"])
+        #expect(rows["passwordFile"] == [secret, "--password-file"])
+        #expect(rows["beacons"] == ["alice-keys", "\(path):7"])
+        #expect(rows["keepAlive"] == ["30", "default"])
+        #expect(!result.output.contains("s3cret-word"))
+    }
+
+    @Test func everyMistakeIsNamedWithItsLine() throws {
+        let path = try file("""
+            broker: mqtt://10.0.0.2
+            decision:
+              dwel: 4
+              margin: lots
+            beacons:
+              - beacon: mac-c4a1b2c3d4e5
+                id: Alice
+            """)
+        let result = try checkConfig(["--config", path])
+        #expect(result.status == 2)
+        #expect(result.output == "")
+        #expect(result.errors == """
+            check-config: \(path):3: decision.dwel: unknown key (known keys: decision.margin, decision.dwell, decision.evidence, decision.leadCap, decision.settleTime, decision.staleAfter, decision.awayTimeout, decision.pathLossExponent)
+            check-config: \(path):7: beacons[0].id: 'Alice' is not a valid id (1–64 characters of a-z, 0-9, '_' and '-')
+            check-config: \(path):4: decision.margin: 'lots' is not a number of dB ≥ 0
+
+            """)
+        // `run` refuses the same file with the same mistakes.
+        let run = try ToolRunner.run(try BuildProducts.executable(named: "presence-aggregator"), ["run", "--config", path], separateErrors: true)
+        #expect(run.status == 2)
+        #expect(run.errors == result.errors.replacingOccurrences(of: "check-config: ", with: "run: "))
+    }
+}
