@@ -38,11 +38,17 @@ let package = Package(
         // HCI transports (raw socket, H4 serial line, btsnoop replay, simulator) and controller setup.
         .target(name: "BluetoothHCI", dependencies: ["BeaconCore", "CBluetooth"]),
 
+        // OpenSSL's libcrypto (pkg-config `libcrypto`; Debian's libssl-dev), wrapped once in
+        // IdentityCrypto: AES-128 and SHA-256 for phones and watches known by their IRK. BeaconCore
+        // holds the resolver's logic and takes these two functions as an `IdentityKeyCrypto`.
+        .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "IdentityCrypto", dependencies: ["BeaconCore", "CLibCrypto"]),
+
         // The agent service: transport → core → MQTT, config file, state directory.
         .target(
             name: "PresenceAgent",
             dependencies: [
-                "BeaconCore", "BluetoothHCI", "MQTTClient",
+                "BeaconCore", "BluetoothHCI", "MQTTClient", "IdentityCrypto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -61,7 +67,7 @@ let package = Package(
         .executableTarget(
             name: "presence-agent",
             dependencies: [
-                "BeaconCore", "BluetoothHCI", "PresenceAgent",
+                "BeaconCore", "BluetoothHCI", "PresenceAgent", "IdentityCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -87,7 +93,7 @@ let package = Package(
         .executableTarget(
             name: "presence-bench",
             dependencies: [
-                "BeaconCore", "PresenceAgent", "PresenceAggregator", "MQTTClient",
+                "BeaconCore", "PresenceAgent", "PresenceAggregator", "MQTTClient", "IdentityCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -108,7 +114,7 @@ let package = Package(
         ),
         .executableTarget(name: "mqtt-test-client", dependencies: ["MQTTClient"], path: "Tests/MQTTTestClient"),
 
-        .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "TestSupport"]),
+        .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "IdentityCrypto", "TestSupport"]),
         .testTarget(name: "BluetoothHCITests", dependencies: ["BluetoothHCI", "BeaconCore", "TestSupport"]),
         .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "TestSupport"]),
         .testTarget(
@@ -117,7 +123,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PresenceAgentTests",
-            dependencies: ["PresenceAgent", "BeaconCore", "BluetoothHCI", "MQTTClient", "TestSupport"]
+            dependencies: ["PresenceAgent", "BeaconCore", "BluetoothHCI", "MQTTClient", "IdentityCrypto", "TestSupport"]
         ),
         .testTarget(name: "PresenceAgentCLITests", dependencies: ["BeaconCore", "TestSupport"]),
     ],

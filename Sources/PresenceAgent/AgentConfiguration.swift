@@ -52,6 +52,10 @@ public struct AgentConfiguration: Sendable, Equatable {
     public var rssiStep: Double?
     /// Region exit delay, seconds (default 30).
     public var exitDelay: Double?
+    /// Known beacons and devices (YAML `beacons`, the entries of `config/beacons`): for a node
+    /// without a broker-pushed list; one pushed replaces them. An entry with an `irk` puts a key in
+    /// this file, so keep it readable by the agent only (mode 0600).
+    public var knownBeacons: [KnownBeacon] = []
 
     public init() {}
 
@@ -71,7 +75,7 @@ public struct AgentConfiguration: Sendable, Equatable {
     static let fileKeys: Set<String> = [
         "node", "room", "source", "speed", "broker", "root", "stateDir", "reportUnknown", "telemetryInterval", "tracking",
         "maxTrackedBeacons",
-        "regions",
+        "regions", "beacons",
     ]
     static let brokerKeys: Set<String> = ["url", "username", "password", "passwordFile", "caFile", "certFile", "keyFile", "clientId"]
     static let trackingKeys: Set<String> = ["pathLossExponent", "rssiOffset", "measuredPower", "heartbeat", "rssiStep"]
@@ -121,6 +125,13 @@ public struct AgentConfiguration: Sendable, Equatable {
             if let value = try tracking.number("measuredPower") { measuredPower = value }
             if let value = try tracking.number("heartbeat") { heartbeat = value }
             if let value = try tracking.number("rssiStep") { rssiStep = value }
+        }
+        if let beacons = mapping["beacons"], !beacons.isNull {
+            do {
+                knownBeacons = try KnownBeaconsConfig.beacons(yaml: beacons, crypto: AgentCore.crypto)
+            } catch {
+                throw Error(error.path.description, error.message)
+            }
         }
         if let regions = try reader.child("regions") {
             try regions.rejectUnknown(Self.regionKeys)
@@ -234,6 +245,7 @@ public struct AgentConfiguration: Sendable, Equatable {
         var core = AgentCore.Settings(node: nodeID, room: roomID, topics: topics, tracking: tracking, monitor: monitor,
                                       reportUnknown: reportUnknown, maximumTracks: maxTrackedBeacons)
         core.recordsSamples = record != nil
+        core.knownBeacons = knownBeacons
         return Resolved(
             core: core,
             source: sourceSpec, speed: speed, exitAtEnd: exitAtEnd, broker: url,

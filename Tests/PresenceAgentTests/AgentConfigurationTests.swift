@@ -62,6 +62,6 @@ import TestSupport
         #expect(error("node: a\nroom: b\nmaxTrackedBeacons: 2.5") == "maxTrackedBeacons: 2.5 is not a whole number")
         #expect(error("[1, 2]") == "agent.yaml: expected a mapping of settings at the top level")
         #expect(error("node: a\n  room: : b") .hasPrefix("agent.yaml: not valid YAML"))
-        #expect(error("node: a\nroom: b\nnodes: c") == "nodes: unknown key (known keys: broker, maxTrackedBeacons, node, regions, reportUnknown, room, root, source, speed, stateDir, telemetryInterval, tracking)")
+        #expect(error("node: a\nroom: b\nnodes: c") == "nodes: unknown key (known keys: beacons, broker, maxTrackedBeacons, node, regions, reportUnknown, room, root, source, speed, stateDir, telemetryInterval, tracking)")
     }
 }

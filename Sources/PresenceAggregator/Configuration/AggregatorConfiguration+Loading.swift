@@ -233,48 +233,15 @@ extension AggregatorConfiguration {
         return scalar.isNull ? nil : scalar.text
     }
 
-    /// The `beacons` list, validated exactly like the `<root>/config/beacons` message (MQTT.md):
-    /// the YAML is turned into that JSON and parsed by the same code, so errors read
-    /// `beacons[1].id: 'Alice' is not a valid id (…)`.
+    /// The `beacons` list, validated exactly like the `<root>/config/beacons` message (MQTT.md), by
+    /// the same code the agent's file uses. The aggregator holds no keys: a phone or watch is named
+    /// here by its canonical `irk-…` id (what its measurements carry), never by its `irk`.
     private static func knownBeacons(_ node: YAMLNode) throws(AggregatorConfigurationError) -> [KnownBeacon] {
-        guard let sequence = node.sequence else {
-            throw AggregatorConfigurationError(field: "beacons", message: "expected a list of beacons")
-        }
-        var elements: [String] = []
-        for (index, element) in sequence.enumerated() {
-            let path = "beacons[\(index)]"
-            guard let mapping = element.mapping else {
-                throw AggregatorConfigurationError(field: path, message: "expected a mapping with beacon, id, name")
-            }
-            var object = JSONObjectWriter()
-            for (key, value) in mapping.entries {
-                guard let scalar = value.scalar else {
-                    throw AggregatorConfigurationError(field: "\(path).\(key)", message: "expected a single value")
-                }
-                if scalar.isNull {
-                    object.addNull(key)
-                } else if scalar.style == .plain, let integer = Self.integer(scalar.text) {
-                    object.add(key, integer)
-                } else {
-                    object.add(key, scalar.text)
-                }
-            }
-            elements.append(object.json)
-        }
-        let json = "{\"revision\":0,\"beacons\":" + JSONObjectWriter.array(elements) + "}"
         do {
-            return try KnownBeaconsConfig(json: try JSONParser.parse(Array(json.utf8))).beacons
+            return try KnownBeaconsConfig.beacons(yaml: node)
         } catch {
             throw AggregatorConfigurationError(field: error.path.description, message: error.message)
         }
-    }
-
-    /// An unquoted whole number (`-59`) becomes a JSON number, as YAML would type it; anything else
-    /// stays text and the beacon's own check names it.
-    private static func integer(_ text: String) -> Int? {
-        let digits = text.utf8.first == UInt8(ascii: "-") || text.utf8.first == UInt8(ascii: "+") ? text.utf8.dropFirst() : text.utf8[...]
-        guard !digits.isEmpty, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
-        return Int(text)
     }
 
     private static func number(
