@@ -36,7 +36,7 @@ let package = Package(
         // libbluetooth (BlueZ), found by pkg-config `bluez`; a header shim for the socket filter.
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         // HCI transports (raw socket, H4 serial line, btsnoop replay, simulator) and controller setup.
-        .target(name: "BluetoothHCI", dependencies: ["BeaconCore", "CBluetooth"]),
+        .target(name: "BluetoothHCI", dependencies: ["BeaconCore", "CBluetooth", "IdentityCrypto"]),
 
         // OpenSSL's libcrypto (pkg-config `libcrypto`; Debian's libssl-dev), wrapped once in
         // IdentityCrypto: AES-128 and SHA-256 for phones and watches known by their IRK. BeaconCore

@@ -28,7 +28,7 @@ public struct SimulationScenario: Hashable, Sendable, Codable {
 
     public struct Person: Hashable, Sendable, Codable {
         public var name: String
-        /// The iBeacon the person carries.
+        /// The iBeacon the person carries (unused when `irk` is set).
         public var uuid: String
         public var major: UInt16
         public var minor: UInt16
@@ -36,6 +36,10 @@ public struct SimulationScenario: Hashable, Sendable, Codable {
         public var measuredPower: Int
         /// The beacon's (random static) address.
         public var address: String
+        /// Set when the person carries a phone instead: its Identity Resolving Key (32 hex digits).
+        /// The phone advertises no beacon, from a resolvable private address made with this key
+        /// that changes every `addressRotation` seconds, as iPhones and Android phones do.
+        public var irk: String? = nil
     }
 
     public struct Point: Hashable, Sendable, Codable {
@@ -64,6 +68,9 @@ public struct SimulationScenario: Hashable, Sendable, Codable {
     public var dwellMax: Double
     /// Walking speed in m/s.
     public var walkingSpeed: Double
+    /// How long a phone keeps one resolvable private address, seconds (default 120; real phones
+    /// rotate about every 15 minutes, shortened here so a demo shows rotations).
+    public var addressRotation: Double? = nil
 
     /// Four rooms in a 2 × 2 flat, one node in each, three people: the demo's building.
     public static let demo = SimulationScenario(
@@ -114,10 +121,18 @@ public struct SimulationScenario: Hashable, Sendable, Codable {
             if BluetoothAddress(person.address) == nil {
                 errors.append("people[\(index)].address: '\(person.address)' is not a Bluetooth address")
             }
+            if let irk = person.irk {
+                do {
+                    _ = try IdentityResolvingKey(parsing: irk)
+                } catch {
+                    errors.append("people[\(index)].irk: \(error)")
+                }
+            }
             if !(-127...20).contains(person.measuredPower) {
                 errors.append("people[\(index)].measuredPower: \(person.measuredPower) is not in -127…20")
             }
         }
+        if let rotation = addressRotation, !(rotation >= 1) { errors.append("addressRotation: must be at least 1 s") }
         if !(advertisingInterval >= 0.02) { errors.append("advertisingInterval: must be at least 0.02 s") }
         if !(walkingSpeed > 0) { errors.append("walkingSpeed: must be positive") }
         if !(dwellMin >= 0 && dwellMax >= dwellMin) { errors.append("dwellMin/dwellMax: need 0 ≤ dwellMin ≤ dwellMax") }
