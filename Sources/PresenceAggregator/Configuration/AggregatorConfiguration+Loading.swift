@@ -199,6 +199,11 @@ extension AggregatorConfiguration {
                 field: AggregatorSetting.forgetAfter.yamlPath,
                 message: "\(JSONObjectWriter.number(forgetAfter, decimals: 3)) is shorter than decision.awayTimeout (\(JSONObjectWriter.number(decision.awayTimeout, decimals: 3))); use 0 to never forget")
         }
+        if forgetAfter > 0, let (index, known) = knownBeacons.enumerated().first(where: { ($0.element.awayTimeout ?? 0) > forgetAfter }) {
+            throw AggregatorConfigurationError(
+                field: "beacons[\(index)].awayTimeout",
+                message: "\(JSONObjectWriter.number(known.awayTimeout!, decimals: 3)) is longer than forgetAfter (\(JSONObjectWriter.number(forgetAfter, decimals: 3))): the device would be forgotten before it is away")
+        }
         if failover.enabled, failover.instance == nil {
             throw AggregatorConfigurationError(
                 field: AggregatorSetting.instance.yamlPath,
