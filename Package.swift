@@ -115,7 +115,7 @@ let package = Package(
         .executableTarget(name: "mqtt-test-client", dependencies: ["MQTTClient"], path: "Tests/MQTTTestClient"),
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "IdentityCrypto", "TestSupport"]),
-        .testTarget(name: "BluetoothHCITests", dependencies: ["BluetoothHCI", "BeaconCore", "TestSupport"]),
+        .testTarget(name: "BluetoothHCITests", dependencies: ["BluetoothHCI", "BeaconCore", "IdentityCrypto", "TestSupport"]),
         .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "TestSupport"]),
         .testTarget(
             name: "PresenceAggregatorTests",

@@ -72,7 +72,11 @@ public struct SimulationScenario: Hashable, Sendable, Codable {
     /// rotate about every 15 minutes, shortened here so a demo shows rotations).
     public var addressRotation: Double? = nil
 
-    /// Four rooms in a 2 × 2 flat, one node in each, three people: the demo's building.
+    /// The key of the demo's phone (Carol's): `.ci/demo` pushes it in `config/beacons`.
+    public static let demoPhoneKey = "4a1d7c0e9b3f52a86e17d04c3b9f2a65"
+
+    /// Four rooms in a 2 × 2 flat, one node in each, three people (two with iBeacons, one with a
+    /// phone): the demo's building.
     public static let demo = SimulationScenario(
         rooms: [
             Room(id: "kitchen", x: 0, y: 0, width: 5, height: 4),
@@ -91,8 +95,10 @@ public struct SimulationScenario: Hashable, Sendable, Codable {
                    measuredPower: -59, address: "c4:a1:b2:c3:d4:01"),
             Person(name: "Bob", uuid: "fda50693-a4e2-4fb1-afcf-c6eb07647825", major: 1, minor: 2,
                    measuredPower: -59, address: "c4:a1:b2:c3:d4:02"),
+            // Carol carries a phone, not a beacon: known only by its key (a demo key, public here;
+            // canonical id irk-2178bafcf505), from an address that changes every two minutes.
             Person(name: "Carol", uuid: "fda50693-a4e2-4fb1-afcf-c6eb07647825", major: 1, minor: 3,
-                   measuredPower: -61, address: "c4:a1:b2:c3:d4:03"),
+                   measuredPower: -61, address: "c4:a1:b2:c3:d4:03", irk: demoPhoneKey),
         ],
         seed: 2026,
         pathLossExponent: 2.7,
