@@ -36,7 +36,8 @@ public struct PrivateAddressResolver: Sendable {
         self.addressesPerKey = max(1, addressesPerKey)
         self.missCapacity = max(1, missCapacity)
         addressesOfKey = Array(repeating: [], count: hashes.count)
-        recentMisses.reserveCapacity(self.missCapacity)
+        // Without keys nothing is ever remembered: no memory taken (an agent with beacons only).
+        if !hashes.isEmpty { recentMisses.reserveCapacity(self.missCapacity) }
     }
 
     /// No keys: nothing ever resolves (and nothing is looked at).
