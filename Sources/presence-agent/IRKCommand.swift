@@ -1,6 +1,6 @@
 import ArgumentParser
 import BeaconCore
-import Foundation
+import FoundationEssentials
 import IdentityCrypto
 
 /// `presence-agent irk`: enrolment of phones and watches (README, "Phones and watches").
