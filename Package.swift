@@ -42,13 +42,19 @@ let package = Package(
         // libbluetooth (BlueZ), found by pkg-config `bluez`; a header shim for the socket filter.
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         // HCI transports (raw socket, H4 serial line, btsnoop replay, simulator) and controller setup.
-        .target(name: "BluetoothHCI", dependencies: ["BeaconCore", "CBluetooth"]),
+        .target(name: "BluetoothHCI", dependencies: ["BeaconCore", "CBluetooth", "IdentityCrypto"]),
+
+        // OpenSSL's libcrypto (pkg-config `libcrypto`; Debian's libssl-dev), wrapped once in
+        // IdentityCrypto: AES-128 and SHA-256 for phones and watches known by their IRK. BeaconCore
+        // holds the resolver's logic and takes these two functions as an `IdentityKeyCrypto`.
+        .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "IdentityCrypto", dependencies: ["BeaconCore", "CLibCrypto"]),
 
         // The agent service: transport → core → MQTT, config file, state directory.
         .target(
             name: "PresenceAgent",
             dependencies: [
-                "BeaconCore", "BluetoothHCI", "MQTTClient", "ConfigFile",
+                "BeaconCore", "BluetoothHCI", "MQTTClient", "ConfigFile", "IdentityCrypto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -67,7 +73,7 @@ let package = Package(
         .executableTarget(
             name: "presence-agent",
             dependencies: [
-                "BeaconCore", "BluetoothHCI", "PresenceAgent", "ConfigFile",
+                "BeaconCore", "BluetoothHCI", "PresenceAgent", "ConfigFile", "IdentityCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -95,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "presence-bench",
             dependencies: [
-                "BeaconCore", "BluetoothHCI", "PresenceAgent", "PresenceAggregator", "MQTTClient", "TestSupport",
+                "BeaconCore", "BluetoothHCI", "PresenceAgent", "PresenceAggregator", "MQTTClient", "TestSupport", "IdentityCrypto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -117,10 +123,10 @@ let package = Package(
         ),
         .executableTarget(name: "mqtt-test-client", dependencies: ["MQTTClient"], path: "Tests/MQTTTestClient"),
 
-        .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "TestSupport"]),
+        .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "IdentityCrypto", "TestSupport"]),
         // The YAML test suite's cases (MIT, licence beside them) are read from the folder, not bundled.
         .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile", "TestSupport"], exclude: ["yaml-test-suite"]),
-        .testTarget(name: "BluetoothHCITests", dependencies: ["BluetoothHCI", "BeaconCore", "TestSupport"]),
+        .testTarget(name: "BluetoothHCITests", dependencies: ["BluetoothHCI", "BeaconCore", "IdentityCrypto", "TestSupport"]),
         .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "TestSupport"]),
         .testTarget(
             name: "PresenceAggregatorTests",
@@ -128,7 +134,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PresenceAgentTests",
-            dependencies: ["PresenceAgent", "BeaconCore", "BluetoothHCI", "MQTTClient", "ConfigFile", "TestSupport"]
+            dependencies: ["PresenceAgent", "BeaconCore", "BluetoothHCI", "MQTTClient", "ConfigFile", "IdentityCrypto", "TestSupport"]
         ),
         .testTarget(name: "PresenceAgentCLITests", dependencies: ["BeaconCore", "TestSupport"]),
     ],

@@ -5,6 +5,9 @@
 # One simulated node per room of the embedded demo building.
 demo_nodes=(kitchen-1:kitchen living-1:living office-1:office bedroom-1:bedroom)
 demo_uuid=fda50693-a4e2-4fb1-afcf-c6eb07647825
+# Carol carries a phone instead of a beacon: known by its key (IRK), which only the nodes get; the
+# aggregator names her by the key's canonical id. (A demo key, public in SimulationScenario.demo.)
+demo_carol_key=4a1d7c0e9b3f52a86e17d04c3b9f2a65
 
 # Starts mosquitto in $work; sets `port` and `broker` (mqtt://127.0.0.1:PORT).
 demo_start_broker() {
@@ -42,7 +45,7 @@ demo_configure() {
     mosquitto_pub -h 127.0.0.1 -p "$port" -q 1 -r -t presence/config/beacons -m "{\"revision\":1,\"beacons\":[
   {\"beacon\":\"ibeacon-$demo_uuid-1-1\",\"id\":\"alice\",\"name\":\"Alice\"},
   {\"beacon\":\"ibeacon-$demo_uuid-1-2\",\"id\":\"bob\",\"name\":\"Bob\"},
-  {\"beacon\":\"ibeacon-$demo_uuid-1-3\",\"id\":\"carol\",\"name\":\"Carol\"}]}"
+  {\"irk\":\"$demo_carol_key\",\"id\":\"carol\",\"name\":\"Carol\"}]}"
     cat >"$work/agent.yaml" <<YAML
 source: simulate
 tracking:
@@ -53,7 +56,7 @@ broker: $broker
 beacons:
   - { beacon: ibeacon-$demo_uuid-1-1, id: alice, name: Alice }
   - { beacon: ibeacon-$demo_uuid-1-2, id: bob, name: Bob }
-  - { beacon: ibeacon-$demo_uuid-1-3, id: carol, name: Carol }
+  - { beacon: irk-2178bafcf505, id: carol, name: Carol, awayTimeout: 600 }
 decision:
   pathLossExponent: 2.7
   # The four agents start together on a possibly busy machine, a second or two apart; deciding 3 s

@@ -53,6 +53,10 @@ public struct AgentConfiguration: Sendable, Equatable {
     public var rssiStep: Double?
     /// Region exit delay, seconds (default 30).
     public var exitDelay: Double?
+    /// Known beacons and devices (YAML `beacons`, the entries of `config/beacons`): for a node
+    /// without a broker-pushed list; one pushed replaces them. An entry with an `irk` puts a key in
+    /// this file, so keep it readable by the agent only (mode 0600).
+    public var knownBeacons: [KnownBeacon] = []
 
     /// Where each setting's value came from, by its key in the file (`broker.url`); absent: default.
     public internal(set) var sources: [String: SettingSource] = [:]
@@ -96,7 +100,7 @@ public struct AgentConfiguration: Sendable, Equatable {
     static let fileKeys: Set<String> = [
         "node", "room", "source", "speed", "broker", "root", "stateDir", "reportUnknown", "telemetryInterval", "tracking",
         "maxTrackedBeacons",
-        "regions",
+        "regions", "beacons",
     ]
     static let brokerKeys: Set<String> = ["url", "username", "password", "passwordFile", "caFile", "certFile", "keyFile", "clientId"]
     static let trackingKeys: Set<String> = ["pathLossExponent", "rssiOffset", "measuredPower", "heartbeat", "rssiStep"]
@@ -153,6 +157,13 @@ public struct AgentConfiguration: Sendable, Equatable {
             regions.rejectUnknown(Self.regionKeys)
             regions.number("exitDelay", into: &exitDelay)
             reader.merge(regions)
+        }
+        if let beacons = mapping["beacons"], !beacons.isNull {
+            do {
+                knownBeacons = try KnownBeaconsConfig.beacons(yaml: beacons, crypto: AgentCore.crypto)
+            } catch {
+                problems.append(Error(error.path.description, error.message, source: .file(path: file, line: beacons.line)))
+            }
         }
         problems += reader.problems
         sources.merge(reader.sources) { _, new in new }
@@ -299,6 +310,7 @@ public struct AgentConfiguration: Sendable, Equatable {
         var core = AgentCore.Settings(node: nodeID, room: roomID, topics: topics, tracking: tracking, monitor: monitor,
                                       reportUnknown: reportUnknown, maximumTracks: maxTrackedBeacons)
         core.recordsSamples = record != nil
+        core.knownBeacons = knownBeacons
         return Resolved(
             core: core,
             source: sourceSpec, speed: speed, exitAtEnd: exitAtEnd, broker: url,

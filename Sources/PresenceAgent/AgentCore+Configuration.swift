@@ -99,10 +99,10 @@ extension AgentCore {
 
     mutating func applyBeacons(_ payload: [UInt8], topic: String, at time: Instant, persist: Bool) -> [AgentAction] {
         do {
-            switch try KnownBeaconsConfig.parse(payload) {
+            switch try KnownBeaconsConfig.parse(payload, crypto: Self.crypto) {
             case .cleared:
                 beaconsConfig = nil
-                setKnownBeacons([])
+                setKnownBeacons(baseSettings.knownBeacons)
                 return answer(.cleared(topic: topic, at: time), file: StateFile.beacons, contents: nil, persist: persist)
             case .replaced(let config):
                 beaconsConfig = config
@@ -153,11 +153,12 @@ extension AgentCore {
         return [.publish(publication), .log(level: .warning, message: "rejected configuration on \(topic): \(error)")]
     }
 
-    private mutating func setKnownBeacons(_ beacons: [KnownBeacon]) {
+    mutating func setKnownBeacons(_ beacons: [KnownBeacon]) {
         knownBeacons = Dictionary(beacons.map { ($0.beacon, $0) }, uniquingKeysWith: { first, _ in first })
         // Configured ids are canonical (validated by the parser), so each has its parts.
         knownByIdentity = Dictionary(
             beacons.compactMap { known in known.beacon.components.map { ($0, known) } }, uniquingKeysWith: { first, _ in first })
+        setResolvingKeys(beacons)
         // A configured measured power changes distances: start the tracks afresh.
         tracks.removeAll()
     }

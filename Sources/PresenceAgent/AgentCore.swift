@@ -34,6 +34,9 @@ public struct AgentCore: Sendable {
         public var rangingRegionsPerTick: Int
         /// Emit a `.record` action per advertisement of a measured beacon (`--record FILE`).
         public var recordsSamples = false
+        /// Known beacons and devices from the agent's own file (YAML `beacons`), in force while the
+        /// broker has pushed no `config/beacons` (a pushed list replaces them whole).
+        public var knownBeacons: [KnownBeacon] = []
 
         public init(
             node: TopicLevelID, room: TopicLevelID, topics: TopicScheme = .default,
@@ -106,6 +109,10 @@ public struct AgentCore: Sendable {
     var knownBeacons: [BeaconID: KnownBeacon] = [:]
     /// The same, by parsed id: the per-advertisement lookup hashes numbers, not a 56-character id.
     var knownByIdentity: [BeaconID.Components: KnownBeacon] = [:]
+    /// Resolves private addresses under the known devices' keys (empty without any).
+    var resolver = PrivateAddressResolver(hashes: [])
+    /// The identity of each of the resolver's keys, by key index: `.irk(…)`.
+    var resolverIdentities: [BeaconID.Components] = []
     var tracks = TrackTable()
     /// Counts changes of the monitored regions (each replaces or rebuilds `monitor`): a track's
     /// cached `regionMatches` is good while its `matchedRevision` equals this.
@@ -147,6 +154,7 @@ public struct AgentCore: Sendable {
         trackTuning = BeaconTrack.Tuning(settings.tracking)
         nodeAndRoomJSON = Self.nodeAndRoomJSON(settings)
         monitor = RegionMonitor(regions: [], settings: settings.monitor, at: start)
+        setKnownBeacons(settings.knownBeacons)
         startupLog = restore(persisted, at: start)
     }
 
@@ -196,10 +204,13 @@ public struct AgentCore: Sendable {
         advertisementCount += 1
         let time = advertisement.time
         let address = advertisement.report.address
-        let key = advertisement.beacon?.identity(address: address) ?? .mac(address)
+        // A phone or watch known by its key is one identity across its addresses (AgentCore+Identities).
+        let resolved = resolver.isEmpty ? nil : resolvedIdentity(address, type: advertisement.report.addressType)
+        let key = resolved ?? advertisement.beacon?.identity(address: address) ?? .mac(address)
         // The key decides the region identity, so a tracked beacon's matches are cached in its slot
-        // (and read there: a copy of them cost three retains and releases).
-        let identity = Self.regionIdentity(advertisement.beacon)
+        // (and read there: a copy of them cost three retains and releases). A resolved device is
+        // matched by its key alone: whatever beacon it may also send is not its identity.
+        let identity = resolved == nil ? Self.regionIdentity(advertisement.beacon) : nil
         let slot: Int
         if let existing = tracks.slot(of: key) {
             let matchesRegion = Self.matchesRegion(&tracks[existing], identity, monitor, regionsRevision)

@@ -89,9 +89,13 @@ public struct StateDirectory: Sendable {
             return
         }
         let temporary = file + ".tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
-        guard descriptor >= 0 else {
-            throw Failure(description: "\(file): cannot write it (\(String(cString: strerror(errno))))")
+        // Owner only: `beacons.json` holds the keys of phones and watches (MQTT.md), the one
+        // place they are kept. fchmod as well, for a temporary left by a crash with an older mode.
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0, fchmod(descriptor, 0o600) == 0 else {
+            let error = errno
+            if descriptor >= 0 { close(descriptor) }
+            throw Failure(description: "\(file): cannot write it (\(String(cString: strerror(error))))")
         }
         var offset = 0
         while offset < contents.count {

@@ -170,6 +170,9 @@ struct FixedKey: Hashable, Sendable {
             (a, b, c) = (namespace.high, instance, Self.eddystone | UInt64(namespace.low))
         case .mac(let address):
             (a, b, c) = (address.rawValue, 0, Self.mac)
+        case .irk(let fingerprint):
+            // Shares the fourth kind with addresses (both 48 bits); `b` tells them apart.
+            (a, b, c) = (fingerprint, 1, Self.mac)
         }
     }
 
@@ -182,7 +185,7 @@ struct FixedKey: Hashable, Sendable {
         case Self.eddystone:
             return .eddystone(namespace: EddystoneUID.Namespace(high: a, low: UInt16(truncatingIfNeeded: c)), instance: b)
         default:
-            return .mac(BluetoothAddress(rawValue: a))
+            return b == 1 ? .irk(a) : .mac(BluetoothAddress(rawValue: a))
         }
     }
 }

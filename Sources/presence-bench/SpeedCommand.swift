@@ -20,6 +20,7 @@ import Foundation
 /// | `agentResidentMB10k` | ≤ 30 MB |
 /// | `agentResidentMBFlood100k` | ≤ 30 MB (the documented cap of a flooded agent) |
 /// | `agentIdleCPUPercentSimulator`, `agentIdleCPUPercentSerial` | ≤ 1 % of a core (50 still beacons, 1 Hz each) |
+/// | `irkNsPerNewAddress100Keys` | ≤ 18,500 ns (2,700 new addresses a second within 5 % of a core) |
 struct SpeedCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "speed",
@@ -32,7 +33,7 @@ struct SpeedCommand: ParsableCommand {
     @Option(help: "The presence-agent executable (default: the one beside this program).")
     var agent: String?
 
-    @Option(help: "Only these figures, comma-separated: decode, pipeline, aggregator, replay, messages, endToEnd, agent, idle.")
+    @Option(help: "Only these figures, comma-separated: decode, pipeline, irk, aggregator, replay, messages, endToEnd, agent, idle.")
     var only: String?
 
     @Option(help: "The idle figures' beacons, each heard once a second.")
@@ -80,6 +81,15 @@ struct SpeedCommand: ParsableCommand {
             out["pipelineAdverts"] = pipeline.adverts
             out["pipelineBeacons"] = pipeline.trackedBeacons
             out["pipelinePublications"] = pipeline.publications
+        }
+
+        if wants("irk") {
+            let irk = try IRKBenchmark.run(adverts: quick ? 1_000 : 1_000_000, newAddresses: quick ? 1_000 : 100_000)
+            out["irkNsPerResolvedAdvert"] = figure(irk.nsPerResolvedAdvert, 1)
+            out["irkNsPerMissedAdvert"] = figure(irk.nsPerMissedAdvert, 1)
+            for (keys, ns) in irk.nsPerNewAddress { out["irkNsPerNewAddress\(keys)Key" + (keys == 1 ? "" : "s")] = figure(ns, 1) }
+            // One radio's limit of new random addresses, all resolvable-looking, with 100 keys.
+            out["irkCorePercentAt2700NewAddressesPerSecond100Keys"] = figure((irk.nsPerNewAddress[100] ?? 0) * 2_700 / 1e7, 2)
         }
 
         if wants("aggregator") {

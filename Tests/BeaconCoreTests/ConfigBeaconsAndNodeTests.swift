@@ -43,7 +43,7 @@ import Testing
         #expect(BeaconIDSyntax.canonical("mac-c4a1b2c3d4") == nil)
         #expect(
             beaconsError(#"{"revision":1,"beacons":[{"beacon":"alice"}]}"#)
-                == "beacons[0].beacon: 'alice' is not a beacon id (ibeacon-<uuid>-<major>-<minor>, altbeacon-<40 hex>, eddystone-<20 hex>-<12 hex> or mac-<12 hex>)")
+                == "beacons[0].beacon: 'alice' is not a beacon id (ibeacon-<uuid>-<major>-<minor>, altbeacon-<40 hex>, eddystone-<20 hex>-<12 hex>, mac-<12 hex> or irk-<12 hex>)")
         #expect(
             beaconsError(#"{"revision":1,"beacons":[{"beacon":"iBeacon-FDA50693A4E24FB1AFCFC6EB07647825-05-6"}]}"#)
                 == "beacons[0].beacon: 'iBeacon-FDA50693A4E24FB1AFCFC6EB07647825-05-6' is not in canonical form; write '\(aliceKeys)'")
@@ -83,7 +83,7 @@ import Testing
                 == "beacons[0].name: must be 1–128 characters")
         #expect(
             beaconsError(#"{"revision":1,"beacons":[{"beacon":"\#(aliceKeys)","power":-59}]}"#)
-                == "beacons[0].power: unknown key (known keys: beacon, id, name, measuredPower)")
+                == "beacons[0].power: unknown key (known keys: beacon, irk, id, name, measuredPower, awayTimeout)")
     }
 
     @Test func nodeSettingsMessage() throws {

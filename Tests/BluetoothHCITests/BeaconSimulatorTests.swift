@@ -1,4 +1,5 @@
 import BeaconCore
+import IdentityCrypto
 import Testing
 @testable import BluetoothHCI
 
@@ -24,11 +25,35 @@ import Testing
             let p = advert.packet
             #expect(p[0] == 0x04 && p[1] == 0x3E && Int(p[2]) == p.count - 3)
             #expect(p[3] == 0x02 && p[4] == 0x01)  // advertising report, one report
-            #expect(Array(p[17...22]) == [0x1A, 0xFF, 0x4C, 0x00, 0x02, 0x15])
+            if advert.person == "Carol" {
+                // A phone: Apple's Nearby Info, no beacon, from a resolvable private address.
+                #expect(Array(p[17...22]) == [0x0A, 0xFF, 0x4C, 0x00, 0x10, 0x05])
+                #expect(p[12] >> 6 == 0b01)
+            } else {
+                #expect(Array(p[17...22]) == [0x1A, 0xFF, 0x4C, 0x00, 0x02, 0x15])
+            }
             #expect(Int8(bitPattern: p[p.count - 1]) == Int8(advert.rssi))
         }
         // Three beacons at 5 per second, less about one in ten lost, and some out of range.
         #expect(adverts.count > 30 && adverts.count <= 75)
+    }
+
+    @Test func aPhoneRotatesItsAddressUnderItsKeyAndEveryNodeSeesTheSameOne() throws {
+        let kitchen = try #require(BeaconSimulator(scenario: scenario, nodeID: "kitchen-1"))
+        let office = try #require(BeaconSimulator(scenario: scenario, nodeID: "office-1"))
+        let carol = try #require(scenario.people.firstIndex { $0.name == "Carol" })
+        let ah = LibCrypto().addressHash(for: try IdentityResolvingKey(parsing: SimulationScenario.demoPhoneKey))
+        var resolver = PrivateAddressResolver(hashes: [ah])
+        var seen = Set<BluetoothAddress>()
+        for t in stride(from: 0.0, to: 600, by: 30) {
+            let address = kitchen.address(person: carol, at: t)
+            #expect(address == office.address(person: carol, at: t))
+            #expect(IdentityResolvingKey.isResolvablePrivateAddress(address, type: .random))
+            #expect(resolver.resolve(address) == 0)
+            seen.insert(address)
+        }
+        // 600 s at one address per 120 s.
+        #expect(seen.count == 5)
     }
 
     @Test func aPersonIsHeardLoudestInTheirOwnRoom() throws {

@@ -244,6 +244,33 @@ struct DeploymentACLTests {
         for client in [viewer, aggregator, kitchen, observer] { await client.disconnect() }
     }
 
+    @Test("config/beacons, which holds the keys of phones and watches, reaches the nodes and no viewer account")
+    func keysStayFromViewers() async throws {
+        let site = try await SiteBroker.start()
+        let operatorClient = try await site.client("operator")
+        let keys = #"{"revision":1,"beacons":[{"irk":"ec0234a357c8ad05341010a60a397d9b","id":"alice-phone"}]}"#
+        try await publishAcknowledged(operatorClient, "presence/config/beacons", keys, retain: true)
+        try await publishAcknowledged(operatorClient, "presence/config/regions", #"{"revision":1,"regions":[]}"#, retain: true)
+        let kitchen = try await site.client("kitchen-1")
+        let kitchenReads = try await kitchen.subscribe("presence/config/#")
+        #expect(Set(try await collect(kitchenReads, count: 2).map(\.topic)) == ["presence/config/beacons", "presence/config/regions"])
+        let marker = "presence/nodes/kitchen-1/status"
+        for account in ["viewer", "homeassistant"] {
+            let client = try await site.client(account)
+            let reads = try await client.subscribe("#")
+            try await publishAcknowledged(kitchen, marker, "online-\(account)", retain: false)
+            let read = try await collect(reads) { $0.topic == marker }
+            #expect(read.map(\.topic).contains("presence/config/regions"), "\(account)")
+            #expect(!read.map(\.topic).contains("presence/config/beacons"), "\(account)")
+            try await publishAcknowledged(operatorClient, "presence/config/beacons", keys, retain: true)
+            try await publishAcknowledged(kitchen, marker, "again-\(account)", retain: false)
+            let later = try await collect(reads) { $0.topic == marker }
+            #expect(!later.map(\.topic).contains("presence/config/beacons"), "\(account)")
+            await client.disconnect()
+        }
+        for client in [kitchen, operatorClient] { await client.disconnect() }
+    }
+
     @Test("unknown users, wrong passwords and anonymous clients are refused")
     func authentication() async throws {
         let site = try await SiteBroker.start()

@@ -10,6 +10,8 @@ import Testing
 @Suite(.serialized) struct DemoTests {
     static let uuid = "fda50693-a4e2-4fb1-afcf-c6eb07647825"
     static let people = [("alice", "Alice", 1), ("bob", "Bob", 2), ("carol", "Carol", 3)]
+    /// The demo phone's key (SimulationScenario.demoPhoneKey; canonical id irk-2178bafcf505).
+    static let carolKey = "4a1d7c0e9b3f52a86e17d04c3b9f2a65"
     static let nodes = [("kitchen-1", "kitchen"), ("living-1", "living"), ("office-1", "office"), ("bedroom-1", "bedroom")]
 
     @Test func everyPersonGetsARoomAndWatchShowsIt() async throws {
@@ -22,15 +24,21 @@ import Testing
         let url = "mqtt://127.0.0.1:\(broker.port)"
 
         // What the demo writes: the beacons pushed to the nodes, n = 2.7 like the simulated radio.
+        // Carol carries a phone: the nodes know it by its key, the aggregator by the key's id.
         let beacons = Self.people.map { alias, name, minor in
-            #"{"beacon":"ibeacon-\#(Self.uuid)-1-\#(minor)","id":"\#(alias)","name":"\#(name)"}"#
+            alias == "carol"
+                ? #"{"irk":"\#(Self.carolKey)","id":"\#(alias)","name":"\#(name)"}"#
+                : #"{"beacon":"ibeacon-\#(Self.uuid)-1-\#(minor)","id":"\#(alias)","name":"\#(name)"}"#
         }
         try broker.mosquittoPub(
             topic: "presence/config/beacons", message: #"{"revision":1,"beacons":[\#(beacons.joined(separator: ","))]}"#,
             qos: 1, retain: true)
         try "source: simulate\ntracking:\n  pathLossExponent: 2.7\n".write(toFile: work + "/agent.yaml", atomically: true, encoding: .utf8)
         let aggregatorYAML = "broker: \(url)\nbeacons:\n"
-            + Self.people.map { alias, name, minor in "  - { beacon: ibeacon-\(Self.uuid)-1-\(minor), id: \(alias), name: \(name) }\n" }.joined()
+            + Self.people.map { alias, name, minor in
+                let id = alias == "carol" ? "irk-2178bafcf505" : "ibeacon-\(Self.uuid)-1-\(minor)"
+                return "  - { beacon: \(id), id: \(alias), name: \(name) }\n"
+            }.joined()
             + "decision:\n  pathLossExponent: 2.7\n  settleTime: 3\nhomeAssistant:\n  discovery: false\n"
         try aggregatorYAML.write(toFile: work + "/aggregator.yaml", atomically: true, encoding: .utf8)
 

@@ -28,10 +28,14 @@ import Testing
         scenario.dwellMax = 9
         scenario.walkingSpeed = 2
         try JSONEncoder().encode(scenario).write(to: URL(fileURLWithPath: work + "/building.json"))
+        // Carol carries a phone known by its key (SimulationScenario.demoPhoneKey, canonical id
+        // irk-2178bafcf505): the nodes get the key, the record and the replay name her by that id.
         let people = scenario.people.map { person in
-            (name: person.name, beacon: "ibeacon-\(person.uuid)-\(person.major)-\(person.minor)")
+            (name: person.name, beacon: person.irk == nil ? "ibeacon-\(person.uuid)-\(person.major)-\(person.minor)" : "irk-2178bafcf505")
         }
-        let beacons = people.map { #"{"beacon":"\#($0.beacon)"}"# }
+        let beacons = zip(scenario.people, people).map { person, entry in
+            person.irk.map { #"{"irk":"\#($0)","id":"\#(person.name.lowercased())"}"# } ?? #"{"beacon":"\#(entry.beacon)"}"#
+        }
         try broker.mosquittoPub(topic: "presence/config/beacons",
                                 message: #"{"revision":1,"beacons":[\#(beacons.joined(separator: ","))]}"#, qos: 1, retain: true)
         try "source: simulate:\(work)/building.json\ntracking:\n  pathLossExponent: 2.7\n"

@@ -5,6 +5,7 @@ extension BeaconID {
         case altBeacon = "altbeacon"
         case eddystone = "eddystone"
         case mac = "mac"
+        case irk = "irk"
     }
 
     /// A canonical id taken apart: what it identifies, in typed values.
@@ -16,6 +17,9 @@ extension BeaconID {
         case altBeacon(AltBeacon.Identifier)
         case eddystone(namespace: EddystoneUID.Namespace, instance: UInt64)
         case mac(BluetoothAddress)
+        /// A phone or watch resolved through its IRK: the first 48 bits of SHA-256 of the key
+        /// (`IdentityResolvingKey.canonicalID`), never the key itself.
+        case irk(UInt64)
 
         public var kind: Kind {
             switch self {
@@ -23,6 +27,7 @@ extension BeaconID {
             case .altBeacon: .altBeacon
             case .eddystone: .eddystone
             case .mac: .mac
+            case .irk: .irk
             }
         }
     }
@@ -54,6 +59,11 @@ extension BeaconID {
         BeaconID(rawValue: "mac-" + address.compactHex)
     }
 
+    /// `irk-<12 hex>`: a device resolved through its IRK, named by a digest of the key.
+    public static func irk(_ fingerprint: UInt64) -> BeaconID {
+        BeaconID(rawValue: "irk-" + HexDigits.string(fingerprint & 0xFFFF_FFFF_FFFF, byteCount: 6))
+    }
+
     /// The canonical id of `components`.
     public init(_ components: Components) {
         switch components {
@@ -61,6 +71,7 @@ extension BeaconID {
         case .altBeacon(let identifier): self = .altBeacon(identifier)
         case .eddystone(let namespace, let instance): self = .eddystone(namespace: namespace, instance: instance)
         case .mac(let address): self = .mac(address)
+        case .irk(let fingerprint): self = .irk(fingerprint)
         }
     }
 
@@ -88,7 +99,7 @@ extension BeaconID {
             }
             throw fail(
                 .unknownKind, "kind",
-                "unknown beacon id kind '\(parts.first ?? "")' (expected ibeacon-, altbeacon-, eddystone- or mac-)")
+                "unknown beacon id kind '\(parts.first ?? "")' (expected ibeacon-, altbeacon-, eddystone-, mac- or irk-)")
         }
         if text.contains(where: \.isUppercase) {
             throw fail(.notLowercase, "id", "beacon ids are lower-case (write hex digits as a-f)")
@@ -132,6 +143,11 @@ extension BeaconID {
                 throw fail(.malformedHex, "address", "address '\(parts[1])' is not 12 lower-case hex digits")
             }
             return .mac(address)
+        case .irk:
+            guard parts.count == 2, let bytes = hexBytes(parts[1], count: 6) else {
+                throw fail(.malformedHex, "id", "expected irk-<12 lower-case hex digits>")
+            }
+            return .irk(bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
         }
     }
 

@@ -3,7 +3,7 @@
 public enum BeaconIDSyntax {
     /// The forms, for error messages.
     public static let rule =
-        "ibeacon-<uuid>-<major>-<minor>, altbeacon-<40 hex>, eddystone-<20 hex>-<12 hex> or mac-<12 hex>"
+        "ibeacon-<uuid>-<major>-<minor>, altbeacon-<40 hex>, eddystone-<20 hex>-<12 hex>, mac-<12 hex> or irk-<12 hex>"
 
     /// `text` in canonical form (lowercase, hyphenated uuid, decimal major/minor without leading
     /// zeros), or nil when it is none of the forms. Input in another letter case or without uuid
@@ -34,7 +34,9 @@ public enum BeaconIDSyntax {
             else { return nil }
             return lowered
         }
-        if lowered.hasPrefix("mac-") {
+        // `irk-…` names a key by its digest (a device known by its IRK to an agent): the aggregator
+        // is told of such a device this way, without the key.
+        if lowered.hasPrefix("mac-") || lowered.hasPrefix("irk-") {
             let hex = utf8.dropFirst(4)
             guard hex.count == 12, hex.allSatisfy(isHex) else { return nil }
             return lowered

@@ -12,18 +12,19 @@ public struct KnownBeaconsConfig: Hashable, Sendable {
     }
 
     /// Parses and validates a payload as a whole; `.cleared` for the empty payload.
+    /// `crypto`: see `KnownBeacon.init(json:at:crypto:)`.
     public static func parse(
-        _ payload: [UInt8], maximumBytes: Int = JSONParser.defaultMaximumBytes
+        _ payload: [UInt8], maximumBytes: Int = JSONParser.defaultMaximumBytes, crypto: (any IdentityKeyCrypto)? = nil
     ) throws(ConfigError) -> ConfigPayload<KnownBeaconsConfig> {
         try ConfigRevision.parse(payload, maximumBytes: maximumBytes) { (value) throws(ConfigError) in
-            try KnownBeaconsConfig(json: value)
+            try KnownBeaconsConfig(json: value, crypto: crypto)
         }
     }
 
     /// Validates an already parsed message. Besides each entry's own rules: a beacon appears once,
     /// an alias appears once, and no alias equals another entry's canonical id (their topics would
     /// collide).
-    public init(json value: JSONValue) throws(ConfigError) {
+    public init(json value: JSONValue, crypto: (any IdentityKeyCrypto)? = nil) throws(ConfigError) {
         let reader = try JSONFieldReader(value, at: .root)
         try reader.rejectUnknownKeys(["revision", "beacons"])
         let revision = try ConfigRevision.read(reader)
@@ -35,9 +36,11 @@ public struct KnownBeaconsConfig: Hashable, Sendable {
         var canonicalIDs = Set<BeaconID>()
         for (position, element) in elements.enumerated() {
             let path = listPath.appending(index: position)
-            let entry = try KnownBeacon(json: element, at: path)
+            let entry = try KnownBeacon(json: element, at: path, crypto: crypto)
             guard canonicalIDs.insert(entry.beacon).inserted else {
-                throw ConfigError(.duplicate, path: path.appending("beacon"), message: "duplicate beacon '\(entry.beacon)'")
+                // The same key twice has the same `irk-…` id; the id, not the key, is named.
+                throw ConfigError(.duplicate, path: path.appending(entry.irk == nil ? "beacon" : "irk"),
+                                  message: "duplicate beacon '\(entry.beacon)'")
             }
             if let alias = entry.alias {
                 guard topicIDs.insert(alias.rawValue).inserted else {

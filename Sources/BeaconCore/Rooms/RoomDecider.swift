@@ -52,6 +52,9 @@ public struct RoomDecider: Sendable {
     /// The beacon of each slot; nil for a free slot.
     private var slotBeacons: [BeaconID?] = []
     private var states: [BeaconRoomState] = []
+    /// Away timeouts of beacons that have their own (a phone, quiet when locked; `config/beacons`
+    /// `awayTimeout`), by slot. Few or none: a dictionary beside the states, not a field in each.
+    private var awayTimeouts: [Int: Double] = [:]
     private var freeSlots: [Int] = []
     private var nodeCodes: [String: NameCode] = [:]
     private var nodeNames: [String] = []
@@ -123,8 +126,23 @@ public struct RoomDecider: Sendable {
             states[slot].hold(node: node, room: room, proximity: proximity, distance: distance, score: score,
                               at: time, nodeCount: nodes.count)
         }
-        guard states[slot].evaluate(at: time, parameters: parameters, scratch: &scratch) else { return nil }
+        guard states[slot].evaluate(at: time, parameters: parameters(forSlot: slot), scratch: &scratch) else { return nil }
         return decision(slot: slot)
+    }
+
+    /// Gives the beacon in `slot` its own away timeout (seconds), or back the common one (nil).
+    public mutating func setAwayTimeout(_ seconds: Double?, for slot: BeaconSlot) {
+        awayTimeouts[slot.index] = seconds
+    }
+
+    /// The parameters the beacon in `slot` is decided with: the common ones, with its own away
+    /// timeout when it has one.
+    @inline(__always)
+    private func parameters(forSlot slot: Int) -> RoomDecisionParameters {
+        guard !awayTimeouts.isEmpty, let away = awayTimeouts[slot] else { return parameters }
+        var own = parameters
+        own.awayTimeout = away
+        return own
     }
 
     /// Lets time pass to `time` for every beacon: challengers may win their dwell, stale evidence
@@ -134,7 +152,7 @@ public struct RoomDecider: Sendable {
         var changed: [RoomDecision] = []
         for slot in states.indices where slotBeacons[slot] != nil {
             // In place: no copy of the per-beacon state (this runs every tick).
-            if states[slot].evaluate(at: time, parameters: parameters, scratch: &scratch),
+            if states[slot].evaluate(at: time, parameters: parameters(forSlot: slot), scratch: &scratch),
                 let decision = decision(slot: slot)
             {
                 changed.append(decision)
@@ -162,7 +180,7 @@ public struct RoomDecider: Sendable {
         var changed: [RoomDecision] = []
         for slot in states.indices where slotBeacons[slot] != nil {
             states[slot].forget(node: NameCode(code), at: time)
-            if states[slot].evaluate(at: time, parameters: parameters, scratch: &scratch),
+            if states[slot].evaluate(at: time, parameters: parameters(forSlot: slot), scratch: &scratch),
                 let decision = decision(slot: slot)
             {
                 changed.append(decision)
@@ -181,6 +199,7 @@ public struct RoomDecider: Sendable {
         slotByBeacon.remove(hash: hash, slot: slot)
         slotBeacons[slot] = nil
         states[slot] = BeaconRoomState()
+        awayTimeouts[slot] = nil
         freeSlots.append(slot)
         if slotByBeacon.count == 0 {
             // Nothing left: give the memory back rather than keep the high-water mark.

@@ -1,4 +1,5 @@
 import BeaconCore
+import IdentityCrypto
 
 #if canImport(Glibc)
 import Glibc
@@ -27,6 +28,8 @@ public struct BeaconSimulator: Sendable {
     public let node: SimulationScenario.Node
     private let advertisingData: [[UInt8]]
     private let addresses: [[UInt8]]
+    /// Per person, `ah` of their phone's key; nil for a person carrying an iBeacon.
+    private let phoneHashes: [AddressHash?]
 
     /// Nil when `nodeID` is not in the scenario.
     public init?(scenario: SimulationScenario, nodeID: String) {
@@ -38,7 +41,11 @@ public struct BeaconSimulator: Sendable {
     public init(scenario: SimulationScenario, node: SimulationScenario.Node) {
         self.scenario = scenario
         self.node = node
-        advertisingData = scenario.people.map(BeaconSimulator.iBeaconAdvertisingData)
+        advertisingData = scenario.people.map { $0.irk == nil ? BeaconSimulator.iBeaconAdvertisingData($0) : BeaconSimulator.phoneAdvertisingData }
+        let crypto = LibCrypto()
+        phoneHashes = scenario.people.map { person in
+            (person.irk).flatMap { try? IdentityResolvingKey(parsing: $0) }.map(crypto.addressHash(for:))
+        }
         addresses = scenario.people.map { person in
             // Wire order is least significant byte first.
             (BluetoothAddress(person.address) ?? BluetoothAddress(rawValue: 0)).bytes.reversed()
@@ -77,7 +84,7 @@ public struct BeaconSimulator: Sendable {
                 if t >= start.seconds, let rssi = reception(person: index, advert: k, at: t) {
                     heard.append(Advertisement(
                         time: Instant(seconds: t),
-                        packet: packet(person: index, rssi: rssi),
+                        packet: packet(person: index, rssi: rssi, at: t),
                         person: scenario.people[index].name,
                         rssi: rssi
                     ))
@@ -141,11 +148,20 @@ public struct BeaconSimulator: Sendable {
         return (SimulationScenario.Point(x: x, y: y), room)
     }
 
-    private func packet(person index: Int, rssi: Int) -> [UInt8] {
+    /// The address person `index` advertises from at `t`: their beacon's, or their phone's
+    /// resolvable private address of the current rotation period (the same in every node).
+    public func address(person index: Int, at t: Double) -> BluetoothAddress {
+        guard let ah = phoneHashes[index] else { return BluetoothAddress(littleEndian: addresses[index])! }
+        let period = Int64((t / max(scenario.addressRotation ?? 120, 1)).rounded(.down))
+        let prand = UInt32(truncatingIfNeeded: hash(index, UInt64(bitPattern: period), 0x1A1D))
+        return IdentityResolvingKey.resolvablePrivateAddress(prand: prand, ah: ah)
+    }
+
+    private func packet(person index: Int, rssi: Int, at t: Double) -> [UInt8] {
         let data = advertisingData[index]
         // LE Meta (0x3E): subevent 0x02, one report, ADV_NONCONN_IND, random address, data, RSSI.
         var report: [UInt8] = [0x02, 0x01, 0x03, 0x01]
-        report += addresses[index]
+        report += phoneHashes[index] == nil ? addresses[index] : address(person: index, at: t).bytes.reversed()
         report.append(UInt8(data.count))
         report += data
         report.append(UInt8(bitPattern: Int8(rssi)))
@@ -161,6 +177,10 @@ public struct BeaconSimulator: Sendable {
         data.append(UInt8(bitPattern: Int8(person.measuredPower.clamped(to: -127...127))))
         return data
     }
+
+    /// What a phone advertises: flags and Apple's Nearby Info (manufacturer 0x004C, type 0x10) —
+    /// no beacon format; only its address, resolved with its key, says whose it is.
+    static let phoneAdvertisingData: [UInt8] = [0x02, 0x01, 0x1A, 0x0A, 0xFF, 0x4C, 0x00, 0x10, 0x05, 0x01, 0x18, 0x44, 0x7A, 0x21]
 
     // MARK: - Deterministic randomness
 

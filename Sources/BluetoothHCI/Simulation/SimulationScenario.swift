@@ -28,7 +28,7 @@ public struct SimulationScenario: Hashable, Sendable, Codable {
 
     public struct Person: Hashable, Sendable, Codable {
         public var name: String
-        /// The iBeacon the person carries.
+        /// The iBeacon the person carries (unused when `irk` is set).
         public var uuid: String
         public var major: UInt16
         public var minor: UInt16
@@ -36,6 +36,10 @@ public struct SimulationScenario: Hashable, Sendable, Codable {
         public var measuredPower: Int
         /// The beacon's (random static) address.
         public var address: String
+        /// Set when the person carries a phone instead: its Identity Resolving Key (32 hex digits).
+        /// The phone advertises no beacon, from a resolvable private address made with this key
+        /// that changes every `addressRotation` seconds, as iPhones and Android phones do.
+        public var irk: String? = nil
     }
 
     public struct Point: Hashable, Sendable, Codable {
@@ -64,8 +68,15 @@ public struct SimulationScenario: Hashable, Sendable, Codable {
     public var dwellMax: Double
     /// Walking speed in m/s.
     public var walkingSpeed: Double
+    /// How long a phone keeps one resolvable private address, seconds (default 120; real phones
+    /// rotate about every 15 minutes, shortened here so a demo shows rotations).
+    public var addressRotation: Double? = nil
 
-    /// Four rooms in a 2 × 2 flat, one node in each, three people: the demo's building.
+    /// The key of the demo's phone (Carol's): `.ci/demo` pushes it in `config/beacons`.
+    public static let demoPhoneKey = "4a1d7c0e9b3f52a86e17d04c3b9f2a65"
+
+    /// Four rooms in a 2 × 2 flat, one node in each, three people (two with iBeacons, one with a
+    /// phone): the demo's building.
     public static let demo = SimulationScenario(
         rooms: [
             Room(id: "kitchen", x: 0, y: 0, width: 5, height: 4),
@@ -84,8 +95,10 @@ public struct SimulationScenario: Hashable, Sendable, Codable {
                    measuredPower: -59, address: "c4:a1:b2:c3:d4:01"),
             Person(name: "Bob", uuid: "fda50693-a4e2-4fb1-afcf-c6eb07647825", major: 1, minor: 2,
                    measuredPower: -59, address: "c4:a1:b2:c3:d4:02"),
+            // Carol carries a phone, not a beacon: known only by its key (a demo key, public here;
+            // canonical id irk-2178bafcf505), from an address that changes every two minutes.
             Person(name: "Carol", uuid: "fda50693-a4e2-4fb1-afcf-c6eb07647825", major: 1, minor: 3,
-                   measuredPower: -61, address: "c4:a1:b2:c3:d4:03"),
+                   measuredPower: -61, address: "c4:a1:b2:c3:d4:03", irk: demoPhoneKey),
         ],
         seed: 2026,
         pathLossExponent: 2.7,
@@ -114,10 +127,18 @@ public struct SimulationScenario: Hashable, Sendable, Codable {
             if BluetoothAddress(person.address) == nil {
                 errors.append("people[\(index)].address: '\(person.address)' is not a Bluetooth address")
             }
+            if let irk = person.irk {
+                do {
+                    _ = try IdentityResolvingKey(parsing: irk)
+                } catch {
+                    errors.append("people[\(index)].irk: \(error)")
+                }
+            }
             if !(-127...20).contains(person.measuredPower) {
                 errors.append("people[\(index)].measuredPower: \(person.measuredPower) is not in -127…20")
             }
         }
+        if let rotation = addressRotation, !(rotation >= 1) { errors.append("addressRotation: must be at least 1 s") }
         if !(advertisingInterval >= 0.02) { errors.append("advertisingInterval: must be at least 0.02 s") }
         if !(walkingSpeed > 0) { errors.append("walkingSpeed: must be positive") }
         if !(dwellMin >= 0 && dwellMax >= dwellMin) { errors.append("dwellMin/dwellMax: need 0 ≤ dwellMin ≤ dwellMax") }

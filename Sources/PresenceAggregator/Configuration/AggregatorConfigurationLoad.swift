@@ -201,6 +201,12 @@ public struct AggregatorConfigurationLoad: Sendable {
         if c.forgetAfter > 0, c.forgetAfter < c.decision.awayTimeout {
             fail(.forgetAfter, "\(JSONObjectWriter.number(c.forgetAfter, decimals: 3)) is shorter than decision.awayTimeout (\(JSONObjectWriter.number(c.decision.awayTimeout, decimals: 3))); use 0 to never forget")
         }
+        if c.forgetAfter > 0, let (index, known) = c.knownBeacons.enumerated().first(where: { ($0.element.awayTimeout ?? 0) > c.forgetAfter }) {
+            errors.append(AggregatorConfigurationError(
+                field: "beacons[\(index)].awayTimeout",
+                message: "\(JSONObjectWriter.number(known.awayTimeout!, decimals: 3)) is longer than forgetAfter (\(JSONObjectWriter.number(c.forgetAfter, decimals: 3))): the device would be forgotten before it is away",
+                source: beaconsSource))
+        }
         if c.failover.enabled, c.failover.instance == nil {
             fail(.instance, "required with failover: this instance's id among the site's aggregators, e.g. agg-a")
         }
@@ -238,6 +244,8 @@ public struct AggregatorConfigurationLoad: Sendable {
                     object.addNull(key)
                 } else if scalar.style == .plain, let integer = Self.integer(scalar.text) {
                     object.add(key, integer)
+                } else if scalar.style == .plain, let number = Double(scalar.text), number.isFinite {
+                    object.add(key, number, decimals: 3)  // a device's own awayTimeout may have a fraction
                 } else {
                     object.add(key, scalar.text)
                 }

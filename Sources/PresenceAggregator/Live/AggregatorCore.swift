@@ -179,7 +179,7 @@ public struct AggregatorCore: Sendable {
             if discovery != nil, decider.slot(of: measurement.beacon) == nil {
                 noteNode(measurement.node, room: measurement.room, version: nil, into: &out)
             }
-            slot = track(measurement.beacon, name: measurement.name, heardAt: time, into: &out)
+            slot = track(measurement.beacon, name: measurement.name, alias: measurement.alias, heardAt: time, into: &out)
         }
         let knownNodes = decider.knownNodeCount
         let knownRooms = decider.knownRoomCount
@@ -229,7 +229,9 @@ public struct AggregatorCore: Sendable {
         var out: [AggregatorPublication] = []
         // Its room is a state Home Assistant already holds: the options must keep it.
         addRoom(location.room, into: &out)
-        let slot = track(location.beacon, name: nil, heardAt: time, into: &out).index
+        // A device known by its key keeps the alias it was published under (see `track`).
+        let alias = location.beacon.rawValue.hasPrefix("irk-") ? TopicLevelID(location.id) : nil
+        let slot = track(location.beacon, name: nil, alias: alias, heardAt: time, into: &out).index
         guard let entry = entries[slot] else { return out }
         var restored = location
         restored.id = entry.id
@@ -379,7 +381,7 @@ public struct AggregatorCore: Sendable {
 
     /// Marks `beacon` heard at `time`, tracking it (with its discovery messages) if it is new;
     /// a new unknown beacon beyond the cap first evicts the least recently heard unknown one.
-    private mutating func track(_ beacon: BeaconID, name: String?, heardAt time: Instant,
+    private mutating func track(_ beacon: BeaconID, name: String?, alias: TopicLevelID? = nil, heardAt time: Instant,
                                 into out: inout [AggregatorPublication]) -> RoomDecider.BeaconSlot {
         if let slot = decider.slot(of: beacon) {
             if time > hot[slot.index].lastHeard { hot[slot.index].lastHeard = time }
@@ -398,12 +400,15 @@ public struct AggregatorCore: Sendable {
             }
         }
         let slot = decider.addSlot(for: beacon)
+        decider.setAwayTimeout(known?.awayTimeout, for: slot)
         if slot.index >= hot.count {
             let missing = slot.index - hot.count + 1
             hot.append(contentsOf: repeatElement(Hot(), count: missing))
             entries.append(contentsOf: repeatElement(nil, count: missing))
         }
-        let id = known?.topicID ?? beacon.rawValue
+        // A phone or watch known by its key always has an alias (MQTT.md): the one the agents'
+        // measurements carry names it here too, unless this aggregator's own list says otherwise.
+        let id = known?.topicID ?? alias?.rawValue ?? beacon.rawValue
         let name = known?.name ?? name ?? id
         entries[slot.index] = Tracked(beacon: beacon, id: id, name: name, location: nil)
         hot[slot.index] = Hot(isTracked: true, isKnown: known != nil, lastHeard: time)

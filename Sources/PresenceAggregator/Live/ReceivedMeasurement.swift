@@ -8,6 +8,10 @@ public struct ReceivedMeasurement: Sendable, Hashable {
     public var beacon: BeaconID
     /// The node's display name for the beacon, if it sent one.
     public var name: String?
+    /// The alias the node's topics use (`id`), kept only for a device known by its IRK (`irk-…`):
+    /// its alias is required and is how people know it; other beacons are named by the
+    /// aggregator's own list.
+    public var alias: TopicLevelID?
     public var node: String
     public var room: String
     public var rssiFiltered: Double?
@@ -88,6 +92,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         self.init(beacon: BeaconID(rawValue: canonical), name: name, node: node, room: room,
                   rssiFiltered: try number("rssiFiltered"), sigma: try number("sigma"),
                   distance: distance, proximity: proximity)
+        if canonical.hasPrefix("irk-"), let id = try string("id"), id != canonical { alias = TopicLevelID(id) }
     }
 
     /// The decider's view of this measurement.
