@@ -162,7 +162,7 @@ public struct AgentConfiguration: Sendable, Equatable {
             do {
                 knownBeacons = try KnownBeaconsConfig.beacons(yaml: beacons, crypto: AgentCore.crypto)
             } catch {
-                problems.append(Error(error.path.description, error.message, source: .file(path: file, line: beacons.line)))
+                problems.append(Error(error.path.description, error.message, source: .file(path: file, line: mapping.line(of: "beacons") ?? beacons.line)))
             }
         }
         problems += reader.problems

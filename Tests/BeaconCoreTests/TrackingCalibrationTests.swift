@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import BeaconCore
 
 /// Tests on the recorded data of ../shared/data: they fail (not skip) when it is missing.
@@ -44,7 +45,7 @@ import Testing
     }
 
     /// The defaults in code are exactly what the calibration measures on the recorded data.
-    @Test func defaultsAreWhatTheDataSays() throws {
+    @Test func defaultsAreWhatTheDataSays() async throws {
         let distances = TrackingCalibration.parseStaticDistances(try TrackingTestSupport.read("static-rssi/DISTANCES.csv"))
         let statics = try distances.map {
             (series: TrackingCalibration.parseStaticSeries(try TrackingTestSupport.read("static-rssi/" + $0.file)),
@@ -55,7 +56,8 @@ import Testing
         let walking = try traces.flatMap { TrackingCalibration.parseTraceSeries(try TrackingTestSupport.read("traces/" + $0)) }
         #expect(statics.count == 60 && walking.count == 108)
         // Herald is only the check of step 7; it does not move the recommended parameters.
-        let report = TrackingCalibration.run(.init(staticSeries: statics, walkingSeries: walking, herald: []))
+        // Seconds of computation: on a thread of its own, so the suite's waiting tests keep running.
+        let report = try await onOwnThread { TrackingCalibration.run(.init(staticSeries: statics, walkingSeries: walking, herald: [])) }
         #expect(report.recommended == TrackingParameters.default)
         // Issue 6: a still beacon publishes at most 2 measurements per minute (median placement),
         // heartbeat included; ESPresense's 5 s heartbeat alone would be 12.

@@ -173,13 +173,13 @@ import Testing
 
         let bad = try temporaryFile("{\"format\": \"beacon-presence-site-model\",\n\"version\": 7}", name: "bad.json")
         let badConfig = try temporaryFile("decision:\n  model: \(bad)\n", name: "aggregator.yaml")
-        #expect(throws: AggregatorConfigurationError.self) {
+        #expect(throws: AggregatorConfigurationProblems.self) {
             _ = try AggregatorConfiguration.load(file: badConfig, environment: [:], flags: [:])
         }
         do {
             _ = try AggregatorConfiguration.load(file: badConfig, environment: [:], flags: [:])
         } catch {
-            #expect("\(error)" == "decision.model: \(bad): version: version 7 is not supported (this program reads version 1)")
+            #expect("\(error)" == "\(badConfig):2: decision.model: \(bad): version: version 7 is not supported (this program reads version 1)")
         }
         do {
             _ = try AggregatorConfiguration.load(file: nil, environment: ["PRESENCE_MODEL": bad], flags: [:])

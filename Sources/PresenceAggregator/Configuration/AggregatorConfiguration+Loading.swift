@@ -65,6 +65,7 @@ extension AggregatorConfiguration {
         case .model:
             do {
                 siteModel = try SiteModelFile.load(path: text)
+                siteModelPath = text
             } catch {
                 throw fail("\(error)")
             }

@@ -35,6 +35,8 @@ public struct AggregatorConfiguration: Sendable {
     /// none: the physics decision alone. With one, the model decides each beacon's room and the
     /// physics decision remains its fallback (`SiteModelDecider`).
     public var siteModel: SiteModel?
+    /// The file `siteModel` was read from, for `check-config`.
+    public var siteModelPath: String?
     /// Home Assistant MQTT discovery, default on.
     public var homeAssistantDiscovery: Bool
     /// Discovery prefix, default `homeassistant` (Home Assistant's default).

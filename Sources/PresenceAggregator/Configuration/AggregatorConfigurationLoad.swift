@@ -160,6 +160,8 @@ public struct AggregatorConfigurationLoad: Sendable {
             case .staleAfter: value = number(c.decision.staleAfter)
             case .awayTimeout: value = number(c.decision.awayTimeout)
             case .pathLossExponent: value = number(c.decision.pathLossExponent)
+            case .model:
+                value = c.siteModel.map { "\(c.siteModelPath ?? "?") (\($0.rooms.count) rooms, \($0.nodes.count) nodes)" } ?? "(none)"
             case .discovery: value = String(c.homeAssistantDiscovery)
             case .discoveryPrefix: value = c.homeAssistantPrefix
             case .forgetAfter: value = number(c.forgetAfter)
