@@ -86,6 +86,8 @@ import TestSupport
         var traces: [String] = []
         var logs: [String] = []
         var stateDirs: [String] = []
+        var scratch: [String] = []  // every file and directory the agents were given, removed at the end
+        defer { for path in scratch { try? FileManager.default.removeItem(atPath: path) } }
         for (node, room) in [("kitchen-1", "kitchen"), ("hall-1", "hall")] {
             let capture = try Self.capture(node: node)
             let stateDir = NSTemporaryDirectory() + "agent-state-\(UUID().uuidString)"
@@ -102,6 +104,7 @@ import TestSupport
             traces.append(trace)
             logs.append(try String(contentsOfFile: log, encoding: .utf8))
             stateDirs.append(stateDir)
+            scratch += [capture, trace, log, stateDir]
         }
         try await recorder.probe(through: broker, "after both agents")
 
