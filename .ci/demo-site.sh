@@ -56,7 +56,7 @@ broker: $broker
 beacons:
   - { beacon: ibeacon-$demo_uuid-1-1, id: alice, name: Alice }
   - { beacon: ibeacon-$demo_uuid-1-2, id: bob, name: Bob }
-  - { beacon: irk-2178bafcf505, id: carol, name: Carol, awayTimeout: 600 }
+  - { beacon: irk-2178bafcf505, id: carol, name: Carol, awayTimeout: ${DEMO_PHONE_AWAY_TIMEOUT:-600} }
 decision:
   pathLossExponent: 2.7
   # The four agents start together on a possibly busy machine, a second or two apart; deciding 3 s
