@@ -161,6 +161,7 @@ public struct AgentConfiguration: Sendable, Equatable {
         if let beacons = mapping["beacons"], !beacons.isNull {
             do {
                 knownBeacons = try KnownBeaconsConfig.beacons(yaml: beacons, crypto: AgentCore.crypto)
+                sources["beacons"] = .file(path: file, line: mapping.line(of: "beacons") ?? beacons.line)
             } catch {
                 problems.append(Error(error.path.description, error.message, source: .file(path: file, line: mapping.line(of: "beacons") ?? beacons.line)))
             }
@@ -343,6 +344,8 @@ public struct AgentConfiguration: Sendable, Equatable {
             "tracking.rssiStep": number(rssiStep ?? tracking.publish.rssiStep),
             "regions.exitDelay": number(exitDelay ?? RegionMonitorSettings().exitDelay),
             "exitAtEnd": String(exitAtEnd), "record": text(record), "waitForConfig": number(configurationWait),
+            // Known devices by the ids their topics use: a phone's alias and canonical irk- id, never its key.
+            "beacons": knownBeacons.isEmpty ? "(none)" : knownBeacons.map(\.topicID).joined(separator: ", "),
         ]
         return values.map { EffectiveSetting(key: $0.key, value: $0.value, source: sources[$0.key] ?? .defaultValue) }
     }

@@ -30,6 +30,16 @@ import Testing
         #expect(published(core.observe(advert(phone, at: start + 4))) == ["presence/beacons/alice-phone/kitchen-1"])
     }
 
+    @Test func checkConfigShowsTheDeviceByItsAliasWithItsLineAndNeverTheKey() {
+        var configuration = AgentConfiguration()
+        configuration.apply(yaml: "node: kitchen-1\nroom: kitchen\nbeacons:\n  - { irk: \(Self.key), id: alice-phone }\n",
+                            file: "agent.yaml")
+        let beacons = configuration.effectiveSettings.first { $0.key == "beacons" }
+        #expect(beacons?.value == "alice-phone")
+        #expect(beacons?.source == .file(path: "agent.yaml", line: 3))
+        #expect(!configuration.effectiveSettings.contains { $0.value.contains("ec0234a3") })
+    }
+
     @Test func yamlErrorsNameTheEntryAndNeverShowTheKey() {
         for (yaml, expected) in [
             ("beacons:\n  - { irk: \(Self.key.dropLast()), id: p }\n", "beacons[0].irk: has 31 hex digits, not 32"),
