@@ -49,6 +49,13 @@ public enum SiteModelEvaluation {
             Self.median(recordings.compactMap(\.score.medianSwitchLatency))
         }
 
+        /// Whether these figures are better than `other`'s on the same recordings: more accurate,
+        /// with at most one more flap per recording. Accuracy first, since it already pays for late
+        /// and wrong rooms; the flap allowance keeps a model that buys accuracy with flapping out.
+        public func beats(_ other: Summary) -> Bool {
+            meanAccuracy > other.meanAccuracy && flaps <= other.flaps + recordings.count
+        }
+
         static func median(_ values: [Double]) -> Double? {
             let sorted = values.sorted()
             guard !sorted.isEmpty else { return nil }
@@ -131,6 +138,15 @@ public enum SiteModelEvaluation {
                                          score: score(recording, model: model, tracking: tracking, decision: decision)))
         }
         return Summary(recordings: scores)
+    }
+
+    /// Each recording decided by the physics decision alone (no model): what a learned model has to
+    /// beat on the same recordings before it is worth deciding with.
+    public static func physics(_ recordings: [Recording], tracking: TrackingParameters = .default,
+                               decision: RoomDecisionParameters = .default) -> Summary {
+        Summary(recordings: recordings.map {
+            RecordingScore(name: $0.name, score: score($0, model: nil, tracking: tracking, decision: decision))
+        })
     }
 
     /// A recording's score decided with `model` (the physics decision alone when nil), pooled over

@@ -76,17 +76,32 @@ struct LearnCommand: ParsableCommand {
         for (index, room) in model.rooms.enumerated() { out.write("  \(room): \(model.samples[index])") }
         if !noScore {
             let summary = SiteModelEvaluation.leaveOneOut(recordings, parameters: parameters, tracking: tracking)
-            out.write("leave-one-recording-out (each recording decided by a model learned from the others):")
-            out.write("  recording: accuracy / flaps / median switch latency")
-            for recording in summary.recordings {
-                out.write("  \(recording.name): \(Self.format(recording.score.accuracy)) / \(recording.score.flaps) / "
-                    + (recording.score.medianSwitchLatency.map { Self.format($0) + " s" } ?? "-"))
+            let physics = SiteModelEvaluation.physics(recordings, tracking: tracking)
+            out.write("leave-one-recording-out (each recording decided by a model learned from the others),")
+            out.write("beside the physics decision (no model) on the same recording:")
+            out.write("  recording: model accuracy / flaps / median switch latency | physics")
+            for (model, alone) in zip(summary.recordings, physics.recordings) {
+                out.write("  \(model.name): \(Self.figures(model.score)) | \(Self.figures(alone.score))")
             }
-            out.write("  mean accuracy \(Self.format(summary.meanAccuracy)), flaps \(summary.flaps), median switch latency "
+            out.write("  model:   mean accuracy \(Self.format(summary.meanAccuracy)), flaps \(summary.flaps), median switch latency "
                 + (summary.medianSwitchLatency.map { Self.format($0) + " s" } ?? "-"))
+            out.write("  physics: mean accuracy \(Self.format(physics.meanAccuracy)), flaps \(physics.flaps), median switch latency "
+                + (physics.medianSwitchLatency.map { Self.format($0) + " s" } ?? "-"))
+            // The verdict an operator needs: a model that does not beat physics on its own site's
+            // recordings would make decisions worse, so say so rather than leave it to be noticed.
+            if summary.beats(physics) {
+                out.write("verdict: the model decides better than physics on these recordings; use it with --model or decision.model")
+            } else {
+                out.write("verdict: the model does not beat the physics decision on these recordings; decide without a model "
+                    + "(record longer walks, both directions through every doorway, and learn again)")
+            }
         }
         out.flush()
     }
 
     static func format(_ value: Double) -> String { ReplayCSV.fixed(value, decimals: 3) }
+
+    static func figures(_ score: RoomDecisionScore) -> String {
+        "\(format(score.accuracy)) / \(score.flaps) / " + (score.medianSwitchLatency.map { format($0) + " s" } ?? "-")
+    }
 }
