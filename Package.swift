@@ -38,8 +38,9 @@ let package = Package(
         // libyaml, found by pkg-config `yaml-0.1`; Debian's libyaml-dev provides it (libyaml-0-2 at run time).
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         // The configuration file: YAML read by libyaml into nodes with line numbers, and where each
-        // effective setting came from (`check-config`). Outside BeaconCore, which stays pure Swift.
-        .target(name: "ConfigFile", dependencies: ["CYAML"]),
+        // effective setting came from (`check-config`), and the `beacons:` list both programs read.
+    // Outside BeaconCore, which stays pure Swift.
+        .target(name: "ConfigFile", dependencies: ["CYAML", "BeaconCore"]),
 
         // libbluetooth (BlueZ), found by pkg-config `bluez`; a header shim for the socket filter.
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),

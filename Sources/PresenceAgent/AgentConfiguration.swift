@@ -160,10 +160,10 @@ public struct AgentConfiguration: Sendable, Equatable {
         }
         if let beacons = mapping["beacons"], !beacons.isNull {
             do {
-                knownBeacons = try KnownBeaconsConfig.beacons(yaml: beacons, crypto: AgentCore.crypto)
+                knownBeacons = try KnownBeaconsYAML.beacons(beacons, crypto: AgentCore.crypto)
                 sources["beacons"] = .file(path: file, line: mapping.line(of: "beacons") ?? beacons.line)
             } catch {
-                problems.append(Error(error.path.description, error.message, source: .file(path: file, line: mapping.line(of: "beacons") ?? beacons.line)))
+                problems.append(Error(error.field, error.message, source: .file(path: file, line: error.line)))
             }
         }
         problems += reader.problems

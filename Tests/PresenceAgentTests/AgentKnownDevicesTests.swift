@@ -40,17 +40,22 @@ import Testing
         #expect(!configuration.effectiveSettings.contains { $0.value.contains("ec0234a3") })
     }
 
+    /// Each error names the line of the entry or value at fault, as the aggregator's file does
+    /// (one reader of `beacons:` lists for both programs), not the line of `beacons:`.
     @Test func yamlErrorsNameTheEntryAndNeverShowTheKey() {
         for (yaml, expected) in [
-            ("beacons:\n  - { irk: \(Self.key.dropLast()), id: p }\n", "beacons[0].irk: has 31 hex digits, not 32"),
-            ("beacons:\n  - { irk: \(Self.key) }\n", "beacons[0].id: required for a device known by its irk"),
-            ("beacons: 3\n", "beacons: expected a list of beacons"),
+            ("beacons:\n  - { irk: \(Self.key.dropLast()), id: p }\n", "4: beacons[0].irk: has 31 hex digits, not 32"),
+            ("beacons:\n  - { irk: \(Self.key) }\n", "4: beacons[0].id: required for a device known by its irk"),
+            ("beacons:\n  - beacon: ibeacon-fda50693-a4e2-4fb1-afcf-c6eb07647825-1-2\n    id: kitchen\n    name: Kitchen\n"
+                + "  - beacon: ibeacon-fda50693-a4e2-4fb1-afcf-c6eb07647825-1-3\n    id: Not An Id\n    name: Hall\n",
+             "8: beacons[1].id: 'Not An Id' is not a valid id"),
+            ("beacons: 3\n", "3: beacons: expected a list of beacons"),
         ] {
             do {
                 _ = try configuration(yaml)
                 Issue.record("accepted \(expected)")
             } catch {
-                #expect(String(describing: error).contains("agent.yaml:3: " + expected), "\(error)")
+                #expect(String(describing: error).contains("agent.yaml:" + expected), "\(error)")
                 #expect(!String(describing: error).contains("ec0234a3"))
             }
         }

@@ -92,7 +92,7 @@ public struct AggregatorConfigurationLoad: Sendable {
                 }
             case "beacons":
                 if value.isNull { continue }
-                if let beacons = knownBeacons(value, file: file, line: line) {
+                if let beacons = knownBeacons(value, file: file) {
                     configuration.knownBeacons = beacons
                     beaconsSource = source
                 }
@@ -229,63 +229,13 @@ public struct AggregatorConfigurationLoad: Sendable {
     /// The `beacons` list, validated exactly like the `<root>/config/beacons` message (MQTT.md):
     /// the YAML is turned into that JSON and parsed by the same code, so errors read
     /// `beacons[1].id: 'Alice' is not a valid id (…)`, with the line of the value named.
-    private mutating func knownBeacons(_ node: YAMLNode, file: String, line: Int) -> [KnownBeacon]? {
-        func fail(_ field: String, _ message: String, _ line: Int) -> [KnownBeacon]? {
-            errors.append(AggregatorConfigurationError(field: field, message: message, source: .file(path: file, line: line)))
+    private mutating func knownBeacons(_ node: YAMLNode, file: String) -> [KnownBeacon]? {
+        do {
+            return try KnownBeaconsYAML.beacons(node)
+        } catch {
+            errors.append(AggregatorConfigurationError(field: error.field, message: error.message,
+                                                       source: .file(path: file, line: error.line)))
             return nil
         }
-        guard let sequence = node.sequence else { return fail("beacons", "expected a list of beacons", line) }
-        var elements: [String] = []
-        for (index, element) in sequence.enumerated() {
-            let path = "beacons[\(index)]"
-            guard let mapping = element.mapping else { return fail(path, "expected a mapping with beacon, id, name", element.line) }
-            var object = JSONObjectWriter()
-            for (key, keyLine, value) in mapping.entries {
-                guard let scalar = value.scalar else { return fail("\(path).\(key)", "expected a single value", keyLine) }
-                if scalar.isNull {
-                    object.addNull(key)
-                } else if scalar.style == .plain, let integer = Self.integer(scalar.text) {
-                    object.add(key, integer)
-                } else if scalar.style == .plain, let number = Double(scalar.text), number.isFinite {
-                    object.add(key, number, decimals: 3)  // a device's own awayTimeout may have a fraction
-                } else {
-                    object.add(key, scalar.text)
-                }
-            }
-            elements.append(object.json)
-        }
-        let json = "{\"revision\":0,\"beacons\":" + JSONObjectWriter.array(elements) + "}"
-        do {
-            return try KnownBeaconsConfig(json: try JSONParser.parse(Array(json.utf8))).beacons
-        } catch {
-            return fail(error.path.description, error.message, Self.line(of: error.path, in: node) ?? line)
-        }
-    }
-
-    /// The line of the value a JSON field path names inside the `beacons` list (`beacons[1].id`).
-    private static func line(of path: FieldPath, in beacons: YAMLNode) -> Int? {
-        var node = beacons
-        var line: Int?
-        for component in path.components.dropFirst() {  // the first is `beacons` itself
-            switch component {
-            case .index(let index):
-                guard let items = node.sequence, items.indices.contains(index) else { return line }
-                node = items[index]
-                line = node.line
-            case .key(let key):
-                guard let mapping = node.mapping, let value = mapping[key] else { return line }
-                line = mapping.line(of: key)
-                node = value
-            }
-        }
-        return line
-    }
-
-    /// An unquoted whole number (`-59`) becomes a JSON number, as YAML would type it; anything else
-    /// stays text and the beacon's own check names it.
-    private static func integer(_ text: String) -> Int? {
-        let digits = text.utf8.first == UInt8(ascii: "-") || text.utf8.first == UInt8(ascii: "+") ? text.utf8.dropFirst() : text.utf8[...]
-        guard !digits.isEmpty, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
-        return Int(text)
     }
 }
