@@ -8,10 +8,12 @@ public struct AdvertisingData: Sequence, Hashable, Sendable {
     /// The raw bytes, as the report carried them.
     public let bytes: ArraySlice<UInt8>
 
+    /// Wraps a report's advertising data without copying it.
     public init(_ bytes: ArraySlice<UInt8>) {
         self.bytes = bytes
     }
 
+    /// Wraps advertising data held in an array.
     public init(_ bytes: [UInt8]) {
         self.init(bytes[...])
     }

@@ -3,9 +3,13 @@
 public struct BeaconField: Hashable, Sendable, CustomStringConvertible {
     /// A JSON-shaped scalar.
     public enum Value: Hashable, Sendable, CustomStringConvertible {
+        /// Text, written as a JSON string.
         case string(String)
+        /// A whole number.
         case int(Int)
+        /// A number with a fraction.
         case double(Double)
+        /// A flag.
         case bool(Bool)
 
         public var description: String {
@@ -20,8 +24,10 @@ public struct BeaconField: Hashable, Sendable, CustomStringConvertible {
 
     /// The JSON key (`uuid`, `major`, `measuredPower`, …).
     public let key: String
+    /// The value.
     public let value: Value
 
+    /// Creates a field from its JSON key and value.
     public init(_ key: String, _ value: Value) {
         self.key = key
         self.value = value

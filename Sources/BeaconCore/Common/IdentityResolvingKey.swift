@@ -42,10 +42,15 @@ public struct IdentityResolvingKey: Hashable, Sendable, CustomStringConvertible,
     /// Why a key was not accepted. The messages describe the text (its length, which characters are
     /// wrong) and never quote it: a mistyped key is still most of a key.
     public enum ParseError: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The text is empty.
         case empty
+        /// Hex digits, but not 32 of them.
         case wrongHexLength(digits: Int)
+        /// 32 characters, but not all hex digits.
         case notHex
+        /// Neither hex nor base64.
         case notHexOrBase64(length: Int)
+        /// Base64 of a length other than 16 bytes.
         case wrongBase64Length(bytes: Int)
 
         public var description: String {

@@ -7,6 +7,7 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Seconds since the origin.
     public var seconds: Double
 
+    /// Creates an instant this many seconds after the origin.
     public init(seconds: Double) {
         self.seconds = seconds
     }

@@ -6,7 +6,9 @@ public struct AdvertisingAddressType: RawRepresentable, Hashable, Sendable, Cust
         self.rawValue = rawValue
     }
 
+    /// A public device address (0x00), assigned by the manufacturer.
     public static let `public` = AdvertisingAddressType(rawValue: 0x00)
+    /// A random device address (0x01): static, resolvable private or non-resolvable private.
     public static let random = AdvertisingAddressType(rawValue: 0x01)
     /// A public identity address the controller resolved from a resolvable private address.
     public static let publicIdentity = AdvertisingAddressType(rawValue: 0x02)

@@ -6,8 +6,11 @@ public struct AdvertisingPHY: RawRepresentable, Hashable, Sendable, CustomString
         self.rawValue = rawValue
     }
 
+    /// LE 1M (0x01), the PHY of every legacy advertisement.
     public static let le1M = AdvertisingPHY(rawValue: 0x01)
+    /// LE 2M (0x02).
     public static let le2M = AdvertisingPHY(rawValue: 0x02)
+    /// LE Coded (0x03), the long-range PHY.
     public static let leCoded = AdvertisingPHY(rawValue: 0x03)
 
     /// `1m`, `2m`, `coded`, or `0x..` for values the spec reserves.

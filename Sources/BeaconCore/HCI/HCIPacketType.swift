@@ -57,10 +57,12 @@ public enum HCIDirection: Sendable, Hashable {
 
 /// One whole HCI packet without its H4 indicator: header and payload, as the type defines them.
 public struct HCIPacket: Sendable, Hashable {
+    /// The packet type, from the H4 indicator or the capture's flags.
     public var type: HCIPacketType
     /// Header and payload (for an event: code, length, parameters). Shares storage where it can.
     public var bytes: ArraySlice<UInt8>
 
+    /// Creates a packet from its type and its bytes after the indicator.
     public init(type: HCIPacketType, bytes: ArraySlice<UInt8>) {
         self.type = type
         self.bytes = bytes
