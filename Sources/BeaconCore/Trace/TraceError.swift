@@ -6,6 +6,7 @@ public struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong, naming the column and the offending text.
     public var problem: String
 
+    /// Creates an error about one line.
     public init(line: Int, problem: String) {
         self.line = line
         self.problem = problem
