@@ -7,6 +7,7 @@ public enum MQTTQoS: UInt8, Sendable, Hashable, CaseIterable, Comparable {
     /// QoS 2: the four-packet exchange ending in PUBCOMP; arrives once.
     case exactlyOnce = 2
 
+    /// Orders QoS levels by their number.
     public static func < (lhs: MQTTQoS, rhs: MQTTQoS) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 

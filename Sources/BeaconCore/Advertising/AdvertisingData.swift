@@ -18,6 +18,7 @@ public struct AdvertisingData: Sequence, Hashable, Sendable {
         self.init(bytes[...])
     }
 
+    /// Returns an iterator over the structures, from the first byte.
     public func makeIterator() -> Iterator {
         Iterator(bytes: bytes)
     }
@@ -34,6 +35,7 @@ public struct AdvertisingData: Sequence, Hashable, Sendable {
             self.position = bytes.startIndex
         }
 
+        /// The next structure, or nil at the end, at a zero length byte or at a structure that runs past the end.
         public mutating func next() -> AdvertisingStructure? {
             guard position < bytes.endIndex else { return nil }
             let length = Int(bytes[position])

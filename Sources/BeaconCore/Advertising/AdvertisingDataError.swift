@@ -24,6 +24,7 @@ public struct AdvertisingDataError: Error, Hashable, Sendable, CustomStringConve
         self.availableLength = availableLength
     }
 
+    /// The offset, the claimed length and the bytes left, as one line.
     public var description: String {
         "advertising data byte \(offset): structure length \(declaredLength) runs past the end (\(availableLength) bytes left)"
     }

@@ -3,8 +3,10 @@
 ///
 /// A struct rather than an enum: unknown types are common and must pass through untouched.
 public struct AdvertisingDataType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The type byte of the structure.
     public let rawValue: UInt8
 
+    /// Wraps any type byte, assigned or not.
     public init(rawValue: UInt8) {
         self.rawValue = rawValue
     }

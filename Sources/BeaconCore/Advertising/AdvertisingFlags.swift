@@ -1,7 +1,9 @@
 /// The Flags AD structure's first byte (Core Specification Supplement, Part A, 1.3).
 public struct AdvertisingFlags: OptionSet, Hashable, Sendable {
+    /// The flags byte.
     public let rawValue: UInt8
 
+    /// Wraps a flags byte.
     public init(rawValue: UInt8) {
         self.rawValue = rawValue
     }

@@ -12,6 +12,7 @@ public struct BeaconField: Hashable, Sendable, CustomStringConvertible {
         /// A flag.
         case bool(Bool)
 
+        /// The value as text, without JSON quoting.
         public var description: String {
             switch self {
             case .string(let text): text
@@ -33,5 +34,6 @@ public struct BeaconField: Hashable, Sendable, CustomStringConvertible {
         self.value = value
     }
 
+    /// `key=value`, for the human-readable scan output.
     public var description: String { "\(key)=\(value)" }
 }

@@ -36,5 +36,6 @@ public struct BeaconIDError: Error, Hashable, Sendable, CustomStringConvertible 
         self.message = message
     }
 
+    /// The text quoted, then what is wrong with it.
     public var description: String { "'\(text)': \(message)" }
 }

@@ -12,11 +12,14 @@ public struct BeaconID: Hashable, Sendable, Comparable, CustomStringConvertible,
         self.rawValue = rawValue
     }
 
+    /// Wraps a literal as an id without checking it (for tests and constants).
     public init(stringLiteral value: String) {
         self.rawValue = value
     }
 
+    /// The id as text.
     public var description: String { rawValue }
 
+    /// Orders ids by their text.
     public static func < (lhs: BeaconID, rhs: BeaconID) -> Bool { lhs.rawValue < rhs.rawValue }
 }

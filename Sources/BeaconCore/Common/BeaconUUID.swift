@@ -77,6 +77,7 @@ public struct BeaconUUID: Hashable, Sendable, BitwiseCopyable, Comparable, Custo
         }
     }
 
+    /// Orders UUIDs by their bytes, as their text sorts.
     public static func < (lhs: BeaconUUID, rhs: BeaconUUID) -> Bool {
         (lhs.high, lhs.low) < (rhs.high, rhs.low)
     }

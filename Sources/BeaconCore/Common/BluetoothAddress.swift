@@ -61,5 +61,6 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
         return out
     }
 
+    /// Orders addresses by their value, as their text sorts.
     public static func < (lhs: BluetoothAddress, rhs: BluetoothAddress) -> Bool { lhs.rawValue < rhs.rawValue }
 }

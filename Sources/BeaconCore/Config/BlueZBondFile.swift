@@ -19,6 +19,7 @@ public struct BlueZBondFile: Sendable {
         /// The key's text is not 32 hex digits (never shown).
         case malformedKey(String)
 
+        /// What is wrong, and what to do about a device that shared no key.
         public var description: String {
             switch self {
             case .noKey:

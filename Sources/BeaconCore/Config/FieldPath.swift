@@ -38,6 +38,7 @@ public struct FieldPath: Hashable, Sendable, CustomStringConvertible {
     mutating func push(_ component: Component) { components.append(component) }
     mutating func pop() { _ = components.popLast() }
 
+    /// The path as operators read it, `regions[2].uuid`; `payload` for the whole message.
     public var description: String {
         guard !components.isEmpty else { return "payload" }
         var out = ""

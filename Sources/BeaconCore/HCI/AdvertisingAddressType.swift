@@ -1,7 +1,9 @@
 /// The kind of address an advertising report carries (Core Vol 4 Part E 7.7.65.2 and .13).
 public struct AdvertisingAddressType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The address type byte as the report carried it.
     public let rawValue: UInt8
 
+    /// Wraps any address type byte, defined or not.
     public init(rawValue: UInt8) {
         self.rawValue = rawValue
     }

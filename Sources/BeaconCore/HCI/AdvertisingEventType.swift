@@ -84,5 +84,6 @@ public struct AdvertisingEventType: Hashable, Sendable, CustomStringConvertible 
         return name
     }
 
+    /// The stable name, as `name`.
     public var description: String { name }
 }

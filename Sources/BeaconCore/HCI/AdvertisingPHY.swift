@@ -1,7 +1,9 @@
 /// The radio PHY an advertisement was received on (extended reports only; legacy is LE 1M).
 public struct AdvertisingPHY: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The PHY byte as the report carried it.
     public let rawValue: UInt8
 
+    /// Wraps any PHY byte, defined or not.
     public init(rawValue: UInt8) {
         self.rawValue = rawValue
     }

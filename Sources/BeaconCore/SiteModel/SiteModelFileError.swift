@@ -15,6 +15,7 @@ public struct SiteModelFileError: Error, Hashable, Sendable, CustomStringConvert
         self.message = message
     }
 
+    /// `line 3: …` or `rooms[1].nodes.i-dl.sigma: …`; the reader puts the file's path in front.
     public var description: String {
         var parts: [String] = []
         if let line { parts.append("line \(line)") }

@@ -12,5 +12,6 @@ public struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
         self.problem = problem
     }
 
+    /// `line 17: …`, the line and the problem.
     public var description: String { "line \(line): \(problem)" }
 }
