@@ -1,6 +1,6 @@
 /// MQTT protocol level spoken to the broker.
 public enum MQTTProtocolVersion: Sendable, Hashable {
-    /// MQTT 3.1.1, the default: every broker speaks it.
+    /// MQTT 3.1.1, the default.
     case v311
     /// MQTT 5: reason codes on refusals, rejected subscriptions and rejected publishes.
     case v5
