@@ -1,6 +1,8 @@
 /// `mqtt://host[:port]` or `mqtts://host[:port]` (TLS), as both programs take `--broker`.
 public struct MQTTBrokerURL: Hashable, Sendable, CustomStringConvertible {
+    /// The broker's host name or address; an IPv6 address without its brackets.
     public var host: String
+    /// The TCP port: as written, else 1883, or 8883 with TLS.
     public var port: Int
     /// `mqtts://`: connect with TLS (a CA file is then required).
     public var usesTLS: Bool
@@ -61,9 +63,11 @@ public struct MQTTBrokerURL: Hashable, Sendable, CustomStringConvertible {
         self.init(host: String(host), port: port, usesTLS: usesTLS)
     }
 
+    /// The URL with the port always written, such as `mqtt://broker:1883`; an IPv6 host in brackets.
     public var description: String {
         (usesTLS ? "mqtts://" : "mqtt://") + (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
     }
 
+    /// The accepted form, for error messages about a bad `--broker`.
     public static let rule = "mqtt://host[:port] or mqtts://host[:port]"
 }

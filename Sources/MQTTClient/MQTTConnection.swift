@@ -17,6 +17,7 @@ import Logging
 /// retained state. QoS ≥ 1 messages published while disconnected wait (bounded by
 /// `maxPendingMessages`) and are sent after the reconnect.
 public final class MQTTConnection: Sendable {
+    /// The options the connection was made with.
     public let options: MQTTConnectionOptions
     private let core: MQTTConnectionCore
     private let handle: MosquittoHandle
@@ -118,10 +119,12 @@ public final class MQTTConnection: Sendable {
         core.events()
     }
 
+    /// Where the connection stands now.
     public var state: MQTTConnectionState {
         core.state.withLock { $0.phase }
     }
 
+    /// The connection's counters now (reconnects, dropped, pending and received messages), for telemetry.
     public var statistics: MQTTConnectionStatistics {
         core.state.withLock { state in
             MQTTConnectionStatistics(

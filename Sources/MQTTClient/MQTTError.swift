@@ -2,6 +2,7 @@
 /// `mosquitto_strerror`, `mosquitto_connack_string` or `mosquitto_reason_string` where libmosquitto
 /// has words for it).
 public struct MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of failure, for programs to switch on.
     public enum Code: Sendable, Equatable {
         /// A `MOSQ_ERR_*` code returned by libmosquitto.
         case library(Int32)
@@ -26,14 +27,18 @@ public struct MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
         case stopped
     }
 
+    /// What kind of failure.
     public let code: Code
+    /// A readable explanation, for people and logs.
     public let message: String
 
+    /// Creates an error from a code and a readable message.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
+    /// The code and the message, for logs.
     public var description: String { "MQTTError(\(code)): \(message)" }
 
     /// True when the broker refused the credentials (bad user name or password, not authorised).

@@ -2,9 +2,12 @@
 /// consecutive failure (n from 0), never more than `maximumDelay`. A connection the broker
 /// accepted resets n.
 public struct MQTTReconnectPolicy: Sendable, Hashable {
+    /// The wait after the first failure (default 1 s).
     public var initialDelay: Duration
+    /// The longest wait between attempts (default 60 s).
     public var maximumDelay: Duration
 
+    /// Creates a policy; a `maximumDelay` below `initialDelay` is raised to it.
     public init(initialDelay: Duration = .seconds(1), maximumDelay: Duration = .seconds(60)) {
         self.initialDelay = initialDelay
         self.maximumDelay = max(initialDelay, maximumDelay)

@@ -2,7 +2,9 @@
 /// an `AsyncStream` underneath). It ends after `MQTTConnection.unsubscribe(_:)` or when the
 /// connection stops. Messages wait in an unbounded buffer until read: read promptly.
 public struct MQTTSubscription: AsyncSequence, Sendable {
+    /// Each element is one message from the broker.
     public typealias Element = MQTTMessage
+    /// The iterator of the stream underneath.
     public typealias AsyncIterator = AsyncStream<MQTTMessage>.Iterator
 
     let id: UInt64
@@ -12,6 +14,7 @@ public struct MQTTSubscription: AsyncSequence, Sendable {
     public let qos: MQTTQoS
     let messages: AsyncStream<MQTTMessage>
 
+    /// Returns the iterator of the subscription's stream; iterate a subscription once.
     public func makeAsyncIterator() -> AsyncStream<MQTTMessage>.Iterator {
         messages.makeAsyncIterator()
     }

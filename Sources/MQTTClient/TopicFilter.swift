@@ -50,6 +50,7 @@ public struct TopicFilter: Sendable, Hashable, CustomStringConvertible {
         self.levels = levels
     }
 
+    /// The filter as written.
     public var description: String { rawValue }
 
     /// True when the filter has a `+` or `#`.

@@ -8,14 +8,17 @@ public struct AdvertisingData: Sequence, Hashable, Sendable {
     /// The raw bytes, as the report carried them.
     public let bytes: ArraySlice<UInt8>
 
+    /// Wraps a report's advertising data without copying it.
     public init(_ bytes: ArraySlice<UInt8>) {
         self.bytes = bytes
     }
 
+    /// Wraps advertising data held in an array.
     public init(_ bytes: [UInt8]) {
         self.init(bytes[...])
     }
 
+    /// Returns an iterator over the structures, from the first byte.
     public func makeIterator() -> Iterator {
         Iterator(bytes: bytes)
     }
@@ -32,6 +35,7 @@ public struct AdvertisingData: Sequence, Hashable, Sendable {
             self.position = bytes.startIndex
         }
 
+        /// The next structure, or nil at the end, at a zero length byte or at a structure that runs past the end.
         public mutating func next() -> AdvertisingStructure? {
             guard position < bytes.endIndex else { return nil }
             let length = Int(bytes[position])

@@ -9,6 +9,7 @@ public struct AdvertisingStructure: Hashable, Sendable {
     /// Offset of this structure's length byte from the start of the advertising data.
     public let offset: Int
 
+    /// Creates a structure of `type` whose data starts at `offset` in the advertising data.
     public init(type: AdvertisingDataType, data: ArraySlice<UInt8>, offset: Int) {
         self.type = type
         self.data = data

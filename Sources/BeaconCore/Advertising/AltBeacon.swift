@@ -11,6 +11,7 @@ public struct AltBeacon: Hashable, Sendable, BitwiseCopyable {
     /// Reserved for the manufacturer's own use.
     public var manufacturerReserved: UInt8
 
+    /// Creates an AltBeacon frame from its fields.
     public init(manufacturer: UInt16, beaconID: Identifier, referenceRSSI: Int8, manufacturerReserved: UInt8) {
         self.manufacturer = manufacturer
         self.beaconID = beaconID
@@ -49,6 +50,7 @@ public struct AltBeacon: Hashable, Sendable, BitwiseCopyable {
         /// Bytes 16–19, big-endian.
         public var trailing: UInt32
 
+        /// Creates an id from its first 16 bytes and its last 4.
         public init(leading: BeaconUUID, trailing: UInt32) {
             self.leading = leading
             self.trailing = trailing

@@ -1,6 +1,7 @@
 /// A beacon's advertising format in one byte (a tracked beacon keeps its last one so), and the one
 /// spelling of each in output.
 public enum BeaconFormat: UInt8, Sendable, CaseIterable {
+    /// One case per decoded frame format, as in ``Beacon``.
     case iBeacon, altBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, eddystoneEID
 
     /// `ibeacon`, `altbeacon`, `eddystone-uid`, `eddystone-url`, `eddystone-tlm`, `eddystone-eid`.

@@ -3,11 +3,17 @@
 /// Bitwise-copyable (no reference inside, the compiler checks): every decoded advertisement carries
 /// one, and a reference would make each copy and destroy of it switch on the case.
 public enum Beacon: Hashable, Sendable, BitwiseCopyable {
+    /// An Apple iBeacon frame.
     case iBeacon(IBeacon)
+    /// An AltBeacon frame.
     case altBeacon(AltBeacon)
+    /// An Eddystone-UID frame: a namespace and an instance.
     case eddystoneUID(EddystoneUID)
+    /// An Eddystone-URL frame.
     case eddystoneURL(EddystoneURL)
+    /// An Eddystone-TLM telemetry frame.
     case eddystoneTLM(EddystoneTLM)
+    /// An Eddystone-EID frame: a rotating ephemeral id.
     case eddystoneEID(EddystoneEID)
 
     /// Decodes Manufacturer Specific Data: an iBeacon or an AltBeacon, else nil.

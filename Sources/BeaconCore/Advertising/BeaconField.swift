@@ -3,11 +3,16 @@
 public struct BeaconField: Hashable, Sendable, CustomStringConvertible {
     /// A JSON-shaped scalar.
     public enum Value: Hashable, Sendable, CustomStringConvertible {
+        /// Text, written as a JSON string.
         case string(String)
+        /// A whole number.
         case int(Int)
+        /// A number with a fraction.
         case double(Double)
+        /// A flag.
         case bool(Bool)
 
+        /// The value as text, without JSON quoting.
         public var description: String {
             switch self {
             case .string(let text): text
@@ -20,12 +25,15 @@ public struct BeaconField: Hashable, Sendable, CustomStringConvertible {
 
     /// The JSON key (`uuid`, `major`, `measuredPower`, …).
     public let key: String
+    /// The value.
     public let value: Value
 
+    /// Creates a field from its JSON key and value.
     public init(_ key: String, _ value: Value) {
         self.key = key
         self.value = value
     }
 
+    /// `key=value`, for the human-readable scan output.
     public var description: String { "\(key)=\(value)" }
 }

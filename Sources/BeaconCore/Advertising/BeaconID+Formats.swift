@@ -1,10 +1,15 @@
 extension BeaconID {
     /// The kinds of canonical id (MQTT.md), spelled as their prefix.
     public enum Kind: String, Hashable, Sendable, CaseIterable {
+        /// `ibeacon-<uuid>-<major>-<minor>`.
         case iBeacon = "ibeacon"
+        /// `altbeacon-<40 hex>`.
         case altBeacon = "altbeacon"
+        /// `eddystone-<namespace hex>-<instance hex>`.
         case eddystone = "eddystone"
+        /// `mac-<12 hex>`: an advertiser with no advertised identity.
         case mac = "mac"
+        /// `irk-<12 hex>`: a phone or watch known by its identity resolving key.
         case irk = "irk"
     }
 
@@ -13,14 +18,19 @@ extension BeaconID {
     /// Hashable and free of strings, so it is also the cheap per-report key for hot paths; render
     /// the `BeaconID` string only when it is published.
     public enum Components: Hashable, Sendable {
+        /// An iBeacon's UUID, major and minor.
         case iBeacon(uuid: BeaconUUID, major: UInt16, minor: UInt16)
+        /// An AltBeacon's 20-byte id.
         case altBeacon(AltBeacon.Identifier)
+        /// An Eddystone-UID's namespace and 6-byte instance.
         case eddystone(namespace: EddystoneUID.Namespace, instance: UInt64)
+        /// The advertiser's Bluetooth address.
         case mac(BluetoothAddress)
         /// A phone or watch resolved through its IRK: the first 48 bits of SHA-256 of the key
         /// (`IdentityResolvingKey.canonicalID`), never the key itself.
         case irk(UInt64)
 
+        /// The kind of id these components make.
         public var kind: Kind {
             switch self {
             case .iBeacon: .iBeacon

@@ -3,6 +3,7 @@
 /// `description` reads as a config error once the caller puts the field path in front:
 /// `beacons[2].beacon: 'ibeacon-abc-1-2': uuid 'abc' is not a lowercase 8-4-4-4-12 UUID`.
 public struct BeaconIDError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Which rule of the canonical form the text breaks.
     public enum Code: String, Hashable, Sendable {
         /// The part before the first `-` is not `ibeacon`, `altbeacon`, `eddystone` or `mac`.
         case unknownKind
@@ -18,6 +19,7 @@ public struct BeaconIDError: Error, Hashable, Sendable, CustomStringConvertible 
         case malformedHex
     }
 
+    /// Which rule the text breaks.
     public let code: Code
     /// The whole string that was parsed.
     public let text: String
@@ -26,6 +28,7 @@ public struct BeaconIDError: Error, Hashable, Sendable, CustomStringConvertible 
     /// What is wrong, for people.
     public let message: String
 
+    /// Creates an error for `text`, naming the wrong part (`field`) and saying why (`message`).
     public init(code: Code, text: String, field: String, message: String) {
         self.code = code
         self.text = text
@@ -33,5 +36,6 @@ public struct BeaconIDError: Error, Hashable, Sendable, CustomStringConvertible 
         self.message = message
     }
 
+    /// The text quoted, then what is wrong with it.
     public var description: String { "'\(text)': \(message)" }
 }

@@ -6,8 +6,11 @@ public enum Eddystone {
 
     /// Frame-type bytes (the low four bits are reserved and must be 0).
     public static let uidFrame: UInt8 = 0x00
+    /// The frame type byte of Eddystone-URL.
     public static let urlFrame: UInt8 = 0x10
+    /// The frame type byte of Eddystone-TLM.
     public static let tlmFrame: UInt8 = 0x20
+    /// The frame type byte of Eddystone-EID.
     public static let eidFrame: UInt8 = 0x30
 
     /// Eddystone advertises the RSSI at 0 m; the rest of the system speaks iBeacon's RSSI at 1 m.

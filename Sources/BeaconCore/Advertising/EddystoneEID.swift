@@ -8,6 +8,7 @@ public struct EddystoneEID: Hashable, Sendable, BitwiseCopyable {
     /// The 8-byte ephemeral identifier, big-endian.
     public var ephemeralID: UInt64
 
+    /// Creates an EID frame from its TX power at 0 m and its 8-byte ephemeral id.
     public init(txPower: Int8, ephemeralID: UInt64) {
         self.txPower = txPower
         self.ephemeralID = ephemeralID

@@ -3,7 +3,9 @@
 /// TLM carries no identity; it is interleaved with a UID/URL/EID frame from the same beacon, so on
 /// its own its canonical id is the address (`mac-…`).
 public enum EddystoneTLM: Hashable, Sendable, BitwiseCopyable {
+    /// Unencrypted telemetry (version 0x00).
     case plain(Plain)
+    /// Encrypted telemetry (version 0x01), sent by EID beacons.
     case encrypted(Encrypted)
 
     /// The TLM version byte for plain telemetry.
@@ -46,6 +48,7 @@ public enum EddystoneTLM: Hashable, Sendable, BitwiseCopyable {
         /// Time since power-on or reboot, in 0.1 s.
         public var uptimeTenths: UInt32
 
+        /// Creates plain telemetry from its raw fields.
         public init(batteryMillivolts: UInt16, rawTemperature: Int16, advertisementCount: UInt32, uptimeTenths: UInt32) {
             self.batteryMillivolts = batteryMillivolts
             self.rawTemperature = rawTemperature
@@ -75,10 +78,12 @@ public enum EddystoneTLM: Hashable, Sendable, BitwiseCopyable {
         public var encryptedHigh: UInt64
         /// Ciphertext bytes 8–11.
         public var encryptedLow: UInt32
+        /// The salt the beacon encrypted with.
         public var salt: UInt16
         /// The message integrity check (MIC).
         public var integrityCheck: UInt16
 
+        /// Creates encrypted telemetry from its raw fields.
         public init(encryptedHigh: UInt64, encryptedLow: UInt32, salt: UInt16, integrityCheck: UInt16) {
             self.encryptedHigh = encryptedHigh
             self.encryptedLow = encryptedLow

@@ -10,6 +10,7 @@ public struct EddystoneUID: Hashable, Sendable, BitwiseCopyable {
     /// The 6-byte instance, in the low 48 bits.
     public var instance: UInt64
 
+    /// Creates a UID frame from its TX power at 0 m, its namespace and its 6-byte instance.
     public init(txPower: Int8, namespace: Namespace, instance: UInt64) {
         self.txPower = txPower
         self.namespace = namespace
@@ -45,6 +46,7 @@ public struct EddystoneUID: Hashable, Sendable, BitwiseCopyable {
         /// Bytes 8–9, big-endian.
         public var low: UInt16
 
+        /// Creates a namespace from its first 8 bytes and its last 2.
         public init(high: UInt64, low: UInt16) {
             self.high = high
             self.low = low

@@ -85,6 +85,7 @@ public struct EddystoneURL: Hashable, Sendable, BitwiseCopyable {
         a.txPower == b.txPower && a.url == b.url
     }
 
+    /// Hashes the power and the expanded URL, as `==` compares them.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(txPower)
         hasher.combine(url)

@@ -13,6 +13,7 @@ public struct IBeacon: Hashable, Sendable, BitwiseCopyable {
     /// The RSSI (dBm) expected at 1 m, as the beacon advertises it.
     public var measuredPower: Int8
 
+    /// Creates an iBeacon frame from its fields.
     public init(uuid: BeaconUUID, major: UInt16, minor: UInt16, measuredPower: Int8) {
         self.uuid = uuid
         self.major = major

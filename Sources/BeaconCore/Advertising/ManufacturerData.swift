@@ -5,6 +5,7 @@ public struct ManufacturerData: Hashable, Sendable {
     /// The bytes after the company identifier, sharing storage with the report.
     public let payload: ArraySlice<UInt8>
 
+    /// Creates manufacturer data from its company identifier and the bytes after it.
     public init(companyID: UInt16, payload: ArraySlice<UInt8>) {
         self.companyID = companyID
         self.payload = payload

@@ -5,6 +5,7 @@ public struct ServiceData: Hashable, Sendable {
     /// The bytes after the UUID, sharing storage with the report.
     public let payload: ArraySlice<UInt8>
 
+    /// Creates service data from its 16-bit service UUID and the bytes after it.
     public init(uuid: UInt16, payload: ArraySlice<UInt8>) {
         self.uuid = uuid
         self.payload = payload

@@ -8,5 +8,6 @@ public enum BtsnoopDatalink: UInt32, Sendable, Hashable, CaseIterable, CustomStr
     /// BlueZ monitor, as `btmon -w` writes it: flags are (controller index << 16) | opcode.
     case bluezMonitor = 2001
 
+    /// The datalink number, as btsnoop headers and error messages write it.
     public var description: String { String(rawValue) }
 }

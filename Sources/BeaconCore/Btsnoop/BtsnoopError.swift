@@ -1,11 +1,14 @@
 /// Why a btsnoop capture could not be read; names the record and its byte offset where there is one.
 public struct BtsnoopError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong.
     public enum Kind: Sendable, Hashable {
         /// The file does not start with `btsnoop\0`.
         case badMagic
         /// The file ended inside its 16-byte header.
         case truncatedHeader(available: Int)
+        /// The header names a version other than 1.
         case unsupportedVersion(UInt32)
+        /// The header names a datalink other than 1001, 1002 or 2001.
         case unsupportedDatalink(UInt32)
         /// The file ended inside a record.
         case truncated(needed: Int, available: Int)
@@ -17,12 +20,14 @@ public struct BtsnoopError: Error, Sendable, Hashable, CustomStringConvertible {
         case io(String)
     }
 
+    /// What went wrong.
     public var kind: Kind
     /// The record (counting from 1), when the problem is in one.
     public var recordNumber: Int?
     /// Offset of that record from the start of the file.
     public var byteOffset: Int?
 
+    /// Creates an error, with the record and byte offset where they are known.
     public init(_ kind: Kind, recordNumber: Int? = nil, byteOffset: Int? = nil) {
         self.kind = kind
         self.recordNumber = recordNumber

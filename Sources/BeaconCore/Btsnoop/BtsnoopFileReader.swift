@@ -9,6 +9,7 @@ import Darwin
 /// The only file in the core that touches the file system; the parsing is `BtsnoopParser`'s.
 /// A class so the `FILE` is closed when the reader goes away; not for sharing across threads.
 public final class BtsnoopFileReader {
+    /// The path of the capture being read.
     public let path: String
     private var file: UnsafeMutablePointer<FILE>?
     private var parser = BtsnoopParser()

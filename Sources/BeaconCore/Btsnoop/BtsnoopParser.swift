@@ -8,8 +8,11 @@
 /// u32, included length u32, flags u32, cumulative drops u32, timestamp i64 in microseconds since
 /// 0000-01-01 — all big-endian — and the packet.
 public struct BtsnoopParser: Sendable {
+    /// The eight bytes every btsnoop file starts with: `btsnoop` and a NUL.
     public static let magic: [UInt8] = Array("btsnoop".utf8) + [0]
+    /// The length of the file header: magic, version and datalink.
     public static let headerLength = 16
+    /// The length of each record's header: two lengths, flags, drops and a timestamp.
     public static let recordHeaderLength = 24
     /// The largest included length accepted: an ACL packet of 65,535 bytes with its header,
     /// indicator and some room. Anything longer means a corrupt file.
@@ -28,6 +31,7 @@ public struct BtsnoopParser: Sendable {
     private var discarded = 0
     private var failure: BtsnoopError?
 
+    /// Creates a parser that expects the file header first.
     public init() {}
 
     /// Bytes buffered and not yet returned.

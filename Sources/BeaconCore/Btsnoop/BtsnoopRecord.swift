@@ -7,7 +7,9 @@ public struct BtsnoopRecord: Sendable, Hashable {
     public var byteOffset: Int
     /// When the packet was captured, in Unix seconds (microsecond resolution).
     public var timestamp: Instant
+    /// Whether the host sent the packet or received it.
     public var direction: HCIDirection
+    /// The HCI packet type: command, event, ACL, SCO or ISO.
     public var packetType: HCIPacketType
     /// The packet without its H4 indicator (for an event: code, length, parameters).
     public var packet: ArraySlice<UInt8>
@@ -18,6 +20,7 @@ public struct BtsnoopRecord: Sendable, Hashable {
     /// The controller (hciN) for BlueZ monitor captures; 0 for other datalinks.
     public var controllerIndex: UInt16
 
+    /// Creates a record; the writer and the tests make them, the parser hands them out.
     public init(
         number: Int, byteOffset: Int, timestamp: Instant, direction: HCIDirection, packetType: HCIPacketType,
         packet: ArraySlice<UInt8>, originalLength: Int, cumulativeDrops: UInt32 = 0, controllerIndex: UInt16 = 0

@@ -3,8 +3,10 @@
 /// Lossy where the datalink is: datalink 1001 cannot mark SCO or ISO (they read back as ACL), and
 /// BlueZ monitor has no opcode for a received command or a sent event (such packets are refused).
 public struct BtsnoopWriter: Sendable {
+    /// The datalink the capture is written in.
     public let datalink: BtsnoopDatalink
 
+    /// Creates a writer for one of the three datalinks.
     public init(datalink: BtsnoopDatalink) {
         self.datalink = datalink
     }

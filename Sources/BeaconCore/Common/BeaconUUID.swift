@@ -8,6 +8,7 @@ public struct BeaconUUID: Hashable, Sendable, BitwiseCopyable, Comparable, Custo
     /// The last eight bytes, big-endian.
     public let low: UInt64
 
+    /// Creates a UUID from its first and last eight bytes, big-endian.
     public init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low
@@ -76,6 +77,7 @@ public struct BeaconUUID: Hashable, Sendable, BitwiseCopyable, Comparable, Custo
         }
     }
 
+    /// Orders UUIDs by their bytes, as their text sorts.
     public static func < (lhs: BeaconUUID, rhs: BeaconUUID) -> Bool {
         (lhs.high, lhs.low) < (rhs.high, rhs.low)
     }

@@ -5,6 +5,7 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
     /// The address as an integer: `c4:a1:b2:c3:d4:e5` is `0xC4A1B2C3D4E5`.
     public let rawValue: UInt64
 
+    /// Creates an address from an integer; only the low 48 bits count.
     public init(rawValue: UInt64) {
         self.rawValue = rawValue & 0xFFFF_FFFF_FFFF
     }
@@ -60,5 +61,6 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
         return out
     }
 
+    /// Orders addresses by their value, as their text sorts.
     public static func < (lhs: BluetoothAddress, rhs: BluetoothAddress) -> Bool { lhs.rawValue < rhs.rawValue }
 }

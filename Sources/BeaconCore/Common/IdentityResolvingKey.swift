@@ -35,19 +35,28 @@ public struct IdentityResolvingKey: Hashable, Sendable, CustomStringConvertible,
     /// Only for writing the entry an operator asked for (`presence-agent irk import`).
     public var specOrderHex: String { HexDigits.string(specOrderBytes) }
 
+    /// Never the key: `IdentityResolvingKey(hidden)`, so no log line or interpolation can leak it.
     public var description: String { "IdentityResolvingKey(hidden)" }
+    /// Never the key, as `description`.
     public var debugDescription: String { description }
+    /// A mirror with no children, so `dump` and the debugger do not show the key either.
     public var customMirror: Mirror { Mirror(self, children: []) }
 
     /// Why a key was not accepted. The messages describe the text (its length, which characters are
     /// wrong) and never quote it: a mistyped key is still most of a key.
     public enum ParseError: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The text is empty.
         case empty
+        /// Hex digits, but not 32 of them.
         case wrongHexLength(digits: Int)
+        /// 32 characters, but not all hex digits.
         case notHex
+        /// Neither hex nor base64.
         case notHexOrBase64(length: Int)
+        /// Base64 of a length other than 16 bytes.
         case wrongBase64Length(bytes: Int)
 
+        /// What is wrong with the text, and the forms that are accepted; never the text itself.
         public var description: String {
             let forms = "32 hex digits in the Core spec's order, or the 24-character base64 an Apple keychain shows"
             switch self {

@@ -7,10 +7,12 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Seconds since the origin.
     public var seconds: Double
 
+    /// Creates an instant this many seconds after the origin.
     public init(seconds: Double) {
         self.seconds = seconds
     }
 
+    /// Orders instants by their seconds.
     public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.seconds < rhs.seconds }
 
     /// `self` moved forward by `interval` seconds.
@@ -19,8 +21,11 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Seconds from `earlier` to `self` (negative when `earlier` is later).
     public func since(_ earlier: Instant) -> Double { seconds - earlier.seconds }
 
+    /// The instant `rhs` seconds after `lhs`.
     public static func + (lhs: Instant, rhs: Double) -> Instant { lhs.advanced(by: rhs) }
+    /// Seconds from `rhs` to `lhs`.
     public static func - (lhs: Instant, rhs: Instant) -> Double { lhs.since(rhs) }
 
+    /// The seconds since the origin.
     public var description: String { String(seconds) }
 }

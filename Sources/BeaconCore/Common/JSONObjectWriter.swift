@@ -7,6 +7,7 @@ public struct JSONObjectWriter: Sendable {
     private var text: String
     private var isEmpty = true
 
+    /// Starts an empty object.
     public init() {
         text = "{"
     }
@@ -26,16 +27,19 @@ public struct JSONObjectWriter: Sendable {
         return text
     }
 
+    /// Adds a string member, escaped as JSON requires.
     public mutating func add(_ key: String, _ value: String) {
         appendKey(key)
         JSONText.appendQuoted(value, to: &text)
     }
 
+    /// Adds an integer member.
     public mutating func add(_ key: String, _ value: Int) {
         appendKey(key)
         text += String(value)
     }
 
+    /// Adds a `true` or `false` member.
     public mutating func add(_ key: String, _ value: Bool) {
         appendKey(key)
         text += value ? "true" : "false"
@@ -53,6 +57,7 @@ public struct JSONObjectWriter: Sendable {
         text += json
     }
 
+    /// Adds a `null` member.
     public mutating func addNull(_ key: String) {
         appendKey(key)
         text += "null"

@@ -8,6 +8,7 @@ public struct RepeatedLogGate: Sendable {
     private var lastLine: Instant?
     private var heldBack = 0
 
+    /// Creates a gate that lets one line through per `interval` seconds.
     public init(interval: Double = 60) {
         self.interval = interval
     }

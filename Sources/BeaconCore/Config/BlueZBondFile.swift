@@ -12,12 +12,14 @@ public struct BlueZBondFile: Sendable {
     /// `[General] Name=`, when BlueZ stored one.
     public var name: String?
 
+    /// Why a bond file gave no key; the text of the key is never shown.
     public enum ParseError: Error, Equatable, Sendable, CustomStringConvertible {
         /// The device shared no key when it paired (no `[IdentityResolvingKey]`).
         case noKey
         /// The key's text is not 32 hex digits (never shown).
         case malformedKey(String)
 
+        /// What is wrong, and what to do about a device that shared no key.
         public var description: String {
             switch self {
             case .noKey:
@@ -28,6 +30,7 @@ public struct BlueZBondFile: Sendable {
         }
     }
 
+    /// Reads the key and name from the text of an `info` file; throws when it holds no usable key.
     public init(parsing text: String) throws(ParseError) {
         var section = ""
         var keyText: String?

@@ -24,6 +24,7 @@ public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
         case duplicate
     }
 
+    /// What kind of problem it is.
     public var code: Code
     /// The field the error concerns.
     public var path: FieldPath
@@ -32,6 +33,7 @@ public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The `revision` of the rejected message when it could be read, for the status answer.
     public var messageRevision: Int64?
 
+    /// Creates an error about the field at `path`.
     public init(_ code: Code, path: FieldPath, message: String, messageRevision: Int64? = nil) {
         self.code = code
         self.path = path

@@ -44,6 +44,8 @@ public enum ConfigStatus: Hashable, Sendable {
         return out
     }
 
+    /// Equal when they publish the same JSON.
     public static func == (lhs: ConfigStatus, rhs: ConfigStatus) -> Bool { lhs.jsonText == rhs.jsonText }
+    /// Hashes the JSON, as `==` compares it.
     public func hash(into hasher: inout Hasher) { hasher.combine(jsonText) }
 }

@@ -2,13 +2,18 @@
 ///
 /// The empty path (the whole message) renders as `payload`.
 public struct FieldPath: Hashable, Sendable, CustomStringConvertible {
+    /// One step into a message: an object's key or an array's index.
     public enum Component: Hashable, Sendable {
+        /// A member of an object, rendered `.key` (or `key` first).
         case key(String)
+        /// An element of an array, rendered `[n]`.
         case index(Int)
     }
 
+    /// The steps from the message's root, outermost first.
     public private(set) var components: [Component]
 
+    /// Creates a path from its steps; no steps is the whole message.
     public init(_ components: [Component] = []) {
         self.components = components
     }
@@ -33,6 +38,7 @@ public struct FieldPath: Hashable, Sendable, CustomStringConvertible {
     mutating func push(_ component: Component) { components.append(component) }
     mutating func pop() { _ = components.popLast() }
 
+    /// The path as operators read it, `regions[2].uuid`; `payload` for the whole message.
     public var description: String {
         guard !components.isEmpty else { return "payload" }
         var out = ""

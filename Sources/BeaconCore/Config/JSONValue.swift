@@ -3,11 +3,17 @@
 /// Objects keep their members in message order (error messages then follow the operator's text),
 /// and numbers keep their literal so an error can quote `70000` exactly as it was written.
 public enum JSONValue: Hashable, Sendable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number, with its literal.
     case number(JSONNumber)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object, members in message order.
     case object(JSONObject)
 
     /// What kind of value this is, for messages like `expected an integer, got a string`.
@@ -32,6 +38,7 @@ public struct JSONNumber: Hashable, Sendable {
     /// The value when the literal is an integer without fraction or exponent that fits in 64 bits.
     public let integer: Int64?
 
+    /// Creates a number from its literal and its values.
     public init(literal: String, double: Double, integer: Int64?) {
         self.literal = literal
         self.double = double
@@ -41,13 +48,16 @@ public struct JSONNumber: Hashable, Sendable {
 
 /// A JSON object with its members in message order. Keys are unique (the parser rejects repeats).
 public struct JSONObject: Hashable, Sendable {
+    /// The members' keys, in message order.
     public private(set) var keys: [String]
+    /// The members' values, in the order of `keys`.
     public private(set) var values: [JSONValue]
     /// Positions by key, built only once an object grows past `linearSearchLimit` members, so a
     /// hostile object with 100,000 keys costs linear, not quadratic, time to parse.
     private var positions: [String: Int]?
     private static let linearSearchLimit = 16
 
+    /// Creates an empty object.
     public init() {
         keys = []
         values = []
@@ -59,6 +69,7 @@ public struct JSONObject: Hashable, Sendable {
         return values[position]
     }
 
+    /// The number of members.
     public var count: Int { keys.count }
 
     private func position(of key: String) -> Int? {

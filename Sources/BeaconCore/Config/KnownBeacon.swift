@@ -24,6 +24,7 @@ public struct KnownBeacon: Hashable, Sendable {
     /// The range accepted for `awayTimeout`, seconds (up to a day).
     public static let awayTimeoutRange: ClosedRange<Double> = 1...86_400
 
+    /// Creates an entry; only the canonical id is required (a key entry needs an alias too, which parsing checks).
     public init(
         beacon: BeaconID, alias: TopicLevelID? = nil, name: String? = nil, measuredPower: Int? = nil,
         irk: IdentityResolvingKey? = nil, awayTimeout: Double? = nil

@@ -2,10 +2,12 @@
 ///
 /// `{"revision":3,"beacons":[{"beacon":"ibeacon-…","id":"alice-keys","name":"Alice's keys","measuredPower":-59}]}`
 public struct KnownBeaconsConfig: Hashable, Sendable {
+    /// The operator's revision number of the message, echoed in the status answer and the node's info.
     public var revision: Int64
     /// In message order; each beacon and each alias appears once.
     public var beacons: [KnownBeacon]
 
+    /// Creates the message from its revision and entries.
     public init(revision: Int64, beacons: [KnownBeacon]) {
         self.revision = revision
         self.beacons = beacons

@@ -6,6 +6,7 @@
 /// Every setting is optional: an absent one (or `null`) leaves the agent's own configuration (file,
 /// environment, flags) in force. Each has a range; outside it the whole message is rejected.
 public struct NodeSettings: Hashable, Sendable {
+    /// The operator's revision number of the message, echoed in the status answer and the node's info.
     public var revision: Int64
     /// The room this node serves.
     public var room: TopicLevelID?
@@ -26,10 +27,15 @@ public struct NodeSettings: Hashable, Sendable {
 
     /// Accepted ranges, for the agent's own configuration file to share.
     public enum Limits {
+        /// `rssiOffset`, in dB.
         public static let rssiOffset: ClosedRange<Double> = -30...30
+        /// `pathLossExponent`.
         public static let pathLossExponent: ClosedRange<Double> = 1...6
+        /// `exitDelay`, in seconds.
         public static let exitDelay: ClosedRange<Double> = 1...3600
+        /// `heartbeat`, in seconds.
         public static let heartbeat: ClosedRange<Double> = 1...3600
+        /// `rssiStep`, in dB.
         public static let rssiStep: ClosedRange<Double> = 0.5...20
     }
 
@@ -38,6 +44,7 @@ public struct NodeSettings: Hashable, Sendable {
         "rssiStep",
     ]
 
+    /// Creates settings; an absent setting leaves the agent's own configuration in force.
     public init(
         revision: Int64, room: TopicLevelID? = nil, rssiOffset: Double? = nil, pathLossExponent: Double? = nil,
         exitDelay: Double? = nil, reportUnknown: Bool? = nil, heartbeat: Double? = nil, rssiStep: Double? = nil

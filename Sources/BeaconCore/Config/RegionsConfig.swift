@@ -2,10 +2,12 @@
 ///
 /// `{"revision":7,"regions":[{"id":"office","uuid":"…","major":1}, …]}`
 public struct RegionsConfig: Hashable, Sendable {
+    /// The operator's revision number of the message, echoed in the status answer and the node's info.
     public var revision: Int64
     /// In message order; ids are unique.
     public var regions: [BeaconRegion]
 
+    /// Creates the message from its revision and regions.
     public init(revision: Int64, regions: [BeaconRegion]) {
         self.revision = revision
         self.regions = regions

@@ -37,7 +37,9 @@ public struct TopicLevelID: Hashable, Sendable, Comparable, CustomStringConverti
         return count > 0
     }
 
+    /// The id as text.
     public var description: String { rawValue }
 
+    /// Orders ids by their text.
     public static func < (lhs: TopicLevelID, rhs: TopicLevelID) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -1,12 +1,16 @@
 /// The kind of address an advertising report carries (Core Vol 4 Part E 7.7.65.2 and .13).
 public struct AdvertisingAddressType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The address type byte as the report carried it.
     public let rawValue: UInt8
 
+    /// Wraps any address type byte, defined or not.
     public init(rawValue: UInt8) {
         self.rawValue = rawValue
     }
 
+    /// A public device address (0x00), assigned by the manufacturer.
     public static let `public` = AdvertisingAddressType(rawValue: 0x00)
+    /// A random device address (0x01): static, resolvable private or non-resolvable private.
     public static let random = AdvertisingAddressType(rawValue: 0x01)
     /// A public identity address the controller resolved from a resolvable private address.
     public static let publicIdentity = AdvertisingAddressType(rawValue: 0x02)

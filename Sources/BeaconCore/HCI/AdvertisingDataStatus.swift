@@ -24,6 +24,7 @@ public enum AdvertisingDataStatus: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// `complete`, `incomplete` or `truncated`.
     public var description: String {
         switch self {
         case .complete: return "complete"

@@ -20,6 +20,7 @@ public struct AdvertisingEventType: Hashable, Sendable, CustomStringConvertible 
         AdvertisingEventType(rawValue: value, isExtendedEncoding: true)
     }
 
+    /// Creates an event type from its raw value and which encoding it is in.
     public init(rawValue: UInt16, isExtendedEncoding: Bool) {
         self.rawValue = rawValue
         self.isExtendedEncoding = isExtendedEncoding
@@ -40,9 +41,13 @@ public struct AdvertisingEventType: Hashable, Sendable, CustomStringConvertible 
         }
     }
 
+    /// Whether the advertiser accepts connections (`ADV_IND`, `ADV_DIRECT_IND`, or the extended bit 0).
     public var isConnectable: Bool { properties & 0x01 != 0 }
+    /// Whether the advertiser answers scan requests.
     public var isScannable: Bool { properties & 0x02 != 0 }
+    /// Whether the advertisement is directed at one device.
     public var isDirected: Bool { properties & 0x04 != 0 }
+    /// Whether the report is a scan response rather than an advertisement.
     public var isScanResponse: Bool { properties & 0x08 != 0 }
     /// The advertiser used a legacy PDU (always, for legacy reports).
     public var isLegacy: Bool { properties & 0x10 != 0 }
@@ -79,5 +84,6 @@ public struct AdvertisingEventType: Hashable, Sendable, CustomStringConvertible 
         return name
     }
 
+    /// The stable name, as `name`.
     public var description: String { name }
 }

@@ -31,6 +31,7 @@ public struct AdvertisingReport: Sendable, Hashable {
     /// Complete, or a fragment still to be reassembled, or cut short by the controller.
     public var dataStatus: AdvertisingDataStatus
 
+    /// Creates a report; the decoders make them, tests and the simulator do too.
     public init(
         address: BluetoothAddress,
         addressType: AdvertisingAddressType,

@@ -14,6 +14,7 @@ public struct ExtendedAdvertisingReassembler: Sendable {
     /// The most data one advertisement can carry (Core Vol 6 Part B 2.3.4.9: 1650 bytes).
     public static let maximumDataLength = 1650
 
+    /// The most advertisements kept in progress at once; a new one beyond it evicts the oldest.
     public let maximumPendingCount: Int
     /// Advertisements dropped because newer ones needed their place.
     public private(set) var evictedCount = 0
@@ -39,6 +40,7 @@ public struct ExtendedAdvertisingReassembler: Sendable {
     /// Advertisements evicted while incomplete, whose remaining fragments are to be dropped.
     private var evicted: [Key] = []
 
+    /// Creates a reassembler that keeps at most `maximumPendingCount` advertisements in progress.
     public init(maximumPendingCount: Int = 16) {
         self.maximumPendingCount = max(1, maximumPendingCount)
     }

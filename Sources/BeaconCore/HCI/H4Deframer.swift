@@ -21,6 +21,8 @@ public struct H4Deframer: Sendable {
     private var buffer: [UInt8] = []
     private var start: Int = 0
 
+    /// Creates a deframer that skips headers declaring a payload longer than `maximumPayloadLength`.
+    ///
     /// - Parameter maximumPayloadLength: the spec's largest is 65,535 (ACL); clamped to 255...65,535.
     public init(maximumPayloadLength: Int = 65_535) {
         self.maximumPayloadLength = min(max(maximumPayloadLength, 255), 65_535)

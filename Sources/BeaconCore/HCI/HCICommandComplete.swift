@@ -9,6 +9,7 @@ public struct HCICommandComplete: Sendable, Hashable {
     /// All return parameters, status included.
     public var returnParameters: ArraySlice<UInt8>
 
+    /// Creates the event from its fields.
     public init(numHCICommandPackets: UInt8, opcode: UInt16, returnParameters: ArraySlice<UInt8>) {
         self.numHCICommandPackets = numHCICommandPackets
         self.opcode = opcode

@@ -1,7 +1,9 @@
 /// A decoded HCI event (Core Vol 4 Part E 7.7), from the bytes after the H4 indicator:
 /// event code u8, parameter length u8, parameters.
 public enum HCIEvent: Sendable, Hashable {
+    /// Command Complete (0x0E): the controller finished a command.
     case commandComplete(HCICommandComplete)
+    /// Command Status (0x0F): the controller started a command, or refused it.
     case commandStatus(HCICommandStatus)
     /// LE Advertising Report (subevent 0x02) or LE Extended Advertising Report (0x0D).
     case advertisingReports([AdvertisingReport])
@@ -12,11 +14,17 @@ public enum HCIEvent: Sendable, Hashable {
     /// Any other event, undecoded.
     case other(code: UInt8, parameters: ArraySlice<UInt8>)
 
+    /// The event code of Command Complete.
     public static let commandCompleteCode: UInt8 = 0x0E
+    /// The event code of Command Status.
     public static let commandStatusCode: UInt8 = 0x0F
+    /// The event code of LE Meta, which carries every LE subevent.
     public static let leMetaCode: UInt8 = 0x3E
+    /// The event code of vendor specific events.
     public static let vendorSpecificCode: UInt8 = 0xFF
+    /// The LE Meta subevent of LE Advertising Report.
     public static let leAdvertisingReportSubevent: UInt8 = 0x02
+    /// The LE Meta subevent of LE Extended Advertising Report.
     public static let leExtendedAdvertisingReportSubevent: UInt8 = 0x0D
 
     /// Decodes one event packet. The parameter length must match the bytes given exactly.

@@ -9,6 +9,7 @@ public struct HCIEventError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The problem, in words.
     public var reason: String
 
+    /// Creates an error about `context` at byte `offset`.
     public init(context: String, offset: Int, reason: String) {
         self.context = context
         self.offset = offset

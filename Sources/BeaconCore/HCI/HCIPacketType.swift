@@ -3,8 +3,10 @@
 /// A struct rather than an enum so a capture's unknown indicator survives as a value instead of
 /// failing the whole record.
 public struct HCIPacketType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The H4 indicator byte.
     public let rawValue: UInt8
 
+    /// Wraps any indicator byte, defined or not.
     public init(rawValue: UInt8) {
         self.rawValue = rawValue
     }
@@ -23,6 +25,7 @@ public struct HCIPacketType: RawRepresentable, Hashable, Sendable, CustomStringC
     /// True for the five indicators the Core specification defines.
     public var isKnown: Bool { (0x01...0x05).contains(rawValue) }
 
+    /// `command`, `acl`, `sco`, `event`, `iso`, or `unknown(0x..)` for another indicator.
     public var description: String {
         switch rawValue {
         case 0x01: return "command"
@@ -57,10 +60,12 @@ public enum HCIDirection: Sendable, Hashable {
 
 /// One whole HCI packet without its H4 indicator: header and payload, as the type defines them.
 public struct HCIPacket: Sendable, Hashable {
+    /// The packet type, from the H4 indicator or the capture's flags.
     public var type: HCIPacketType
     /// Header and payload (for an event: code, length, parameters). Shares storage where it can.
     public var bytes: ArraySlice<UInt8>
 
+    /// Creates a packet from its type and its bytes after the indicator.
     public init(type: HCIPacketType, bytes: ArraySlice<UInt8>) {
         self.type = type
         self.bytes = bytes

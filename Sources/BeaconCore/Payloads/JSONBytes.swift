@@ -162,6 +162,7 @@ public struct JSONByteCursor {
     @inlinable
     public var count: Int { end }
 
+    /// Writes one byte; the writer reserved the room for the whole entry beforehand.
     @inlinable
     public mutating func append(_ byte: UInt8) {
         precondition(end < capacity, "JSONByteCursor: the entry outgrew the room its writer reserved")

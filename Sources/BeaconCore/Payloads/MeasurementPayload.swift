@@ -7,25 +7,38 @@ public struct MeasurementPayload: Hashable, Sendable {
     public var id: String
     /// The canonical id.
     public var beacon: BeaconID
+    /// The known beacon's display name, when the operator gave one.
     public var name: String?
+    /// The node that measured.
     public var node: String
+    /// The room the node serves.
     public var room: String
     /// The last raw RSSI heard, dBm.
     public var rssi: Int?
+    /// The Kalman-filtered RSSI, dBm.
     public var rssiFiltered: Double?
+    /// The standard deviation of `rssiFiltered`, dB.
     public var sigma: Double?
     /// The RSSI at 1 m used for the distance.
     public var measuredPower: Int?
+    /// The estimated distance, metres; absent while the beacon is not heard.
     public var distance: Double?
+    /// The proximity class; `unknown` once the beacon is no longer heard.
     public var proximity: Proximity
+    /// The address the beacon advertised from.
     public var address: BluetoothAddress?
     /// `ibeacon`, `altbeacon`, `eddystone-uid`, … when the beacon has a format.
     public var format: String?
+    /// The proximity UUID, for beacons that have one.
     public var uuid: BeaconUUID?
+    /// The major, for beacons that have one.
     public var major: UInt16?
+    /// The minor, for beacons that have one.
     public var minor: UInt16?
+    /// When the measurement was made.
     public var timestamp: Instant
 
+    /// Creates a payload from its fields.
     public init(
         id: String, beacon: BeaconID, name: String? = nil, node: String, room: String, rssi: Int?,
         rssiFiltered: Double?, sigma: Double?, measuredPower: Int?, distance: Double?, proximity: Proximity,

@@ -4,8 +4,11 @@
 /// The `id` is the operator's name for the region and unrelated to what beacons advertise.
 /// A `minor` without a `major` cannot be built, so an invalid region never exists.
 public struct BeaconRegion: Hashable, Sendable, CustomStringConvertible {
+    /// The operator's name for the region, used in topics.
     public let id: TopicLevelID
+    /// The proximity UUID every member advertises.
     public let uuid: BeaconUUID
+    /// The major every member advertises; nil for every major of the UUID.
     public let major: UInt16?
     /// Only together with `major`.
     public let minor: UInt16?

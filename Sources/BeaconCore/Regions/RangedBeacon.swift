@@ -1,9 +1,14 @@
 /// One entry of a region's ranging list (Core Location's `CLBeacon`).
 public struct RangedBeacon: Hashable, Sendable {
+    /// The beacon's canonical id.
     public var beacon: BeaconID
+    /// The address it advertised from.
     public var address: BluetoothAddress
+    /// The proximity UUID, when the beacon has one.
     public var uuid: BeaconUUID?
+    /// The major, when the beacon has one.
     public var major: UInt16?
+    /// The minor, when the beacon has one.
     public var minor: UInt16?
     /// The RSSI of the last sighting, in dBm.
     public var rssi: Double
@@ -14,6 +19,7 @@ public struct RangedBeacon: Hashable, Sendable {
     /// When it was last heard.
     public var lastSeen: Instant
 
+    /// Creates an entry from a sighting heard at `lastSeen`.
     public init(sighting: BeaconSighting, lastSeen: Instant) {
         beacon = sighting.beacon
         address = sighting.address

@@ -4,6 +4,7 @@
 ///
 /// Positions returned are indices into `regions`.
 public struct RegionIndex: Sendable {
+    /// The regions indexed, in the order positions refer to.
     public let regions: [BeaconRegion]
 
     /// The positions of the regions one advertisement matches, broadest first. Empty lists share
@@ -16,6 +17,7 @@ public struct RegionIndex: Sendable {
         /// uuid + major + minor regions.
         public var byMinor: [Int] = []
 
+        /// True when the advertisement matches no region.
         public var isEmpty: Bool { byUUID.isEmpty && byMajor.isEmpty && byMinor.isEmpty }
 
         /// No region.
@@ -35,6 +37,7 @@ public struct RegionIndex: Sendable {
     private var byMajor: [MajorKey: [Int]] = [:]
     private var byMinor: [MinorKey: [Int]] = [:]
 
+    /// Indexes `regions`.
     public init(_ regions: [BeaconRegion]) {
         self.regions = regions
         for (position, region) in regions.enumerated() {

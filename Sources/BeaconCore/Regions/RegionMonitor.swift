@@ -14,6 +14,7 @@
 ///   beacons that match a region are remembered for ranging, and forgotten after
 ///   `rangingForgetAfter`, so memory is bounded by what is actually in range.
 public struct RegionMonitor: Sendable {
+    /// The exit delay, ranging and notify settings in force.
     public private(set) var settings: RegionMonitorSettings
     private var index: RegionIndex
     private var positionByID: [TopicLevelID: Int]

@@ -20,6 +20,7 @@ public struct NodeEvidence: Sendable, Hashable {
     /// Whether this says "the node no longer hears the beacon": proximity `unknown` or no distance.
     public var isSilence: Bool { proximity == .unknown || distance == nil }
 
+    /// Creates evidence from the fields of one measurement.
     public init(beacon: BeaconID, node: String, room: String, rssiFiltered: Double, sigma: Double,
                 distance: Double?, proximity: Proximity) {
         self.beacon = beacon

@@ -46,6 +46,7 @@ public struct RoomDecider: Sendable {
         var room: NameCode = notHomeCode
     }
 
+    /// The decision parameters this decider runs with.
     public let parameters: RoomDecisionParameters
     /// Beacon id → slot (hashed once per update).
     private var slotByBeacon = BeaconSlotTable()
@@ -67,6 +68,7 @@ public struct RoomDecider: Sendable {
     /// Reused by every evaluation for the new list of challengers.
     private var scratch: [BeaconRoomState.Challenge] = []
 
+    /// Creates a decider with no beacons, nodes or rooms yet.
     public init(parameters: RoomDecisionParameters = .default) {
         self.parameters = parameters
     }
@@ -226,6 +228,7 @@ public struct RoomDecider: Sendable {
     /// Nodes and rooms met so far (`not_home` counted among the rooms): each only grows, so a
     /// caller learns that an update met a new node or room by comparing counts, without hashing names.
     public var knownNodeCount: Int { nodeNames.count }
+    /// Rooms met so far, `not_home` included.
     public var knownRoomCount: Int { roomNames.count }
 
     /// Whether `node` is currently reported offline.

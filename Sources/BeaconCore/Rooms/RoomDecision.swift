@@ -3,6 +3,7 @@ public struct RoomDecision: Sendable, Hashable {
     /// The room name used for "away": no fresh evidence anywhere for the away timeout.
     public static let notHome = "not_home"
 
+    /// The beacon decided about.
     public var beacon: BeaconID
     /// The decided room, or `RoomDecision.notHome`.
     public var room: String
@@ -23,6 +24,7 @@ public struct RoomDecision: Sendable, Hashable {
     /// Per room with fresh evidence: the distance of its nearest node, metres (MQTT.md's `candidates`).
     public var candidates: [String: Double]
 
+    /// Creates a decision from its fields.
     public init(beacon: BeaconID, room: String, distance: Double?, proximity: Proximity, node: String?,
                 since: Instant, confidence: Double, candidates: [String: Double]) {
         self.beacon = beacon

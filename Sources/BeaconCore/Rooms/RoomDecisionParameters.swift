@@ -42,6 +42,7 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     /// heartbeat and never goes away.
     public var awayTimeout: Double
 
+    /// Creates parameters; the defaults are the ones every site runs with.
     public init(
         pathLossExponent: Double = DistanceModel.default.pathLossExponent,
         margin: Double = 0.25,

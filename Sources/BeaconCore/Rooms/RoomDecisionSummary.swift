@@ -18,6 +18,7 @@ public struct RoomDecisionSummary: Sendable, Hashable {
     /// whole set: compare the decisions' `candidates` instead.
     public var candidateRoomsExact = true
 
+    /// Creates the summary of a beacon not yet decided.
     public init() {}
 
     /// Whether the beacon has a decision (`RoomDecider.decision(in:)` is not nil).

@@ -1,6 +1,8 @@
 /// One advertising report, reassembled if it came in fragments, with the beacon it carries.
 public struct DecodedAdvertisement: Sendable {
+    /// When the report was received.
     public var time: Instant
+    /// The report, whole.
     public var report: AdvertisingReport
     /// Nil when the data carries no beacon format we know; its id is then `mac-<address>`.
     public var beacon: Beacon?
@@ -16,9 +18,12 @@ public struct DecodedAdvertisement: Sendable {
 /// thrown: one bad packet must not stop a scanner.
 public struct AdvertisementDecoder: Sendable {
     private var reassembler = ExtendedAdvertisingReassembler()
+    /// Events that could not be decoded, since the decoder was made.
     public private(set) var malformedEventCount = 0
+    /// Why the last malformed event could not be decoded.
     public private(set) var lastError: HCIEventError?
 
+    /// Creates a decoder with nothing in progress.
     public init() {}
 
     /// Advertising reports fragmented and lost before completion (extended reports only).

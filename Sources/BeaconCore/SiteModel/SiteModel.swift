@@ -21,6 +21,7 @@ public struct SiteModel: Sendable, Hashable {
         /// Its standard deviation, dB (at least the parameters' `minimumSigma`).
         public var sigma: Double
 
+        /// Creates a look from its three figures.
         public init(heard: Double, mean: Double, sigma: Double) {
             self.heard = heard
             self.mean = mean
@@ -39,6 +40,7 @@ public struct SiteModel: Sendable, Hashable {
     /// How the filter over rooms uses the looks.
     public var parameters: SiteModelParameters
 
+    /// Creates a model; `looks` is indexed as `rooms` and `nodes`.
     public init(rooms: [String], nodes: [String], looks: [[Look]], samples: [Int], parameters: SiteModelParameters) {
         self.rooms = rooms
         self.nodes = nodes

@@ -27,12 +27,14 @@ public struct SiteModelDecider: Sendable {
         var held: [String: Held] = [:]
     }
 
+    /// The model rooms are decided with.
     public let model: SiteModel
     private var beacons: [BeaconID: BeaconState] = [:]
     private var offline: Set<String> = []
     private var reportedUnknown: Set<String> = []
     private var unreportedUnknown: [String] = []
 
+    /// Creates a decider with no beacons yet.
     public init(model: SiteModel) {
         self.model = model
     }

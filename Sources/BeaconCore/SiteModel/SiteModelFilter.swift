@@ -14,6 +14,7 @@ import Darwin
 /// decided room's. Nodes that are offline (or whose state is unknown) are left out of the
 /// likelihood, so a dead node neither helps nor harms any room. Pure value type; time injected.
 public struct SiteModelFilter: Sendable {
+    /// The model the filter weighs rooms with.
     public let model: SiteModel
     /// Per model node: the latest filtered RSSI while it hears the beacon, nil when it does not.
     private var heard: [Double?]
@@ -22,10 +23,12 @@ public struct SiteModelFilter: Sendable {
     private var available: [Bool]
     /// Log-posterior per room, normalized (log-sum-exp 0).
     public private(set) var logPosterior: [Double]
+    /// The time of the last update; nil before the first.
     public private(set) var time: Instant?
     /// The decided room's index, nil before the first decision.
     public private(set) var room: Int?
 
+    /// Creates a filter that has seen nothing, every room equally likely.
     public init(model: SiteModel) {
         self.model = model
         heard = Array(repeating: nil, count: model.nodes.count)

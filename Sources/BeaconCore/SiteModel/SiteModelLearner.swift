@@ -34,15 +34,19 @@ public struct SiteModelLearner: Sendable {
 
     /// One published measurement of a recording.
     public struct Measurement: Sendable {
+        /// When the node published it.
         public var time: Instant
+        /// What the node published.
         public var evidence: NodeEvidence
 
+        /// Creates a measurement of a recording.
         public init(time: Instant, evidence: NodeEvidence) {
             self.time = time
             self.evidence = evidence
         }
     }
 
+    /// The parameters written into the learned model.
     public let parameters: SiteModelParameters
     /// Per room name, per node name.
     private var stats: [String: [String: Stats]] = [:]
@@ -50,6 +54,7 @@ public struct SiteModelLearner: Sendable {
     private var roomSnapshots: [String: Int] = [:]
     private var nodeNames: Set<String> = []
 
+    /// Creates a learner that has seen nothing yet.
     public init(parameters: SiteModelParameters = .default) {
         self.parameters = parameters
     }

@@ -31,6 +31,7 @@ public struct SiteModelParameters: Sendable, Hashable {
     /// `unknown`; nodes re-publish a still beacon every heartbeat).
     public var staleAfter: Double
 
+    /// Creates parameters; the defaults are the one set every site uses.
     public init(sampleInterval: Double = 0.1, evidenceRate: Double = 4, switchRate: Double = 1,
                 outlierShare: Double = 0.05, outlierRange: Double = 60, minimumSigma: Double = 2,
                 priorSnapshots: Double = 10, switchOdds: Double = 2, staleAfter: Double = 150) {
@@ -45,5 +46,6 @@ public struct SiteModelParameters: Sendable, Hashable {
         self.staleAfter = staleAfter
     }
 
+    /// The one set every site uses.
     public static let `default` = SiteModelParameters()
 }

@@ -3,6 +3,7 @@
 /// Topic levels are built only from `TopicLevelID`s and canonical beacon ids, which cannot hold
 /// `/`, `+`, `#` or NUL, so no id from a config or an advertisement can reach another topic.
 public struct TopicScheme: Hashable, Sendable {
+    /// The first level or levels of every topic, `presence` by default.
     public let root: String
 
     /// `root` may have several levels (`hq/presence`); each level follows the id rule, so the root
@@ -13,6 +14,7 @@ public struct TopicScheme: Hashable, Sendable {
         self.root = root
     }
 
+    /// The scheme under the root `presence`.
     public static let `default` = TopicScheme(root: "presence")!
 
     /// Why `root` is not usable, for the configuration error.
@@ -20,13 +22,21 @@ public struct TopicScheme: Hashable, Sendable {
 
     // MARK: Agent
 
+    /// `<root>/nodes/<node>/status`: `online` or `offline` (the node's last will), retained.
     public func nodeStatus(_ node: TopicLevelID) -> String { "\(root)/nodes/\(node)/status" }
+    /// `<root>/nodes/<node>/info`: the node's room, version, source and config revisions, retained.
     public func nodeInfo(_ node: TopicLevelID) -> String { "\(root)/nodes/\(node)/info" }
+    /// `<root>/nodes/<node>/telemetry`: the node's counters, every 30 s.
     public func nodeTelemetry(_ node: TopicLevelID) -> String { "\(root)/nodes/\(node)/telemetry" }
+    /// `<root>/nodes/<node>/config`: the operator's settings for one node, retained.
     public func nodeConfig(_ node: TopicLevelID) -> String { "\(root)/nodes/\(node)/config" }
+    /// `<root>/nodes/<node>/config/status`: the node's answer to the last config message, retained.
     public func configStatus(_ node: TopicLevelID) -> String { "\(root)/nodes/\(node)/config/status" }
+    /// `<root>/nodes/<node>/regions/<region>/state`: `inside`, `outside` or `unknown`, retained.
     public func regionState(_ node: TopicLevelID, _ region: TopicLevelID) -> String { "\(root)/nodes/\(node)/regions/\(region)/state" }
+    /// `<root>/nodes/<node>/regions/<region>/event`: an `enter` or `exit` event.
     public func regionEvent(_ node: TopicLevelID, _ region: TopicLevelID) -> String { "\(root)/nodes/\(node)/regions/\(region)/event" }
+    /// `<root>/nodes/<node>/regions/<region>/ranging`: the region's beacons, nearest first.
     public func regionRanging(_ node: TopicLevelID, _ region: TopicLevelID) -> String {
         Self.join(root, "/nodes/", node.rawValue, "/regions/", region.rawValue, "/ranging")
     }
@@ -73,15 +83,22 @@ public struct TopicScheme: Hashable, Sendable {
 
     // MARK: Configuration
 
+    /// `<root>/config/regions`: the regions every node monitors, retained.
     public var configRegions: String { "\(root)/config/regions" }
+    /// `<root>/config/beacons`: the known beacons, phones and watches, retained.
     public var configBeacons: String { "\(root)/config/beacons" }
 
     // MARK: Aggregator
 
+    /// `<root>/aggregator/status`: `online` or `offline` (the aggregator's last will), retained.
     public var aggregatorStatus: String { "\(root)/aggregator/status" }
+    /// `<root>/locations/<beacon>`: a beacon's decided room with its details, retained.
     public func location(_ beacon: String) -> String { "\(root)/locations/\(beacon)" }
+    /// `<root>/locations/<beacon>/room`: a beacon's decided room as plain text, or `not_home`, retained.
     public func locationRoom(_ beacon: String) -> String { "\(root)/locations/\(beacon)/room" }
+    /// `<root>/rooms/<room>`: who is in a room, retained.
     public func room(_ room: String) -> String { "\(root)/rooms/\(room)" }
+    /// `<root>/events`: `room_changed`, `arrived` and `departed` events.
     public var events: String { "\(root)/events" }
 
     /// Every node's measurements, for the aggregator: `<root>/beacons/+/+`.

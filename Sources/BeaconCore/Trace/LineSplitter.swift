@@ -7,6 +7,7 @@ public struct LineSplitter: Sendable {
     /// Number of the line `pending` belongs to.
     private var lineNumber = 1
 
+    /// Creates a splitter that refuses lines longer than `maximumLineLength` bytes.
     public init(maximumLineLength: Int = 4096) {
         self.maximumLineLength = maximumLineLength
     }

@@ -6,10 +6,12 @@ public struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong, naming the column and the offending text.
     public var problem: String
 
+    /// Creates an error about one line.
     public init(line: Int, problem: String) {
         self.line = line
         self.problem = problem
     }
 
+    /// `line 17: …`, the line and the problem.
     public var description: String { "line \(line): \(problem)" }
 }

@@ -1,6 +1,7 @@
 /// Parses a trace CSV (TRACE.md) one line at a time: header first (required; columns found by
 /// name, others ignored), then samples with non-decreasing time. Every error names the line.
 public struct TraceParser: Sendable {
+    /// The columns every trace must have; others are ignored, `measuredPower` and a recorded trace's `proximity`, `rssiFiltered` and `distance` are read when present.
     public static let requiredColumns = ["time", "node", "room", "beacon", "rssi"]
 
     private var columns: (time: Int, node: Int, room: Int, beacon: Int, rssi: Int, measuredPower: Int?)?
@@ -17,6 +18,7 @@ public struct TraceParser: Sendable {
     /// Anything further back is an error.
     public var reorderTolerance: Double { timeColumn.reorderTolerance }
 
+    /// Creates a parser that expects the header line first.
     public init(reorderTolerance: Double = 0.01) {
         timeColumn = TraceTimeColumn(reorderTolerance: reorderTolerance)
     }

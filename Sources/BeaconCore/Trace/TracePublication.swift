@@ -11,6 +11,7 @@ public struct TracePublication: Sendable, Hashable {
     /// The published proximity; `unknown` when the node no longer hears the beacon.
     public var proximity: Proximity
 
+    /// Creates a publication from the published fields.
     public init(rssiFiltered: Double?, distance: Double?, proximity: Proximity) {
         self.rssiFiltered = rssiFiltered
         self.distance = distance

@@ -1,8 +1,12 @@
 /// One received advertisement of a trace (TRACE.md): who heard which beacon how loud, when.
 public struct TraceSample: Sendable, Hashable {
+    /// When the advertisement was heard, on the trace's clock.
     public var time: Instant
+    /// The node that heard it.
     public var node: String
+    /// The room the node serves.
     public var room: String
+    /// The beacon heard.
     public var beacon: BeaconID
     /// dBm of this advertisement.
     public var rssi: Int
@@ -12,6 +16,7 @@ public struct TraceSample: Sendable, Hashable {
     /// published; nil for a trace of received advertisements.
     public var publication: TracePublication?
 
+    /// Creates a sample from its columns.
     public init(time: Instant, node: String, room: String, beacon: BeaconID, rssi: Int, measuredPower: Int?,
                 publication: TracePublication? = nil) {
         self.publication = publication

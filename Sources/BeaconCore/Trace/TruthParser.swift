@@ -1,9 +1,11 @@
 /// Parses a ground-truth CSV (`time,beacon,room`; TRACE.md) one line at a time, like `TraceParser`.
 public struct TruthParser: Sendable {
+    /// The columns every truth file must have.
     public static let requiredColumns = ["time", "beacon", "room"]
 
     private var columns: (time: Int, beacon: Int, room: Int)?
     private var timeColumn: TraceTimeColumn
+    /// Lines consumed so far (the next line is `linesRead + 1`).
     public private(set) var linesRead = 0
     /// Samples whose time was up to `reorderTolerance` before the previous one and were taken at
     /// the previous time instead (receivers' clocks jitter by a millisecond; shared/data has such lines).
@@ -12,6 +14,7 @@ public struct TruthParser: Sendable {
     /// Anything further back is an error.
     public var reorderTolerance: Double { timeColumn.reorderTolerance }
 
+    /// Creates a parser that expects the header line first.
     public init(reorderTolerance: Double = 0.01) {
         timeColumn = TraceTimeColumn(reorderTolerance: reorderTolerance)
     }

@@ -10,6 +10,7 @@
 /// `proximity.unknownAfter` seconds after the last advertisement returns one `unknown` update to
 /// publish, so the aggregator drops this node's word at once instead of waiting for a slow heartbeat.
 public struct BeaconTrack: Sendable {
+    /// The parameters the track runs with.
     public var parameters: TrackingParameters { tuning.tracking }
     /// The beacon's measured power from configuration (MQTT `config/beacons`), overriding the advertised one.
     public var configuredMeasuredPower: Int? {
@@ -19,6 +20,7 @@ public struct BeaconTrack: Sendable {
     private let tuning: Tuning
     private var state: State
 
+    /// Creates a track that has heard nothing yet.
     public init(parameters: TrackingParameters, configuredMeasuredPower: Int? = nil) {
         tuning = Tuning(parameters)
         state = State(tuning, configuredMeasuredPower: configuredMeasuredPower)
@@ -57,10 +59,12 @@ public struct BeaconTrack: Sendable {
     /// tracks (the agent) keeps one of these and a `State` per beacon, instead of a `BeaconTrack`
     /// each with its own copies of the parameters (about 230 bytes of a beacon's 370).
     public struct Tuning: Sendable {
+        /// The parameters as given.
         public let tracking: TrackingParameters
         /// `tracking.filter`, sanitized as `RSSIKalmanFilter` uses it.
         let filter: RSSIKalmanFilter.Parameters
 
+        /// Prepares `tracking` for every track of a node.
         public init(_ tracking: TrackingParameters) {
             self.tracking = tracking
             filter = tracking.filter.sanitized
@@ -79,6 +83,7 @@ public struct BeaconTrack: Sendable {
         /// The beacon's measured power from configuration, overriding the advertised one.
         public var configuredMeasuredPower: Int?
 
+        /// Creates the state of a beacon heard nothing of yet.
         public init(_ tuning: Tuning, configuredMeasuredPower: Int? = nil) {
             self.configuredMeasuredPower = configuredMeasuredPower
             lastMeasuredPower = tuning.tracking.distance.defaultMeasuredPower

@@ -24,6 +24,7 @@ public struct DistanceModel: Sendable, Hashable, Codable {
     /// every output finite.
     public static let maximumDistance: Double = 1_000
 
+    /// Creates a model from its exponent n, the node's offset and the default P₁.
     public init(pathLossExponent: Double, rssiOffset: Double = 0, defaultMeasuredPower: Double) {
         self.pathLossExponent = pathLossExponent
         self.rssiOffset = rssiOffset

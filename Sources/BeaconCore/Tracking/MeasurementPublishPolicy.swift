@@ -19,6 +19,7 @@
 /// aggregator trusting a node that no longer hears the beacon. The next measurement after a
 /// silence publishes at once (its proximity differs from `unknown`).
 public struct MeasurementPublishPolicy: Sendable {
+    /// When a measurement goes out: the step, the heartbeat and the finer step while moving.
     public struct Parameters: Sendable, Hashable, Codable {
         /// Smallest change of the filtered RSSI since the last publish that publishes, dB.
         public var rssiStep: Double
@@ -34,6 +35,7 @@ public struct MeasurementPublishPolicy: Sendable {
         /// How long a step publish keeps the fine `movingStep`, seconds (0: never).
         public var movingFor: Double
 
+        /// Creates parameters; without `movingStep` and `movingFor` there is no finer step while moving.
         public init(rssiStep: Double, sigmaMultiple: Double, heartbeat: Double, minimumInterval: Double = 1,
                     movingStep: Double = 0, movingFor: Double = 0) {
             self.rssiStep = rssiStep
@@ -58,9 +60,11 @@ public struct MeasurementPublishPolicy: Sendable {
                                                  movingStep: 1, movingFor: 5)
     }
 
+    /// The parameters the policy runs with.
     public let parameters: Parameters
     private var state = State()
 
+    /// Creates a policy that has published nothing yet.
     public init(parameters: Parameters = .default) {
         self.parameters = parameters
     }

@@ -17,7 +17,9 @@
 public struct PrivateAddressResolver: Sendable {
     /// The hash function of each key, by key index.
     private let hashes: [AddressHash]
+    /// The most addresses remembered per key, the most recent.
     public let addressesPerKey: Int
+    /// The most addresses each of the two generations of misses holds.
     public let missCapacity: Int
     /// Address (its 48 bits) → key index.
     private var matches: [UInt64: Int32] = [:]
@@ -31,6 +33,7 @@ public struct PrivateAddressResolver: Sendable {
     /// Addresses looked up that needed no AES (remembered).
     public private(set) var rememberedCount = 0
 
+    /// Creates a resolver for the keys whose hash functions `hashes` holds; key indices are positions in it.
     public init(hashes: [AddressHash], addressesPerKey: Int = 4, missCapacity: Int = 16_384) {
         self.hashes = hashes
         self.addressesPerKey = max(1, addressesPerKey)
@@ -42,6 +45,7 @@ public struct PrivateAddressResolver: Sendable {
 
     /// No keys: nothing ever resolves (and nothing is looked at).
     public var isEmpty: Bool { hashes.isEmpty }
+    /// The number of keys.
     public var keyCount: Int { hashes.count }
     /// Addresses remembered now, matches and misses: bounded by `keyCount × addressesPerKey + 2 × missCapacity`.
     public var rememberedAddressCount: Int { matches.count + recentMisses.count + olderMisses.count }

@@ -11,6 +11,7 @@
 /// **Silence**: `proximity(at:)` is `unknown` once nothing was classified for `unknownAfter`
 /// seconds (Core Location turns a beacon `unknown` after a couple of seconds).
 public struct ProximityClassifier: Sendable {
+    /// The class thresholds, the hysteresis and the silence before `unknown`.
     public struct Parameters: Sendable, Hashable, Codable {
         /// `immediate` below this distance, metres.
         public var immediateBelow: Double
@@ -21,6 +22,7 @@ public struct ProximityClassifier: Sendable {
         /// Seconds without a distance after which the proximity is `unknown`.
         public var unknownAfter: Double
 
+        /// Creates parameters from the thresholds, the hysteresis and the silence.
         public init(immediateBelow: Double, nearBelow: Double, hysteresis: Double, unknownAfter: Double) {
             self.immediateBelow = immediateBelow
             self.nearBelow = nearBelow
@@ -36,9 +38,11 @@ public struct ProximityClassifier: Sendable {
         public static let `default` = Parameters(immediateBelow: 0.5, nearBelow: 3, hysteresis: 0.3, unknownAfter: 5)
     }
 
+    /// The parameters the classifier runs with.
     public let parameters: Parameters
     private var state = State()
 
+    /// Creates a classifier that has classified nothing yet.
     public init(parameters: Parameters = .default) {
         self.parameters = parameters
     }

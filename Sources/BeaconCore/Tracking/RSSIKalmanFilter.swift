@@ -5,6 +5,7 @@ public struct RSSIEstimate: Sendable, Hashable {
     /// Standard deviation of `rssi` in dB: √P of the filter.
     public var sigma: Double
 
+    /// Creates an estimate from a filtered RSSI and its standard deviation.
     public init(rssi: Double, sigma: Double) {
         self.rssi = rssi
         self.sigma = sigma
@@ -32,6 +33,7 @@ public struct RSSIKalmanFilter: Sendable {
         /// Seconds of silence after which the filter starts afresh.
         public var restartAfter: Double
 
+        /// Creates a noise model from q, r and the silence before a restart.
         public init(processNoise: Double, measurementNoise: Double, restartAfter: Double) {
             self.processNoise = processNoise
             self.measurementNoise = measurementNoise
@@ -56,9 +58,11 @@ public struct RSSIKalmanFilter: Sendable {
         }
     }
 
+    /// The noise model the filter runs with.
     public let parameters: Parameters
     private var state = State()
 
+    /// Creates a filter that has seen no sample yet.
     public init(parameters: Parameters = .default) {
         self.parameters = parameters.sanitized
     }

@@ -16,6 +16,7 @@ public struct TrackUpdate: Sendable, Hashable {
     /// Whether the publish policy says this measurement goes out now.
     public var shouldPublish: Bool
 
+    /// Creates an update from its values.
     public init(rssi: Int, rssiFiltered: Double, sigma: Double, measuredPower: Double,
                 distance: Double?, proximity: Proximity, shouldPublish: Bool) {
         self.rssi = rssi

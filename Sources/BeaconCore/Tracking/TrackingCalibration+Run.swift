@@ -10,6 +10,7 @@ extension TrackingCalibration {
         /// Herald phone-to-phone files (name, times, rssi, true distances in metres).
         public var herald: [(name: String, times: [Double], rssi: [Double], distances: [Double])]
 
+        /// Creates the inputs from the parsed recordings.
         public init(staticSeries: [(series: RSSISeries, receiver: String, distance: Double)], walkingSeries: [RSSISeries],
                     herald: [(name: String, times: [Double], rssi: [Double], distances: [Double])]) {
             self.staticSeries = staticSeries
@@ -37,6 +38,7 @@ extension TrackingCalibration {
     /// 3 dB step costs the room decision 1.8 points of accuracy, 4 flaps and 0.45 s of median
     /// latency) and counted in the at-rest rate here.
     public static let chosenMovingStep = 1.0
+    /// How long a step publish keeps the fine step, seconds (chosen with `chosenMovingStep`).
     public static let chosenMovingFor = 5.0
     /// A beacon parked on a boundary may change class this often per hour (median series).
     public static let boundaryFlapBudgetPerHour = 4.0
@@ -50,6 +52,7 @@ extension TrackingCalibration {
     /// `unknown` (`staleAfter`, 2.5 heartbeats) stays under three minutes.
     public static let chosenHeartbeat = 60.0
 
+    /// Runs the whole calibration on `inputs` and reports every figure and the parameters it recommends.
     public static func run(_ inputs: Inputs) -> CalibrationReport {
         let statics = inputs.staticSeries.map(\.series)
 

@@ -13,11 +13,13 @@ public struct RSSISeries: Sendable, Hashable {
     /// dBm, one per time.
     public var rssi: [Double]
 
+    /// Creates a series from sample times and RSSI values, in step.
     public init(times: [Double], rssi: [Double]) {
         self.times = times
         self.rssi = rssi
     }
 
+    /// The number of samples.
     public var count: Int { min(times.count, rssi.count) }
     /// Seconds from first to last sample.
     public var duration: Double { count > 1 ? times[count - 1] - times[0] : 0 }
@@ -25,10 +27,14 @@ public struct RSSISeries: Sendable, Hashable {
 
 /// Mean RSSI of a beacon at a known distance from one receiver: a point of the path-loss fit.
 public struct PathLossPoint: Sendable, Hashable {
+    /// The receiver that heard the beacon.
     public var receiver: String
+    /// The true distance between beacon and receiver, metres.
     public var distance: Double
+    /// The mean RSSI at that distance, dBm.
     public var meanRSSI: Double
 
+    /// Creates a point of the fit.
     public init(receiver: String, distance: Double, meanRSSI: Double) {
         self.receiver = receiver
         self.distance = distance
@@ -72,6 +78,7 @@ public enum TrackingCalibration {
         return sorted[lower] + (sorted[upper] - sorted[lower]) * fraction
     }
 
+    /// The arithmetic mean; NaN for no values.
     public static func mean(_ values: [Double]) -> Double {
         values.isEmpty ? .nan : values.reduce(0, +) / Double(values.count)
     }

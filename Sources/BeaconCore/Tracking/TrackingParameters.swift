@@ -9,6 +9,7 @@ public struct TrackingParameters: Sendable, Hashable, Codable {
     /// When a measurement goes out.
     public var publish: MeasurementPublishPolicy.Parameters
 
+    /// Creates parameters; each part defaults to its measured default.
     public init(
         filter: RSSIKalmanFilter.Parameters = .default,
         distance: DistanceModel = .default,

@@ -4,11 +4,14 @@
 /// yardstick the node's Kalman filter is measured against (`presence-bench calibrate`'s
 /// `proximityAtRest`), causal like the node.
 public struct TrimmedMeanRSSI: Sendable {
+    /// How far back samples count, seconds.
     public let window: Double
+    /// The share dropped from each end of the sorted window.
     public let trim: Double
     private var samples: [(time: Double, rssi: Double)] = []
     private var start = 0
 
+    /// Creates the filter; the defaults are the Android Beacon Library's.
     public init(window: Double = 20, trim: Double = 0.1) {
         self.window = window.isFinite && window > 0 ? window : 20
         self.trim = trim.isFinite ? min(max(trim, 0), 0.49) : 0.1
