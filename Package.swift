@@ -98,7 +98,7 @@ let package = Package(
             ]
         ),
 
-        // Figures for the README: calibration, decision quality, speed. Run in release. It drives a
+        // Figures for the docs: calibration, decision quality, speed. Run in release. It drives a
         // serial agent through the tests' fake controller on a pseudo-terminal (TestSupport), so the
         // bench and the tests share one fake controller.
         .executableTarget(

@@ -7,7 +7,7 @@ line, `pass` or `FAIL`, with its figures; the last line is `N passed, N failed`.
 
 Environment: HA_WORK (a directory for everything it writes), HA_PORT_MQTT (the broker's port),
 HA_NODES ("kitchen-1:kitchen …"), HA_AGGREGATOR_CMD and HA_AGENT_CMD_<node> (files with one
-argument per line), HA_PACKAGE (the package file), HA_README (the docs that must show it).
+argument per line), HA_PACKAGE (the package file), HA_DOCS (the article that must show it).
 """
 
 import asyncio
@@ -31,7 +31,7 @@ NODES = [tuple(node.split(":")) for node in os.environ["HA_NODES"].split()]
 PEOPLE = ["alice", "bob", "carol"]
 ROOMS = sorted(room for _, room in NODES)
 PACKAGE = os.environ["HA_PACKAGE"]
-README = os.environ["HA_README"]
+DOCS = os.environ["HA_DOCS"]
 
 results = []  # (name, passed, detail)
 figures = {}
@@ -352,7 +352,7 @@ async def run():
                     ("ha-device-node", f"/config/devices/device/{by_name['Node kitchen-1']['id']}"),
                     ("ha-device-aggregator", f"/config/devices/device/{aggregator['id']}")])
 
-            # mqtt_room as the README configures it: the node nearest in the latest measurements.
+            # mqtt_room as the docs configure it: the node nearest in the latest measurements.
             mqtt_room, _ = await ha.wait_for("sensor.alice_mqtt_room", lambda s: s["state"] in dict(NODES), 30, 1)
             check("mqtt_room sensor follows the measurements", value(mqtt_room) in dict(NODES),
                   f"{value(mqtt_room)}, distance {mqtt_room and mqtt_room['attributes'].get('distance')}")
@@ -493,10 +493,10 @@ async def run():
     # The docs show exactly the package checked here.
     with open(PACKAGE) as f:
         package = f.read()
-    with open(README) as f:
-        readme = f.read()
+    with open(DOCS) as f:
+        docs = f.read()
     body = package.split("\n\n", 1)[1]  # the file's own header comment aside
-    check("the docs show the checked package as it is", body.strip() in readme)
+    check("the docs show the checked package as it is", body.strip() in docs)
 
 
 async def screenshots(ha, folder, devices):

@@ -45,7 +45,7 @@ public struct AgentConfiguration: Sendable, Equatable {
     /// How long a replay (btsnoop, simulate) waits for the retained configuration before it
     /// starts, seconds (default 10). Flag only.
     public var configurationWait = 10.0
-    /// Tracking overrides; nil keeps the measured defaults (README: Tracking).
+    /// Tracking overrides; nil keeps the measured defaults (Sources/BeaconCore/BeaconCore.docc/Tracking.md).
     public var pathLossExponent: Double?
     public var rssiOffset: Double?
     public var measuredPower: Double?

@@ -3,7 +3,7 @@ import BeaconCore
 import FoundationEssentials
 import IdentityCrypto
 
-/// `presence-agent irk`: enrolment of phones and watches (README, "Phones and watches").
+/// `presence-agent irk`: enrolment of phones and watches (Sources/PresenceAgent/PresenceAgent.docc/PhonesAndWatches.md).
 struct IRKCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "irk",

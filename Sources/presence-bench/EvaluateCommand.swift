@@ -63,7 +63,7 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: "The agents' heartbeat in seconds.")
     var heartbeat: Double?
 
-    @Flag(help: "Also score a grid of margin × dwell × evidence settings on every site (the README's table).")
+    @Flag(help: "Also score a grid of margin × dwell × evidence settings on every site (the table in the Room decisions article).")
     var grid = false
 
     /// The shared sites: name and directory under `--data`.

@@ -12,7 +12,7 @@ import MQTTClient
 /// 3. Steady phase, `duration` seconds: pair after pair publishes its measurement, evenly spaced
 ///    (message `i` is due at `i / messagesPerSecond`, never in bursts), each pair every
 ///    `60 / rate` seconds; the moving beacons move every `moveEvery` seconds, their moves spread
-///    evenly. A move is what a node does on a real step (README, "When a measurement is
+///    evenly. A move is what a node does on a real step (BeaconCore.docc/Tracking.md, "When a measurement is
 ///    published"): each of the beacon's nodes publishes at once, the one giving up the nearest
 ///    place first, the new nearest last.
 /// 4. Drain: publishing stops; moves still undecided get `deadline` seconds past their due time.

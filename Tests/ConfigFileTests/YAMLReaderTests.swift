@@ -50,8 +50,10 @@ import ConfigFile
         #expect(aggregator["failover"]?.mapping?["instance"]?.isNull == true)
     }
 
-    /// The README's Home Assistant examples and its one-line failover setting.
-    @Test func theReadmeExamples() throws {
+    /// Home Assistant YAML of the kind Sources/PresenceAggregator/PresenceAggregator.docc/HomeAssistant.md shows (an automation,
+    /// an `mqtt_room` sensor), and the one-line flow forms of PastOneBuilding.md (failover) and
+    /// PhonesAndWatches.md (a `beacons:` entry).
+    @Test func theDocumentedExamples() throws {
         let automation = try parse("""
             automation:
               - alias: Kitchen lights when Alice comes in

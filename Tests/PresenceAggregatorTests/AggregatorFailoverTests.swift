@@ -10,7 +10,7 @@ import Testing
 /// own log says who published what (`log_type debug`: "Received PUBLISH from <client id>").
 @Suite(.serialized) struct AggregatorFailoverTests {
     static let keepAlive = 5
-    /// README, "A standby aggregator": MQTT has the broker give up on a silent client after 1.5 ×
+    /// Sources/PresenceAggregator/PresenceAggregator.docc/PastOneBuilding.md, "A standby aggregator": MQTT has the broker give up on a silent client after 1.5 ×
     /// keepalive; mosquitto 2.0.11 measured here takes up to 2 × keepalive (its last PINGREQ may be
     /// that old); the claim is one round trip.
     static let takeoverBound: Duration = .seconds(Double(keepAlive) * 2 + 2)

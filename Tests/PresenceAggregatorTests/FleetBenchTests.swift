@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `presence-bench fleet` as the README runs it, on a tiny site (4 nodes × 20 beacons, a few
+/// `presence-bench fleet` as Sources/PresenceAggregator/PresenceAggregator.docc/Scaling.md runs it, on a tiny site (4 nodes × 20 beacons, a few
 /// seconds): the debug build's figures are not worth quoting, but every figure must be there and
 /// make sense — the real broker, the real aggregator process, every move decided.
 @Suite struct FleetBenchTests {

@@ -79,10 +79,10 @@ private func replaySite(_ directory: String) throws -> SiteScore {
 @Suite("The defaults on both shared sites")
 struct SharedSitesTests {
     /// One set of defaults, both sites, the issue's figures (mean accuracy / flaps / median of
-    /// medians). These are the levels reached (README "Evaluation on recordings by others"), kept
+    /// medians). These are the levels reached (Sources/PresenceAggregator/PresenceAggregator.docc/RoomDecisions.md), kept
     /// from sliding back; issue 14's targets (Daniş ≥ 0.86 / ≤ 2 s, SAL ≥ 0.87 / ≤ 2.5 s) are
-    /// not met by this physics rule (the README says why).
-    @Test("Daniş hall and SAL bay: accuracy, flaps and latency at the levels the README reports")
+    /// not met by this physics rule (that article says why).
+    @Test("Daniş hall and SAL bay: accuracy, flaps and latency at the levels the Room decisions article reports")
     func bothSites() throws {
         let danis = try replaySite("traces")
         #expect(danis.recordings.count == 9)
@@ -118,7 +118,7 @@ struct RealTraceEvaluationTests {
         #expect(Set(decisions.map(\.1)).isSubset(of: ["zone1", "zone2", "zone3", "zone4"]))
     }
 
-    @Test("the baseline reproduces the README's pooled accuracy 0.781 over the nine traces")
+    @Test("the baseline reproduces the data README's pooled accuracy 0.781 over the nine traces")
     func baselineReproducesReference() throws {
         let directory = try sharedData("traces")
         let names = try FileManager.default.contentsOfDirectory(atPath: directory)

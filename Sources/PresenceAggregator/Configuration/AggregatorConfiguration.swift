@@ -113,7 +113,7 @@ public struct AggregatorConfiguration: Sendable {
     }
 }
 
-/// How several `presence-aggregator` instances of one site share the work (README, "A standby
+/// How several `presence-aggregator` instances of one site share the work (PastOneBuilding.md, "A standby
 /// aggregator"): every instance listens and decides; the one holding the lease publishes.
 public struct FailoverSettings: Sendable, Hashable {
     /// Off (the default): this is the site's only instance and always publishes.

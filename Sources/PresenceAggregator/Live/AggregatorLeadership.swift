@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// Which of a site's aggregator instances publishes, decided through the broker (README, "A
+/// Which of a site's aggregator instances publishes, decided through the broker (PastOneBuilding.md, "A
 /// standby aggregator"). A pure state machine: the service feeds it what it reads on the
 /// leadership topics and the passing of time, and carries out the actions it returns.
 ///

@@ -70,8 +70,13 @@ public final class AggregatorService: Service, Sendable {
     private let leadershipRole = Mutex<AggregatorLeadership.Role?>(nil)
 
     /// - Parameters:
+    ///   - configuration: the validated settings of `run` (broker, root, decision, discovery, failover).
+    ///   - clock: the time the decisions run on; tests inject one.
+    ///   - logger: where the service logs.
     ///   - softwareVersion: shown in Home Assistant (discovery `origin.sw_version`).
     ///   - supportURL: the project's address for discovery `origin.support_url`, left out when nil.
+    ///   - reconnect: the backoff between attempts to reach the broker.
+    ///   - recorder: writes every received measurement as a trace (`run --record`), when set.
     public init(
         configuration: AggregatorConfiguration, clock: any AggregatorClock = SystemAggregatorClock(), logger: Logger,
         softwareVersion: String, supportURL: String? = nil, reconnect: MQTTReconnectPolicy = MQTTReconnectPolicy(),

@@ -78,6 +78,8 @@ public final class WatchService: Service, Sendable {
     private let now: @Sendable () -> Instant
 
     /// - Parameters:
+    ///   - options: the connection, the topic root, how to draw (terminal or snapshots) and how long to run.
+    ///   - logger: where the service logs.
     ///   - output: writes text as it is (no newline added).
     ///   - screenSize: the terminal's size, asked before each frame.
     ///   - now: wall time in Unix seconds (ages and the header's clock).
