@@ -50,10 +50,11 @@ public enum SiteModelEvaluation {
         }
 
         /// Whether these figures are better than `other`'s on the same recordings: more accurate,
-        /// with at most one more flap per recording. Accuracy first, since it already pays for late
-        /// and wrong rooms; the flap allowance keeps a model that buys accuracy with flapping out.
+        /// with at most two more flaps per recording. Accuracy first, since it already pays for late
+        /// and wrong rooms; the allowance is the flap budget issue 14 sets a learned model (10 over
+        /// five recordings), so a model that buys accuracy with flapping beyond it is kept out.
         public func beats(_ other: Summary) -> Bool {
-            meanAccuracy > other.meanAccuracy && flaps <= other.flaps + recordings.count
+            meanAccuracy > other.meanAccuracy && flaps <= other.flaps + 2 * recordings.count
         }
 
         static func median(_ values: [Double]) -> Double? {
@@ -125,19 +126,29 @@ public enum SiteModelEvaluation {
         learn(recordings.map { (published($0, tracking: tracking), $0.truth) }, parameters: parameters)
     }
 
-    /// Scores each recording under the model learned from all the others.
+    /// Scores each recording under the model learned from all the others. With `judging`, each of
+    /// those models also gets the verdict `learn` would give it — from a leave-one-out among its own
+    /// training recordings only, against physics on them — and decides as that verdict says: the
+    /// honest figure for what an operator who follows `learn` gets on a recording it never saw.
     public static func leaveOneOut(_ recordings: [Recording], parameters: SiteModelParameters = .default,
                                    tracking: TrackingParameters = .default,
-                                   decision: RoomDecisionParameters = .default) -> Summary {
+                                   decision: RoomDecisionParameters = .default, judging: Bool = false) -> Summary {
         let measurements = recordings.map { published($0, tracking: tracking) }
-        var scores: [RecordingScore] = []
-        for (index, recording) in recordings.enumerated() {
-            let others = recordings.indices.filter { $0 != index }.map { (measurements[$0], recordings[$0].truth) }
-            let model = learn(others, parameters: parameters)
-            scores.append(RecordingScore(name: recording.name,
-                                         score: score(recording, model: model, tracking: tracking, decision: decision)))
+        let physicsScores = judging ? recordings.map { score($0, model: nil, tracking: tracking, decision: decision) } : []
+        func heldOut(_ members: [Int], judge: Bool) -> [RecordingScore] {
+            members.map { index in
+                let others = members.filter { $0 != index }
+                var model = learn(others.map { (measurements[$0], recordings[$0].truth) }, parameters: parameters)
+                if judge, others.count >= 2, model != nil {
+                    let inner = Summary(recordings: heldOut(others, judge: false))
+                    let physics = Summary(recordings: others.map { RecordingScore(name: recordings[$0].name, score: physicsScores[$0]) })
+                    model?.decision = inner.beats(physics) ? .model : .physics
+                }
+                return RecordingScore(name: recordings[index].name,
+                                      score: score(recordings[index], model: model, tracking: tracking, decision: decision))
+            }
         }
-        return Summary(recordings: scores)
+        return Summary(recordings: heldOut(Array(recordings.indices), judge: judging))
     }
 
     /// Each recording decided by the physics decision alone (no model): what a learned model has to

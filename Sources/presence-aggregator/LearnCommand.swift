@@ -59,9 +59,18 @@ struct LearnCommand: ParsableCommand {
             StandardOutput.error("learn: \(traces): \(error.localizedDescription)\n")
             throw ExitCode(2)
         }
-        guard let model = SiteModelEvaluation.learn(recordings, parameters: parameters, tracking: tracking) else {
+        guard var model = SiteModelEvaluation.learn(recordings, parameters: parameters, tracking: tracking) else {
             StandardOutput.error("learn: \(traces): nothing to learn (no measurement falls within its truth)\n")
             throw ExitCode(2)
+        }
+        var judged: (model: SiteModelEvaluation.Summary, physics: SiteModelEvaluation.Summary)?
+        if !noScore, recordings.count >= 2 {
+            let summary = SiteModelEvaluation.leaveOneOut(recordings, parameters: parameters, tracking: tracking)
+            let physics = SiteModelEvaluation.physics(recordings, tracking: tracking)
+            // A model that does not beat physics on its own site's recordings would make decisions
+            // worse: the file then says so and `run --model` decides with physics.
+            model.decision = summary.beats(physics) ? .model : .physics
+            judged = (summary, physics)
         }
         do {
             try Data(model.json.utf8).write(to: URL(fileURLWithPath: output))
@@ -74,27 +83,26 @@ struct LearnCommand: ParsableCommand {
         out.write("nodes (\(model.nodes.count)): \(model.nodes.joined(separator: ", "))")
         out.write("rooms (\(model.rooms.count)), samples of \(Self.format(model.parameters.sampleInterval)) s each:")
         for (index, room) in model.rooms.enumerated() { out.write("  \(room): \(model.samples[index])") }
-        if !noScore {
-            let summary = SiteModelEvaluation.leaveOneOut(recordings, parameters: parameters, tracking: tracking)
-            let physics = SiteModelEvaluation.physics(recordings, tracking: tracking)
+        if let judged {
             out.write("leave-one-recording-out (each recording decided by a model learned from the others),")
             out.write("beside the physics decision (no model) on the same recording:")
             out.write("  recording: model accuracy / flaps / median switch latency | physics")
-            for (model, alone) in zip(summary.recordings, physics.recordings) {
+            for (model, alone) in zip(judged.model.recordings, judged.physics.recordings) {
                 out.write("  \(model.name): \(Self.figures(model.score)) | \(Self.figures(alone.score))")
             }
-            out.write("  model:   mean accuracy \(Self.format(summary.meanAccuracy)), flaps \(summary.flaps), median switch latency "
-                + (summary.medianSwitchLatency.map { Self.format($0) + " s" } ?? "-"))
-            out.write("  physics: mean accuracy \(Self.format(physics.meanAccuracy)), flaps \(physics.flaps), median switch latency "
-                + (physics.medianSwitchLatency.map { Self.format($0) + " s" } ?? "-"))
-            // The verdict an operator needs: a model that does not beat physics on its own site's
-            // recordings would make decisions worse, so say so rather than leave it to be noticed.
-            if summary.beats(physics) {
-                out.write("verdict: the model decides better than physics on these recordings; use it with --model or decision.model")
-            } else {
-                out.write("verdict: the model does not beat the physics decision on these recordings; decide without a model "
-                    + "(record longer walks, both directions through every doorway, and learn again)")
+            for (name, summary) in [("model:  ", judged.model), ("physics:", judged.physics)] {
+                out.write("  \(name) mean accuracy \(Self.format(summary.meanAccuracy)), flaps \(summary.flaps), median switch latency "
+                    + (summary.medianSwitchLatency.map { Self.format($0) + " s" } ?? "-"))
             }
+            if model.decision == .model {
+                out.write("verdict: the model decides better than physics on these recordings; it decides with --model or decision.model")
+            } else {
+                out.write("verdict: the model does not beat the physics decision on these recordings; the file says so "
+                    + "(\"decision\": \"physics\") and --model decides with physics (record longer walks, both directions "
+                    + "through every doorway, and learn again)")
+            }
+        } else if !noScore {
+            out.write("verdict: one recording cannot be judged leave-one-out; the model decides (record a second walk to check it)")
         }
         out.flush()
     }

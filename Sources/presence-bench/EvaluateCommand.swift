@@ -102,10 +102,15 @@ struct EvaluateCommand: ParsableCommand {
             var modes: [String: ModeReport] = [:]
             modes["defaults"] = Self.defaultsMode(site, tracking: tracking, parameters: parameters)
             // The site model learned from the site's other recordings (EvaluateCommand+Learned.swift).
-            let learned = Self.learnedScores(site.recordings.map { ($0.name, $0.samples, $0.truth) },
-                                             tracking: tracking, decision: parameters)
-            modes["learned"] = ModeReport(recordings: learned.map { RecordingResult(name: $0.name, score: $0.score) },
-                                          name: Self.learnedModeName)
+            // `learned` follows learn's verdict (the model, or physics where the model did not beat it
+            // on the training recordings); `learnedModelAlone` always decides with the model.
+            for judging in [true, false] {
+                let learned = Self.learnedScores(site.recordings.map { ($0.name, $0.samples, $0.truth) },
+                                                 tracking: tracking, decision: parameters, judging: judging)
+                modes[judging ? "learned" : "learnedModelAlone"] = ModeReport(
+                    recordings: learned.map { RecordingResult(name: $0.name, score: $0.score) },
+                    name: judging ? Self.learnedModeName : Self.learnedModelAloneName)
+            }
             let baseline = site.recordings.map { (name: $0.name, score: Self.scoreBaseline($0)) }
             report.sites[site.name] = SiteReport(
                 directory: site.directory, recordings: site.recordings.count, modes: modes,

@@ -51,16 +51,99 @@ private func physics(_ room: String, beacon: String = "b1") -> RoomDecision {
         let model = twoRoomModel()
         let text = model.json
         #expect(text.contains("\"format\": \"beacon-presence-site-model\""))
-        #expect(text.contains("\"version\": 1"))
+        #expect(text.contains("\"version\": 2"))
+        #expect(text.contains("\"decision\": \"model\""))
+        #expect(text.contains("\"features\": [\"room:A\", \"room:B\", \"rssi:a\", \"rssi:b\", \"rssi:c\", \"heard:a\", \"heard:b\", \"heard:c\"]"))
         let read = try SiteModel(json: Array(text.utf8))
         #expect(read.rooms == model.rooms)
         #expect(read.nodes == model.nodes)
         #expect(read.parameters == model.parameters)
+        // c stands in room C, which is none of the model's rooms.
+        #expect(read.nodeRooms == ["A", "B", nil])
+        #expect(read.decision == .model)
         for room in model.rooms.indices {
             for node in model.nodes.indices {
                 #expect(abs(read.looks[room][node].mean - model.looks[room][node].mean) < 0.01)
             }
         }
+        let written = try #require(model.classifier), back = try #require(read.classifier)
+        for room in model.rooms.indices {
+            #expect(abs(back.biases[room] - written.biases[room]) < 1e-5)
+            #expect(zip(back.weights[room], written.weights[room]).allSatisfy { abs($0 - $1) < 1e-5 })
+        }
+        #expect(read.json == text)
+    }
+
+    /// A version 1 file (looks only, before the classifier) is still read and decides by its looks.
+    @Test func aVersionOneFileStillDecidesByItsLooks() throws {
+        var model = twoRoomModel()
+        model.classifier = nil
+        let text = model.json
+            .replacingOccurrences(of: "\"version\": 2", with: "\"version\": 1")
+            .replacingOccurrences(of: "  \"decision\": \"model\",\n", with: "")
+        let read = try SiteModel(json: Array(text.utf8))
+        #expect(read.classifier == nil)
+        var decider = SiteModelDecider(model: read)
+        var rooms: [String] = []
+        for second in 0..<20 {
+            let inA = second < 10
+            for (node, room, rssi) in [("a", "A", inA ? -61.0 : -79), ("b", "B", inA ? -79.0 : -61)] {
+                if let decision = decider.update(evidence(node, room, rssi), physics: physics("C"), at: Instant(seconds: Double(second))) {
+                    rooms.append(decision.room)
+                }
+            }
+        }
+        #expect(rooms == ["A", "B"])
+    }
+
+    /// `learn` found physics the better decision: the file says so and the decider follows physics.
+    @Test func aModelJudgedWorseThanPhysicsLeavesTheDecisionToPhysics() {
+        var model = twoRoomModel()
+        model.decision = .physics
+        var decider = SiteModelDecider(model: model)
+        var rooms: [String] = []
+        for second in 0..<10 {
+            if let decision = decider.update(evidence("a", "A", -61), physics: physics("B"), at: Instant(seconds: Double(second))) {
+                rooms.append(decision.room)
+            }
+        }
+        #expect(rooms == ["B"])
+        #expect(model.json.contains("\"decision\": \"physics\""))
+    }
+
+    /// At a doorway the loudest node is not the room: learned from the pattern across the nodes,
+    /// the classifier places the beacon where the truth says while physics (the loudest room) would not.
+    @Test func theClassifierLearnsWhatSignalStrengthAloneGetsWrong() {
+        var learner = SiteModelLearner()
+        var measurements: [SiteModelLearner.Measurement] = []
+        var truth: [TruthSample] = []
+        let beacon = BeaconID(rawValue: "b1")
+        func heard(_ node: String, _ room: String, _ rssi: Double, _ t: Double) {
+            measurements.append(.init(time: Instant(seconds: t), evidence: NodeEvidence(
+                beacon: beacon, node: node, room: room, rssiFiltered: rssi, sigma: 1, distance: 2, proximity: .near)))
+        }
+        // Inside, the far inside node `deep` is loudest; just outside the door, the door node
+        // `door` (inside) is loudest but `deep` has fallen away and `out` is rising.
+        for second in 0..<120 {
+            let t = Double(second)
+            let inside = (second / 20) % 2 == 0
+            heard("door", "inside", inside ? -66 : -58, t)
+            heard("deep", "inside", inside ? -57 : -75, t + 0.1)
+            heard("out", "outside", inside ? -78 : -64, t + 0.2)
+            truth.append(TruthSample(time: Instant(seconds: t), beacon: beacon, room: inside ? "inside" : "outside"))
+        }
+        learner.add(measurements: measurements, truth: truth)
+        let model = learner.model()!
+        var filter = SiteModelFilter(model: model)
+        let door = model.nodeIndex("door")!, deep = model.nodeIndex("deep")!, out = model.nodeIndex("out")!
+        for step in 0..<30 {
+            let t = Instant(seconds: Double(step) * 0.1)
+            filter.observe(node: door, rssi: -58, at: t)
+            filter.observe(node: deep, rssi: -75, at: t)
+            filter.observe(node: out, rssi: -64, at: t)
+        }
+        // The mean power of the inside nodes (-58, -75) is ~3 dB above outside's -64: physics says inside.
+        #expect(filter.decidedRoom().map { model.rooms[$0] } == "outside")
     }
 
     @Test func malformedFilesNameTheLineOrTheField() {
@@ -74,7 +157,9 @@ private func physics(_ room: String, beacon: String = "b1") -> RoomDecision {
         }
         #expect(error("{\n  \"format\": \"beacon-presence-site-model\",\n  \"version\": 1,\n  oops\n}").hasPrefix("line 4: invalid JSON"))
         #expect(error(#"{"format":"x","version":1,"rooms":[]}"#).hasPrefix("format: "))
-        #expect(error(#"{"format":"beacon-presence-site-model","version":2,"rooms":[]}"#).hasPrefix("version: "))
+        #expect(error(#"{"format":"beacon-presence-site-model","version":3,"rooms":[]}"#).hasPrefix("version: "))
+        #expect(error(#"{"format":"beacon-presence-site-model","version":2,"decision":"maybe","rooms":[]}"#)
+            == "decision: 'maybe' is not model or physics")
         let look = #"{"heard":0.5,"mean":-3,"sigma":4}"#
         #expect(error(#"{"format":"beacon-presence-site-model","version":1,"rooms":[{"name":"A","nodes":{"a":\#(look)}},{"name":"B","nodes":{"a":{"heard":0.5,"mean":-3,"sigma":-1}}}]}"#)
             == "rooms[1].nodes.a.sigma: -1 is not in 0.1…100")
@@ -83,6 +168,19 @@ private func physics(_ room: String, beacon: String = "b1") -> RoomDecision {
         #expect(error(#"{"format":"beacon-presence-site-model","version":1,"rooms":[{"name":"A","nodes":{"a":\#(look)}}],"extra":1}"#)
             .hasPrefix("extra: unknown key"))
         #expect(error("").hasPrefix("line 1: invalid JSON"))
+        // The classifier's features must be the model's, in order, with one number each.
+        let rooms = #""rooms":[{"name":"A","nodes":{"a":\#(look)}},{"name":"B","nodes":{"a":\#(look)}}]"#
+        let features = #""features":["room:A","room:B","rssi:a","heard:a"]"#
+        let good = #""means":[0,0,0,0],"scales":[1,1,1,1],"rooms":{"A":{"bias":0,"weights":[1,0,0,0]},"B":{"bias":0,"weights":[0,1,0,0]}}"#
+        #expect(error(#"{"format":"beacon-presence-site-model","version":2,\#(rooms),"classifier":{\#(features),\#(good)}}"#) == "accepted")
+        #expect(error(#"{"format":"beacon-presence-site-model","version":2,\#(rooms),"classifier":{"features":["room:A","room:B","rssi:b","heard:b"],\#(good)}}"#)
+            .hasPrefix("classifier.features: expected the 4 features of the model's rooms and nodes: room:A, room:B, rssi:a, heard:a"))
+        #expect(error(#"{"format":"beacon-presence-site-model","version":2,\#(rooms),"classifier":{\#(features),\#(good.replacingOccurrences(of: "[0,1,0,0]", with: "[0,1,0]"))}}"#)
+            == "classifier.rooms.B.weights: has 3 numbers, not 4")
+        #expect(error(#"{"format":"beacon-presence-site-model","version":2,\#(rooms),"classifier":{\#(features),\#(good.replacingOccurrences(of: "\"scales\":[1,1,1,1]", with: "\"scales\":[1,0,1,1]"))}}"#)
+            .hasPrefix("classifier.scales[1]: expected a number in"))
+        #expect(error(#"{"format":"beacon-presence-site-model","version":2,\#(rooms),"nodeRooms":{"a":"C"}}"#)
+            == "nodeRooms.a: expected one of the model's rooms")
     }
 
     @Test func followsAMoveAndHoldsWithoutFlapping() {

@@ -184,7 +184,7 @@ import Testing
         do {
             _ = try AggregatorConfiguration.load(file: badConfig, environment: [:], flags: [:])
         } catch {
-            #expect("\(error)" == "\(badConfig):2: decision.model: \(bad): version: version 7 is not supported (this program reads version 1)")
+            #expect("\(error)" == "\(badConfig):2: decision.model: \(bad): version: version 7 is not supported (this program reads versions 1 and 2)")
         }
         do {
             _ = try AggregatorConfiguration.load(file: nil, environment: ["PRESENCE_MODEL": bad], flags: [:])

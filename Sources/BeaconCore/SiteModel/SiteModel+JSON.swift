@@ -3,16 +3,21 @@
 /// ```json
 /// {
 ///   "format": "beacon-presence-site-model",
-///   "version": 1,
-///   "parameters": {"sampleInterval": 0.5, "evidenceRate": 4, …},
+///   "version": 2,
+///   "decision": "model",
+///   "parameters": {"sampleInterval": 0.1, "evidenceRate": 4, …},
 ///   "rooms": [
 ///     {"name": "inside", "samples": 812, "nodes": {
 ///       "i-dl": {"heard": 0.998, "mean": -66.2, "sigma": 4.1},
 ///       …}},
-///     …]
+///     …],
+///   "nodeRooms": {"i-dl": "inside", …},
+///   "classifier": {"features": ["room:inside", …, "rssi:i-dl", …, "heard:i-dl", …],
+///     "means": […], "scales": […], "rooms": {"inside": {"bias": 0.12, "weights": […]}, …}}
 /// }
 /// ```
-/// Every room lists the same nodes. Unknown keys are errors (a typo must not leave a default in
+/// Every room lists the same nodes. Version 1 files (no `decision`, `nodeRooms`, `classifier`)
+/// are still read, and decide by their looks. Unknown keys are errors (a typo must not leave a default in
 /// force); `parameters` may leave keys out (the default applies).
 extension SiteModel {
     /// The model as JSON text (ends with a newline).
@@ -20,11 +25,14 @@ extension SiteModel {
         var text = "{\n"
         text += "  \"format\": \(JSONText.quoted(Self.format)),\n"
         text += "  \"version\": \(Self.version),\n"
+        text += "  \"decision\": \(JSONText.quoted(decision.rawValue)),\n"
         let p = parameters
         let values: [(String, Double)] = [
             ("sampleInterval", p.sampleInterval), ("evidenceRate", p.evidenceRate), ("switchRate", p.switchRate),
             ("outlierShare", p.outlierShare), ("outlierRange", p.outlierRange), ("minimumSigma", p.minimumSigma),
             ("priorSnapshots", p.priorSnapshots), ("switchOdds", p.switchOdds), ("staleAfter", p.staleAfter),
+            ("classifierInterval", p.classifierInterval), ("classifierPenalty", p.classifierPenalty),
+            ("classifierIterations", p.classifierIterations),
         ]
         text += "  \"parameters\": {"
         text += values.map { "\(JSONText.quoted($0.0)): \(JSONObjectWriter.number($0.1, decimals: 6))" }.joined(separator: ", ")
@@ -40,7 +48,25 @@ extension SiteModel {
             }
             text += "    }}" + (roomIndex == rooms.count - 1 ? "\n" : ",\n")
         }
-        text += "  ]\n}\n"
+        text += "  ]"
+        let placed = nodes.indices.compactMap { index in nodeRooms[index].map { (nodes[index], $0) } }
+        if !placed.isEmpty {
+            text += ",\n  \"nodeRooms\": {" + placed.map { "\(JSONText.quoted($0.0)): \(JSONText.quoted($0.1))" }.joined(separator: ", ") + "}"
+        }
+        if let classifier {
+            func list(_ values: [Double]) -> String {
+                "[" + values.map { JSONObjectWriter.number($0, decimals: 6) }.joined(separator: ", ") + "]"
+            }
+            let names = SiteModelClassifier.featureNames(rooms: rooms, nodes: nodes)
+            text += ",\n  \"classifier\": {\n    \"features\": [" + names.map { JSONText.quoted($0) }.joined(separator: ", ") + "],\n"
+            text += "    \"means\": \(list(classifier.means)),\n    \"scales\": \(list(classifier.scales)),\n    \"rooms\": {\n"
+            for (index, room) in rooms.enumerated() {
+                text += "      \(JSONText.quoted(room)): {\"bias\": \(JSONObjectWriter.number(classifier.biases[index], decimals: 6)), "
+                text += "\"weights\": \(list(classifier.weights[index]))}" + (index == rooms.count - 1 ? "\n" : ",\n")
+            }
+            text += "    }\n  }"
+        }
+        text += "\n}\n"
         return text
     }
 
@@ -61,16 +87,25 @@ extension SiteModel {
 
     private static func model(from value: JSONValue) throws(ConfigError) -> SiteModel {
         let top = try JSONFieldReader(value, at: .root)
-        try top.rejectUnknownKeys(["format", "version", "parameters", "rooms"])
+        try top.rejectUnknownKeys(["format", "version", "decision", "parameters", "rooms", "nodeRooms", "classifier"])
         let format = try top.string(try top.required("format"), key: "format")
         guard format == Self.format else {
             throw ConfigError(.invalidValue, path: FieldPath.root.appending("format"),
                               message: "\(ConfigError.quoted(format)) is not \(JSONText.quoted(Self.format))")
         }
         let version = try top.integer(try top.required("version"), key: "version", in: 0...Int64(Int32.max))
-        guard version == Int64(Self.version) else {
+        guard version == 1 || version == Int64(Self.version) else {
             throw ConfigError(.outOfRange, path: FieldPath.root.appending("version"),
-                              message: "version \(version) is not supported (this program reads version \(Self.version))")
+                              message: "version \(version) is not supported (this program reads versions 1 and \(Self.version))")
+        }
+        var decision = Decision.model
+        if let given = top.optional("decision") {
+            let text = try top.string(given, key: "decision")
+            guard let chosen = Decision(rawValue: text) else {
+                throw ConfigError(.invalidValue, path: FieldPath.root.appending("decision"),
+                                  message: "\(ConfigError.quoted(text)) is not model or physics")
+            }
+            decision = chosen
         }
         var parameters = SiteModelParameters.default
         if let given = top.optional("parameters") {
@@ -115,9 +150,83 @@ extension SiteModel {
         }
         named.sort { $0.name < $1.name }
         let nodes = nodeNames ?? []
-        return SiteModel(rooms: named.map(\.name), nodes: nodes,
+        let rooms = named.map(\.name)
+        var nodeRooms = [String?](repeating: nil, count: nodes.count)
+        if let given = top.optional("nodeRooms") {
+            let path = FieldPath.root.appending("nodeRooms")
+            guard case .object(let object) = given else {
+                throw ConfigError(.wrongType, path: path, message: "expected an object of node → room")
+            }
+            for node in object.keys {
+                guard let index = nodes.firstIndex(of: node) else {
+                    throw ConfigError(.invalidValue, path: path.appending(node), message: "is not a node of the rooms' looks")
+                }
+                guard case .string(let room)? = object[node], rooms.contains(room) else {
+                    throw ConfigError(.invalidValue, path: path.appending(node), message: "expected one of the model's rooms")
+                }
+                nodeRooms[index] = room
+            }
+        }
+        var classifier: SiteModelClassifier?
+        if let given = top.optional("classifier") {
+            classifier = try Self.classifier(from: given, rooms: rooms, nodes: nodes)
+        }
+        return SiteModel(rooms: rooms, nodes: nodes,
                          looks: named.map { room in nodes.map { room.looks[$0]! } },
-                         samples: named.map(\.samples), parameters: parameters)
+                         samples: named.map(\.samples), parameters: parameters,
+                         nodeRooms: nodeRooms, classifier: classifier, decision: decision)
+    }
+
+    /// The classifier: its feature names must be those of the model's rooms and nodes, in order,
+    /// so weights can never be applied to the wrong node.
+    private static func classifier(from value: JSONValue, rooms: [String], nodes: [String]) throws(ConfigError) -> SiteModelClassifier {
+        let path = FieldPath.root.appending("classifier")
+        let reader = try JSONFieldReader(value, at: path)
+        try reader.rejectUnknownKeys(["features", "means", "scales", "rooms"])
+        let expected = SiteModelClassifier.featureNames(rooms: rooms, nodes: nodes)
+        let names = try reader.array(try reader.required("features"), key: "features")
+        guard names == expected.map({ JSONValue.string($0) }) else {
+            throw ConfigError(.invalidValue, path: path.appending("features"),
+                              message: "expected the \(expected.count) features of the model's rooms and nodes: "
+                                  + expected.joined(separator: ", "))
+        }
+        func numbers(_ value: JSONValue, at path: FieldPath, range: ClosedRange<Double>) throws(ConfigError) -> [Double] {
+            guard case .array(let elements) = value else {
+                throw ConfigError(.wrongType, path: path, message: "expected an array of \(expected.count) numbers")
+            }
+            guard elements.count == expected.count else {
+                throw ConfigError(.invalidValue, path: path, message: "has \(elements.count) numbers, not \(expected.count)")
+            }
+            var result: [Double] = []
+            for (index, element) in elements.enumerated() {
+                guard case .number(let number) = element, range.contains(number.double) else {
+                    throw ConfigError(.invalidValue, path: path.appending(index: index),
+                                      message: "expected a number in \(JSONText.number(range.lowerBound))…\(JSONText.number(range.upperBound))")
+                }
+                result.append(number.double)
+            }
+            return result
+        }
+        let means = try numbers(try reader.required("means"), at: path.appending("means"), range: -1e6...1e6)
+        let scales = try numbers(try reader.required("scales"), at: path.appending("scales"), range: 1e-9...1e6)
+        let roomsPath = path.appending("rooms")
+        guard case .object(let roomObject) = try reader.required("rooms") else {
+            throw ConfigError(.wrongType, path: roomsPath, message: "expected an object of room → bias and weights")
+        }
+        var weights: [[Double]] = [], biases: [Double] = []
+        for key in roomObject.keys where !rooms.contains(key) {
+            throw ConfigError(.invalidValue, path: roomsPath.appending(key), message: "is not a room of the model")
+        }
+        for room in rooms {
+            guard let entry = roomObject[room] else {
+                throw ConfigError(.missing, path: roomsPath.appending(room), message: "required (every room of the model)")
+            }
+            let roomReader = try JSONFieldReader(entry, at: roomsPath.appending(room))
+            try roomReader.rejectUnknownKeys(["bias", "weights"])
+            biases.append(try roomReader.number(try roomReader.required("bias"), key: "bias", in: -1e6...1e6))
+            weights.append(try numbers(try roomReader.required("weights"), at: roomsPath.appending(room).appending("weights"), range: -1e6...1e6))
+        }
+        return SiteModelClassifier(means: means, scales: scales, weights: weights, biases: biases)
     }
 
     private static func look(from value: JSONValue, at path: FieldPath) throws(ConfigError) -> Look {
@@ -133,7 +242,8 @@ extension SiteModel {
     private static func parameters(from value: JSONValue, at path: FieldPath) throws(ConfigError) -> SiteModelParameters {
         let reader = try JSONFieldReader(value, at: path)
         try reader.rejectUnknownKeys(["sampleInterval", "evidenceRate", "switchRate", "outlierShare", "outlierRange",
-                                      "minimumSigma", "priorSnapshots", "switchOdds", "staleAfter"])
+                                      "minimumSigma", "priorSnapshots", "switchOdds", "staleAfter",
+                                      "classifierInterval", "classifierPenalty", "classifierIterations"])
         var p = SiteModelParameters.default
         func read(_ key: String, _ range: ClosedRange<Double>, into value: inout Double) throws(ConfigError) {
             if let given = reader.optional(key) { value = try reader.number(given, key: key, in: range) }
@@ -147,6 +257,9 @@ extension SiteModel {
         try read("priorSnapshots", 0...1_000_000, into: &p.priorSnapshots)
         try read("switchOdds", 1...1_000_000, into: &p.switchOdds)
         try read("staleAfter", 0.1...86_400, into: &p.staleAfter)
+        try read("classifierInterval", 0.01...60, into: &p.classifierInterval)
+        try read("classifierPenalty", 0...1000, into: &p.classifierPenalty)
+        try read("classifierIterations", 0...100_000, into: &p.classifierIterations)
         return p
     }
 

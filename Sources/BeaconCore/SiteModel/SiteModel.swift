@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// How each room of a site looks to the site's nodes, learned from labelled recordings
 /// (`SiteModelLearner`) and used to decide rooms (`SiteModelFilter`, `SiteModelDecider`).
 ///
@@ -8,8 +16,18 @@
 public struct SiteModel: Sendable, Hashable {
     /// The `format` field of a model file.
     public static let format = "beacon-presence-site-model"
-    /// The `version` of the file format this code writes and reads.
-    public static let version = 1
+    /// The `version` of the file format this code writes; it reads this one and version 1 (looks
+    /// only: decided by the looks, as then).
+    public static let version = 2
+
+    /// Which decision `learn` found the better on the recordings it learned from, judged leave-one-
+    /// recording-out against the physics decision on the same recordings.
+    public enum Decision: String, Sendable, Hashable {
+        /// Decide with the model.
+        case model
+        /// The model did not beat physics where it was learned: decide with physics alone.
+        case physics
+    }
 
     /// How one room looks to one node.
     public struct Look: Sendable, Hashable {
@@ -39,14 +57,33 @@ public struct SiteModel: Sendable, Hashable {
     public var samples: [Int]
     /// How the filter over rooms uses the looks.
     public var parameters: SiteModelParameters
+    /// Per node (indexed as `nodes`), the room it stands in, nil when none of the model's rooms.
+    public var nodeRooms: [String?]
+    /// The room classifier; nil in a version 1 file, whose looks then decide.
+    public var classifier: SiteModelClassifier?
+    /// The decision `learn` chose; `.model` when it could not judge (a single recording).
+    public var decision: Decision
 
-    /// Creates a model; `looks` is indexed as `rooms` and `nodes`.
-    public init(rooms: [String], nodes: [String], looks: [[Look]], samples: [Int], parameters: SiteModelParameters) {
+    /// Creates a model; `looks` is indexed as `rooms` and `nodes`, `nodeRooms` as `nodes`.
+    public init(rooms: [String], nodes: [String], looks: [[Look]], samples: [Int], parameters: SiteModelParameters,
+                nodeRooms: [String?]? = nil, classifier: SiteModelClassifier? = nil, decision: Decision = .model) {
         self.rooms = rooms
         self.nodes = nodes
         self.looks = looks
         self.samples = samples
         self.parameters = parameters
+        self.nodeRooms = nodeRooms ?? Array(repeating: nil, count: nodes.count)
+        self.classifier = classifier
+        self.decision = decision
+    }
+
+    /// Per node, the index of its room in `rooms`.
+    public var nodeRoomIndices: [Int?] { nodeRooms.map { $0.flatMap { roomIndex($0) } } }
+
+    /// Per room, the log of its share of the learning samples (the classifier's training prior).
+    public var logPriors: [Double] {
+        let total = Double(samples.reduce(0, +))
+        return samples.map { total > 0 && $0 > 0 ? log(Double($0) / total) : log(1e-6) }
     }
 
     /// The index of `node` in `nodes`, nil for a node the model does not know.

@@ -125,7 +125,7 @@ public struct SiteModelDecider: Sendable {
             state.filter.advance(to: time)
             state.modelHeard = false
             state.held.removeAll()
-        } else if state.modelHeard, let index = state.filter.decidedRoom() {
+        } else if model.decision == .model, state.modelHeard, let index = state.filter.decidedRoom() {
             room = model.rooms[index]
             confidence = state.filter.posterior[index]
         } else {

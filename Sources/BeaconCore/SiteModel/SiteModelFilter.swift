@@ -27,10 +27,15 @@ public struct SiteModelFilter: Sendable {
     public private(set) var time: Instant?
     /// The decided room's index, nil before the first decision.
     public private(set) var room: Int?
+    /// The model's node rooms and room priors, computed once (the classifier needs them at every step).
+    private let nodeRooms: [Int?]
+    private let logPriors: [Double]
 
     /// Creates a filter that has seen nothing, every room equally likely.
     public init(model: SiteModel) {
         self.model = model
+        nodeRooms = model.nodeRoomIndices
+        logPriors = model.logPriors
         heard = Array(repeating: nil, count: model.nodes.count)
         heardAt = Array(repeating: Instant(seconds: 0), count: model.nodes.count)
         available = Array(repeating: true, count: model.nodes.count)
@@ -89,8 +94,16 @@ public struct SiteModelFilter: Sendable {
         decide()
     }
 
-    /// Per room, the mean over available model nodes of log p(feature | room); nil when no node is available.
+    /// Per room, how much the current features speak for it: with a classifier (version 2 models),
+    /// log p(room | features) − log prior(room); with looks only (version 1), the mean over available
+    /// model nodes of log p(feature | room). nil when no node is available.
     public func meanLogLikelihoods() -> [Double]? {
+        if let classifier = model.classifier {
+            guard available.contains(true) else { return nil }
+            let features = SiteModelClassifier.features(heard: heard, available: available, nodeRooms: nodeRooms,
+                                                        roomCount: model.rooms.count)
+            return classifier.logLikelihoods(features, logPriors: logPriors)
+        }
         let parameters = model.parameters
         let outlier = parameters.outlierShare / max(parameters.outlierRange, 1)
         var sums = Array(repeating: 0.0, count: model.rooms.count)

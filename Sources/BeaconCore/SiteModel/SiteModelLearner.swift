@@ -53,6 +53,11 @@ public struct SiteModelLearner: Sendable {
     /// Snapshots per room.
     private var roomSnapshots: [String: Int] = [:]
     private var nodeNames: Set<String> = []
+    /// Per node, the room its measurements name (the physics features of the classifier need it).
+    private var nodeRooms: [String: String] = [:]
+    /// The classifier's moments: the true room, and per node of that recording its RSSI or nil
+    /// for "not heard" (a node absent from the recording is unknown there, not unheard).
+    private var moments: [(room: String, values: [String: Double?])] = []
 
     /// Creates a learner that has seen nothing yet.
     public init(parameters: SiteModelParameters = .default) {
@@ -63,11 +68,15 @@ public struct SiteModelLearner: Sendable {
     public mutating func add(measurements: [Measurement], truth: [TruthSample]) {
         let nodes = Set(measurements.map(\.evidence.node)).sorted()
         nodeNames.formUnion(nodes)
+        for measurement in measurements where !measurement.evidence.room.isEmpty {
+            nodeRooms[measurement.evidence.node] = measurement.evidence.room
+        }
         var byBeacon: [BeaconID: [Measurement]] = [:]
         for measurement in measurements { byBeacon[measurement.evidence.beacon, default: []].append(measurement) }
         var truthByBeacon: [BeaconID: [TruthSample]] = [:]
         for row in truth { truthByBeacon[row.beacon, default: []].append(row) }
         let interval = parameters.sampleInterval > 0 ? parameters.sampleInterval : 0.5
+        let every = max(1, Int((max(parameters.classifierInterval, 0) / interval).rounded()))
         for beacon in byBeacon.keys.sorted() {
             guard let rows = truthByBeacon[beacon], let lastTruth = rows.last?.time,
                 let events = byBeacon[beacon], let first = events.first?.time, let last = events.last?.time
@@ -95,6 +104,11 @@ public struct SiteModelLearner: Sendable {
                     return held.rssi
                 }
                 let reference = SiteModel.reference(values.compactMap { $0 })
+                if (step - 1) % every == 0 {
+                    var moment: [String: Double?] = [:]
+                    for (index, node) in nodes.enumerated() { moment[node] = values[index] }
+                    moments.append((room, moment))
+                }
                 for (index, node) in nodes.enumerated() {
                     stats[room, default: [:]][node, default: Stats()].add(values[index].map { $0 - reference })
                 }
@@ -125,8 +139,22 @@ public struct SiteModelLearner: Sendable {
             }
             looks.append(row)
         }
+        let placed: [String?] = nodes.map { node in nodeRooms[node].flatMap { rooms.contains($0) ? $0 : nil } }
+        let roomIndices = placed.map { $0.flatMap { rooms.firstIndex(of: $0) } }
+        var rows: [[Double?]] = [], labels: [Int] = []
+        for moment in moments {
+            guard let label = rooms.firstIndex(of: moment.room) else { continue }
+            let heard = nodes.map { moment.values[$0] ?? nil }
+            let available = nodes.map { moment.values[$0] != nil }
+            rows.append(SiteModelClassifier.features(heard: heard, available: available, nodeRooms: roomIndices,
+                                                     roomCount: rooms.count))
+            labels.append(label)
+        }
+        let classifier = SiteModelClassifier.fit(rows: rows, labels: labels, roomCount: rooms.count,
+                                                 penalty: parameters.classifierPenalty,
+                                                 iterations: Int(parameters.classifierIterations))
         return SiteModel(rooms: rooms, nodes: nodes, looks: looks, samples: rooms.map { roomSnapshots[$0] ?? 0 },
-                         parameters: parameters)
+                         parameters: parameters, nodeRooms: placed, classifier: classifier)
     }
 
     /// A room's look from its statistics, shrunk towards the node's overall mean and spread.

@@ -30,11 +30,21 @@ public struct SiteModelParameters: Sendable, Hashable {
     /// A measurement older than this (seconds) counts as not heard (a safety net for a lost
     /// `unknown`; nodes re-publish a still beacon every heartbeat).
     public var staleAfter: Double
+    /// The classifier learns from one moment per beacon every this many seconds (moments 0.1 s
+    /// apart say nearly the same; fewer make learning five times quicker at the same score).
+    public var classifierInterval: Double
+    /// L2 penalty on the classifier's weights (on standardized features, per mean sample loss):
+    /// small, so the rooms' patterns are learned, yet a node seen in one room only does not get an
+    /// unbounded weight.
+    public var classifierPenalty: Double
+    /// Gradient steps when fitting the classifier.
+    public var classifierIterations: Double
 
     /// Creates parameters; the defaults are the one set every site uses.
     public init(sampleInterval: Double = 0.1, evidenceRate: Double = 4, switchRate: Double = 1,
                 outlierShare: Double = 0.05, outlierRange: Double = 60, minimumSigma: Double = 2,
-                priorSnapshots: Double = 10, switchOdds: Double = 2, staleAfter: Double = 150) {
+                priorSnapshots: Double = 10, switchOdds: Double = 2, staleAfter: Double = 150,
+                classifierInterval: Double = 0.5, classifierPenalty: Double = 0.0001, classifierIterations: Double = 500) {
         self.sampleInterval = sampleInterval
         self.evidenceRate = evidenceRate
         self.switchRate = switchRate
@@ -44,6 +54,9 @@ public struct SiteModelParameters: Sendable, Hashable {
         self.priorSnapshots = priorSnapshots
         self.switchOdds = switchOdds
         self.staleAfter = staleAfter
+        self.classifierInterval = classifierInterval
+        self.classifierPenalty = classifierPenalty
+        self.classifierIterations = classifierIterations
     }
 
     /// The one set every site uses.
