@@ -30,6 +30,7 @@ import Testing
         // 0.832 / 3), and learn says so rather than leave the operator to notice.
         #expect(result.output.contains("  physics: mean accuracy 0.832, flaps 3"), "\(result.output)")
         #expect(result.output.contains("verdict: the model does not beat the physics decision"), "\(result.output)")
+        #expect(try SiteModelFile.load(path: work + "/danis.json").decision == .physics)
         let model = try SiteModelFile.load(path: work + "/danis.json")
         #expect(model.rooms == ["zone1", "zone2", "zone3", "zone4"])
         #expect(model.nodes.count == 12)
@@ -44,6 +45,28 @@ import Testing
         let rows = replay.output.split(separator: "\n").dropFirst()
         #expect(!rows.isEmpty)
         #expect(rows.allSatisfy { row in model.rooms.contains { row.contains(",\($0),") } })
+    }
+
+    /// The SAL bay, where the classifier sees the doorway that signal strength alone misses:
+    /// leave-one-out it beats physics (0.890 / 3 flaps / 1.95 s against 0.839 / 0 / 4.6 s) and the
+    /// file says to decide with it.
+    @Test func onTheBayTheModelBeatsPhysicsAndSaysSo() throws {
+        let tool = try BuildProducts.executable(named: "presence-aggregator")
+        let work = try directory()
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let result = try ToolRunner.run(tool, ["learn", "--traces", try sharedData("traces-sal"), "--output", work + "/sal.json"],
+                                        separateErrors: true)
+        #expect(result.status == 0, "\(result.errors)")
+        let summary = result.output.split(separator: "\n").first { $0.hasPrefix("  model:") }.map(String.init) ?? ""
+        let accuracy = summary.firstMatch(of: /mean accuracy ([0-9.]+), flaps ([0-9]+), median switch latency ([0-9.]+) s/)
+        #expect(accuracy != nil, "\(result.output)")
+        if let accuracy {
+            #expect(Double(accuracy.1)! >= 0.88, "\(summary)")
+            #expect(Int(accuracy.2)! <= 5, "\(summary)")
+            #expect(Double(accuracy.3)! <= 2.0, "\(summary)")
+        }
+        #expect(result.output.contains("verdict: the model decides better than physics"), "\(result.output)")
+        #expect(try SiteModelFile.load(path: work + "/sal.json").decision == .model)
     }
 
     @Test func nodesTheModelDoesNotKnowAreNamedOnceAndTheirBeaconFollowsPhysics() throws {

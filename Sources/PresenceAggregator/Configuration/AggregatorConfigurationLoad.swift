@@ -161,7 +161,10 @@ public struct AggregatorConfigurationLoad: Sendable {
             case .awayTimeout: value = number(c.decision.awayTimeout)
             case .pathLossExponent: value = number(c.decision.pathLossExponent)
             case .model:
-                value = c.siteModel.map { "\(c.siteModelPath ?? "?") (\($0.rooms.count) rooms, \($0.nodes.count) nodes)" } ?? "(none)"
+                value = c.siteModel.map {
+                    "\(c.siteModelPath ?? "?") (\($0.rooms.count) rooms, \($0.nodes.count) nodes"
+                        + ($0.decision == .physics ? "; learn judged it no better than physics, which decides)" : ")")
+                } ?? "(none)"
             case .discovery: value = String(c.homeAssistantDiscovery)
             case .discoveryPrefix: value = c.homeAssistantPrefix
             case .forgetAfter: value = number(c.forgetAfter)

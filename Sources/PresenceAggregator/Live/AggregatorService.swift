@@ -145,9 +145,15 @@ public final class AggregatorService: Service, Sendable {
             "instance": "\(configuration.failover.enabled ? configuration.failover.instance?.rawValue ?? "-" : "-")",
         ])
         if let model = configuration.siteModel {
-            logger.info("deciding with a site model", metadata: [
-                "rooms": "\(model.rooms.joined(separator: ","))", "nodes": "\(model.nodes.joined(separator: ","))",
-            ])
+            if model.decision == .physics {
+                // learn judged this model no better than physics on its own recordings.
+                logger.notice("the site model says physics decides better on the recordings it was learned from; deciding with physics",
+                              metadata: ["rooms": "\(model.rooms.joined(separator: ","))"])
+            } else {
+                logger.info("deciding with a site model", metadata: [
+                    "rooms": "\(model.rooms.joined(separator: ","))", "nodes": "\(model.nodes.joined(separator: ","))",
+                ])
+            }
         }
         if let recorder { logger.info("recording every measurement received", metadata: ["file": "\(recorder.path)"]) }
 
