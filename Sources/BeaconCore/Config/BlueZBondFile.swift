@@ -23,7 +23,7 @@ public struct BlueZBondFile: Sendable {
         public var description: String {
             switch self {
             case .noKey:
-                return "no [IdentityResolvingKey] section: the device shared no key when it paired (pair it over LE with bluetoothctl; see the README, Phones and watches)"
+                return "no [IdentityResolvingKey] section: the device shared no key when it paired (pair it over LE with bluetoothctl; see Phones and watches in the agent's documentation)"
             case .malformedKey(let reason):
                 return "[IdentityResolvingKey] Key \(reason)"
             }

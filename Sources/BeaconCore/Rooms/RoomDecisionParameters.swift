@@ -1,6 +1,6 @@
 /// Every setting of the room decision, with documented defaults chosen on the nine walking traces
 /// of shared/data and checked on the SAL bay's five recordings, one set for both sites
-/// (`presence-bench evaluate`; the README's table shows how they trade speed against stability).
+/// (`presence-bench evaluate`; the Room decisions article of PresenceAggregator.docc shows how they trade speed against stability).
 ///
 /// Scores are in dB: a node's evidence scores `−10·n·log₁₀(distance)`, which is its filtered RSSI
 /// relative to the beacon's measured power with the node's calibration offset applied (the distance
@@ -14,7 +14,7 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     /// A challenger's lead over the current room counts only above this many dB, default 0.25 dB.
     /// Small on purpose: the integrated lead (`evidenceToSwitch`) already asks more time of a slim
     /// lead than of a decisive one, which served the traces better than a large instantaneous
-    /// margin (see the README's table); raise it to demand a minimum lead at every instant.
+    /// margin (see the Room decisions article's table); raise it to demand a minimum lead at every instant.
     public var margin: Double
     /// The challenger must have led by more than the margin without a break for this long,
     /// seconds, default 1.5 s.

@@ -102,7 +102,7 @@ public struct SiteModel: Sendable, Hashable {
     /// moves by a few dB — another beacon's transmit power, a phone in a pocket, a person instead of
     /// a car carrying it — while each room's pattern across the nodes stays; measured, it lifts the
     /// one walking recording of the SAL bay, learned from four car recordings, from 0.68 to 0.77
-    /// and costs the cars little (README "Learned site model").
+    /// and costs the cars little (the site model article of PresenceAggregator.docc).
     public static func reference<Values: Sequence>(_ heard: Values) -> Double where Values.Element == Double {
         var sum = 0.0, count = 0
         for value in heard {

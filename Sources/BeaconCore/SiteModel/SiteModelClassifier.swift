@@ -14,7 +14,7 @@ import Darwin
 /// nodes just inside the door are the loudest while the car stands just *outside* it; a model
 /// weighing all nodes together learns that, where signal strength alone calls it inside for
 /// another 7–8 s. Measured leave-one-recording-out on the bay's five recordings: 0.837 / 6 flaps /
-/// 3.45 s with the looks, 0.89 / 3 / 2.05 s with this (README "Learned site model").
+/// 3.45 s with the looks, 0.890 / 3 / 1.95 s with this (the site model article of PresenceAggregator.docc).
 ///
 /// The features of a moment (`features`), in this order:
 /// - per model room, its physics score: the mean linear power of its nodes that hear the beacon,

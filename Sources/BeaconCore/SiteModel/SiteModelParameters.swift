@@ -1,5 +1,5 @@
 /// The hyper-parameters of a site model: one fixed set for every site (chosen by
-/// leave-one-recording-out on both shared sites, README "Learned site model"), written into each
+/// leave-one-recording-out on both shared sites, the site model article of PresenceAggregator.docc), written into each
 /// model file so a model decides as it was judged.
 public struct SiteModelParameters: Sendable, Hashable {
     /// Learning takes one feature snapshot per beacon every this many seconds (time, not message
