@@ -1,27 +1,34 @@
 import BeaconCore
 import Testing
 
-/// A two-room site seen by three nodes: `a` hears the beacon loud in room `A`, `b` in room `B`,
-/// `c` (between) the same in both.
-private func twoRoomModel(_ parameters: SiteModelParameters = .default) -> SiteModel {
+/// A model learned from one labelled minute-long recording of beacon `b1`: `second(t)` gives, for
+/// each whole second, the true room and what each node (with its room) publishes.
+private func learnedModel(seconds: Int, _ parameters: SiteModelParameters = .default,
+                          _ second: (Int) -> (room: String, heard: [(node: String, room: String, rssi: Double)])) -> SiteModel {
     var learner = SiteModelLearner(parameters: parameters)
     var measurements: [SiteModelLearner.Measurement] = []
     var truth: [TruthSample] = []
     let beacon = BeaconID(rawValue: "b1")
-    func heard(_ node: String, _ room: String, _ rssi: Double, _ t: Double) {
-        measurements.append(.init(time: Instant(seconds: t), evidence: NodeEvidence(
-            beacon: beacon, node: node, room: room, rssiFiltered: rssi, sigma: 1, distance: 2, proximity: .near)))
-    }
-    for second in 0..<60 {
-        let t = Double(second)
-        let inA = second < 30
-        heard("a", "A", inA ? -60 : -80, t)
-        heard("b", "B", inA ? -80 : -60, t + 0.1)
-        heard("c", "C", -70, t + 0.2)
-        truth.append(TruthSample(time: Instant(seconds: t), beacon: beacon, room: inA ? "A" : "B"))
+    for index in 0..<seconds {
+        let t = Double(index)
+        let (room, heard) = second(index)
+        for (offset, node) in heard.enumerated() {
+            measurements.append(.init(time: Instant(seconds: t + 0.1 * Double(offset)), evidence: NodeEvidence(
+                beacon: beacon, node: node.node, room: node.room, rssiFiltered: node.rssi, sigma: 1, distance: 2, proximity: .near)))
+        }
+        truth.append(TruthSample(time: Instant(seconds: t), beacon: beacon, room: room))
     }
     learner.add(measurements: measurements, truth: truth)
     return learner.model()!
+}
+
+/// A two-room site seen by three nodes: `a` hears the beacon loud in room `A`, `b` in room `B`,
+/// `c` (between) the same in both.
+private func twoRoomModel(_ parameters: SiteModelParameters = .default) -> SiteModel {
+    learnedModel(seconds: 60, parameters) { second in
+        let inA = second < 30
+        return (inA ? "A" : "B", [("a", "A", inA ? -60 : -80), ("b", "B", inA ? -80 : -60), ("c", "C", -70)])
+    }
 }
 
 private func evidence(_ node: String, _ room: String, _ rssi: Double?, beacon: String = "b1") -> NodeEvidence {
@@ -114,26 +121,13 @@ private func physics(_ room: String, beacon: String = "b1") -> RoomDecision {
     /// At a doorway the loudest node is not the room: learned from the pattern across the nodes,
     /// the classifier places the beacon where the truth says while physics (the loudest room) would not.
     @Test func theClassifierLearnsWhatSignalStrengthAloneGetsWrong() {
-        var learner = SiteModelLearner()
-        var measurements: [SiteModelLearner.Measurement] = []
-        var truth: [TruthSample] = []
-        let beacon = BeaconID(rawValue: "b1")
-        func heard(_ node: String, _ room: String, _ rssi: Double, _ t: Double) {
-            measurements.append(.init(time: Instant(seconds: t), evidence: NodeEvidence(
-                beacon: beacon, node: node, room: room, rssiFiltered: rssi, sigma: 1, distance: 2, proximity: .near)))
-        }
         // Inside, the far inside node `deep` is loudest; just outside the door, the door node
         // `door` (inside) is loudest but `deep` has fallen away and `out` is rising.
-        for second in 0..<120 {
-            let t = Double(second)
+        let model = learnedModel(seconds: 120) { second in
             let inside = (second / 20) % 2 == 0
-            heard("door", "inside", inside ? -66 : -58, t)
-            heard("deep", "inside", inside ? -57 : -75, t + 0.1)
-            heard("out", "outside", inside ? -78 : -64, t + 0.2)
-            truth.append(TruthSample(time: Instant(seconds: t), beacon: beacon, room: inside ? "inside" : "outside"))
+            return (inside ? "inside" : "outside",
+                    [("door", "inside", inside ? -66 : -58), ("deep", "inside", inside ? -57 : -75), ("out", "outside", inside ? -78 : -64)])
         }
-        learner.add(measurements: measurements, truth: truth)
-        let model = learner.model()!
         var filter = SiteModelFilter(model: model)
         let door = model.nodeIndex("door")!, deep = model.nodeIndex("deep")!, out = model.nodeIndex("out")!
         for step in 0..<30 {
