@@ -12,8 +12,10 @@ struct LearnCommand: ParsableCommand {
         abstract: "Learns a site model from labelled recordings (NAME.trace.csv + NAME.truth.csv) and writes it as JSON.",
         discussion: """
             Prints the rooms, nodes and samples per room it learned, and each recording's score under \
-            a model learned from the others (leave-one-recording-out): accuracy, flaps and median \
-            switch latency as presence-bench evaluate defines them. The model's hyper-parameters are \
+            a model learned from the others (leave-one-recording-out) beside the physics decision's: \
+            accuracy, flaps and median switch latency as presence-bench evaluate defines them. A model \
+            that does not beat physics there is written with "decision": "physics", and --model then \
+            decides with physics. The model's hyper-parameters are \
             one fixed set for every site; the options below that change them are for experiments.
             """
     )
@@ -24,7 +26,7 @@ struct LearnCommand: ParsableCommand {
     @Option(help: "The model file to write (JSON).")
     var output: String
 
-    @Flag(help: "Skip the leave-one-recording-out score (it replays every recording once per recording).")
+    @Flag(help: "Skip the leave-one-recording-out score and the verdict (it replays every recording once per recording); the model then decides.")
     var noScore = false
 
     @Option(help: "Experiment: evidence rate per second.") var evidenceRate: Double?

@@ -9,10 +9,13 @@ import Darwin
 /// How each room of a site looks to the site's nodes, learned from labelled recordings
 /// (`SiteModelLearner`) and used to decide rooms (`SiteModelFilter`, `SiteModelDecider`).
 ///
-/// For every room and node: how often the node hears the beacon while it is in that room
-/// (`heard`), and a Gaussian of the filtered RSSI the node then publishes (`mean`, `sigma`). The
-/// features are the measurements nodes publish — what the live aggregator receives — so a model
-/// learned offline decides live on the same footing. Saved as versioned JSON (`SiteModel+JSON`).
+/// It holds a room classifier (`SiteModelClassifier`, which decides) and, for every room and node,
+/// how often the node hears the beacon while it is in that room (`heard`) and a Gaussian of the
+/// filtered RSSI the node then publishes (`mean`, `sigma`): a readable picture of the site, and what
+/// a version 1 file, without a classifier, decides by. `decision` is `learn`'s verdict: whether the
+/// model beat physics on the recordings it was learned from. The features are the measurements
+/// nodes publish — what the live aggregator receives — so a model learned offline decides live on
+/// the same footing. Saved as versioned JSON (`SiteModel+JSON`).
 public struct SiteModel: Sendable, Hashable {
     /// The `format` field of a model file.
     public static let format = "beacon-presence-site-model"

@@ -15,7 +15,9 @@ import Darwin
 /// `staleAfter`) — exactly what `SiteModelFilter` sees live — and files it under the true room at
 /// that time. A node counts only in recordings where it published something, so a node added
 /// later is not learned as "never hears anything" from older walks. `not_home` truth is skipped
-/// (going away is the away timeout's business).
+/// (going away is the away timeout's business). Every `classifierInterval` seconds the snapshot is
+/// also kept as a moment for the room classifier, fitted when the model is made (a node absent
+/// from a recording is unknown in its moments, not unheard).
 public struct SiteModelLearner: Sendable {
     struct Stats: Sendable {
         var snapshots = 0.0
