@@ -185,6 +185,21 @@ import Testing
         try await aggregator.stop()
     }
 
+    /// An operator retires a node by clearing its retained info: its device leaves Home Assistant
+    /// (every discovery config of the node cleared, nothing else), once; heard again, it returns.
+    @Test func aClearedNodeInfoRemovesTheNodeDevice() throws {
+        var core = AggregatorCore(configuration: .default, softwareVersion: "1.0")
+        _ = core.announceAggregator()
+        #expect(core.nodeInfo(node: "hall-1", payload: []).isEmpty)  // never announced: nothing to remove
+        let announced = core.nodeInfo(node: "hall-1", payload: Array(#"{"node":"hall-1","room":"hall","version":"2.0"}"#.utf8))
+        let removed = core.nodeInfo(node: "hall-1", payload: [])
+        #expect(Set(removed.map(\.topic)) == Set(announced.map(\.topic)))
+        #expect(removed.allSatisfy { $0.payload.isEmpty && $0.retain })
+        #expect(core.nodeInfo(node: "hall-1", payload: []).isEmpty)
+        let back = core.nodeStatus(node: "hall-1", online: true, at: Instant(seconds: 1))
+        #expect(Set(back.map(\.topic)).isSuperset(of: Set(announced.map(\.topic))))
+    }
+
     /// The core alone: rooms from node info, measurements and restored locations, each config
     /// of a new room before the first location in it; nodes announced once, after the aggregator.
     @Test func coreAnnouncesRoomsAndNodesBeforeUse() throws {
@@ -203,7 +218,6 @@ import Testing
         #expect(core.discovery?.rooms == ["hall"])
         #expect(core.nodeInfo(node: "hall-1", payload: Array(#"{"node":"hall-1","room":"hall","version":"2.0"}"#.utf8)).isEmpty)
         #expect(core.nodeInfo(node: "hall-1", payload: Array("not json".utf8)).isEmpty)
-        #expect(core.nodeInfo(node: "hall-1", payload: []).isEmpty)
 
         // A restored beacon in a room nobody has reported yet keeps it as an option.
         let restored = BeaconLocation(id: "alice-keys", beacon: beaconID, name: "Alice's keys", room: "attic", distance: 2,

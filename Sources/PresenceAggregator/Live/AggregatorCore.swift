@@ -336,10 +336,17 @@ public struct AggregatorCore: Sendable {
     }
 
     /// A node's retained info (`{"node","room","version",…}`): its device shows its room (as the
-    /// suggested area) and version, and its room joins the room sensors' options. An empty
-    /// (cleared) or unreadable message changes nothing: the info is a display, not evidence.
+    /// suggested area) and version, and its room joins the room sensors' options. An unreadable
+    /// message changes nothing: the info is a display, not evidence. A cleared info (empty
+    /// payload) is how an operator retires a node, since the agent itself never clears it: the
+    /// node's device leaves Home Assistant (its discovery configs cleared), and comes back if the
+    /// node is heard from again.
     public mutating func nodeInfo(node: String, payload: [UInt8]) -> [AggregatorPublication] {
-        guard discovery != nil, !payload.isEmpty,
+        if payload.isEmpty {
+            guard let discovery, let id = TopicLevelID(node), nodeDevices.removeValue(forKey: id) != nil else { return [] }
+            return HomeAssistantDiscovery.NodeEntity.allCases.map { .clear(discovery.configTopic($0, node: id)) }
+        }
+        guard discovery != nil,
             let value = try? JSONParser.parse(payload, maximumBytes: 4096, maximumDepth: 4),
             case .object(let object) = value
         else { return [] }
