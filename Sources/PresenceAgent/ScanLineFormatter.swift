@@ -6,8 +6,9 @@ public enum ScanLineFormatter {
     /// `timestamp`, `address`, `addressType`, `eventType`, `rssi`, then `format` and `beacon` and the
     /// format's own fields (MQTT.md names: `uuid`, `major`, `minor`, `measuredPower`, …), then what
     /// only some reports carry: `reportTxPower`, PHYs and SID of extended reports, `dataStatus` when
-    /// not complete, and the advertised `localName`.
-    public static func json(_ advertisement: DecodedAdvertisement) -> String {
+    /// not complete, and the advertised `localName`; `device`, the known device it comes from
+    /// (`scan --config`/`--state-dir`), last.
+    public static func json(_ advertisement: DecodedAdvertisement, device: String? = nil) -> String {
         let report = advertisement.report
         var json = JSONObjectWriter()
         json.add("timestamp", ISO8601Timestamp.string(from: advertisement.time))
@@ -28,11 +29,13 @@ public enum ScanLineFormatter {
         }
         if report.dataStatus != .complete { json.add("dataStatus", report.dataStatus.description) }
         if let name = AdvertisingData(report.data).localName { json.add("localName", name) }
+        if let device { json.add("device", device) }
         return json.json
     }
 
     /// `2021-02-01T03:28:00.181Z a4:c1:38:bf:6f:ab public scan_rsp -49 ibeacon-…-20594-62207 measuredPower=-62`
-    public static func text(_ advertisement: DecodedAdvertisement) -> String {
+    /// (then `device=alice-phone` for a known device).
+    public static func text(_ advertisement: DecodedAdvertisement, device: String? = nil) -> String {
         let report = advertisement.report
         var parts = [
             ISO8601Timestamp.string(from: advertisement.time),
@@ -47,6 +50,7 @@ public enum ScanLineFormatter {
         } else if let name = AdvertisingData(report.data).localName {
             parts.append("localName=\(name)")
         }
+        if let device { parts.append("device=\(device)") }
         return parts.joined(separator: " ")
     }
 

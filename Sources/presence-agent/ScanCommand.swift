@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import BeaconCore
 import BluetoothHCI
 import PresenceAgent
@@ -36,6 +37,12 @@ struct ScanCommand: ParsableCommand {
     @Option(name: .long, help: "Stop after this many seconds (simulated seconds for the simulator).")
     var duration: Double?
 
+    @Option(name: .long, help: "The agent's YAML file: each line from one of its known devices (beacons: by beacon id, phones and watches by their key) ends with device=ID.")
+    var config: String?
+
+    @Option(name: .long, help: "The agent's state directory: the known devices the broker pushed (beacons.json) name lines as --config does, and replace the file's, as in the agent.")
+    var stateDir: String?
+
     func validate() throws {
         if let speed, !(speed >= 0 && speed.isFinite) { throw ValidationError("--speed must be 0 or more") }
         if let duration, !(duration > 0 && duration.isFinite) { throw ValidationError("--duration must be more than 0 seconds") }
@@ -59,6 +66,7 @@ struct ScanCommand: ParsableCommand {
         } catch {
             exitWithError(error.description)
         }
+        var names = ScanDeviceNames(knownBeacons: knownDevices())
         StopSignal.install()
         var output = OutputBuffer()
         let format = json ? ScanLineFormatter.json : ScanLineFormatter.text
@@ -75,7 +83,7 @@ struct ScanCommand: ParsableCommand {
         sayNotices()
         do {
             while !StopSignal.requested {
-                let more = try feed.poll(timeout: 0.2) { output.line(format($0)) }
+                let more = try feed.poll(timeout: 0.2) { output.line(format($0, names.isEmpty ? nil : names.name(of: $0))) }
                 sayNotices()
                 if !more { break }
                 // Live sources print as they hear; a capture prints in large blocks.
@@ -92,6 +100,30 @@ struct ScanCommand: ParsableCommand {
         if feed.malformedEventCount > 0 {
             printError("\(specification): skipped \(feed.malformedEventCount) malformed advertising events")
         }
+    }
+}
+
+extension ScanCommand {
+    /// The known devices to name: the list the broker pushed (kept in `--state-dir`) when there is
+    /// one, else the `beacons:` of `--config` — as the agent would know them. A file that does not
+    /// read or parse stops the scan with status 2, naming it.
+    func knownDevices() -> [KnownBeacon] {
+        var known: [KnownBeacon] = []
+        if let config {
+            var settings = AgentConfiguration()
+            guard let text = try? String(contentsOfFile: config, encoding: .utf8) else { exitWithError("\(config): cannot read it") }
+            settings.apply(yaml: text, file: config)
+            if let problem = settings.problems.first { exitWithError("\(problem)") }
+            known = settings.knownBeacons
+        }
+        if let stateDir {
+            do {
+                if let pushed = try ScanDeviceNames.pushedBeacons(stateDirectory: stateDir) { known = pushed }
+            } catch {
+                exitWithError(error.description)
+            }
+        }
+        return known
     }
 }
 

@@ -35,6 +35,59 @@ import TestSupport
         #expect(Set(decoded.map(\.address)).count == 36)
     }
 
+    /// Checking an enrolment before running the agent: a phone rotating its resolvable private
+    /// address under a key of the agent's file is named on every line by its id, a known beacon by
+    /// its alias, a phone with a key nobody has not at all — and the key is printed nowhere. A list
+    /// the broker pushed (kept in the state directory) replaces the file's, as in the agent.
+    @Test func knownPhonesAndBeaconsAreNamedByTheirIdNeverByTheirKey() throws {
+        let aliceKey = "ec0234a357c8ad05341010a60a397d9b", uuid = "fda50693-a4e2-4fb1-afcf-c6eb07647825"
+        let work = NSTemporaryDirectory() + "scan-known-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: work + "/state", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        func person(_ name: String, _ minor: Int, irk: String?) -> String {
+            #"{"name":"\#(name)","uuid":"\#(uuid)","major":1,"minor":\#(minor),"measuredPower":-59,"address":"c4:a1:b2:c3:d4:0\#(minor)""#
+                + (irk.map { #","irk":"\#($0)""# } ?? "") + "}"
+        }
+        let scenario = #"{"rooms":[{"id":"kitchen","x":0,"y":0,"width":5,"height":4}],"nodes":[{"id":"kitchen-1","room":"kitchen","x":2.5,"y":2}],"#
+            + #""people":["# + [person("Alice", 1, irk: aliceKey), person("Bob", 2, irk: nil),
+                                person("Dave", 4, irk: "0f0e0d0c0b0a09080706050403020100")].joined(separator: ",")
+            + #"],"seed":19,"pathLossExponent":2.7,"noiseSigma":3,"wallLoss":6,"advertisingInterval":1,"sensitivity":-98,"#
+            + #""dwellMin":1000,"dwellMax":1000,"walkingSpeed":1.2,"addressRotation":20}"#
+        try scenario.write(toFile: work + "/scenario.json", atomically: true, encoding: .utf8)
+        try """
+            node: kitchen-1
+            room: kitchen
+            beacons:
+              - { irk: \(aliceKey), id: alice-phone, name: Alice's iPhone }
+              - { beacon: ibeacon-\(uuid)-1-2, id: bob, name: Bob }
+
+            """.write(toFile: work + "/agent.yaml", atomically: true, encoding: .utf8)
+        let arguments = ["--source", "simulate:" + work + "/scenario.json", "--duration", "60", "--speed", "0", "--config", work + "/agent.yaml"]
+        let result = try scan(arguments)
+        #expect(result.status == 0, "\(result.errors)")
+        let lines = result.output.split(separator: "\n")
+        let alice = lines.filter { $0.hasSuffix(" device=alice-phone") }
+        // Her address changes every 20 s: three or four addresses in a minute, every one named.
+        #expect(Set(alice.map { $0.split(separator: " ")[1] }).count >= 3, "\(result.output)")
+        #expect(lines.filter { $0.hasSuffix(" device=bob") }.count >= 30)
+        #expect(lines.filter { $0.contains("device=") }.count == alice.count + lines.filter { $0.hasSuffix(" device=bob") }.count)
+        #expect(!result.output.lowercased().contains(aliceKey) && !result.output.contains("0f0e0d0c"))
+
+        // The broker pushed a list with Bob only: Alice's phone is no longer known.
+        try #"{"revision":4,"beacons":[{"beacon":"ibeacon-\#(uuid)-1-2","id":"bob","name":"Bob"}]}"#
+            .write(toFile: work + "/state/beacons.json", atomically: true, encoding: .utf8)
+        let pushed = try scan(arguments + ["--state-dir", work + "/state", "--json"])
+        #expect(pushed.status == 0, "\(pushed.errors)")
+        #expect(!pushed.output.contains("alice-phone"))
+        #expect(pushed.output.contains(#","device":"bob"}"#))
+
+        // A state file that does not parse names the file, status 2.
+        try "{oops".write(toFile: work + "/state/beacons.json", atomically: true, encoding: .utf8)
+        let broken = try scan(arguments + ["--state-dir", work + "/state"])
+        #expect(broken.status == 2)
+        #expect(broken.errors.hasPrefix("error: \(work)/state/beacons.json: "), "\(broken.errors)")
+    }
+
     @Test func aFileThatIsNotACaptureIsOneErrorLineAndStatus2() throws {
         let notACapture = NSTemporaryDirectory() + "not-a-capture-\(UUID().uuidString).log"
         try Data("hello, this is not btsnoop\n".utf8).write(to: URL(fileURLWithPath: notACapture))
