@@ -344,7 +344,7 @@ public struct AggregatorCore: Sendable {
     public mutating func nodeInfo(node: String, payload: [UInt8]) -> [AggregatorPublication] {
         if payload.isEmpty {
             guard let discovery, let id = TopicLevelID(node), nodeDevices.removeValue(forKey: id) != nil else { return [] }
-            return HomeAssistantDiscovery.NodeEntity.allCases.map { .clear(discovery.configTopic($0, node: id)) }
+            return discovery.nodeRemovals(node: id)
         }
         guard discovery != nil,
             let value = try? JSONParser.parse(payload, maximumBytes: 4096, maximumDepth: 4),

@@ -294,6 +294,11 @@ public struct HomeAssistantDiscovery: Sendable {
         NodeEntity.allCases.map { .retained(configTopic($0, node: node), nodePayload($0, node: node, device: device)) }
     }
 
+    /// The empty retained messages that remove one node's device (every entity of it).
+    public func nodeRemovals(node: TopicLevelID) -> [AggregatorPublication] {
+        NodeEntity.allCases.map { .clear(configTopic($0, node: node)) }
+    }
+
     /// The discovery payload of one entity of a node.
     public func nodePayload(_ entity: NodeEntity, node: TopicLevelID, device nodeDevice: NodeDevice) -> String {
         let status = topics.nodeStatus(node)
