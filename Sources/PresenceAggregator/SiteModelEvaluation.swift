@@ -49,12 +49,13 @@ public enum SiteModelEvaluation {
             Self.median(recordings.compactMap(\.score.medianSwitchLatency))
         }
 
-        /// Whether these figures are better than `other`'s on the same recordings: more accurate,
-        /// with at most two more flaps per recording. Accuracy first, since it already pays for late
-        /// and wrong rooms; the allowance is the flap budget issue 14 sets a learned model (10 over
-        /// five recordings), so a model that buys accuracy with flapping beyond it is kept out.
-        public func beats(_ other: Summary) -> Bool {
-            meanAccuracy > other.meanAccuracy && flaps <= other.flaps + 2 * recordings.count
+        /// `learn`'s verdict when these are a model's figures and `physics` the physics decision's on
+        /// the same recordings: the model decides when it is more accurate, with at most two more
+        /// flaps per recording. Accuracy first, since it already pays for late and wrong rooms; the
+        /// allowance is the flap budget issue 14 sets a learned model (10 over five recordings), so
+        /// a model that buys accuracy with flapping beyond it is kept out.
+        public func verdict(against physics: Summary) -> SiteModel.Decision {
+            meanAccuracy > physics.meanAccuracy && flaps <= physics.flaps + 2 * recordings.count ? .model : .physics
         }
 
         static func median(_ values: [Double]) -> Double? {
@@ -133,31 +134,83 @@ public enum SiteModelEvaluation {
     public static func leaveOneOut(_ recordings: [Recording], parameters: SiteModelParameters = .default,
                                    tracking: TrackingParameters = .default,
                                    decision: RoomDecisionParameters = .default, judging: Bool = false) -> Summary {
-        let measurements = recordings.map { published($0, tracking: tracking) }
-        let physicsScores = judging ? recordings.map { score($0, model: nil, tracking: tracking, decision: decision) } : []
+        let site = Site(recordings, parameters: parameters, tracking: tracking, decision: decision, physics: judging)
+        return Summary(recordings: site.heldOut(Array(recordings.indices), judge: judging))
+    }
+
+    /// What `learn` writes and prints: the model learned from every recording, with its verdict
+    /// from its leave-one-out figures against the physics decision's on the same recordings (with
+    /// fewer than two recordings there is nothing to judge by: no figures, and the model decides).
+    public struct Judgement: Sendable {
+        public var model: SiteModel
+        /// Each recording under the model learned from the others.
+        public var leaveOneOut: Summary?
+        /// Each recording under the physics decision alone.
+        public var physics: Summary?
+
+        public init(model: SiteModel, leaveOneOut: Summary? = nil, physics: Summary? = nil) {
+            self.model = model
+            self.leaveOneOut = leaveOneOut
+            self.physics = physics
+        }
+    }
+
+    /// Learns from every recording and judges the model (`Judgement`); nil when nothing falls within
+    /// the truth. Each recording's published measurements are worked out once for all of it.
+    public static func judge(_ recordings: [Recording], parameters: SiteModelParameters = .default,
+                             tracking: TrackingParameters = .default,
+                             decision: RoomDecisionParameters = .default) -> Judgement? {
+        let site = Site(recordings, parameters: parameters, tracking: tracking, decision: decision,
+                        physics: recordings.count >= 2)
+        guard var model = site.learn(Array(recordings.indices)) else { return nil }
+        guard recordings.count >= 2 else { return Judgement(model: model) }
+        let leaveOneOut = Summary(recordings: site.heldOut(Array(recordings.indices), judge: false))
+        let physics = site.physicsSummary(Array(recordings.indices))
+        model.decision = leaveOneOut.verdict(against: physics)
+        return Judgement(model: model, leaveOneOut: leaveOneOut, physics: physics)
+    }
+
+    /// A site's recordings with what every leave-one-out over them needs, worked out once: each
+    /// recording's published measurements and, when asked, its score under the physics decision.
+    private struct Site {
+        let recordings: [Recording]
+        let measurements: [[SiteModelLearner.Measurement]]
+        let physicsScores: [RoomDecisionScore]
+        let parameters: SiteModelParameters
+        let tracking: TrackingParameters
+        let decision: RoomDecisionParameters
+
+        init(_ recordings: [Recording], parameters: SiteModelParameters, tracking: TrackingParameters,
+             decision: RoomDecisionParameters, physics: Bool) {
+            self.recordings = recordings
+            measurements = recordings.map { SiteModelEvaluation.published($0, tracking: tracking) }
+            physicsScores = physics ? recordings.map { score($0, model: nil, tracking: tracking, decision: decision) } : []
+            self.parameters = parameters
+            self.tracking = tracking
+            self.decision = decision
+        }
+
+        func learn(_ members: [Int]) -> SiteModel? {
+            SiteModelEvaluation.learn(members.map { (measurements[$0], recordings[$0].truth) }, parameters: parameters)
+        }
+
+        func physicsSummary(_ members: [Int]) -> Summary {
+            Summary(recordings: members.map { RecordingScore(name: recordings[$0].name, score: physicsScores[$0]) })
+        }
+
+        /// Each member scored under a model learned from the other members; with `judge`, that model
+        /// decides as its verdict among those others says.
         func heldOut(_ members: [Int], judge: Bool) -> [RecordingScore] {
             members.map { index in
                 let others = members.filter { $0 != index }
-                var model = learn(others.map { (measurements[$0], recordings[$0].truth) }, parameters: parameters)
+                var model = learn(others)
                 if judge, others.count >= 2, model != nil {
-                    let inner = Summary(recordings: heldOut(others, judge: false))
-                    let physics = Summary(recordings: others.map { RecordingScore(name: recordings[$0].name, score: physicsScores[$0]) })
-                    model?.decision = inner.beats(physics) ? .model : .physics
+                    model?.decision = Summary(recordings: heldOut(others, judge: false)).verdict(against: physicsSummary(others))
                 }
                 return RecordingScore(name: recordings[index].name,
                                       score: score(recordings[index], model: model, tracking: tracking, decision: decision))
             }
         }
-        return Summary(recordings: heldOut(Array(recordings.indices), judge: judging))
-    }
-
-    /// Each recording decided by the physics decision alone (no model): what a learned model has to
-    /// beat on the same recordings before it is worth deciding with.
-    public static func physics(_ recordings: [Recording], tracking: TrackingParameters = .default,
-                               decision: RoomDecisionParameters = .default) -> Summary {
-        Summary(recordings: recordings.map {
-            RecordingScore(name: $0.name, score: score($0, model: nil, tracking: tracking, decision: decision))
-        })
     }
 
     /// A recording's score decided with `model` (the physics decision alone when nil), pooled over

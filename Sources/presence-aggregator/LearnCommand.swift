@@ -61,19 +61,20 @@ struct LearnCommand: ParsableCommand {
             StandardOutput.error("learn: \(traces): \(error.localizedDescription)\n")
             throw ExitCode(2)
         }
-        guard var model = SiteModelEvaluation.learn(recordings, parameters: parameters, tracking: tracking) else {
+        let judgement: SiteModelEvaluation.Judgement?
+        if noScore {
+            judgement = SiteModelEvaluation.learn(recordings, parameters: parameters, tracking: tracking)
+                .map { SiteModelEvaluation.Judgement(model: $0) }
+        } else {
+            // A model that does not beat physics on its own site's recordings would make decisions
+            // worse: the file then says so and `run --model` decides with physics.
+            judgement = SiteModelEvaluation.judge(recordings, parameters: parameters, tracking: tracking)
+        }
+        guard let judgement else {
             StandardOutput.error("learn: \(traces): nothing to learn (no measurement falls within its truth)\n")
             throw ExitCode(2)
         }
-        var judged: (model: SiteModelEvaluation.Summary, physics: SiteModelEvaluation.Summary)?
-        if !noScore, recordings.count >= 2 {
-            let summary = SiteModelEvaluation.leaveOneOut(recordings, parameters: parameters, tracking: tracking)
-            let physics = SiteModelEvaluation.physics(recordings, tracking: tracking)
-            // A model that does not beat physics on its own site's recordings would make decisions
-            // worse: the file then says so and `run --model` decides with physics.
-            model.decision = summary.beats(physics) ? .model : .physics
-            judged = (summary, physics)
-        }
+        let model = judgement.model
         do {
             try Data(model.json.utf8).write(to: URL(fileURLWithPath: output))
         } catch {
@@ -85,14 +86,14 @@ struct LearnCommand: ParsableCommand {
         out.write("nodes (\(model.nodes.count)): \(model.nodes.joined(separator: ", "))")
         out.write("rooms (\(model.rooms.count)), samples of \(Self.format(model.parameters.sampleInterval)) s each:")
         for (index, room) in model.rooms.enumerated() { out.write("  \(room): \(model.samples[index])") }
-        if let judged {
+        if let leaveOneOut = judgement.leaveOneOut, let physics = judgement.physics {
             out.write("leave-one-recording-out (each recording decided by a model learned from the others),")
             out.write("beside the physics decision (no model) on the same recording:")
             out.write("  recording: model accuracy / flaps / median switch latency | physics")
-            for (model, alone) in zip(judged.model.recordings, judged.physics.recordings) {
+            for (model, alone) in zip(leaveOneOut.recordings, physics.recordings) {
                 out.write("  \(model.name): \(Self.figures(model.score)) | \(Self.figures(alone.score))")
             }
-            for (name, summary) in [("model:  ", judged.model), ("physics:", judged.physics)] {
+            for (name, summary) in [("model:  ", leaveOneOut), ("physics:", physics)] {
                 out.write("  \(name) mean accuracy \(Self.format(summary.meanAccuracy)), flaps \(summary.flaps), median switch latency "
                     + (summary.medianSwitchLatency.map { Self.format($0) + " s" } ?? "-"))
             }
