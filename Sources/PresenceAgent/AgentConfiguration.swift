@@ -106,6 +106,16 @@ public struct AgentConfiguration: Sendable, Equatable {
     static let trackingKeys: Set<String> = ["pathLossExponent", "rssiOffset", "measuredPower", "heartbeat", "rssiStep"]
     static let regionKeys: Set<String> = ["exitDelay"]
 
+    /// Applies the YAML file at `path` (`--config`) over the current values; a file that cannot be
+    /// read is a problem named `--config`. `run`, `check-config` and `scan` read it so.
+    public mutating func apply(file path: String) {
+        if let text = try? String(contentsOfFile: path, encoding: .utf8) {
+            apply(yaml: text, file: path)
+        } else {
+            problems.append(Error("--config", "cannot read '\(path)'"))
+        }
+    }
+
     /// Applies a YAML document over the current values. `file` names the file in errors. Every
     /// mistake is kept in `problems` (the valid settings are applied all the same).
     public mutating func apply(yaml text: String, file: String) {

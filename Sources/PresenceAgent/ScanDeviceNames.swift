@@ -15,9 +15,9 @@ public struct ScanDeviceNames: Sendable {
         var aliases: [BeaconID: String] = [:]
         for known in knownBeacons where known.irk == nil { aliases[known.beacon] = known.topicID }
         aliasByBeacon = aliases
-        let keyed = knownBeacons.filter { $0.irk != nil }
-        resolver = PrivateAddressResolver(hashes: keyed.map { AgentCore.crypto.addressHash(for: $0.irk!) })
-        resolvedNames = keyed.map(\.topicID)
+        let keys = AgentCore.resolvingKeys(knownBeacons)
+        resolver = keys.resolver
+        resolvedNames = keys.devices.map(\.topicID)
     }
 
     /// No known device: nothing to name.
@@ -26,11 +26,9 @@ public struct ScanDeviceNames: Sendable {
     /// The known device `advertisement` comes from, nil for any other.
     public mutating func name(of advertisement: DecodedAdvertisement) -> String? {
         if let alias = aliasByBeacon[advertisement.beaconID] { return alias }
+        guard !resolver.isEmpty else { return nil }
         let report = advertisement.report
-        guard !resolver.isEmpty, IdentityResolvingKey.isResolvablePrivateAddress(report.address, type: report.addressType),
-            let index = resolver.resolve(report.address)
-        else { return nil }
-        return resolvedNames[index]
+        return AgentCore.resolve(report.address, type: report.addressType, with: &resolver).map { resolvedNames[$0] }
     }
 
     /// The list the broker last pushed, as the agent kept it in its state directory

@@ -51,13 +51,7 @@ struct AgentOptions: ParsableArguments {
     /// mistakes are collected in `problems` for `resolve` to report, all of them.
     func configuration(environment: [String: String] = ProcessInfo.processInfo.environment) -> AgentConfiguration {
         var settings = AgentConfiguration()
-        if let config {
-            if let text = try? String(contentsOfFile: config, encoding: .utf8) {
-                settings.apply(yaml: text, file: config)
-            } else {
-                settings.problems.append(AgentConfiguration.Error("--config", "cannot read '\(config)'"))
-            }
-        }
+        if let config { settings.apply(file: config) }
         settings.apply(environment: environment)
         if let node { settings.set(\.node, to: node, key: "node", flag: "--node") }
         if let room { settings.set(\.room, to: room, key: "room", flag: "--room") }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import BeaconCore
 import BluetoothHCI
 import PresenceAgent
@@ -111,8 +110,7 @@ extension ScanCommand {
         var known: [KnownBeacon] = []
         if let config {
             var settings = AgentConfiguration()
-            guard let text = try? String(contentsOfFile: config, encoding: .utf8) else { exitWithError("\(config): cannot read it") }
-            settings.apply(yaml: text, file: config)
+            settings.apply(file: config)
             if let problem = settings.problems.first { exitWithError("\(problem)") }
             known = settings.knownBeacons
         }
