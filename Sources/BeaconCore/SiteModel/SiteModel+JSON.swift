@@ -26,16 +26,10 @@ extension SiteModel {
         text += "  \"format\": \(JSONText.quoted(Self.format)),\n"
         text += "  \"version\": \(Self.version),\n"
         text += "  \"decision\": \(JSONText.quoted(decision.rawValue)),\n"
-        let p = parameters
-        let values: [(String, Double)] = [
-            ("sampleInterval", p.sampleInterval), ("evidenceRate", p.evidenceRate), ("switchRate", p.switchRate),
-            ("outlierShare", p.outlierShare), ("outlierRange", p.outlierRange), ("minimumSigma", p.minimumSigma),
-            ("priorSnapshots", p.priorSnapshots), ("switchOdds", p.switchOdds), ("staleAfter", p.staleAfter),
-            ("classifierInterval", p.classifierInterval), ("classifierPenalty", p.classifierPenalty),
-            ("classifierIterations", p.classifierIterations),
-        ]
         text += "  \"parameters\": {"
-        text += values.map { "\(JSONText.quoted($0.0)): \(JSONObjectWriter.number($0.1, decimals: 6))" }.joined(separator: ", ")
+        text += Self.parameterFields.map { field in
+            "\(JSONText.quoted(field.key)): \(JSONObjectWriter.number(parameters[keyPath: field.value], decimals: 6))"
+        }.joined(separator: ", ")
         text += "},\n  \"rooms\": [\n"
         for (roomIndex, room) in rooms.enumerated() {
             text += "    {\"name\": \(JSONText.quoted(room)), \"samples\": \(samples[roomIndex]), \"nodes\": {\n"
@@ -239,28 +233,28 @@ extension SiteModel {
         return Look(heard: heard, mean: mean, sigma: sigma)
     }
 
+    /// Every hyper-parameter of the file's `parameters`, in the order written, with the values a
+    /// file may give it: one list for writing, for the known keys and for reading.
+    private static var parameterFields: [(key: String, value: WritableKeyPath<SiteModelParameters, Double>, range: ClosedRange<Double>)] {
+        [("sampleInterval", \.sampleInterval, 0.01...60), ("evidenceRate", \.evidenceRate, 0...1000),
+         ("switchRate", \.switchRate, 0...1000), ("outlierShare", \.outlierShare, 0...0.5),
+         ("outlierRange", \.outlierRange, 1...1000), ("minimumSigma", \.minimumSigma, 0.1...100),
+         ("priorSnapshots", \.priorSnapshots, 0...1_000_000), ("switchOdds", \.switchOdds, 1...1_000_000),
+         ("staleAfter", \.staleAfter, 0.1...86_400), ("classifierInterval", \.classifierInterval, 0.01...60),
+         ("classifierPenalty", \.classifierPenalty, 0...1000), ("classifierIterations", \.classifierIterations, 0...100_000)]
+    }
+
     private static func parameters(from value: JSONValue, at path: FieldPath) throws(ConfigError) -> SiteModelParameters {
         let reader = try JSONFieldReader(value, at: path)
-        try reader.rejectUnknownKeys(["sampleInterval", "evidenceRate", "switchRate", "outlierShare", "outlierRange",
-                                      "minimumSigma", "priorSnapshots", "switchOdds", "staleAfter",
-                                      "classifierInterval", "classifierPenalty", "classifierIterations"])
-        var p = SiteModelParameters.default
-        func read(_ key: String, _ range: ClosedRange<Double>, into value: inout Double) throws(ConfigError) {
-            if let given = reader.optional(key) { value = try reader.number(given, key: key, in: range) }
+        let fields = parameterFields
+        try reader.rejectUnknownKeys(fields.map(\.key))
+        var parameters = SiteModelParameters.default
+        for field in fields {
+            if let given = reader.optional(field.key) {
+                parameters[keyPath: field.value] = try reader.number(given, key: field.key, in: field.range)
+            }
         }
-        try read("sampleInterval", 0.01...60, into: &p.sampleInterval)
-        try read("evidenceRate", 0...1000, into: &p.evidenceRate)
-        try read("switchRate", 0...1000, into: &p.switchRate)
-        try read("outlierShare", 0...0.5, into: &p.outlierShare)
-        try read("outlierRange", 1...1000, into: &p.outlierRange)
-        try read("minimumSigma", 0.1...100, into: &p.minimumSigma)
-        try read("priorSnapshots", 0...1_000_000, into: &p.priorSnapshots)
-        try read("switchOdds", 1...1_000_000, into: &p.switchOdds)
-        try read("staleAfter", 0.1...86_400, into: &p.staleAfter)
-        try read("classifierInterval", 0.01...60, into: &p.classifierInterval)
-        try read("classifierPenalty", 0...1000, into: &p.classifierPenalty)
-        try read("classifierIterations", 0...100_000, into: &p.classifierIterations)
-        return p
+        return parameters
     }
 
     /// A syntax error with its byte offset turned into a line number.
