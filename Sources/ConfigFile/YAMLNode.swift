@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// A YAML value as `YAMLReader` reads a configuration file: a scalar, a list or a mapping, with the
 /// line it starts on (from 1), so every setting's error can name its line.
 ///
@@ -92,20 +94,19 @@ public struct YAMLScalar: Hashable, Sendable {
 
 /// A YAML mapping with text keys in file order. Keys are unique (the reader rejects repeats).
 public struct YAMLMapping: Hashable, Sendable {
-    public private(set) var keys: [String]
+    /// The keys, with each one's position.
+    private var index = OrderedKeys()
     public private(set) var values: [YAMLNode]
     /// The line of each key, from 1.
     public private(set) var keyLines: [Int]
-    /// Positions by key, built only past `linearSearchLimit` entries, so a file with 100,000 keys
-    /// costs linear, not quadratic, time to check for repeats.
-    private var positions: [String: Int]?
-    private static let linearSearchLimit = 16
 
     public init() {
-        keys = []
         values = []
         keyLines = []
     }
+
+    /// The keys, in file order.
+    public var keys: [String] { index.keys }
 
     public static func == (left: YAMLMapping, right: YAMLMapping) -> Bool {
         left.keys == right.keys && left.values == right.values
@@ -117,41 +118,28 @@ public struct YAMLMapping: Hashable, Sendable {
     }
 
     public subscript(key: String) -> YAMLNode? {
-        guard let position = position(of: key) else { return nil }
+        guard let position = index.position(of: key) else { return nil }
         return values[position]
     }
 
     /// The line of `key`, if present.
     public func line(of key: String) -> Int? {
-        position(of: key).map { keyLines[$0] }
+        index.position(of: key).map { keyLines[$0] }
     }
 
-    public var count: Int { keys.count }
+    public var count: Int { index.count }
 
     /// The entries in file order.
     public var entries: [(key: String, line: Int, value: YAMLNode)] {
         keys.indices.map { (keys[$0], keyLines[$0], values[$0]) }
     }
 
-    private func position(of key: String) -> Int? {
-        if let positions { return positions[key] }
-        return keys.firstIndex(of: key)
-    }
-
     /// Appends an entry; false (and nothing added) when the key is already present.
     @discardableResult
     public mutating func append(key: String, value: YAMLNode, line: Int = 0) -> Bool {
-        guard position(of: key) == nil else { return false }
-        keys.append(key)
+        guard index.append(key) else { return false }
         values.append(value)
         keyLines.append(line)
-        if positions != nil {
-            positions?[key] = keys.count - 1
-        } else if keys.count > Self.linearSearchLimit {
-            var built: [String: Int] = [:]
-            for (position, key) in keys.enumerated() { built[key] = position }
-            positions = built
-        }
         return true
     }
 }

@@ -48,48 +48,33 @@ public struct JSONNumber: Hashable, Sendable {
 
 /// A JSON object with its members in message order. Keys are unique (the parser rejects repeats).
 public struct JSONObject: Hashable, Sendable {
-    /// The members' keys, in message order.
-    public private(set) var keys: [String]
+    /// The members' keys, with each one's position.
+    private var index = OrderedKeys()
     /// The members' values, in the order of `keys`.
     public private(set) var values: [JSONValue]
-    /// Positions by key, built only once an object grows past `linearSearchLimit` members, so a
-    /// hostile object with 100,000 keys costs linear, not quadratic, time to parse.
-    private var positions: [String: Int]?
-    private static let linearSearchLimit = 16
 
     /// Creates an empty object.
     public init() {
-        keys = []
         values = []
     }
 
+    /// The members' keys, in message order.
+    public var keys: [String] { index.keys }
+
     /// The value for `key`.
     public subscript(key: String) -> JSONValue? {
-        guard let position = position(of: key) else { return nil }
+        guard let position = index.position(of: key) else { return nil }
         return values[position]
     }
 
     /// The number of members.
-    public var count: Int { keys.count }
-
-    private func position(of key: String) -> Int? {
-        if let positions { return positions[key] }
-        return keys.firstIndex(of: key)
-    }
+    public var count: Int { index.count }
 
     /// Appends a member; false (and nothing added) when the key is already present.
     @discardableResult
     mutating func append(key: String, value: JSONValue) -> Bool {
-        guard position(of: key) == nil else { return false }
-        keys.append(key)
+        guard index.append(key) else { return false }
         values.append(value)
-        if positions != nil {
-            positions?[key] = keys.count - 1
-        } else if keys.count > Self.linearSearchLimit {
-            var built: [String: Int] = [:]
-            for (position, key) in keys.enumerated() { built[key] = position }
-            positions = built
-        }
         return true
     }
 }
