@@ -44,14 +44,18 @@ enum SpeedBenchmarks {
     /// rooms, each beacon strongest at a node of its own room, RSSI with noise, the aggregator's
     /// one-second tick included; and `RoomDecider.update` alone on the same evidence.
     /// Each loop stops after `updates` updates or `seconds` seconds, whichever comes first.
-    static func aggregator(beacons: Int, nodes: Int, rooms: Int, updates: Int, seconds: Double)
+    /// With `siteModel`, the aggregator decides with a site model of the same nodes and rooms
+    /// (`aggregatorSiteModel`), as `run --model` does.
+    static func aggregator(beacons: Int, nodes: Int, rooms: Int, updates: Int, seconds: Double, siteModel: Bool = false)
         -> (corePerSecond: Double, deciderPerSecond: Double, publications: Int, coreUpdates: Int)
     {
         let measurements = aggregatorMeasurements(beacons: beacons, nodes: nodes, rooms: rooms)
         let distinct = measurements.count
         // A measurement every 10 µs of simulated time: each beacon heard by each node about once a second.
         let step = 1.0 / Double(distinct)
-        var core = AggregatorCore(configuration: AggregatorConfiguration(), softwareVersion: "bench")
+        var configuration = AggregatorConfiguration()
+        if siteModel { configuration.siteModel = aggregatorSiteModel(nodes: nodes, rooms: rooms) }
+        var core = AggregatorCore(configuration: configuration, softwareVersion: "bench")
         var published = 0
         var nextTick = 1.0
         let budget = seconds.isFinite ? UInt64(seconds * 1e9) : UInt64.max
@@ -82,6 +86,22 @@ enum SpeedBenchmarks {
         let deciderSeconds = Double(BenchProcess.threadCPUNanoseconds() - deciderStart) / 1e9
         blackHole(decisions)
         return (Double(coreUpdates) / coreSeconds, Double(updates) / deciderSeconds, published, coreUpdates)
+    }
+
+    /// A site model of the aggregator figure's site: every node hears every room, and the classifier
+    /// weighs each room's physics score (what it costs does not depend on what it learned).
+    static func aggregatorSiteModel(nodes: Int, rooms: Int) -> SiteModel {
+        let roomNames = (0..<rooms).map { "room-\($0)" }
+        let nodeNames = (0..<nodes).map { "node-\($0)" }.sorted()
+        let width = SiteModelClassifier.featureCount(rooms: rooms, nodes: nodes)
+        let weights = (0..<rooms).map { room in (0..<width).map { $0 == room ? 1.0 : 0 } }
+        return SiteModel(
+            rooms: roomNames, nodes: nodeNames,
+            looks: Array(repeating: Array(repeating: .init(heard: 1, mean: 0, sigma: 3), count: nodes), count: rooms),
+            samples: Array(repeating: 100, count: rooms), parameters: .default,
+            nodeRooms: nodeNames.map { "room-\(Int($0.dropFirst(5))! % rooms)" },
+            classifier: SiteModelClassifier(means: Array(repeating: 0, count: width), scales: Array(repeating: 1, count: width),
+                                            weights: weights, biases: Array(repeating: 0, count: rooms)))
     }
 
     /// The aggregator figure's input: one second of measurements, `beacons` × `nodes`, replayed

@@ -103,6 +103,10 @@ struct SpeedCommand: ParsableCommand {
             // A house: 50 beacons, 10 nodes in 5 rooms (the room messages stay short).
             let house = SpeedBenchmarks.aggregator(beacons: 50, nodes: 10, rooms: 5, updates: updates, seconds: budget)
             out["aggregatorUpdatesPerSecond50Beacons"] = Int(house.corePerSecond)
+            // The same 10,000 beacons decided by a site model (`run --model`).
+            let modelled = SpeedBenchmarks.aggregator(
+                beacons: 10_000, nodes: 10, rooms: 5, updates: updates, seconds: budget, siteModel: true)
+            out["aggregatorUpdatesPerSecondSiteModel"] = Int(modelled.corePerSecond)
             // Untimed: what those loops publish, to check that a change publishes the same bytes.
             let published = SpeedBenchmarks.aggregatorFingerprint(beacons: 10_000, nodes: 10, rooms: 5, updates: updates)
             out["aggregatorPublications"] = published.publications
