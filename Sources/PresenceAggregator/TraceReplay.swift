@@ -138,7 +138,8 @@ public struct TraceReplay: Sendable {
         let physics = decider.tick(at: time)
         if model != nil {
             let decider = self.decider
-            decisions += model!.tick(at: time) { decider.decision(for: $0) }.map { TimedDecision(time: time, decision: $0) }
+            decisions += model!.tick(at: time, physicsRoom: { decider.room(of: $0) }, physics: { decider.decision(for: $0) })
+                .map { TimedDecision(time: time, decision: $0) }
         } else {
             decisions += physics.map { TimedDecision(time: time, decision: $0) }
         }
@@ -151,8 +152,10 @@ public struct TraceReplay: Sendable {
         if keepsPublished { publishedMeasurements.append(.init(time: time, evidence: evidence)) }
         let physics = decider.update(evidence, at: time)
         if model != nil {
-            let current = decider.decision(for: evidence.beacon)
-            return model!.update(evidence, physics: current, at: time).map { [TimedDecision(time: time, decision: $0)] } ?? []
+            let decider = self.decider
+            return model!.update(evidence, physicsRoom: decider.room(of: evidence.beacon),
+                                 physics: { decider.decision(for: evidence.beacon) }, at: time)
+                .map { [TimedDecision(time: time, decision: $0)] } ?? []
         }
         return physics.map { [TimedDecision(time: time, decision: $0)] } ?? []
     }

@@ -406,6 +406,19 @@ extension RoomDecider {
         return summary
     }
 
+    /// The slot's decided room, nil before deciding started: its name alone, without building the
+    /// decision (`decision(in:)` builds every room's candidate distance).
+    public func room(in slot: BeaconSlot) -> String? {
+        guard slotBeacons.indices.contains(slot.index), slotBeacons[slot.index] != nil, let room = states[slot.index].room
+        else { return nil }
+        return roomNames[Int(room)]
+    }
+
+    /// The beacon's decided room, nil before deciding started or for a beacon not followed.
+    public func room(of beacon: BeaconID) -> String? {
+        slotIndex(of: beacon).flatMap { room(in: BeaconSlot(index: $0)) }
+    }
+
     /// The room name of a code of `RoomDecisionSummary`.
     public func roomName(code: Int32) -> String {
         roomNames.indices.contains(Int(code)) ? roomNames[Int(code)] : ""

@@ -55,57 +55,87 @@ public struct SiteModelClassifier: Sendable, Hashable {
     /// index of its room among the model's rooms (nil when it stands in none). nil features are
     /// unknown (an offline node's).
     public static func features(heard: [Double?], available: [Bool], nodeRooms: [Int?], roomCount: Int) -> [Double?] {
-        var features = [Double?](repeating: nil, count: featureCount(rooms: roomCount, nodes: heard.count))
-        var power = [Double](repeating: 0, count: roomCount)
-        var counts = [Int](repeating: 0, count: roomCount)
-        var sum = 0.0, hearing = 0
-        for node in heard.indices where available[node] {
-            guard let rssi = heard[node] else { continue }
-            sum += rssi
-            hearing += 1
-            if let room = nodeRooms[node], room < roomCount {
-                power[room] += pow(10, rssi / 10)
-                counts[room] += 1
+        let width = featureCount(rooms: roomCount, nodes: heard.count)
+        let values = [Double](unsafeUninitializedCapacity: width) { buffer, count in
+            writeFeatures(heard: heard, available: available, nodeRooms: nodeRooms, roomCount: roomCount, into: buffer)
+            count = width
+        }
+        return values.map { $0.isNaN ? nil : $0 }
+    }
+
+    /// `features` written into `out` (`featureCount` long, uninitialized or not), NaN for an unknown
+    /// value: the live filter's path, which allocates nothing per step.
+    static func writeFeatures(heard: [Double?], available: [Bool], nodeRooms: [Int?], roomCount: Int,
+                              into out: UnsafeMutableBufferPointer<Double>) {
+        out.initialize(repeating: .nan)
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * roomCount) { scratch in
+            // Per room: its nodes' summed linear power, then how many of them hear the beacon.
+            scratch.initialize(repeating: 0)
+            var sum = 0.0, hearing = 0
+            for node in heard.indices where available[node] {
+                guard let rssi = heard[node] else { continue }
+                sum += rssi
+                hearing += 1
+                if let room = nodeRooms[node], room < roomCount {
+                    scratch[room] += pow(10, rssi / 10)
+                    scratch[roomCount + room] += 1
+                }
+            }
+            var loudest = -Double.infinity
+            for room in 0..<roomCount where scratch[roomCount + room] > 0 {
+                scratch[room] = 10 * log10(scratch[room] / scratch[roomCount + room])
+                loudest = max(loudest, scratch[room])
+            }
+            for room in 0..<roomCount {
+                let heard = scratch[roomCount + room] > 0
+                out[room] = loudest.isFinite && heard ? max(scratch[room] - loudest, -20) : -20
+            }
+            let reference = hearing > 0 ? sum / Double(hearing) : 0
+            for node in heard.indices where available[node] {
+                out[roomCount + node] = heard[node].map { $0 - reference } ?? 0
+                out[roomCount + heard.count + node] = heard[node] == nil ? 0 : 1
             }
         }
-        var scores = [Double](repeating: -.infinity, count: roomCount)
-        for room in 0..<roomCount where counts[room] > 0 {
-            scores[room] = 10 * log10(power[room] / Double(counts[room]))
-        }
-        let loudest = scores.max() ?? -.infinity
-        for room in 0..<roomCount {
-            features[room] = loudest.isFinite && scores[room].isFinite ? max(scores[room] - loudest, -20) : -20
-        }
-        let reference = hearing > 0 ? sum / Double(hearing) : 0
-        for node in heard.indices where available[node] {
-            features[roomCount + node] = heard[node].map { $0 - reference } ?? 0
-            features[roomCount + heard.count + node] = heard[node] == nil ? 0 : 1
-        }
-        return features
     }
 
     /// Per room, log p(room | features) − log prior(room): how much this moment speaks for each
     /// room beyond how common it was in training (the HMM filter brings its own prior).
     public func logLikelihoods(_ features: [Double?], logPriors: [Double]) -> [Double] {
-        var logits = biases
-        for room in logits.indices {
-            let row = weights[room]
-            var sum = biases[room]
-            for index in features.indices where index < row.count {
-                guard let value = features[index] else { continue }  // unknown: standardized 0
-                sum += row[index] * (value - means[index]) / scales[index]
-            }
-            logits[room] = sum
-        }
-        let top = logits.max() ?? 0
-        var total = 0.0
-        for logit in logits { total += exp(logit - top) }
-        let normalizer = top + log(total)
-        return logits.indices.map { room in
-            let logProbability = max(logits[room] - normalizer, log(1e-6))
-            return logProbability - (room < logPriors.count ? logPriors[room] : 0)
+        let values = features.map { $0 ?? .nan }
+        return [Double](unsafeUninitializedCapacity: biases.count) { out, count in
+            values.withUnsafeBufferPointer { logLikelihoods(of: $0, logPriors: logPriors, into: out) }
+            count = biases.count
         }
     }
+
+    /// `logLikelihoods` of features as `writeFeatures` writes them (NaN unknown: standardized 0),
+    /// into `out` (one per room, uninitialized or not).
+    func logLikelihoods(of features: UnsafeBufferPointer<Double>, logPriors: [Double],
+                        into out: UnsafeMutableBufferPointer<Double>) {
+        var top = -Double.infinity
+        for room in biases.indices {
+            let row = weights[room]
+            var sum = biases[room]
+            for index in 0..<min(features.count, row.count) {
+                let value = features[index]
+                guard !value.isNaN else { continue }
+                sum += row[index] * (value - means[index]) / scales[index]
+            }
+            out.initializeElement(at: room, to: sum)
+            top = max(top, sum)
+        }
+        if !top.isFinite { top = 0 }
+        var total = 0.0
+        for room in biases.indices { total += exp(out[room] - top) }
+        let normalizer = top + log(total)
+        for room in biases.indices {
+            let logProbability = max(out[room] - normalizer, Self.logFloor)
+            out[room] = logProbability - (room < logPriors.count ? logPriors[room] : 0)
+        }
+    }
+
+    /// The least log-probability a room is given: no moment rules a room out for good.
+    static let logFloor = log(1e-6)
 
     /// Fits the regression to `rows` (each a moment's features, nil as unknown) labelled with room
     /// indices: mean cross-entropy plus `penalty`·‖weights‖², by Nesterov's accelerated gradient

@@ -43,39 +43,68 @@ public struct SiteModelDecider: Sendable {
     /// after the same measurement. Returns the decision when the beacon's room changed or deciding
     /// started for it.
     public mutating func update(_ evidence: NodeEvidence, physics: RoomDecision?, at time: Instant) -> RoomDecision? {
+        update(evidence, physicsRoom: physics?.room, physics: { physics }, at: time)
+    }
+
+    /// `update(_:physics:at:)` for a caller whose physics decision costs to build: `physicsRoom` is
+    /// its room (nil before deciding started), and `physics` is asked for the whole decision only
+    /// when the decided room changes (building one per measurement, with every room's candidate
+    /// distance, took a third of the live aggregator's time with a model).
+    public mutating func update(_ evidence: NodeEvidence, physicsRoom: String?, physics: () -> RoomDecision?,
+                                at time: Instant) -> RoomDecision? {
         guard time.seconds.isFinite, !offline.contains(evidence.node) else { return nil }
-        var state = beacons[evidence.beacon] ?? BeaconState(filter: SiteModelFilter(model: model))
+        let node = model.nodeIndex(evidence.node)
+        if node == nil, !reportedUnknown.contains(evidence.node) {
+            reportedUnknown.insert(evidence.node)
+            unreportedUnknown.append(evidence.node)
+        }
+        if !beacons.keys.contains(evidence.beacon) {
+            beacons[evidence.beacon] = BeaconState(filter: SiteModelFilter(model: model))
+        }
+        guard let index = beacons.index(forKey: evidence.beacon) else { return nil }
+        // Changed in place: a copy taken out would share the filter's arrays, and every write would
+        // copy them again.
+        return Self.update(&beacons.values[index], evidence: evidence, node: node, model: model,
+                           physicsRoom: physicsRoom, physics: physics, at: time)
+    }
+
+    private static func update(_ state: inout BeaconState, evidence: NodeEvidence, node: Int?, model: SiteModel,
+                               physicsRoom: String?, physics: () -> RoomDecision?, at time: Instant) -> RoomDecision? {
         if evidence.isSilence {
             state.held[evidence.node] = nil
         } else {
             state.held[evidence.node] = Held(room: evidence.room, distance: evidence.distance,
                                              proximity: evidence.proximity, time: time)
         }
-        if let node = model.nodeIndex(evidence.node) {
+        if let node {
             let rssi: Double? = evidence.isSilence ? nil : evidence.rssiFiltered
             state.filter.observe(node: node, rssi: rssi, at: time)
             if rssi != nil { state.modelHeard = true }
         } else {
             state.filter.advance(to: time)
-            if !reportedUnknown.contains(evidence.node) {
-                reportedUnknown.insert(evidence.node)
-                unreportedUnknown.append(evidence.node)
-            }
         }
-        let decision = evaluate(&state, beacon: evidence.beacon, physics: physics, at: time)
-        beacons[evidence.beacon] = state
-        return decision
+        return evaluate(&state, model: model, beacon: evidence.beacon, physicsRoom: physicsRoom, physics: physics, at: time)
     }
 
     /// Lets time pass for every beacon; `physics` gives each beacon's physics decision after its own
     /// tick. Returns the changed decisions, ordered by beacon.
     public mutating func tick(at time: Instant, physics: (BeaconID) -> RoomDecision?) -> [RoomDecision] {
+        tick(at: time, physicsRoom: { physics($0)?.room }, physics: physics)
+    }
+
+    /// `tick(at:physics:)` with each beacon's physics room apart from its whole decision, which is
+    /// asked for only when the beacon's decided room changes (as `update(_:physicsRoom:physics:at:)`).
+    public mutating func tick(at time: Instant, physicsRoom: (BeaconID) -> String?,
+                              physics: (BeaconID) -> RoomDecision?) -> [RoomDecision] {
         guard time.seconds.isFinite else { return [] }
         var changed: [RoomDecision] = []
         for beacon in beacons.keys.sorted() {
-            guard var state = beacons[beacon] else { continue }
+            guard var state = beacons.removeValue(forKey: beacon) else { continue }
             state.filter.advance(to: time)
-            if let decision = evaluate(&state, beacon: beacon, physics: physics(beacon), at: time) { changed.append(decision) }
+            if let decision = Self.evaluate(&state, model: model, beacon: beacon, physicsRoom: physicsRoom(beacon),
+                                       physics: { physics(beacon) }, at: time) {
+                changed.append(decision)
+            }
             beacons[beacon] = state
         }
         return changed
@@ -88,10 +117,14 @@ public struct SiteModelDecider: Sendable {
         let index = model.nodeIndex(node)
         var changed: [RoomDecision] = []
         for beacon in beacons.keys.sorted() {
-            guard var state = beacons[beacon] else { continue }
+            guard var state = beacons.removeValue(forKey: beacon) else { continue }
             if !online { state.held[node] = nil }
             if let index { state.filter.setAvailable(node: index, online, at: time) }
-            if let decision = evaluate(&state, beacon: beacon, physics: physics(beacon), at: time) { changed.append(decision) }
+            let current = physics(beacon)
+            if let decision = Self.evaluate(&state, model: model, beacon: beacon, physicsRoom: current?.room,
+                                            physics: { current }, at: time) {
+                changed.append(decision)
+            }
             beacons[beacon] = state
         }
         return changed
@@ -114,12 +147,12 @@ public struct SiteModelDecider: Sendable {
         return unreportedUnknown
     }
 
-    private func evaluate(_ state: inout BeaconState, beacon: BeaconID, physics: RoomDecision?,
-                          at time: Instant) -> RoomDecision? {
-        guard let physics else { return nil }
+    private static func evaluate(_ state: inout BeaconState, model: SiteModel, beacon: BeaconID, physicsRoom: String?,
+                          physics: () -> RoomDecision?, at time: Instant) -> RoomDecision? {
+        guard let physicsRoom else { return nil }
         let room: String
-        var confidence = physics.confidence
-        if physics.room == RoomDecision.notHome {
+        var confidence: Double?
+        if physicsRoom == RoomDecision.notHome {
             room = RoomDecision.notHome
             state.filter.reset()
             state.filter.advance(to: time)
@@ -129,17 +162,18 @@ public struct SiteModelDecider: Sendable {
             room = model.rooms[index]
             confidence = state.filter.posterior[index]
         } else {
-            room = physics.room
+            room = physicsRoom
         }
-        guard room != state.room else { return nil }
+        guard room != state.room, let physics = physics() else { return nil }
         state.room = room
         state.since = time
-        return decision(state, beacon: beacon, room: room, confidence: confidence, physics: physics, at: time)
+        return decision(state, model: model, beacon: beacon, room: room, confidence: confidence ?? physics.confidence,
+                        physics: physics, at: time)
     }
 
     /// The decision with the physics decision's details when it agrees on the room; otherwise the
     /// nearest node heard in the room, and every room's nearest distance, from the latest measurements.
-    private func decision(_ state: BeaconState, beacon: BeaconID, room: String, confidence: Double,
+    private static func decision(_ state: BeaconState, model: SiteModel, beacon: BeaconID, room: String, confidence: Double,
                           physics: RoomDecision, at time: Instant) -> RoomDecision {
         if physics.room == room {
             var decision = physics

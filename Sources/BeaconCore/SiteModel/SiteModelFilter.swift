@@ -84,13 +84,17 @@ public struct SiteModelFilter: Sendable {
         // Transition prior over dt: stay with e^(−λ·dt), else spread evenly over the rooms.
         let stay = exp(-max(0, parameters.switchRate) * dt)
         let spread = (1 - stay) / Double(logPosterior.count)
-        var updated = logPosterior.map { log(stay * exp($0) + spread) }
         let weight = parameters.evidenceRate * dt
-        if weight > 0, let likelihoods = meanLogLikelihoods() {
-            for room in updated.indices { updated[room] += weight * likelihoods[room] }
+        // In place and on the stack: this runs for every measurement of every beacon.
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: logPosterior.count) { likelihoods in
+            let hasEvidence = weight > 0 && writeMeanLogLikelihoods(into: likelihoods)
+            for room in logPosterior.indices {
+                logPosterior[room] = log(stay * exp(logPosterior[room]) + spread)
+                    + (hasEvidence ? weight * likelihoods[room] : 0)
+            }
         }
-        let total = Self.logSumExp(updated)
-        logPosterior = updated.map { $0 - total }
+        let total = Self.logSumExp(logPosterior)
+        for room in logPosterior.indices { logPosterior[room] -= total }
         decide()
     }
 
@@ -98,32 +102,48 @@ public struct SiteModelFilter: Sendable {
     /// log p(room | features) − log prior(room); with looks only (version 1), the mean over available
     /// model nodes of log p(feature | room). nil when no node is available.
     public func meanLogLikelihoods() -> [Double]? {
+        var known = false
+        let values = [Double](unsafeUninitializedCapacity: model.rooms.count) { out, count in
+            known = writeMeanLogLikelihoods(into: out)
+            count = model.rooms.count
+        }
+        return known ? values : nil
+    }
+
+    /// `meanLogLikelihoods` written into `out` (one per room, uninitialized or not); false, with
+    /// zeros written, when no node is available.
+    private func writeMeanLogLikelihoods(into out: UnsafeMutableBufferPointer<Double>) -> Bool {
+        out.initialize(repeating: 0)
+        guard available.contains(true) else { return false }
         if let classifier = model.classifier {
-            guard available.contains(true) else { return nil }
-            let features = SiteModelClassifier.features(heard: heard, available: available, nodeRooms: nodeRooms,
-                                                        roomCount: model.rooms.count)
-            return classifier.logLikelihoods(features, logPriors: logPriors)
+            let roomCount = model.rooms.count
+            let width = SiteModelClassifier.featureCount(rooms: roomCount, nodes: heard.count)
+            withUnsafeTemporaryAllocation(of: Double.self, capacity: width) { features in
+                SiteModelClassifier.writeFeatures(heard: heard, available: available, nodeRooms: nodeRooms,
+                                                  roomCount: roomCount, into: features)
+                classifier.logLikelihoods(of: UnsafeBufferPointer(features), logPriors: logPriors, into: out)
+            }
+            return true
         }
         let parameters = model.parameters
         let outlier = parameters.outlierShare / max(parameters.outlierRange, 1)
-        var sums = Array(repeating: 0.0, count: model.rooms.count)
         var count = 0
         let reference = SiteModel.reference(heard.indices.lazy.filter { available[$0] }.compactMap { heard[$0] })
         for node in heard.indices where available[node] {
             count += 1
-            for room in sums.indices {
+            for room in out.indices {
                 let look = model.looks[room][node]
                 if let rssi = heard[node] {
                     let z = (rssi - reference - look.mean) / look.sigma
                     let gaussian = exp(-0.5 * z * z) / (look.sigma * 2.5066282746310002)
-                    sums[room] += log(look.heard) + log((1 - parameters.outlierShare) * gaussian + outlier)
+                    out[room] += log(look.heard) + log((1 - parameters.outlierShare) * gaussian + outlier)
                 } else {
-                    sums[room] += log(1 - look.heard)
+                    out[room] += log(1 - look.heard)
                 }
             }
         }
-        guard count > 0 else { return nil }
-        return sums.map { $0 / Double(count) }
+        for room in out.indices { out[room] /= Double(count) }
+        return true
     }
 
     /// The decided room; before any time has passed, the room the current features make most

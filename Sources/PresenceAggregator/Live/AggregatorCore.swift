@@ -192,7 +192,8 @@ public struct AggregatorCore: Sendable {
             noteNode(measurement.node, room: measurement.isSilence ? nil : measurement.room, version: nil, into: &out)
         }
         if model != nil {
-            decision = model!.update(measurement.evidence, physics: decider.decision(in: slot), at: time)
+            decision = model!.update(measurement.evidence, physicsRoom: decider.room(in: slot),
+                                     physics: { decider.decision(in: slot) }, at: time)
         }
         if let decision {
             apply(decision, slot: slot.index, at: time, into: &out)
@@ -253,7 +254,7 @@ public struct AggregatorCore: Sendable {
         var decisions = decider.tick(at: time)
         if model != nil {
             let decider = self.decider
-            decisions = model!.tick(at: time) { decider.decision(for: $0) }
+            decisions = model!.tick(at: time, physicsRoom: { decider.room(of: $0) }, physics: { decider.decision(for: $0) })
         }
         for decision in decisions {
             guard let slot = decider.slot(of: decision.beacon) else { continue }
