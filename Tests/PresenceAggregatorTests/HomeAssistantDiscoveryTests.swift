@@ -1,6 +1,7 @@
 import BeaconCore
 import MQTTClient
 import PresenceAggregator
+import Synchronization
 import TestSupport
 import Testing
 
@@ -198,6 +199,74 @@ import Testing
         #expect(core.nodeInfo(node: "hall-1", payload: []).isEmpty)
         let back = core.nodeStatus(node: "hall-1", online: true, at: Instant(seconds: 1))
         #expect(Set(back.map(\.topic)).isSuperset(of: Set(announced.map(\.topic))))
+    }
+
+    /// A node retired while the aggregator was down (its info and status cleared then) left its
+    /// device in the broker's retained discovery: found at start, it is removed after the grace,
+    /// unless its node claims it by info, status or a measurement.
+    @Test func aNodeDeviceLeftFromBeforeIsRemovedUnlessItsNodeClaimsIt() throws {
+        var core = AggregatorCore(configuration: .default, softwareVersion: "1.0")
+        _ = core.announceAggregator()
+        let discovery = try #require(core.discovery)
+        let ghost = try #require(TopicLevelID("ghost-1")), kept = try #require(TopicLevelID("hall-1"))
+        let config = Array(#"{"name":"Connectivity"}"#.utf8)
+        core.retainedNodeDevice(node: ghost, payload: config, at: Instant(seconds: 0))
+        core.retainedNodeDevice(node: kept, payload: config, at: Instant(seconds: 0))
+        core.retainedNodeDevice(node: try #require(TopicLevelID("cleared-1")), payload: [], at: Instant(seconds: 0))
+        _ = core.nodeInfo(node: "hall-1", payload: Array(#"{"node":"hall-1","room":"hall"}"#.utf8))
+        #expect(core.tick(at: Instant(seconds: 9)).filter { $0.topic.hasPrefix("homeassistant/") }.isEmpty)
+        let removed = core.tick(at: Instant(seconds: 10)).filter { $0.topic.hasPrefix("homeassistant/") }
+        #expect(Set(removed.map(\.topic)) == Set(discovery.nodeRemovals(node: ghost).map(\.topic)))
+        #expect(removed.allSatisfy { $0.payload.isEmpty && $0.retain })
+        #expect(core.tick(at: Instant(seconds: 20)).filter { $0.topic.hasPrefix("homeassistant/") }.isEmpty)
+    }
+
+    @Test func nodeOfAConnectivityConfigTopic() throws {
+        let discovery = HomeAssistantDiscovery(prefix: "ha", topics: try #require(TopicScheme(root: "hq/presence")),
+                                               origin: .init(softwareVersion: "1"))
+        let node = try #require(TopicLevelID("hall_1"))
+        #expect(discovery.node(ofConnectivityConfigTopic: discovery.configTopic(.connectivity, node: node)) == node)
+        #expect(discovery.nodeConnectivityConfigFilter == "ha/binary_sensor/beaconpresence_hq_presence/+/config")
+        for other in ["ha/binary_sensor/beaconpresence_hq_presence/aggregator_connectivity/config",
+                      "ha/binary_sensor/beaconpresence_presence/node_hall_1_connectivity/config",
+                      "ha/sensor/beaconpresence_hq_presence/node_hall_1_beacons/config",
+                      "ha/binary_sensor/beaconpresence_hq_presence/node__connectivity/config"] {
+            #expect(discovery.node(ofConnectivityConfigTopic: other) == nil, "\(other)")
+        }
+    }
+
+    /// The same through a real broker: the device of a node retired while the aggregator was down
+    /// leaves Home Assistant after the aggregator starts; a node with retained info keeps its own.
+    @Test func aNodeRetiredWhileTheAggregatorWasDownLeavesHomeAssistant() async throws {
+        let broker = try await TestBroker.start()
+        let client = try await observer(broker)
+        let prefix = "homeassistant/binary_sensor/beaconpresence_presence"
+        for node in ["ghost-1", "hall-1"] {
+            try client.publish(topic: "\(prefix)/node_\(node)_connectivity/config", string: #"{"name":"Connectivity"}"#,
+                               qos: .atLeastOnce, retain: true)
+        }
+        try client.publish(topic: "presence/nodes/hall-1/info", string: #"{"node":"hall-1","room":"hall"}"#,
+                           qos: .atLeastOnce, retain: true)
+        let configs = MessageReader(try await client.subscribe("homeassistant/+/beaconpresence_presence/+/config"))
+        _ = try await configs.until { $0.topic.contains("node_hall-1_connectivity") && $0.retain }
+        let cleared = Mutex<Set<String>>([])
+        let reading = Task {
+            while let message = try? await configs.next(timeout: .seconds(60)) {
+                if message.payload.isEmpty { cleared.withLock { _ = $0.insert(message.topic) } }
+            }
+        }
+        defer { reading.cancel() }
+        let aggregator = try await LiveAggregator.start(on: broker, client: client)
+        let ghostTopics = Set(HomeAssistantDiscovery.NodeEntity.allCases.map { entity in
+            "homeassistant/\(entity == .connectivity ? "binary_sensor" : "sensor")/beaconpresence_presence/node_ghost-1_\(entity.rawValue)/config"
+        })
+        // Seen at some tick after the start; removed 10 s of the aggregator's clock later.
+        for _ in 0..<25 where !cleared.withLock({ $0.isSuperset(of: ghostTopics) }) {
+            try await aggregator.advance(by: 1)
+        }
+        try await eventually("the ghost's configs cleared") { cleared.withLock { $0.isSuperset(of: ghostTopics) } }
+        #expect(cleared.withLock { $0.allSatisfy { $0.contains("node_ghost-1_") } })
+        try await aggregator.stop()
     }
 
     /// The core alone: rooms from node info, measurements and restored locations, each config

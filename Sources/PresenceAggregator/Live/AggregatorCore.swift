@@ -118,6 +118,13 @@ public struct AggregatorCore: Sendable {
     public private(set) var discovery: HomeAssistantDiscovery?
     /// Nodes announced to Home Assistant as devices, with what their device shows.
     private var nodeDevices: [TopicLevelID: HomeAssistantDiscovery.NodeDevice] = [:]
+    /// Node devices the broker kept from before that no node has claimed yet, with when they were
+    /// seen: a node retired while the aggregator was down (its info and status cleared) left them.
+    private var unclaimedNodeDevices: [TopicLevelID: Instant] = [:]
+    /// How long a node device the broker kept waits for its node's info, status or a measurement
+    /// before it is removed, seconds. Retained messages arrive right after each SUBSCRIBE, so this
+    /// is ample, and a node that is merely down keeps its retained info and status.
+    public static let unclaimedNodeDeviceGrace = 10.0
     /// Whether the aggregator's own device was announced in this run (node devices name it).
     private var aggregatorAnnounced = false
     public private(set) var decider: RoomDecider
@@ -292,7 +299,19 @@ public struct AggregatorCore: Sendable {
         for room in dueAtTickRooms where rooms[room].isDueAtTick { markDue(room) }
         dueAtTickRooms.removeAll(keepingCapacity: true)
         publishDueRooms(into: &out)
+        if !unclaimedNodeDevices.isEmpty { removeUnclaimedNodeDevices(at: time, into: &out) }
         return out
+    }
+
+    private mutating func removeUnclaimedNodeDevices(at time: Instant, into out: inout [AggregatorPublication]) {
+        for (node, seen) in unclaimedNodeDevices.sorted(by: { $0.key < $1.key }) {
+            if nodeDevices[node] != nil {
+                unclaimedNodeDevices[node] = nil
+            } else if time.since(seen) >= Self.unclaimedNodeDeviceGrace, let discovery {
+                unclaimedNodeDevices[node] = nil
+                out += discovery.nodeRemovals(node: node)
+            }
+        }
     }
 
     private func isForgotten(_ slot: Int, at time: Instant) -> Bool {
@@ -358,6 +377,15 @@ public struct AggregatorCore: Sendable {
         var out: [AggregatorPublication] = []
         noteNode(node, room: room, version: version, into: &out)
         return out
+    }
+
+    /// A node device's retained connectivity config, as the broker kept it (`payload` non-empty)
+    /// from an earlier run. Unless the node's info, status or a measurement of it arrives within
+    /// `unclaimedNodeDeviceGrace`, a tick removes the device: its node was retired while the
+    /// aggregator was down.
+    public mutating func retainedNodeDevice(node: TopicLevelID, payload: [UInt8], at time: Instant) {
+        guard discovery != nil, !payload.isEmpty, nodeDevices[node] == nil, unclaimedNodeDevices[node] == nil else { return }
+        unclaimedNodeDevices[node] = time
     }
 
     /// The published location of a beacon, by canonical id, with the decider's latest distance,

@@ -49,6 +49,7 @@ public final class AggregatorService: Service, Sendable {
         case measurement(MQTTMessage)
         case nodeStatus(MQTTMessage)
         case nodeInfo(MQTTMessage)
+        case nodeDevice(MQTTMessage)
         case location(MQTTMessage)
         case homeAssistantStatus(MQTTMessage)
         case connection(MQTTConnectionEvent)
@@ -167,7 +168,13 @@ public final class AggregatorService: Service, Sendable {
         let statuses = try await connection.subscribe(topics.allNodeStatuses)
         let measurements = try await connection.subscribe(topics.allMeasurements, qos: .atMostOnce)
         var homeAssistant: MQTTSubscription?
-        if let discovery = core.discovery { homeAssistant = try await connection.subscribe(discovery.statusTopic) }
+        // The node devices announced before: one whose node no longer has info or status was
+        // retired while this aggregator was down, and is removed.
+        var nodeDevices: MQTTSubscription?
+        if let discovery = core.discovery {
+            homeAssistant = try await connection.subscribe(discovery.statusTopic)
+            nodeDevices = try await connection.subscribe(discovery.nodeConnectivityConfigFilter)
+        }
         // One filter for status, lease, claims and the sync echo: one stream keeps the broker's
         // order, which the election relies on.
         var leadershipSubscription: MQTTSubscription?
@@ -189,6 +196,9 @@ public final class AggregatorService: Service, Sendable {
                 group.addTask { for await message in measurements { input.yield(.measurement(message)) } }
                 if let homeAssistant = homeAssistant {
                     group.addTask { for await message in homeAssistant { input.yield(.homeAssistantStatus(message)) } }
+                }
+                if let nodeDevices {
+                    group.addTask { for await message in nodeDevices { input.yield(.nodeDevice(message)) } }
                 }
                 if let leadershipSubscription {
                     group.addTask { for await message in leadershipSubscription { input.yield(.leadership(message)) } }
@@ -287,6 +297,11 @@ public final class AggregatorService: Service, Sendable {
                     case .nodeInfo(let message):
                         guard let node = topics.nodeOfInfoTopic(message.topic) else { continue }
                         out = core.nodeInfo(node: node, payload: message.payload)
+                    case .nodeDevice(let message):
+                        // Only what the broker kept from before; our own configs come back unretained.
+                        guard message.retain, let node = core.discovery?.node(ofConnectivityConfigTopic: message.topic)
+                        else { continue }
+                        core.retainedNodeDevice(node: node, payload: message.payload, at: now)
                     case .location(let message):
                         // Only what the broker kept from before (retain flag set); our own live
                         // publications (or the leader's) come back without it.

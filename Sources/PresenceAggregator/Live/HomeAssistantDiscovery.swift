@@ -286,6 +286,18 @@ public struct HomeAssistantDiscovery: Sendable {
         "\(prefix)/\(entity.component)/\(siteID)/node_\(node)_\(entity.rawValue)/config"
     }
 
+    /// The topic filter of every node device's connectivity config of this site: what the broker
+    /// kept of the node devices announced before, read at start to find retired nodes.
+    public var nodeConnectivityConfigFilter: String { "\(prefix)/binary_sensor/\(siteID)/+/config" }
+
+    /// The node whose connectivity config `topic` is; nil for any other topic (the aggregator's own
+    /// connectivity, another site's).
+    public func node(ofConnectivityConfigTopic topic: String) -> TopicLevelID? {
+        let head = "\(prefix)/binary_sensor/\(siteID)/node_", tail = "_\(NodeEntity.connectivity.rawValue)/config"
+        guard topic.hasPrefix(head), topic.hasSuffix(tail), topic.utf8.count > head.utf8.count + tail.utf8.count else { return nil }
+        return TopicLevelID(String(topic.dropFirst(head.count).dropLast(tail.count)))
+    }
+
     /// The node device's identifier.
     public func nodeIdentifier(_ node: TopicLevelID) -> String { "\(siteID)/nodes/\(node)" }
 
