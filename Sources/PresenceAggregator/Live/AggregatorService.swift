@@ -166,9 +166,15 @@ public final class AggregatorService: Service, Sendable {
         // options before restored beacons are announced, not added one by one after them.
         var infos: MQTTSubscription?
         if core.discovery != nil { infos = try await connection.subscribe(topics.allNodeInfos) }
-        // The operator's known beacons, so that restored and new beacons mostly get their names
-        // at once (a location published before is re-published when the list comes).
+        let (inputs, input) = AsyncStream<Input>.makeStream()
+        // The operator's known beacons, relayed from now on: the broker sends the retained list
+        // right after this SUBACK, so it is an input several round trips ahead of the retained
+        // locations below, and a restored beacon is announced under its pushed id and name at
+        // once rather than under its canonical id and then moved (a beacon the list renames later
+        // is moved then: `AggregatorCore.applyPushedBeacons`).
         let knownBeacons = try await connection.subscribe(topics.configBeacons)
+        let knownBeaconsRelay = Task { for await message in knownBeacons { input.yield(.knownBeacons(message)) } }
+        defer { knownBeaconsRelay.cancel() }
         // Our own retained locations next: the broker sends them right after this SUBACK, so they
         // are restored before most measurements arrive.
         let locations = try await connection.subscribe(topics.location("+"))
@@ -185,11 +191,9 @@ public final class AggregatorService: Service, Sendable {
             leadershipSubscription = try await connection.subscribe("\(topics.root)/aggregator/#")
         }
 
-        let (inputs, input) = AsyncStream<Input>.makeStream()
         let ticks = clock.ticks(every: configuration.tickInterval)
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { for await message in knownBeacons { input.yield(.knownBeacons(message)) } }
                 group.addTask { for await message in locations { input.yield(.location(message)) } }
                 group.addTask { for await message in statuses { input.yield(.nodeStatus(message)) } }
                 if let infos {
