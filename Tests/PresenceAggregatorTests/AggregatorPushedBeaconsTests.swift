@@ -90,6 +90,24 @@ import Testing
         #expect(!first.contains { $0.topic.contains(carol.rawValue) && !$0.topic.hasPrefix("homeassistant/") })
     }
 
+    /// A location restored at start before the list is handled moves to the pushed id, room kept,
+    /// with no event: the restart must not look like a move.
+    @Test func aRestoredBeaconFollowsAListHandledAfterIt() throws {
+        var core = core()
+        let retained = BeaconLocation(
+            id: Self.bob.rawValue, beacon: Self.bob, name: Self.bob.rawValue, room: "office", distance: 2, proximity: .near,
+            node: "office-1", since: startTime + (-3600), confidence: 0.8, candidates: ["office": 2])
+        _ = core.restore(retained, at: startTime)
+        let out = try push(#"{"revision":3,"beacons":[{"beacon":"\#(Self.bob)","id":"bob-keys","name":"Bob's keys"}]}"#, to: &core)
+        let moved = try json(payload(out, "presence/locations/bob-keys"))
+        #expect(moved.string("room") == "office")
+        #expect(moved.string("name") == "Bob's keys")
+        #expect(moved.string("since") == "2025-11-22T07:00:00.000Z")
+        #expect(payload(out, "presence/locations/bob-keys/room") == "office")
+        #expect(payload(out, "presence/locations/\(Self.bob)") == "")
+        #expect(!out.contains { $0.topic == "presence/events" })
+    }
+
     @Test func aPushedAwayTimeoutDecidesWhenTheDeviceIsAway() throws {
         var core = core()
         _ = place(Self.bob, in: &core, at: startTime)
