@@ -64,10 +64,11 @@ let package = Package(
         ),
 
         // The aggregator service (room decisions over MQTT, Home Assistant discovery) and replay.
+        // IdentityCrypto: the SHA-256 that names a device pushed by its key in config/beacons.
         .target(
             name: "PresenceAggregator",
             dependencies: [
-                "BeaconCore", "MQTTClient", "ConfigFile",
+                "BeaconCore", "MQTTClient", "ConfigFile", "IdentityCrypto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

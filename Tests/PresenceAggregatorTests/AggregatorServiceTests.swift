@@ -96,6 +96,38 @@ import Testing
         #expect(text(try await status.next()) == "offline")
     }
 
+    /// The operator's retained `presence/config/beacons`, there before the aggregator starts, names
+    /// a beacon its file does not know; a later message renames it, and a bad one changes nothing.
+    @Test func followsTheOperatorsRetainedKnownBeacons() async throws {
+        let broker = try await TestBroker.start()
+        let bob = #"{"beacon":"\#(otherBeaconID)","id":"bob-keys""#
+        try broker.mosquittoPub(topic: "presence/config/beacons", message: #"{"revision":3,"beacons":[\#(bob),"name":"Bob's keys"}]}"#,
+                                qos: 1, retain: true)
+        let client = try await observer(broker)
+        let location = MessageReader(try await client.subscribe("presence/locations/bob-keys"))
+        let aggregator = try await LiveAggregator.start(on: broker, client: client) { $0.knownBeacons = [Self.alice] }
+        let service = aggregator.service
+        try await eventually("the retained list handled") { service.statistics.pushedBeaconLists == 1 }
+
+        try await aggregator.measure(otherBeaconID, [("kitchen-1", "kitchen", 1.0), ("hall-1", "hall", 4.0)])
+        try await aggregator.advance(by: 1)
+        let placed = try object(try await location.next())
+        #expect(placed.string("id") == "bob-keys")
+        #expect(placed.string("name") == "Bob's keys")
+        #expect(placed.string("room") == "kitchen")
+
+        try broker.mosquittoPub(topic: "presence/config/beacons", message: #"{"revision":4,"beacons":[\#(bob),"name":""}]}"#,
+                                qos: 1, retain: true)
+        try broker.mosquittoPub(topic: "presence/config/beacons", message: #"{"revision":5,"beacons":[\#(bob),"name":"Bob's spare keys"}]}"#,
+                                qos: 1, retain: true)
+        // The rejected revision 4 published nothing: the next location is revision 5's.
+        let renamed = try object(try await location.next())
+        #expect(renamed.string("name") == "Bob's spare keys")
+        #expect(renamed.string("room") == "kitchen")
+        try await eventually("three lists handled") { service.statistics.pushedBeaconLists == 3 }
+        try await aggregator.stop()
+    }
+
     /// A restart restores decisions from the retained locations: nobody is sent to `not_home`, the
     /// room keeps its `since`, and the next real move is an ordinary `room_changed`.
     @Test func restartRestoresDecisions() async throws {

@@ -26,8 +26,10 @@ public struct AggregatorConfiguration: Sendable {
     public var clientID: String
     /// Topic root, default `presence`.
     public var topics: TopicScheme
-    /// Known beacons: canonical id → alias (used in topics) and display name. Default none: every
-    /// beacon is published under its canonical id.
+    /// Known beacons: canonical id → alias (used in topics), display name and own away timeout.
+    /// Default none: every beacon is published under its canonical id. The live aggregator merges
+    /// them with the operator's `<root>/config/beacons`, these entries winning for the beacons they
+    /// name (`AggregatorKnownBeacons`).
     public var knownBeacons: [KnownBeacon]
     /// The room decision's parameters, default `RoomDecisionParameters.default`.
     public var decision: RoomDecisionParameters

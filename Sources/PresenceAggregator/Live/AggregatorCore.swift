@@ -26,6 +26,11 @@ import BeaconCore
 ///   `evictedBeacons`; its room's message waits for the next tick, since under a flood every
 ///   measurement evicts). Known beacons are never evicted. Memory therefore stays bounded under a
 ///   flood of random beacon ids, while decisions for the known beacons are unaffected.
+/// - The known beacons are the file's `beacons:` merged with the operator's `<root>/config/beacons`
+///   (`applyPushedBeacons`, `AggregatorKnownBeacons`). When that list changes, each tracked beacon
+///   follows at once: a new name re-publishes its location, its room's list and its discovery
+///   configs; a new id moves its topics (the old ones cleared); its own away timeout, and whether
+///   it may be evicted or forgotten, change with it.
 ///
 /// Speed: a measurement hashes its beacon id once (the decider's slot, which also indexes this
 /// type's own per-beacon array), and the location JSON is built only when published. A room keeps
@@ -61,6 +66,10 @@ public struct AggregatorCore: Sendable {
         var beacon: BeaconID
         var id: String
         var name: String
+        /// The alias and name its first measurement (or restored location) gave: what `id` and
+        /// `name` fall back to when it is not, or no longer, a known beacon.
+        var heardAlias: TopicLevelID?
+        var heardName: String?
         /// The location last built: published, restored, or synthesized (away of a restored beacon).
         var location: BeaconLocation?
         /// `location?.significantPart`, once a measurement needed it: nil until then. A room change
@@ -136,7 +145,8 @@ public struct AggregatorCore: Sendable {
     private var hot: [Hot] = []
     private var entries: [Tracked?] = []
     private var trackedCount = 0
-    private var knownByBeacon: [BeaconID: KnownBeacon] = [:]
+    /// The file's known beacons merged with the pushed `<root>/config/beacons`.
+    public private(set) var knownBeacons: AggregatorKnownBeacons
     private var rooms: [Room] = []
     private var roomIndex: [String: Int] = [:]
     /// Rooms whose message is due in the current call, in the order they became due.
@@ -163,9 +173,7 @@ public struct AggregatorCore: Sendable {
                                      // A model's rooms are rooms of the site even before a node serving one is seen.
                                      rooms: configuration.siteModel?.rooms ?? [])
             : nil
-        for known in configuration.knownBeacons where knownByBeacon[known.beacon] == nil {
-            knownByBeacon[known.beacon] = known
-        }
+        knownBeacons = AggregatorKnownBeacons(file: configuration.knownBeacons, forgetAfter: configuration.forgetAfter)
     }
 
     // MARK: - Inputs
@@ -249,6 +257,25 @@ public struct AggregatorCore: Sendable {
         hot[slot].restoredAt = time
         // Membership restored as it was published: no room message of its own.
         if restored.room != RoomDecision.notHome { occupy(restored.room, slot: slot, announce: false) }
+        publishDueRooms(into: &out)
+        return out
+    }
+
+    /// A message of the operator's retained `<root>/config/beacons` (MQTT.md), read by the agents'
+    /// own parser and merged with the file's list (`AggregatorKnownBeacons`: the file wins for the
+    /// beacons it names). An invalid message throws the error that names its field and changes
+    /// nothing: the last good list stays in force. An empty one drops the pushed list. Every
+    /// tracked beacon whose entry changed follows at once (see the type's summary); a beacon not
+    /// tracked yet gets its entry when it is first heard.
+    public mutating func applyPushedBeacons(_ payload: [UInt8]) throws(ConfigError) -> [AggregatorPublication] {
+        let before = knownBeacons.byBeacon
+        try knownBeacons.apply(payload)
+        let after = knownBeacons.byBeacon
+        var out: [AggregatorPublication] = []
+        for slot in slotsByBeacon() {
+            guard let entry = entries[slot], before[entry.beacon] != after[entry.beacon] else { continue }
+            follow(after[entry.beacon], slot: slot, into: &out)
+        }
         publishDueRooms(into: &out)
         return out
     }
@@ -424,7 +451,7 @@ public struct AggregatorCore: Sendable {
             if !hot[slot.index].isKnown { touchUnknown(slot.index) }
             return slot
         }
-        let known = knownByBeacon[beacon]
+        let known = knownBeacons.byBeacon[beacon]
         if known == nil {
             // Evict rather than refuse: a beacon heard all the time is never the least recently
             // heard, so a flood of ids each heard once cannot push out the real ones.
@@ -442,19 +469,72 @@ public struct AggregatorCore: Sendable {
             hot.append(contentsOf: repeatElement(Hot(), count: missing))
             entries.append(contentsOf: repeatElement(nil, count: missing))
         }
-        // A phone or watch known by its key always has an alias (MQTT.md): the one the agents'
-        // measurements carry names it here too, unless this aggregator's own list says otherwise.
-        let id = known?.topicID ?? alias?.rawValue ?? beacon.rawValue
-        let name = known?.name ?? name ?? id
-        entries[slot.index] = Tracked(beacon: beacon, id: id, name: name, location: nil)
+        let (id, shownName) = Self.identity(beacon, known: known, heardAlias: alias, heardName: name)
+        entries[slot.index] = Tracked(beacon: beacon, id: id, name: shownName, heardAlias: alias, heardName: name, location: nil)
         hot[slot.index] = Hot(isTracked: true, isKnown: known != nil, lastHeard: time)
         trackedCount += 1
         if known == nil {
             unknownCount += 1
             appendNewestUnknown(slot.index)
         }
-        if let discovery { out += discovery.configurations(beacon: id, canonical: beacon, name: name) }
+        if let discovery { out += discovery.configurations(beacon: id, canonical: beacon, name: shownName) }
         return slot
+    }
+
+    /// The topic id and name a beacon is published under. A phone or watch known by its key always
+    /// has an alias (MQTT.md): the one the agents' measurements carry names it here too, unless a
+    /// known beacon's entry says otherwise.
+    private static func identity(_ beacon: BeaconID, known: KnownBeacon?, heardAlias: TopicLevelID?, heardName: String?)
+        -> (id: String, name: String)
+    {
+        let id = known?.topicID ?? heardAlias?.rawValue ?? beacon.rawValue
+        return (id, known?.name ?? heardName ?? id)
+    }
+
+    /// A tracked beacon's known entry changed to `known` (nil: no longer a known beacon).
+    private mutating func follow(_ known: KnownBeacon?, slot: Int, into out: inout [AggregatorPublication]) {
+        guard let entry = entries[slot] else { return }
+        decider.setAwayTimeout(known?.awayTimeout, for: RoomDecider.BeaconSlot(index: slot))
+        if known != nil, !hot[slot].isKnown {
+            // Known from now on: never evicted, never forgotten.
+            removeUnknown(slot)
+            unknownCount -= 1
+            hot[slot].isKnown = true
+        } else if known == nil, hot[slot].isKnown {
+            // Counted against the cap again, as the most recently heard (it was protected until
+            // now); forgotten once not heard for forgetAfter, counted from when it was last heard.
+            hot[slot].isKnown = false
+            unknownCount += 1
+            appendNewestUnknown(slot)
+        }
+        let (id, name) = Self.identity(entry.beacon, known: known, heardAlias: entry.heardAlias, heardName: entry.heardName)
+        guard id != entry.id || name != entry.name else { return }
+        let room = hot[slot].occupiedRoom
+        if id != entry.id {
+            // A new topic id: the old topics and entities go (Home Assistant's unique ids carry the
+            // topic id, so the device comes back under the new one), then the beacon leaves its
+            // room's list, where occupants are ordered by id, to come back in its new place.
+            if let discovery { out += discovery.removals(beacon: entry.id) }
+            out.append(.clear(topics.location(entry.id)))
+            out.append(.clear(topics.locationRoom(entry.id)))
+            vacate(slot)
+        }
+        entries[slot]?.id = id
+        entries[slot]?.name = name
+        entries[slot]?.location?.id = id
+        entries[slot]?.location?.name = name
+        entries[slot]?.publishedSignificantPart = nil
+        if let discovery { out += discovery.configurations(beacon: id, canonical: entry.beacon, name: name) }
+        guard let location = currentLocation(slot) else { return }
+        out.append(.retained(topics.location(id), location.json))
+        if id != entry.id {
+            out.append(.retained(topics.locationRoom(id), location.room))
+            if room >= 0 { occupy(rooms[room].name, slot: slot, announce: true) }
+        } else if room >= 0 {
+            // Same place in the list, a new name in it: the room's message goes with the location.
+            updateOccupant(slot)
+            markDue(room)
+        }
     }
 
     // MARK: - Discovery of rooms and nodes

@@ -9,7 +9,9 @@ import Synchronization
 ///
 /// - Connects with the last will `offline` (retained) on `<root>/aggregator/status` and publishes
 ///   `online` at every (re)connect; after a reconnect it re-publishes its whole retained state.
-/// - Subscribes to `<root>/beacons/+/+` (measurements), `<root>/nodes/+/status` (offline nodes are
+/// - Subscribes to `<root>/config/beacons` (the operator's known beacons, merged with the file's:
+///   `AggregatorKnownBeacons`; a rejected message is logged with the field it names, and the last
+///   good list stays in force), `<root>/beacons/+/+` (measurements), `<root>/nodes/+/status` (offline nodes are
 ///   ignored), `<root>/locations/+` (its own retained locations: restored at start, so a restart
 ///   does not send everyone to `not_home`) and, with discovery on, `<root>/nodes/+/info` (node
 ///   devices and the rooms of the room sensors' options) and `<prefix>/status` (discovery is
@@ -33,6 +35,8 @@ public final class AggregatorService: Service, Sendable {
         public var nodeStatuses = 0
         /// Locations restored from retained topics.
         public var restoredLocations = 0
+        /// `<root>/config/beacons` messages handled, applied or rejected.
+        public var pushedBeaconLists = 0
         /// Ticks handled (a test that moves the clock waits for this).
         public var ticks = 0
         /// Publications libmosquitto refused (queue full, no connection for QoS 0).
@@ -46,6 +50,7 @@ public final class AggregatorService: Service, Sendable {
     }
 
     private enum Input: Sendable {
+        case knownBeacons(MQTTMessage)
         case measurement(MQTTMessage)
         case nodeStatus(MQTTMessage)
         case nodeInfo(MQTTMessage)
@@ -162,6 +167,15 @@ public final class AggregatorService: Service, Sendable {
         // options before restored beacons are announced, not added one by one after them.
         var infos: MQTTSubscription?
         if core.discovery != nil { infos = try await connection.subscribe(topics.allNodeInfos) }
+        let (inputs, input) = AsyncStream<Input>.makeStream()
+        // The operator's known beacons, relayed from now on: the broker sends the retained list
+        // right after this SUBACK, so it is an input several round trips ahead of the retained
+        // locations below, and a restored beacon is announced under its pushed id and name at
+        // once rather than under its canonical id and then moved (a beacon the list renames later
+        // is moved then: `AggregatorCore.applyPushedBeacons`).
+        let knownBeacons = try await connection.subscribe(topics.configBeacons)
+        let knownBeaconsRelay = Task { for await message in knownBeacons { input.yield(.knownBeacons(message)) } }
+        defer { knownBeaconsRelay.cancel() }
         // Our own retained locations next: the broker sends them right after this SUBACK, so they
         // are restored before most measurements arrive.
         let locations = try await connection.subscribe(topics.location("+"))
@@ -184,7 +198,6 @@ public final class AggregatorService: Service, Sendable {
             leadershipSubscription = try await connection.subscribe("\(topics.root)/aggregator/#")
         }
 
-        let (inputs, input) = AsyncStream<Input>.makeStream()
         let ticks = clock.ticks(every: configuration.tickInterval)
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
@@ -212,6 +225,8 @@ public final class AggregatorService: Service, Sendable {
                 var malformedLog = RepeatedLogGate(interval: 60)
                 var evictionLog = RepeatedLogGate(interval: 60)
                 var evictionsNoted = 0
+                // The retained list comes again at every reconnect: the same bytes are not news.
+                var lastKnownBeaconsPayload: [UInt8]?
                 loop: for await next in inputs {
                     let now = clock.now()
                     var out: [AggregatorPublication] = []
@@ -267,6 +282,12 @@ public final class AggregatorService: Service, Sendable {
                         guard var machine = leadership else { continue }
                         actions = Self.leadershipInput(message, into: &machine, topics: topics, syncTopic: syncTopic, at: now)
                         leadership = machine
+                    case .knownBeacons(let message):
+                        counted = \.pushedBeaconLists
+                        if message.payload != lastKnownBeaconsPayload {
+                            lastKnownBeaconsPayload = message.payload
+                            out = applyKnownBeacons(message.payload, to: &core)
+                        }
                     case .measurement(let message):
                         guard let parts = topics.measurementTopicParts(message.topic) else { continue }
                         do {
@@ -376,6 +397,35 @@ public final class AggregatorService: Service, Sendable {
             }
         } onGracefulShutdown: {
             input.yield(.shutdown)
+        }
+    }
+
+    /// A `<root>/config/beacons` message: applied, or rejected with one log line naming the field.
+    private func applyKnownBeacons(_ payload: [UInt8], to core: inout AggregatorCore) -> [AggregatorPublication] {
+        let topic = configuration.topics.configBeacons
+        let kept = core.knownBeacons.pushed?.revision
+        do {
+            let out = try core.applyPushedBeacons(payload)
+            if let pushed = core.knownBeacons.pushed {
+                logger.info("known beacons pushed on the broker applied", metadata: [
+                    "topic": "\(topic)", "revision": "\(pushed.revision)", "beacons": "\(pushed.beacons.count)",
+                    "fileBeacons": "\(core.knownBeacons.file.count)",
+                ])
+            } else {
+                logger.info("no known beacons pushed on the broker (topic empty): the file's alone are known", metadata: [
+                    "topic": "\(topic)", "fileBeacons": "\(core.knownBeacons.file.count)",
+                ])
+            }
+            for note in core.knownBeacons.notes {
+                logger.notice("a pushed known beacon is not used as pushed", metadata: ["topic": "\(topic)", "entry": "\(note)"])
+            }
+            return out
+        } catch {
+            logger.error("known beacons pushed on the broker rejected; the last good list stays in force", metadata: [
+                "topic": "\(topic)", "error": "\(error)", "revision": "\(error.messageRevision.map(String.init) ?? "-")",
+                "keptRevision": "\(kept.map(String.init) ?? "none")",
+            ])
+            return []
         }
     }
 
