@@ -61,11 +61,40 @@ import Testing
                 "--state-dir", work + "/state-\(node.id)",
             ])
         }
-        // The walk: until the record spans 36 s (the record is flushed row by row).
-        try await eventually("a 36 s recording", timeout: .seconds(90)) {
-            guard let samples = try? TraceFile.samples(path: record), let first = samples.first, let last = samples.last
+        // Labelled as the person would: the room they enter, as they cross its doorway (the room
+        // holding the simulated position).
+        let simulator = try #require(BeaconSimulator(scenario: scenario, nodeID: scenario.nodes[0].id))
+        let rooms = scenario.rooms
+        @Sendable func labels(from first: Instant, to last: Instant) -> [TruthSample] {
+            var labelers = people.map { TruthLabeler(beacon: BeaconID(rawValue: $0.beacon), interval: 0.25) }
+            var truth: [TruthSample] = []
+            var time = first
+            while time <= last {
+                for index in people.indices {
+                    let position = simulator.position(person: index, at: time)
+                    guard let room = rooms.first(where: { $0.contains(position) })?.id,
+                        labelers[index].current?.room != room
+                    else { continue }
+                    truth += labelers[index].enter(room, at: time)
+                }
+                time = time.advanced(by: 0.25)
+            }
+            for index in labelers.indices { truth += labelers[index].finish(at: last) }
+            return truth.sorted { $0.time < $1.time }
+        }
+        // The walk: until the record spans 36 s (the record is flushed row by row) and the people
+        // changed rooms at least 6 times in it, enough to judge; the simulated walk's moves depend
+        // on the hour it runs at, and 36 s held only 5 once.
+        try await eventually("a 36 s recording with 6 moves", timeout: .seconds(120)) {
+            guard let samples = try? TraceFile.samples(path: record), let first = samples.first, let last = samples.last,
+                last.time.since(first.time) >= 36
             else { return false }
-            return last.time.since(first.time) >= 36
+            let truth = labels(from: first.time, to: last.time)
+            let moves = people.map { person in
+                let rooms = truth.filter { $0.beacon.rawValue == person.beacon }.map(\.room)
+                return zip(rooms, rooms.dropFirst()).filter { $0 != $1 }.count
+            }
+            return moves.reduce(0, +) >= 6
         }
         for child in children { kill(child.pid, SIGTERM) }
         for child in children {
@@ -80,24 +109,7 @@ import Testing
         let first = try #require(samples.first?.time), last = try #require(samples.last?.time)
         #expect(abs(first.seconds - Date().timeIntervalSince1970) < 120)
 
-        // Labelled as the person would: the room they enter, as they cross its doorway (the room
-        // holding the simulated position).
-        let simulator = try #require(BeaconSimulator(scenario: scenario, nodeID: scenario.nodes[0].id))
-        var labelers = people.map { TruthLabeler(beacon: BeaconID(rawValue: $0.beacon), interval: 0.25) }
-        var truth: [TruthSample] = []
-        var time = first
-        while time <= last {
-            for index in people.indices {
-                let position = simulator.position(person: index, at: time)
-                guard let room = scenario.rooms.first(where: { $0.contains(position) })?.id,
-                    labelers[index].current?.room != room
-                else { continue }
-                truth += labelers[index].enter(room, at: time)
-            }
-            time = time.advanced(by: 0.25)
-        }
-        for index in labelers.indices { truth += labelers[index].finish(at: last) }
-        truth.sort { $0.time < $1.time }
+        let truth = labels(from: first, to: last)
 
         // Two halves of the walk, as two labelled recordings.
         let middle = first.advanced(by: last.since(first) / 2)
