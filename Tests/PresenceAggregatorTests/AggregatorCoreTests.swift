@@ -67,6 +67,33 @@ import Testing
         #expect(payload(away, "presence/locations/\(beaconID.rawValue)/room") == "not_home")
     }
 
+    /// A device with an away timeout of its own longer than `staleAfter` (a phone, silent for
+    /// minutes when locked) keeps its restored room for that long after a restart; one with a
+    /// shorter own timeout still gets `staleAfter`.
+    @Test func restoredDeviceWaitsItsOwnAwayTimeout() throws {
+        let phone = BeaconID(rawValue: "irk-2178bafcf505"), tag = beaconID
+        var configuration = AggregatorConfiguration()
+        configuration.knownBeacons = [
+            KnownBeacon(beacon: phone, alias: TopicLevelID("carol-phone"), name: "Carol's phone", awayTimeout: 300),
+            KnownBeacon(beacon: tag, alias: TopicLevelID("alice-keys"), name: "Alice's keys", awayTimeout: 10),
+        ]
+        var core = AggregatorCore(configuration: configuration, softwareVersion: "test")
+        for (id, beacon) in [("carol-phone", phone), ("alice-keys", tag)] {
+            _ = core.restore(BeaconLocation(id: id, beacon: beacon, name: id, room: "office", distance: 2, proximity: .near,
+                                            node: "office-1", since: startTime + (-3600), confidence: 0.8,
+                                            candidates: ["office": 2]), at: startTime)
+        }
+        _ = core.tick(at: startTime + 149)
+        #expect(core.location(of: tag)?.room == "office")
+        _ = core.tick(at: startTime + 150)
+        #expect(core.location(of: tag)?.room == RoomDecision.notHome)
+        #expect(core.location(of: phone)?.room == "office")
+        _ = core.tick(at: startTime + 299)
+        #expect(core.location(of: phone)?.room == "office")
+        _ = core.tick(at: startTime + 300)
+        #expect(core.location(of: phone)?.room == RoomDecision.notHome)
+    }
+
     /// "The node no longer hears it" (proximity unknown, no distance) is accepted and does not
     /// make a new beacon appear or refresh when a beacon was last heard.
     @Test func silenceMeasurementIsAccepted() throws {

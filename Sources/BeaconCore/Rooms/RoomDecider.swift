@@ -137,6 +137,11 @@ public struct RoomDecider: Sendable {
         awayTimeouts[slot.index] = seconds
     }
 
+    /// The away timeout of the beacon in `slot`: its own when it has one, else the common one.
+    public func awayTimeout(for slot: BeaconSlot) -> Double {
+        awayTimeouts[slot.index] ?? parameters.awayTimeout
+    }
+
     /// The parameters the beacon in `slot` is decided with: the common ones, with its own away
     /// timeout when it has one.
     @inline(__always)

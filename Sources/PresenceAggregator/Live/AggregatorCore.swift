@@ -298,12 +298,16 @@ public struct AggregatorCore: Sendable {
         // A restored beacon may simply be still: agents re-report a still beacon only every
         // heartbeat (60 s), so it gets the evidence's whole life (`staleAfter`, 150 s) before it
         // is sent away, not the away timeout alone (30 s) — else every restart or standby takeover
-        // would send still beacons to `not_home` and back.
-        let awayTimeout = max(configuration.decision.awayTimeout, configuration.decision.staleAfter)
+        // would send still beacons to `not_home` and back. A device with an away timeout of its
+        // own longer than that (a phone that stays silent for minutes) gets its own.
+        let staleAfter = configuration.decision.staleAfter
+        func restoredAwayTimeout(_ slot: Int) -> Double {
+            max(decider.awayTimeout(for: RoomDecider.BeaconSlot(index: slot)), staleAfter)
+        }
         let forgetAfter = configuration.forgetAfter
         var due: [(beacon: BeaconID, slot: Int)] = []
         for slot in hot.indices where hot[slot].isTracked {
-            let restoredAway = hot[slot].restoredAt.map { time.since($0) >= awayTimeout } ?? false
+            let restoredAway = hot[slot].restoredAt.map { time.since($0) >= restoredAwayTimeout(slot) } ?? false
             let forgotten = !hot[slot].isKnown && forgetAfter > 0 && time.since(hot[slot].lastHeard) >= forgetAfter
             if restoredAway || forgotten, let beacon = entries[slot]?.beacon { due.append((beacon, slot)) }
         }
@@ -315,7 +319,7 @@ public struct AggregatorCore: Sendable {
             }
             if let restoredAt = hot[slot].restoredAt, location.room != RoomDecision.notHome,
                 !decider.summary(in: RoomDecider.BeaconSlot(index: slot)).isDecided,
-                time.since(restoredAt) >= awayTimeout
+                time.since(restoredAt) >= restoredAwayTimeout(slot)
             {
                 let away = RoomDecision(beacon: beacon, room: RoomDecision.notHome, distance: nil, proximity: .unknown,
                                         node: nil, since: time, confidence: 0, candidates: [:])
