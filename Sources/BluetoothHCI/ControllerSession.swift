@@ -58,16 +58,30 @@ public final class ControllerSession {
     }
 
     /// Reads what arrives within `timeout` seconds and calls `body` with each whole event packet
-    /// (code, length, parameters). Returns when the read returned; throws when the device is gone.
-    public func readEvents(timeout: Double, _ body: (ArraySlice<UInt8>) -> Void) throws(HCITransportError) {
+    /// (code, length, parameters); then, up to `reads` reads in all, what else is ready without
+    /// waiting (a socket gives one event a read). Returns the number of events; throws when the
+    /// device is gone.
+    @discardableResult
+    public func readEvents(timeout: Double, reads: Int = 1, _ body: (ArraySlice<UInt8>) -> Void) throws(HCITransportError) -> Int {
         if !pendingEvents.isEmpty {
             // Reports that came in while setup waited for an answer: deliver them now, without
             // first waiting for more.
             for packet in pendingEvents { body(packet.bytes) }
+            let count = pendingEvents.count
             pendingEvents.removeAll()
-            return
+            return count
         }
-        let bytes = try transport.receive(timeout: timeout)
+        var events = 0
+        for read in 0..<max(1, reads) {
+            // The first read waits up to `timeout`; the rest take only what is ready.
+            let bytes = try transport.receive(timeout: read == 0 ? timeout : 0)
+            if bytes.isEmpty { break }
+            deliver(bytes) { events += 1; body($0) }
+        }
+        return events
+    }
+
+    private func deliver(_ bytes: [UInt8], _ body: (ArraySlice<UInt8>) -> Void) {
         var chunk = bytes[...]
         while !chunk.isEmpty {
             let taken = deframer.append(contentsOf: chunk)

@@ -33,6 +33,32 @@ import TestSupport
         return ids
     }
 
+    /// A raw HCI socket gives one event a read: what the kernel holds is taken in one round of
+    /// reads (the agent reads a quiet radio only every 50 ms), the first read waiting, the others
+    /// taking only what is ready, up to the round's limit.
+    final class OneEventPerRead: HCITransport {
+        var queued: [[UInt8]]
+        var waits: [Double] = []
+        init(_ events: [[UInt8]]) { queued = events.map { [HCIPacketType.event.rawValue] + $0 } }
+        func send(_ packet: [UInt8]) throws(HCITransportError) {}
+        func receive(timeout: Double) throws(HCITransportError) -> [UInt8] {
+            waits.append(timeout)
+            return queued.isEmpty ? [] : queued.removeFirst()
+        }
+        func close() {}
+    }
+
+    @Test func aRoundOfReadsTakesEveryEventThatIsReady() throws {
+        let transport = OneEventPerRead(Array(repeating: Array(Self.iBeaconReport.dropFirst()), count: 5))
+        let session = ControllerSession(transport: transport)
+        var delivered = 0
+        #expect(try session.readEvents(timeout: 0.2, reads: 3) { _ in delivered += 1 } == 3)
+        #expect(transport.waits == [0.2, 0, 0])
+        #expect(try session.readEvents(timeout: 0.2, reads: 256) { _ in delivered += 1 } == 2)
+        #expect(delivered == 5)
+        #expect(transport.waits == [0.2, 0, 0, 0.2, 0, 0])  // the round ends at the first empty read
+    }
+
     @Test func setsUpAnExtendedScannerAndDeliversReports() throws {
         var behaviour = FakeController.Behaviour()
         behaviour.reportsAfterScanEnable = [Self.iBeaconReport, Self.iBeaconReport]
