@@ -49,7 +49,7 @@ public struct SiteModelDecider: Sendable {
     /// `update(_:physics:at:)` for a caller whose physics decision costs to build: `physicsRoom` is
     /// its room (nil before deciding started), and `physics` is asked for the whole decision only
     /// when the decided room changes (building one per measurement, with every room's candidate
-    /// distance, took a third of the live aggregator's time with a model).
+    /// distance, took about a quarter of the live aggregator's time with a model).
     public mutating func update(_ evidence: NodeEvidence, physicsRoom: String?, physics: () -> RoomDecision?,
                                 at time: Instant) -> RoomDecision? {
         guard time.seconds.isFinite, !offline.contains(evidence.node) else { return nil }
@@ -102,7 +102,7 @@ public struct SiteModelDecider: Sendable {
             guard var state = beacons.removeValue(forKey: beacon) else { continue }
             state.filter.advance(to: time)
             if let decision = Self.evaluate(&state, model: model, beacon: beacon, physicsRoom: physicsRoom(beacon),
-                                       physics: { physics(beacon) }, at: time) {
+                                            physics: { physics(beacon) }, at: time) {
                 changed.append(decision)
             }
             beacons[beacon] = state
@@ -148,7 +148,7 @@ public struct SiteModelDecider: Sendable {
     }
 
     private static func evaluate(_ state: inout BeaconState, model: SiteModel, beacon: BeaconID, physicsRoom: String?,
-                          physics: () -> RoomDecision?, at time: Instant) -> RoomDecision? {
+                                 physics: () -> RoomDecision?, at time: Instant) -> RoomDecision? {
         guard let physicsRoom else { return nil }
         let room: String
         var confidence: Double?
@@ -174,7 +174,7 @@ public struct SiteModelDecider: Sendable {
     /// The decision with the physics decision's details when it agrees on the room; otherwise the
     /// nearest node heard in the room, and every room's nearest distance, from the latest measurements.
     private static func decision(_ state: BeaconState, model: SiteModel, beacon: BeaconID, room: String, confidence: Double,
-                          physics: RoomDecision, at time: Instant) -> RoomDecision {
+                                 physics: RoomDecision, at time: Instant) -> RoomDecision {
         if physics.room == room {
             var decision = physics
             decision.since = state.since
