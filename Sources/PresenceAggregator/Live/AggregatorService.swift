@@ -14,8 +14,9 @@ import Synchronization
 ///   good list stays in force), `<root>/beacons/+/+` (measurements), `<root>/nodes/+/status` (offline nodes are
 ///   ignored), `<root>/locations/+` (its own retained locations: restored at start, so a restart
 ///   does not send everyone to `not_home`) and, with discovery on, `<root>/nodes/+/info` (node
-///   devices and the rooms of the room sensors' options) and `<prefix>/status` (discovery is
-///   re-sent when Home Assistant says `online`).
+///   devices and the rooms of the room sensors' options), `<prefix>/status` (discovery is
+///   re-sent when Home Assistant says `online`) and the node devices' connectivity configs the
+///   broker kept (a node retired while the aggregator was down loses its device).
 /// - Ticks the core on the injected clock's ticks (every `tickInterval` seconds live).
 /// - Malformed measurements are counted (`statistics`) and logged at most once a minute; so are
 ///   unknown beacons evicted by the `maxUnknownBeacons` cap.
