@@ -189,7 +189,9 @@ final class MQTTConnectionCore: MosquittoEventHandler {
             }
             if stopping { break }
 
-            var ended = handle.connect(host: options.host, port: options.port, keepAliveSeconds: options.keepAliveSeconds)
+            var ended = handle.connect(
+                host: options.host, port: options.port, keepAliveSeconds: options.keepAliveSeconds,
+                sessionExpirySeconds: options.protocolVersion == .v5 && !options.cleanSession ? options.sessionExpirySeconds : 0)
             var disconnectSent = false
             while ended == nil {
                 // A stop requested while mosquitto_connect blocked found no socket to disconnect.

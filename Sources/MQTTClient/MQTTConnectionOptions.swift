@@ -76,6 +76,12 @@ public struct MQTTConnectionOptions: Sendable {
     /// True: the broker forgets subscriptions and queued messages at disconnect.
     /// False: a persistent session (the broker keeps them while we are away).
     public var cleanSession: Bool
+    /// MQTT 5 with `cleanSession` false: how long (seconds) the broker keeps the session after the
+    /// connection ends (sent as the CONNECT's session expiry interval). MQTT 5 ends a session with its
+    /// connection unless told otherwise, so 0 (the default) makes a persistent session last only as
+    /// long as the connection. Ignored for MQTT 3.1.1, where a broker keeps the session until the
+    /// client comes back or its own `persistent_client_expiration`.
+    public var sessionExpirySeconds: UInt32
     /// The MQTT protocol level (default 3.1.1).
     public var protocolVersion: MQTTProtocolVersion
     /// User name and password, or nil for an anonymous connection.
@@ -93,14 +99,16 @@ public struct MQTTConnectionOptions: Sendable {
 
     /// Creates options; only `clientID` has no default.
     ///
-    /// The defaults: `127.0.0.1:1883`, keepalive 30 s, a clean session, MQTT 3.1.1, no credentials, no
-    /// TLS, no last will, the default ``MQTTReconnectPolicy``, and at most 1000 pending messages.
+    /// The defaults: `127.0.0.1:1883`, keepalive 30 s, a clean session (session expiry 0), MQTT 3.1.1, no
+    /// credentials, no TLS, no last will, the default ``MQTTReconnectPolicy``, and at most 1000 pending
+    /// messages.
     public init(
         host: String = "127.0.0.1",
         port: Int = 1883,
         clientID: String,
         keepAliveSeconds: Int = 30,
         cleanSession: Bool = true,
+        sessionExpirySeconds: UInt32 = 0,
         protocolVersion: MQTTProtocolVersion = .v311,
         credentials: MQTTCredentials? = nil,
         tls: MQTTTLSConfiguration? = nil,
@@ -113,6 +121,7 @@ public struct MQTTConnectionOptions: Sendable {
         self.clientID = clientID
         self.keepAliveSeconds = keepAliveSeconds
         self.cleanSession = cleanSession
+        self.sessionExpirySeconds = sessionExpirySeconds
         self.protocolVersion = protocolVersion
         self.credentials = credentials
         self.tls = tls

@@ -129,8 +129,15 @@ final class MosquittoHandle: @unchecked Sendable {
 
     /// Opens the socket and queues CONNECT (blocking for DNS and the TCP connect). The CONNACK
     /// arrives later through `mosquitto_loop`.
-    func connect(host: String, port: Int, keepAliveSeconds: Int) -> MQTTError? {
-        let rc = mosquitto_connect(mosquitto, host, Int32(port), Int32(keepAliveSeconds))
+    /// `sessionExpirySeconds` above 0 goes out as MQTT 5's session expiry interval (only for MQTT 5).
+    func connect(host: String, port: Int, keepAliveSeconds: Int, sessionExpirySeconds: UInt32 = 0) -> MQTTError? {
+        var properties: OpaquePointer?
+        defer { mosquitto_property_free_all(&properties) }
+        if sessionExpirySeconds > 0 {
+            let rc = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), sessionExpirySeconds)
+            guard rc == MOSQ_ERR_SUCCESS.code else { return Self.error(rc, "setting the session expiry interval") }
+        }
+        let rc = mosquitto_connect_bind_v5(mosquitto, host, Int32(port), Int32(keepAliveSeconds), nil, properties)
         return rc == MOSQ_ERR_SUCCESS.code ? nil : Self.error(rc, "connecting to \(host):\(port)")
     }
 

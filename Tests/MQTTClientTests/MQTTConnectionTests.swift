@@ -153,10 +153,16 @@ struct MQTTConnectionTests {
         await connection.disconnect()
     }
 
-    @Test("a persistent session keeps QoS 1 messages for a client that was away")
-    func persistentSession() async throws {
+    /// MQTT 5 needs the session expiry interval: without it the broker ends the session with the
+    /// connection (the next test).
+    @Test("a persistent session keeps QoS 1 messages for a client that was away", arguments: [MQTTProtocolVersion.v311, .v5])
+    func persistentSession(version: MQTTProtocolVersion) async throws {
         let broker = try await TestBroker.start()
-        let first = try await connectedClient(to: broker, "sleeper") { $0.cleanSession = false }
+        func sleeper(_ options: inout MQTTConnectionOptions) {
+            options.cleanSession = false
+            options.sessionExpirySeconds = 600
+        }
+        let first = try await connectedClient(to: broker, "sleeper", version: version, configure: sleeper)
         _ = try await first.subscribe("test/session/#", qos: .atLeastOnce)
         await first.disconnect()
 
@@ -164,10 +170,13 @@ struct MQTTConnectionTests {
         for index in 0..<3 {
             try await publisher.publish(topic: "test/session/news", string: "\(index)", qos: .atLeastOnce).acknowledged()
         }
+        // An empty message (how an operator clears a retained configuration) is kept as well.
+        try await publisher.publish(topic: "test/session/config", payload: [], qos: .atLeastOnce, retain: true).acknowledged()
 
         // Subscribing before connecting gives the messages the broker kept somewhere to go.
-        let second = try MQTTConnection(
-            options: MQTTConnectionOptions(port: broker.port, clientID: "sleeper", cleanSession: false), logger: testLogger)
+        var options = MQTTConnectionOptions(port: broker.port, clientID: "sleeper", protocolVersion: version)
+        sleeper(&options)
+        let second = try MQTTConnection(options: options, logger: testLogger)
         let events = second.events()
         let subscription = try await second.subscribe("test/session/#", qos: .atLeastOnce)
         try await second.connect(timeout: .seconds(10))
@@ -175,9 +184,31 @@ struct MQTTConnectionTests {
             if case .connected = $0 { true } else { false }
         }
         #expect(connected == .connected(sessionPresent: true, isReconnect: false))
-        #expect(try await collect(subscription, count: 3).map(text) == ["0", "1", "2"])
+        let kept = try await collect(subscription, count: 4)
+        #expect(kept.map(\.topic) == ["test/session/news", "test/session/news", "test/session/news", "test/session/config"])
+        #expect(kept.prefix(3).map(text) == ["0", "1", "2"])
+        #expect(kept.last?.payload == [])
         await second.disconnect()
         await publisher.disconnect()
+    }
+
+    @Test("MQTT 5 without a session expiry interval: the session ends with the connection")
+    func persistentSessionWithoutExpiry() async throws {
+        let broker = try await TestBroker.start()
+        let first = try await connectedClient(to: broker, "brief", version: .v5) { $0.cleanSession = false }
+        _ = try await first.subscribe("test/session/#", qos: .atLeastOnce)
+        await first.disconnect()
+
+        let second = try MQTTConnection(
+            options: MQTTConnectionOptions(port: broker.port, clientID: "brief", cleanSession: false, protocolVersion: .v5),
+            logger: testLogger)
+        let events = second.events()
+        try await second.connect(timeout: .seconds(10))
+        let connected = try await waitForEvent(events, "connected") {
+            if case .connected = $0 { true } else { false }
+        }
+        #expect(connected == .connected(sessionPresent: false, isReconnect: false))
+        await second.disconnect()
     }
 
     @Test("QoS 1 messages beyond the pending limit are dropped and counted; the rest arrive later")
