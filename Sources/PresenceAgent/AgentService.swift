@@ -35,6 +35,11 @@ public final class AgentService: Service {
     static let memoryReliefInterval = clockBeat
     /// Seconds between the loop's wall-clock beats (telemetry, memory relief, the clock after a capture).
     static let clockBeat = 0.5
+    /// How long the broker keeps this node's session while it is away (one week): the configuration
+    /// messages sent meanwhile, a clearing one included, wait for the node there. A clean session
+    /// would hear only what is still retained when it returns, and a configuration cleared while the
+    /// node was off would never reach it: it would run on with the copy in its state directory.
+    static let sessionExpirySeconds: UInt32 = 7 * 24 * 3600
 
     enum Input: Sendable {
         case advertisements([DecodedAdvertisement], now: Instant)
@@ -108,6 +113,8 @@ public final class AgentService: Service {
         // MQTT 5: a broker that refuses a publication (its ACL) says so in the PUBACK, and the agent
         // logs it; with 3.1.1 mosquitto acknowledges a refused message as if it were accepted.
         options.protocolVersion = .v5
+        options.cleanSession = false
+        options.sessionExpirySeconds = Self.sessionExpirySeconds
         let connection = try MQTTConnection(options: options, logger: logger)
         let subscriptions = try await withThrowingTaskGroup(of: MQTTSubscription.self) { group in
             for topic in core.configurationTopics { group.addTask { try await connection.subscribe(topic, qos: .atLeastOnce) } }

@@ -142,6 +142,31 @@ import TestSupport
         await recorder.stop()
     }
 
+    /// The operator clears the regions (QoS 1, as the docs say) while the node is off: the broker
+    /// keeps the clearing message in the node's session, and the node, back with its saved regions,
+    /// clears them too rather than monitoring regions nobody configures any more.
+    @Test func regionsClearedWhileTheAgentWasOffAreClearedWhenItReturns() async throws {
+        let broker = try await TestBroker.start()
+        defer { broker.kill() }
+        let stateDir = NSTemporaryDirectory() + "agent-state-\(UUID().uuidString)"
+        let capture = try Self.horizonBeginning()
+        defer { try? FileManager.default.removeItem(atPath: capture) }
+        try broker.mosquittoPub(topic: "presence/config/regions", message: Self.region, qos: 1, retain: true)
+        let first = try startAgent(broker, capture: capture, stateDir: stateDir, extra: ["--exit-at-end"])
+        #expect(try first.exitStatus() == 0)
+        #expect(FileManager.default.fileExists(atPath: stateDir + "/regions.json"))
+
+        try broker.mosquittoPub(topic: "presence/config/regions", message: "", qos: 1, retain: true)
+        let recorder = try await TopicRecorder.start(broker, filter: "presence/nodes/test/#")
+        let again = try startAgent(broker, capture: capture, stateDir: stateDir, extra: ["--exit-at-end"])
+        #expect(try again.exitStatus() == 0)
+        let status = try await recorder.wait(forTopic: "presence/nodes/test/config/status") { $0.text.contains("cleared") }
+        #expect(status.text.hasPrefix(#"{"status":"ok","topic":"presence/config/regions","cleared":true,"#))
+        #expect(!FileManager.default.fileExists(atPath: stateDir + "/regions.json"))
+        #expect(!recorder.texts("presence/nodes/test/regions/office/event").contains { $0.contains(#""event":"enter""#) })
+        await recorder.stop()
+    }
+
     /// A lost broker does not stop scanning or region monitoring: the capture is replayed while the
     /// broker is down, and once it is back every event raised meanwhile arrives (QoS 1), once, with
     /// the retained state and `online`. The recorder keeps a persistent session on a broker with
