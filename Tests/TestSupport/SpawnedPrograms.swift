@@ -13,6 +13,7 @@ public final class SpawnedPrograms: Sendable {
     public let directory: String
     /// Made by `init()`: removed at deinit with the logs in it.
     private let ownsDirectory: Bool
+
     private struct Program {
         let name: String
         let pid: pid_t
