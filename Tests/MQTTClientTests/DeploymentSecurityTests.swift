@@ -14,37 +14,13 @@ struct DeploymentSecurityTests {
         #"{"revision":\#(revision),"regions":[{"id":"office","uuid":"\#(uuid)"}]}"#
     }
 
-    /// A running program whose stdout and stderr go to a file.
-    struct Program {
-        let pid: pid_t
-        let logFile: String
-        var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
-        var isRunning: Bool {
-            var status: Int32 = 0
-            return waitpid(pid, &status, WNOHANG) == 0
-        }
-
-        static func start(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Program {
-            let logFile = NSTemporaryDirectory() + "\(name)-\(UUID().uuidString).log"
-            let descriptor = open(logFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-            defer { close(descriptor) }
-            let pid = try ToolRunner.spawn(
-                try BuildProducts.executable(named: name), arguments, output: descriptor, environment: environment)
-            return Program(pid: pid, logFile: logFile)
-        }
-
-        /// SIGTERM and the exit status.
-        func stop() throws -> Int32 {
-            kill(pid, SIGTERM)
-            return try ToolRunner.waitForExit(pid)
-        }
-    }
-
     struct Site {
         let broker: ShippedConfigBroker
         let tlsPort: Int
         let caFile: String
         let directory: String
+        /// The site's programs, logging into `directory`.
+        let programs: SpawnedPrograms
         var brokerURL: String { "mqtts://127.0.0.1:\(tlsPort)" }
 
         static func start() async throws -> Site {
@@ -52,7 +28,7 @@ struct DeploymentSecurityTests {
             let directory = try TestBroker.makeTemporaryDirectory()
             return Site(
                 broker: broker, tlsPort: try #require(broker.tlsPort), caFile: try #require(broker.certificates).caFile,
-                directory: directory)
+                directory: directory, programs: SpawnedPrograms(directory: directory))
         }
 
         /// A file holding `password` (mode 0600), as `--password-file` reads it.
@@ -84,14 +60,16 @@ struct DeploymentSecurityTests {
 
         /// The agent replays the capture at its recorded pace: the aggregator decides on the wall
         /// clock, and at full speed the beacons' silence (5 s after their last advertisement, in
-        /// the capture's time) would reach it milliseconds after their measurements.
-        func agent(node: String, room: String, username: String, passwordFile: String) throws -> Program {
+        /// the capture's time) would reach it milliseconds after their measurements. Returns its
+        /// name among `programs`.
+        func agent(node: String, room: String, username: String, passwordFile: String) throws -> String {
             let capture = try SharedData.path(SharedData.horizonCapture)
-            return try Program.start("presence-agent", [
+            try programs.start("agent-\(node)", try BuildProducts.executable(named: "presence-agent"), [
                 "run", "--node", node, "--room", room, "--broker", brokerURL, "--username", username,
                 "--password-file", passwordFile, "--ca-file", caFile, "--source", "btsnoop:" + capture, "--speed", "1",
                 "--state-dir", directory + "/state-\(node)-\(UUID().uuidString)", "--wait-for-config", "5",
             ])
+            return "agent-\(node)"
         }
     }
 
@@ -103,13 +81,14 @@ struct DeploymentSecurityTests {
     /// appears in either program's output, even at the aggregator's trace log level.
     @Test func aSiteOverTLSWithAccountsAndTheACL() async throws {
         let site = try await Site.start()
+        let programs = site.programs
         let recorder = try await site.recorder()
         let operatorClient = try await site.client("operator")
         try await publishAcknowledged(operatorClient, "presence/config/regions", Self.regions(revision: 7), retain: true)
 
         let aggregatorPassword = try #require(SiteAccounts.passwords["aggregator"])
-        let aggregator = try Program.start(
-            "presence-aggregator",
+        try programs.start(
+            "aggregator", try BuildProducts.executable(named: "presence-aggregator"),
             ["run", "--broker", site.brokerURL, "--username", "aggregator", "--ca-file", site.caFile, "--log-level", "trace"],
             environment: ["PRESENCE_PASSWORD": aggregatorPassword])
         try await recorder.wait(forTopic: "presence/aggregator/status") { $0.text == "online" }
@@ -149,12 +128,12 @@ struct DeploymentSecurityTests {
         try await publishAcknowledged(operatorClient, "presence/config/regions", huge, retain: true)
         let tooBig = try await recorder.wait(forTopic: "presence/nodes/kitchen-1/config/status") { $0.text.contains("limit") }
         #expect(tooBig.text == #"{"status":"error","topic":"presence/config/regions","error":"payload: payload is \#(huge.utf8.count) bytes; the limit is 1048576 bytes","keptRevision":8}"#)
-        #expect(agent.isRunning && aggregator.isRunning)
+        #expect(programs.isRunning(agent) && programs.isRunning("aggregator"))
 
-        #expect(try agent.stop() == 0)
-        #expect(try aggregator.stop() == 0)
+        #expect(try programs.terminate(agent) == 0)
+        #expect(try programs.terminate("aggregator") == 0)
         try await recorder.wait(forTopic: "presence/aggregator/status") { $0.text == "offline" }
-        for (program, log) in [("agent", agent.log), ("aggregator", aggregator.log)] {
+        for (program, log) in [("agent", programs.log(of: agent)), ("aggregator", programs.log(of: "aggregator"))] {
             #expect(!log.isEmpty, "\(program) logged nothing")
             #expect(!log.contains(nodePassword), "\(program) logged the node's password:\n\(log)")
             #expect(!log.contains(aggregatorPassword), "\(program) logged the aggregator's password")
@@ -171,6 +150,7 @@ struct DeploymentSecurityTests {
     /// connect, logged, and not printed.
     @Test func anAgentWithAnotherNodesAccountIsRefusedAndLogsIt() async throws {
         let site = try await Site.start()
+        let programs = site.programs
         let recorder = try await site.recorder()
         let operatorClient = try await site.client("operator")
         try await publishAcknowledged(operatorClient, "presence/config/regions", Self.regions(revision: 7), retain: true)
@@ -180,11 +160,13 @@ struct DeploymentSecurityTests {
             node: "hall-1", room: "hall", username: "kitchen-1",
             passwordFile: try site.passwordFile("kitchen-1.password", nodePassword))
         _ = try await within("the agent to log a refused publication", timeout: .seconds(15)) {
-            while !agent.log.contains("the broker refused a publication") { try await Task.sleep(for: .milliseconds(20)) }
+            while !programs.log(of: agent).contains("the broker refused a publication") {
+                try await Task.sleep(for: .milliseconds(20))
+            }
         }
-        #expect(agent.log.contains("topic=presence/nodes/hall-1/"), "\(agent.log)")
-        #expect(agent.log.contains("reasonCode=135"), "\(agent.log)")
-        #expect(agent.isRunning)
+        #expect(programs.log(of: agent).contains("topic=presence/nodes/hall-1/"), "\(programs.log(of: agent))")
+        #expect(programs.log(of: agent).contains("reasonCode=135"), "\(programs.log(of: agent))")
+        #expect(programs.isRunning(agent))
         // Everything it wrote was dropped: the rightful writer's marker arrives, nothing of hall-1 before it.
         let hall = try await site.client("hall-1")
         try await publishAcknowledged(hall, "presence/nodes/hall-1/status", "marker", retain: false)
@@ -192,23 +174,24 @@ struct DeploymentSecurityTests {
         #expect(recorder.messages.filter { $0.topic.contains("hall-1") && $0.text != "marker" }.isEmpty)
         // Its status, info and region states were all refused, yet one line says so (the next may
         // come a minute later, with the count): a refused account does not flood the log.
-        #expect(agent.log.components(separatedBy: "the broker refused a publication").count - 1 == 1, "\(agent.log)")
-        #expect(agent.log.contains("refused=1"), "\(agent.log)")
-        #expect(try agent.stop() == 0)
-        #expect(!agent.log.contains(nodePassword))
+        #expect(programs.log(of: agent).components(separatedBy: "the broker refused a publication").count - 1 == 1,
+                "\(programs.log(of: agent))")
+        #expect(programs.log(of: agent).contains("refused=1"), "\(programs.log(of: agent))")
+        #expect(try programs.terminate(agent) == 0)
+        #expect(!programs.log(of: agent).contains(nodePassword))
 
         // A wrong password: refused and logged, without the password.
         let wrong = "wrong-secret-4711"
         let refused = try site.agent(
             node: "kitchen-1", room: "kitchen", username: "kitchen-1", passwordFile: try site.passwordFile("wrong.password", wrong))
         _ = try await within("the agent to log the refused login", timeout: .seconds(15)) {
-            while !refused.log.contains("broker refused the connection: Not authorized") {
+            while !programs.log(of: refused).contains("broker refused the connection: Not authorized") {
                 try await Task.sleep(for: .milliseconds(20))
             }
         }
-        #expect(refused.isRunning)
-        #expect(try refused.stop() == 0)
-        #expect(!refused.log.contains(wrong), "\(refused.log)")
+        #expect(programs.isRunning(refused))
+        #expect(try programs.terminate(refused) == 0)
+        #expect(!programs.log(of: refused).contains(wrong), "\(programs.log(of: refused))")
         await hall.disconnect()
         await operatorClient.disconnect()
         await recorder.stop()

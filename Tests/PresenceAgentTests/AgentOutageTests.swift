@@ -76,15 +76,7 @@ import TestSupport
         defer { broker.kill() }
         let recorder = try await TopicRecorder.start(broker, filter: "presence/#", clientID: "outage-recorder", persistentSession: true)
         try broker.mosquittoPub(topic: "presence/config/regions", message: Self.regions, qos: 1, retain: true)
-        let log = NSTemporaryDirectory() + "agent-outages-\(UUID().uuidString).log"
-        let descriptor = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let agent = try ToolRunner.spawn(
-            try BuildProducts.executable(named: "presence-agent"),
-            ["run", "--node", "test", "--room", "lab", "--source", "btsnoop:" + capture, "--speed", "20", "--exit-at-end",
-             "--broker", "mqtt://127.0.0.1:\(broker.port)", "--state-dir", NSTemporaryDirectory() + "agent-state-\(UUID().uuidString)"],
-            output: descriptor)
-        close(descriptor)
-
+        let agent = try AgentProcess.start(broker, capture: capture, speed: "20", extra: ["--exit-at-end"])
 
         var measured: [(queued: Int, brokerUpToOnline: Duration, onlineToWhole: Duration)] = []
         for outage in 1...4 {
@@ -98,7 +90,7 @@ import TestSupport
             // while it is still reconnecting (its backoff starts at 1 s). Each second frozen is 20 s
             // of capture: at 60× a loaded machine's slow outage let the capture end before the
             // fourth reconnect.
-            kill(agent, SIGSTOP)
+            agent.signal(SIGSTOP)
             // What the broker already acknowledged to the agent is handed on before the kill: a
             // broker without persistence that dies holding an acknowledged message loses it, which
             // is QoS 1's hop-by-hop promise and not the agent's to keep.
@@ -108,7 +100,7 @@ import TestSupport
             let brokerUp = ContinuousClock.now
             try await recorder.probe(through: broker, "back-\(outage)")
             let before = recorder.messages.count
-            kill(agent, SIGCONT)
+            agent.signal(SIGCONT)
 
             let messages = try await recorder.wait(for: "the agent online after outage \(outage)", timeout: .seconds(30)) {
                 $0.dropFirst(before).contains { $0.topic == "presence/nodes/test/status" && $0.text == "online" }
@@ -138,7 +130,7 @@ import TestSupport
             await newcomer.stop()
         }
 
-        #expect(try ToolRunner.waitForExit(agent) == 0, "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        #expect(try agent.exitStatus() == 0, "\(agent.output)")
         try await recorder.wait(forTopic: "presence/nodes/test/status") { $0.text == "offline" }
         let all = Self.events(recorder.messages)
         let distinct = Set(all.map(\.description))

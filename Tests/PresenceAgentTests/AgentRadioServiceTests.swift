@@ -27,15 +27,11 @@ import TestSupport
         let first = try FakeController(behaviour: behaviour)
         try FileManager.default.createSymbolicLink(atPath: stable, withDestinationPath: first.pty.devicePath)
         try "telemetryInterval: 1\n".write(toFile: directory + "/agent.yaml", atomically: true, encoding: .utf8)
-        let log = directory + "/agent.log"
-        let output = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let pid = try ToolRunner.spawn(
-            try BuildProducts.executable(named: "presence-agent"),
+        let programs = SpawnedPrograms(directory: directory)
+        try programs.start(
+            "agent", try BuildProducts.executable(named: "presence-agent"),
             ["run", "--config", directory + "/agent.yaml", "--node", "test", "--room", "lab", "--source", "uart:" + stable,
-             "--report-unknown", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--state-dir", directory + "/state"],
-            output: output)
-        close(output)
-        defer { kill(pid, SIGKILL) }
+             "--report-unknown", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--state-dir", directory + "/state"])
 
         // The agent hears the beacon (its first measurement goes nowhere) before the broker is back.
         _ = try await within("the agent to scan") {
@@ -55,7 +51,7 @@ import TestSupport
         do {
             try await recorder.wait(forTopic: "presence/nodes/test/telemetry") { $0.text.contains(#""radio":"retrying""#) }
         } catch {
-            Issue.record("\(recorder.texts("presence/nodes/test/telemetry").last ?? "")\n\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+            Issue.record("\(recorder.texts("presence/nodes/test/telemetry").last ?? "")\n\(programs.log(of: "agent"))")
             throw error
         }
         let retrying = recorder.messages.last { $0.topic == "presence/nodes/test/telemetry" && $0.text.contains("retrying") }
@@ -67,9 +63,8 @@ import TestSupport
         try await recorder.wait(forTopic: "presence/nodes/test/telemetry", timeout: .seconds(40)) {
             $0.text.contains(#""radio":"scanning""#) && $0.text.contains(#""radioReopens":1"#)
         }
-        kill(pid, SIGTERM)
-        #expect(try ToolRunner.waitForExit(pid) == 0)
-        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(try programs.terminate("agent") == 0)
+        let text = programs.log(of: "agent")
         #expect(text.contains("the controller stopped scanning: read "), "\(text)")
         #expect(text.contains("the controller is set up again and scans (extended)"))
         #expect(text.contains("hearing advertisements again"))

@@ -88,23 +88,20 @@ import TestSupport
         var stateDirs: [String] = []
         var scratch: [String] = []  // every file and directory the agents were given, removed at the end
         defer { for path in scratch { try? FileManager.default.removeItem(atPath: path) } }
+        let programs = try SpawnedPrograms()
         for (node, room) in [("kitchen-1", "kitchen"), ("hall-1", "hall")] {
             let capture = try Self.capture(node: node)
             let stateDir = NSTemporaryDirectory() + "agent-state-\(UUID().uuidString)"
             let trace = NSTemporaryDirectory() + "trace-\(node)-\(UUID().uuidString).csv"
-            let log = NSTemporaryDirectory() + "agent-\(UUID().uuidString).log"
-            let descriptor = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-            let pid = try ToolRunner.spawn(
-                try BuildProducts.executable(named: "presence-agent"),
+            try programs.start(
+                node, try BuildProducts.executable(named: "presence-agent"),
                 ["run", "--node", node, "--room", room, "--source", "btsnoop:" + capture, "--speed", "0", "--exit-at-end",
-                 "--broker", "mqtt://127.0.0.1:\(broker.port)", "--state-dir", stateDir, "--record", trace],
-                output: descriptor)
-            close(descriptor)
-            #expect(try ToolRunner.waitForExit(pid) == 0)
+                 "--broker", "mqtt://127.0.0.1:\(broker.port)", "--state-dir", stateDir, "--record", trace])
+            #expect(try programs.waitForExit(node) == 0)
             traces.append(trace)
-            logs.append(try String(contentsOfFile: log, encoding: .utf8))
+            logs.append(try String(contentsOfFile: programs.logFile(of: node), encoding: .utf8))
             stateDirs.append(stateDir)
-            scratch += [capture, trace, log, stateDir]
+            scratch += [capture, trace, stateDir]
         }
         try await recorder.probe(through: broker, "after both agents")
 

@@ -19,9 +19,9 @@ import Testing
     /// other one on two cores, where a cadence of half a second has been seen to take 8 s.
     static let guardTimeout: Duration = .seconds(30)
 
-    private func startInstance(_ instance: String, broker: TestBroker) throws -> pid_t {
-        try ToolRunner.spawn(
-            try BuildProducts.executable(named: "presence-aggregator"),
+    private func startInstance(_ instance: String, broker: TestBroker, in programs: SpawnedPrograms) throws {
+        try programs.start(
+            instance, try BuildProducts.executable(named: "presence-aggregator"),
             ["run", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--root", "site", "--no-discovery",
              "--failover", "--instance", instance, "--keepalive", "\(Self.keepAlive)", "--lease-timeout", "30",
              "--log-level", "error"])
@@ -57,19 +57,16 @@ import Testing
     func standbyTakesOverFromALeaderThatIsGone(signal: Int32) async throws {
         let broker = try await TestBroker.start(.init(extraLines: ["log_type debug"]))
         let recorder = try await TopicRecorder.start(broker, filter: "site/#")
-        var running: [pid_t] = []
-        defer { for pid in running { kill(pid, SIGCONT); kill(pid, SIGKILL); _ = try? ToolRunner.waitForExit(pid) } }
+        let programs = try SpawnedPrograms()
 
         let leaderA = #"{"instance":"agg-a","term":1"#
         let leaderB = #"{"instance":"agg-b","term":2"#
-        let a = try startInstance("agg-a", broker: broker)
-        running.append(a)
+        try startInstance("agg-a", broker: broker, in: programs)
         try await recorder.wait(for: "agg-a leading term 1") { messages in
             messages.contains { $0.topic == "site/aggregator/leader" && $0.text.hasPrefix(leaderA) }
                 && messages.contains { $0.topic == "site/aggregator/status" && $0.text == "online" }
         }
-        let b = try startInstance("agg-b", broker: broker)
-        running.append(b)
+        try startInstance("agg-b", broker: broker, in: programs)
         try await recorder.wait(forTopic: "site/aggregator/instances/agg-b/sync")  // b has read the lease: it follows
 
         let (node, nodes) = try await fakeNodes(broker)
@@ -86,10 +83,9 @@ import Testing
 
         let beforeStop = recorder.messages.count
         let stoppedAt = ContinuousClock.now
-        kill(a, signal)
+        programs.signal("agg-a", signal)
         if signal == SIGKILL {
-            _ = try ToolRunner.waitForExit(a)
-            running.removeAll { $0 == a }
+            _ = try programs.waitForExit("agg-a")
         }
         try await recorder.wait(for: "agg-b leading term 2 and online", timeout: Self.takeoverBound + .seconds(5)) { messages in
             let since = messages.dropFirst(beforeStop)
@@ -115,25 +111,21 @@ import Testing
             // The frozen leader wakes: its connections were closed by the broker; it reconnects,
             // reads b's lease and stands by. Then it stops (as a standby: nothing to say).
             let beforeWake = recorder.messages.count
-            kill(a, SIGCONT)
+            programs.signal("agg-a", SIGCONT)
             try await recorder.wait(for: "a's sync after waking", timeout: Self.guardTimeout) { messages in
                 messages.dropFirst(beforeWake).contains { $0.topic == "site/aggregator/instances/agg-a/sync" }
             }
             try await recorder.wait(for: "four more measurements", timeout: Self.guardTimeout) { messages in
                 messages.dropFirst(beforeWake).filter { $0.topic.hasPrefix("site/beacons/") }.count >= 4
             }
-            kill(a, SIGTERM)
-            #expect(try ToolRunner.waitForExit(a) == 0)
-            running.removeAll { $0 == a }
+            #expect(try programs.terminate("agg-a") == 0)
             #expect(!recorder.messages.dropFirst(beforeWake).contains { $0.topic == "site/aggregator/status" },
                     "a standby's stop changed the status")
         }
 
         // Clean stop of b: `offline`, the lease given up, exit 0.
         let beforeEnd = recorder.messages.count
-        kill(b, SIGTERM)
-        #expect(try ToolRunner.waitForExit(b) == 0)
-        running.removeAll { $0 == b }
+        #expect(try programs.terminate("agg-b") == 0)
         try await recorder.wait(for: "b's offline", timeout: Self.guardTimeout) { messages in
             messages.dropFirst(beforeEnd).contains { $0.topic == "site/aggregator/status" && $0.text == "offline" }
         }

@@ -43,18 +43,12 @@ import Testing
         try aggregatorYAML.write(toFile: work + "/aggregator.yaml", atomically: true, encoding: .utf8)
 
         let rooms = try await TopicRecorder.start(broker, filter: "presence/#", clientID: "demo-recorder")
-        var children: [(name: String, pid: pid_t)] = []
-        defer { for child in children { kill(child.pid, SIGKILL); _ = try? ToolRunner.waitForExit(child.pid) } }
-        func start(_ name: String, _ executable: String, _ arguments: [String]) throws {
-            let log = open(work + "/\(name).log", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            defer { close(log) }
-            children.append((name, try ToolRunner.spawn(executable, arguments, output: log)))
-        }
+        let programs = SpawnedPrograms(directory: work)
         // The aggregator first, as the demo starts it, so it hears every node's first measurement.
-        try start("aggregator", aggregator, ["run", "--config", work + "/aggregator.yaml"])
+        try programs.start("aggregator", aggregator, ["run", "--config", work + "/aggregator.yaml"])
         try await rooms.wait(forTopic: "presence/aggregator/status") { $0.text == "online" }
         for (node, room) in Self.nodes {
-            try start(node, agent, [
+            try programs.start(node, agent, [
                 "run", "--config", work + "/agent.yaml", "--node", node, "--room", room, "--broker", url,
                 "--state-dir", work + "/state-\(node)",
             ])
@@ -92,12 +86,8 @@ import Testing
         #expect(lines.last?.hasSuffix(" 0 malformed ignored") == true)
 
         // SIGTERM: every program says offline and exits 0.
-        for child in children { kill(child.pid, SIGTERM) }
-        for child in children {
-            let status = try ToolRunner.waitForExit(child.pid)
-            let log = (try? String(contentsOfFile: work + "/\(child.name).log", encoding: .utf8)) ?? ""
-            #expect(status == 0, "\(child.name) exited with \(status):\n\(log.suffix(2000))")
+        for (name, status) in try programs.terminateAll() {
+            #expect(status == 0, "\(name) exited with \(status):\n\(programs.log(of: name).suffix(2000))")
         }
-        children.removeAll()
     }
 }

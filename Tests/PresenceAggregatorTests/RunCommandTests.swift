@@ -49,15 +49,13 @@ import Testing
         let broker = try await TestBroker.start()
         let client = try await observer(broker)
         let status = MessageReader(try await client.subscribe("site/aggregator/status"))
-        let pid = try ToolRunner.spawn(
-            try BuildProducts.executable(named: "presence-aggregator"),
+        let programs = try SpawnedPrograms()
+        try programs.start(
+            "aggregator", try BuildProducts.executable(named: "presence-aggregator"),
             ["run", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--root", "site", "--no-discovery", "--log-level", "error"])
-        var exited = false
-        defer { if !exited { kill(pid, SIGKILL); _ = try? ToolRunner.waitForExit(pid) } }
         _ = try await status.until { text($0) == "online" }
-        kill(pid, SIGTERM)
+        programs.signal("aggregator", SIGTERM)
         #expect(text(try await status.next()) == "offline")
-        #expect(try ToolRunner.waitForExit(pid) == 0)
-        exited = true
+        #expect(try programs.waitForExit("aggregator") == 0)
     }
 }

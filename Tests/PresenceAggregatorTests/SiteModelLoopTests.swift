@@ -43,20 +43,14 @@ import Testing
         try "broker: \(url)\ndecision:\n  pathLossExponent: 2.7\nhomeAssistant:\n  discovery: false\n"
             .write(toFile: work + "/aggregator.yaml", atomically: true, encoding: .utf8)
 
-        var children: [(name: String, pid: pid_t)] = []
-        defer { for child in children { kill(child.pid, SIGKILL); _ = try? ToolRunner.waitForExit(child.pid) } }
-        func start(_ name: String, _ executable: String, _ arguments: [String]) throws {
-            let log = open(work + "/\(name).log", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            defer { close(log) }
-            children.append((name, try ToolRunner.spawn(executable, arguments, output: log)))
-        }
+        let programs = SpawnedPrograms(directory: work)
         let record = work + "/walk.trace.csv"
-        try start("aggregator", aggregator, ["run", "--config", work + "/aggregator.yaml", "--record", record])
+        try programs.start("aggregator", aggregator, ["run", "--config", work + "/aggregator.yaml", "--record", record])
         let status = try await TopicRecorder.start(broker, filter: "presence/aggregator/status", clientID: "loop-status")
         try await status.wait(forTopic: "presence/aggregator/status") { $0.text == "online" }
         await status.stop()
         for node in scenario.nodes {
-            try start(node.id, agent, [
+            try programs.start(node.id, agent, [
                 "run", "--config", work + "/agent.yaml", "--node", node.id, "--room", node.room, "--broker", url,
                 "--state-dir", work + "/state-\(node.id)",
             ])
@@ -96,12 +90,9 @@ import Testing
             }
             return moves.reduce(0, +) >= 6
         }
-        for child in children { kill(child.pid, SIGTERM) }
-        for child in children {
-            let exit = try ToolRunner.waitForExit(child.pid)
-            #expect(exit == 0, "\(child.name) exited with \(exit)")
+        for (name, exit) in try programs.terminateAll() {
+            #expect(exit == 0, "\(name) exited with \(exit)")
         }
-        children.removeAll()
 
         // The record: published measurements (a proximity column), on the Unix clock.
         let samples = try TraceFile.samples(path: record)

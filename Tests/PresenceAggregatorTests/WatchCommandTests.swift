@@ -54,16 +54,10 @@ import Testing
         #expect(once.output.components(separatedBy: "aggregator online").count == 2)  // one snapshot
 
         // Live: a snapshot, then another after a change; SIGTERM stops it with status 0.
-        let directory = try TestBroker.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let outputPath = directory + "/watch.out"
-        let output = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let pid = try ToolRunner.spawn(executable, ["watch", "--broker", url, "--root", "site"], output: output)
-        close(output)
-        var running = true
-        defer { if running { kill(pid, SIGKILL); _ = try? ToolRunner.waitForExit(pid) } }
+        let programs = try SpawnedPrograms()
+        try programs.start("watch", executable, ["watch", "--broker", url, "--root", "site"])
         @Sendable func snapshots() -> [String] {
-            let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+            let text = programs.log(of: "watch")
             return text.components(separatedBy: "\nsite @ ").filter { $0.hasSuffix("malformed ignored\n") }
         }
         // Snapshots come at most once a second, so the retained state may take more than one on a
@@ -76,9 +70,7 @@ import Testing
         try await waitUntil("a snapshot with the change") {
             snapshots().contains { $0.contains("  kitchen-1  kitchen  OFFLINE") && $0.hasSuffix("· 1 malformed ignored\n") }
         }
-        kill(pid, SIGTERM)
-        #expect(try ToolRunner.waitForExit(pid) == 0)
-        running = false
+        #expect(try programs.terminate("watch") == 0)
     }
 
     /// Polls a file-backed condition (the program's output) with a failure guard.

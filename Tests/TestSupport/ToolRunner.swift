@@ -96,7 +96,12 @@ public enum ToolRunner {
         while waitpid(pid, &status, 0) < 0 {
             guard errno == EINTR else { throw TestBrokerError(.setupFailed, "waitpid failed: errno \(errno)") }
         }
-        let signal = status & 0x7F
-        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+        return exitStatus(status)
+    }
+
+    /// A `waitpid` status as the exit status, or 128 + the signal that ended the process (as a shell says it).
+    public static func exitStatus(_ waitStatus: Int32) -> Int32 {
+        let signal = waitStatus & 0x7F
+        return signal == 0 ? (waitStatus >> 8) & 0xFF : 128 + signal
     }
 }
