@@ -130,8 +130,8 @@ struct DeploymentSecurityTests {
         #expect(tooBig.text == #"{"status":"error","topic":"presence/config/regions","error":"payload: payload is \#(huge.utf8.count) bytes; the limit is 1048576 bytes","keptRevision":8}"#)
         #expect(programs.isRunning(agent) && programs.isRunning("aggregator"))
 
-        #expect(try programs.terminate(agent) == 0)
-        #expect(try programs.terminate("aggregator") == 0)
+        #expect(try await programs.terminate(agent) == 0)
+        #expect(try await programs.terminate("aggregator") == 0)
         try await recorder.wait(forTopic: "presence/aggregator/status") { $0.text == "offline" }
         for (program, log) in [("agent", programs.log(of: agent)), ("aggregator", programs.log(of: "aggregator"))] {
             #expect(!log.isEmpty, "\(program) logged nothing")
@@ -177,7 +177,7 @@ struct DeploymentSecurityTests {
         #expect(programs.log(of: agent).components(separatedBy: "the broker refused a publication").count - 1 == 1,
                 "\(programs.log(of: agent))")
         #expect(programs.log(of: agent).contains("refused=1"), "\(programs.log(of: agent))")
-        #expect(try programs.terminate(agent) == 0)
+        #expect(try await programs.terminate(agent) == 0)
         #expect(!programs.log(of: agent).contains(nodePassword))
 
         // A wrong password: refused and logged, without the password.
@@ -190,7 +190,7 @@ struct DeploymentSecurityTests {
             }
         }
         #expect(programs.isRunning(refused))
-        #expect(try programs.terminate(refused) == 0)
+        #expect(try await programs.terminate(refused) == 0)
         #expect(!programs.log(of: refused).contains(wrong), "\(programs.log(of: refused))")
         await hall.disconnect()
         await operatorClient.disconnect()

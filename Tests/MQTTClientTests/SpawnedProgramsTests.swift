@@ -29,8 +29,8 @@ struct SpawnedProgramsTests {
             }
         }
         #expect(programs.log(of: "failing") == "hello\n")
-        #expect(try programs.waitForExit("failing") == 3)
-        #expect(try programs.terminate("server") == 128 + SIGTERM)
-        #expect(throws: TestBrokerError.self) { try programs.waitForExit("server") }
+        #expect(try await programs.waitForExit("failing") == 3)
+        #expect(try await programs.terminate("server") == 128 + SIGTERM)
+        await #expect(throws: TestBrokerError.self) { try await programs.waitForExit("server") }
     }
 }

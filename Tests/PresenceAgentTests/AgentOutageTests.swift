@@ -130,7 +130,7 @@ import TestSupport
             await newcomer.stop()
         }
 
-        #expect(try agent.exitStatus() == 0, "\(agent.output)")
+        #expect(try await agent.exitStatus() == 0, "\(agent.output)")
         try await recorder.wait(forTopic: "presence/nodes/test/status") { $0.text == "offline" }
         let all = Self.events(recorder.messages)
         let distinct = Set(all.map(\.description))

@@ -9,7 +9,7 @@ struct AgentProcess {
     private let programs: SpawnedPrograms
 
     func signal(_ number: Int32) { programs.signal("agent", number) }
-    func exitStatus() throws -> Int32 { try programs.waitForExit("agent") }
+    func exitStatus() async throws -> Int32 { try await programs.waitForExit("agent") }
     var output: String { programs.log(of: "agent") }
 
     /// Starts node `test` in room `lab` replaying `capture` at `speed`; its log goes to a file, or

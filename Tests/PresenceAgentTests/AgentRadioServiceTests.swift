@@ -63,7 +63,7 @@ import TestSupport
         try await recorder.wait(forTopic: "presence/nodes/test/telemetry", timeout: .seconds(40)) {
             $0.text.contains(#""radio":"scanning""#) && $0.text.contains(#""radioReopens":1"#)
         }
-        #expect(try programs.terminate("agent") == 0)
+        #expect(try await programs.terminate("agent") == 0)
         let text = programs.log(of: "agent")
         #expect(text.contains("the controller stopped scanning: read "), "\(text)")
         #expect(text.contains("the controller is set up again and scans (extended)"))

@@ -62,7 +62,7 @@ import TestSupport
 
         agent.signal(SIGTERM)
         try await recorder.wait(forTopic: "presence/nodes/test/status") { $0.text == "offline" }
-        #expect(try agent.exitStatus() == 0)
+        #expect(try await agent.exitStatus() == 0)
         await recorder.stop()
     }
 
@@ -85,7 +85,7 @@ import TestSupport
         let capture = try Self.horizonBeginning()
         defer { try? FileManager.default.removeItem(atPath: capture) }
         let agent = try startAgent(broker, capture: capture, extra: ["--exit-at-end"])
-        #expect(try agent.exitStatus() == 0)
+        #expect(try await agent.exitStatus() == 0)
         #expect(!agent.output.contains("out-queue full"))
         // A newcomer reads every state retained (QoS 0, as mosquitto_sub does: a QoS 1 subscriber
         // would meet the broker's own per-client queue limit of 1,000).
@@ -102,7 +102,7 @@ import TestSupport
         let agent = try startAgent(broker)
         try await recorder.wait(forTopic: "presence/nodes/test/status") { $0.text == "online" }
         agent.signal(SIGKILL)
-        _ = try agent.exitStatus()
+        _ = try await agent.exitStatus()
         try await recorder.wait(forTopic: "presence/nodes/test/status") { $0.text == "offline" }
         await recorder.stop()
     }
@@ -116,7 +116,7 @@ import TestSupport
             defer { broker.kill() }
             try broker.mosquittoPub(topic: "presence/config/regions", message: Self.region, qos: 1, retain: true)
             let agent = try startAgent(broker, capture: capture, stateDir: stateDir, extra: ["--exit-at-end"])
-            #expect(try agent.exitStatus() == 0)
+            #expect(try await agent.exitStatus() == 0)
         }
         // The capture ended with the beacon in the region: the state was saved with the regions.
         #expect(try String(contentsOfFile: stateDir + "/region-states.json", encoding: .utf8) == #"{"office":"inside"}"#)
@@ -127,7 +127,7 @@ import TestSupport
         defer { broker.kill() }
         let recorder = try await TopicRecorder.start(broker, filter: "presence/#")
         let agent = try startAgent(broker, capture: capture, stateDir: stateDir, extra: ["--exit-at-end"])
-        #expect(try agent.exitStatus() == 0)
+        #expect(try await agent.exitStatus() == 0)
         try await recorder.wait(forTopic: "presence/nodes/test/status") { $0.text == "offline" }
         #expect(recorder.texts("presence/nodes/test/regions/office/state") == ["inside"])
         #expect(recorder.texts("presence/nodes/test/regions/office/event").isEmpty)
@@ -137,7 +137,7 @@ import TestSupport
         // Without the saved states (a first start with saved regions) the first match is an enter.
         try FileManager.default.removeItem(atPath: stateDir + "/region-states.json")
         let again = try startAgent(broker, capture: capture, stateDir: stateDir, extra: ["--exit-at-end"])
-        #expect(try again.exitStatus() == 0)
+        #expect(try await again.exitStatus() == 0)
         try await recorder.wait(forTopic: "presence/nodes/test/regions/office/event") { $0.text.contains(#""event":"enter""#) }
         await recorder.stop()
     }
@@ -153,13 +153,13 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: capture) }
         try broker.mosquittoPub(topic: "presence/config/regions", message: Self.region, qos: 1, retain: true)
         let first = try startAgent(broker, capture: capture, stateDir: stateDir, extra: ["--exit-at-end"])
-        #expect(try first.exitStatus() == 0)
+        #expect(try await first.exitStatus() == 0)
         #expect(FileManager.default.fileExists(atPath: stateDir + "/regions.json"))
 
         try broker.mosquittoPub(topic: "presence/config/regions", message: "", qos: 1, retain: true)
         let recorder = try await TopicRecorder.start(broker, filter: "presence/nodes/test/#")
         let again = try startAgent(broker, capture: capture, stateDir: stateDir, extra: ["--exit-at-end"])
-        #expect(try again.exitStatus() == 0)
+        #expect(try await again.exitStatus() == 0)
         let status = try await recorder.wait(forTopic: "presence/nodes/test/config/status") { $0.text.contains("cleared") }
         #expect(status.text.hasPrefix(#"{"status":"ok","topic":"presence/config/regions","cleared":true,"#))
         #expect(!FileManager.default.fileExists(atPath: stateDir + "/regions.json"))
@@ -218,7 +218,7 @@ import TestSupport
         #expect(states.last { $0.topic == "presence/nodes/test/regions/office/state" }?.text == "outside")
         #expect(states.filter { $0.topic == "presence/nodes/test/regions/office/event" }.count == 2)
         agent.signal(SIGTERM)
-        #expect(try agent.exitStatus() == 0)
+        #expect(try await agent.exitStatus() == 0)
         await recorder.stop()
     }
 
@@ -230,7 +230,7 @@ import TestSupport
         let recorder = try await TopicRecorder.start(broker, filter: "presence/#")
         try broker.mosquittoPub(topic: "presence/config/regions", message: Self.region, qos: 1, retain: true)
         let agent = try startAgent(broker, stateDir: "/proc/presence-agent-state", extra: ["--exit-at-end"])
-        #expect(try agent.exitStatus() == 0)
+        #expect(try await agent.exitStatus() == 0)
         try await recorder.wait(forTopic: "presence/nodes/test/config/status") { $0.text.contains(#""status":"ok""#) }
         try await recorder.wait(forTopic: "presence/nodes/test/regions/office/event") { $0.text.contains("enter") }
         #expect(agent.output.contains("state directory unusable; configuration is kept in memory only"))
@@ -254,7 +254,7 @@ import TestSupport
         let recorder = try await TopicRecorder.start(broker, filter: "presence/#")
         try broker.mosquittoPub(topic: "presence/config/regions", message: Self.region, qos: 1, retain: true)
         let agent = try startAgent(broker, stateDir: stateDir, extra: ["--exit-at-end"])
-        #expect(try agent.exitStatus() == 0)
+        #expect(try await agent.exitStatus() == 0)
         let status = try await recorder.wait(forTopic: "presence/nodes/test/config/status")
         #expect(status.text.hasPrefix(#"{"status":"ok","topic":"presence/config/regions","revision":7,"regions":1,"#))
         try await recorder.wait(forTopic: "presence/nodes/test/regions/office/event") { $0.text.contains(#""event":"enter""#) }
@@ -275,7 +275,7 @@ import TestSupport
         let trace = NSTemporaryDirectory() + "recorded-\(UUID().uuidString).csv"
         defer { try? FileManager.default.removeItem(atPath: trace) }
         let agent = try startAgent(broker, extra: ["--exit-at-end", "--record", trace])
-        #expect(try agent.exitStatus() == 0)
+        #expect(try await agent.exitStatus() == 0)
         let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
         // The header and the capture's 11 iBeacon advertisements: only measured beacons are recorded.
         #expect(lines.count == 12)

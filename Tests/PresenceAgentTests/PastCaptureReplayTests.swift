@@ -108,7 +108,7 @@ import TestSupport
         let recorder = try await TopicRecorder.start(broker, filter: "presence/#")
         try broker.mosquittoPub(topic: "presence/config/regions", message: Self.regions(revision: 1, [Self.blinkRegion]), qos: 1, retain: true)
         let agent = try AgentProcess.start(broker, capture: capture, speed: speed, extra: ["--exit-at-end"])
-        #expect(try agent.exitStatus() == 0, "\(agent.output)")
+        #expect(try await agent.exitStatus() == 0, "\(agent.output)")
         try await recorder.wait(forTopic: "presence/nodes/test/status") { $0.text == "offline" }
 
         let status = try #require(recorder.texts(Self.statusTopic).first)
@@ -134,7 +134,7 @@ import TestSupport
         }
         try broker.mosquittoPub(
             topic: "presence/config/regions", message: Self.regions(revision: 2, [Self.markerRegion, Self.blinkRegion]), qos: 1, retain: true)
-        #expect(try agent.exitStatus() == 0, "\(agent.output)")
+        #expect(try await agent.exitStatus() == 0, "\(agent.output)")
         try await recorder.wait(forTopic: "presence/nodes/test/status") { $0.text == "offline" }
 
         let status = try #require(recorder.texts(Self.statusTopic).first { $0.contains(#""revision":2"#) })
@@ -157,7 +157,7 @@ import TestSupport
             topic: "presence/config/regions", message: #"{"revision":1,"regions":[{"id":"office","uuid":"494e5445-4c4c-495f-524f-434b535f4857"}]}"#,
             qos: 1, retain: true)
         let agent = try AgentProcess.start(broker, capture: try SharedData.path(SharedData.horizonCapture), extra: ["--exit-at-end"])
-        #expect(try agent.exitStatus() == 0, "\(agent.output)")
+        #expect(try await agent.exitStatus() == 0, "\(agent.output)")
         try await recorder.wait(forTopic: "presence/nodes/test/status") { $0.text == "offline" }
 
         let beacon = "ibeacon-494e5445-4c4c-495f-524f-434b535f4857-20594-62207"

@@ -97,7 +97,7 @@ import TestSupport
                 node, try BuildProducts.executable(named: "presence-agent"),
                 ["run", "--node", node, "--room", room, "--source", "btsnoop:" + capture, "--speed", "0", "--exit-at-end",
                  "--broker", "mqtt://127.0.0.1:\(broker.port)", "--state-dir", stateDir, "--record", trace])
-            #expect(try programs.waitForExit(node) == 0)
+            #expect(try await programs.waitForExit(node) == 0)
             traces.append(trace)
             logs.append(try String(contentsOfFile: programs.logFile(of: node), encoding: .utf8))
             stateDirs.append(stateDir)

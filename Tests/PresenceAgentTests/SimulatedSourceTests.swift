@@ -56,7 +56,7 @@ import TestSupport
         // 12 s: 240 simulated seconds, about 12 moves per person.
         try await Task.sleep(for: .seconds(12))
         agent.signal(SIGTERM)
-        #expect(try agent.exitStatus() == 0, "\(agent.output)")
+        #expect(try await agent.exitStatus() == 0, "\(agent.output)")
         try await recorder.wait(forTopic: "presence/nodes/test/status") { $0.text == "offline" }
 
         var exits = 0

@@ -85,7 +85,7 @@ import Testing
         let stoppedAt = ContinuousClock.now
         programs.signal("agg-a", signal)
         if signal == SIGKILL {
-            _ = try programs.waitForExit("agg-a")
+            _ = try await programs.waitForExit("agg-a")
         }
         try await recorder.wait(for: "agg-b leading term 2 and online", timeout: Self.takeoverBound + .seconds(5)) { messages in
             let since = messages.dropFirst(beforeStop)
@@ -118,14 +118,14 @@ import Testing
             try await recorder.wait(for: "four more measurements", timeout: Self.guardTimeout) { messages in
                 messages.dropFirst(beforeWake).filter { $0.topic.hasPrefix("site/beacons/") }.count >= 4
             }
-            #expect(try programs.terminate("agg-a") == 0)
+            #expect(try await programs.terminate("agg-a") == 0)
             #expect(!recorder.messages.dropFirst(beforeWake).contains { $0.topic == "site/aggregator/status" },
                     "a standby's stop changed the status")
         }
 
         // Clean stop of b: `offline`, the lease given up, exit 0.
         let beforeEnd = recorder.messages.count
-        #expect(try programs.terminate("agg-b") == 0)
+        #expect(try await programs.terminate("agg-b") == 0)
         try await recorder.wait(for: "b's offline", timeout: Self.guardTimeout) { messages in
             messages.dropFirst(beforeEnd).contains { $0.topic == "site/aggregator/status" && $0.text == "offline" }
         }

@@ -86,7 +86,7 @@ import Testing
         #expect(lines.last?.hasSuffix(" 0 malformed ignored") == true)
 
         // SIGTERM: every program says offline and exits 0.
-        for (name, status) in try programs.terminateAll() {
+        for (name, status) in try await programs.terminateAll() {
             #expect(status == 0, "\(name) exited with \(status):\n\(programs.log(of: name).suffix(2000))")
         }
     }

@@ -56,6 +56,6 @@ import Testing
         _ = try await status.until { text($0) == "online" }
         programs.signal("aggregator", SIGTERM)
         #expect(text(try await status.next()) == "offline")
-        #expect(try programs.waitForExit("aggregator") == 0)
+        #expect(try await programs.waitForExit("aggregator") == 0)
     }
 }

@@ -90,7 +90,7 @@ import Testing
             }
             return moves.reduce(0, +) >= 6
         }
-        for (name, exit) in try programs.terminateAll() {
+        for (name, exit) in try await programs.terminateAll() {
             #expect(exit == 0, "\(name) exited with \(exit)")
         }
 

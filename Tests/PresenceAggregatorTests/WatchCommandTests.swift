@@ -70,7 +70,7 @@ import Testing
         try await waitUntil("a snapshot with the change") {
             snapshots().contains { $0.contains("  kitchen-1  kitchen  OFFLINE") && $0.hasSuffix("· 1 malformed ignored\n") }
         }
-        #expect(try programs.terminate("watch") == 0)
+        #expect(try await programs.terminate("watch") == 0)
     }
 
     /// Polls a file-backed condition (the program's output) with a failure guard.

@@ -79,26 +79,30 @@ public final class SpawnedPrograms: Sendable {
         }
     }
 
-    /// Waits for `name` to end and returns its exit status, or 128 + the signal that ended it.
-    public func waitForExit(_ name: String) throws -> Int32 {
+    /// Waits for `name` to end (off the test's thread) and returns its exit status, or 128 + the
+    /// signal that ended it.
+    public func waitForExit(_ name: String) async throws -> Int32 {
         let program = programs.withLock { programs -> Program? in
             programs.firstIndex { $0.name == name }.map { programs.remove(at: $0) }
         }
         guard let program else { throw TestBrokerError(.setupFailed, "no program named \(name) was started or it was already waited for") }
-        return try program.exited ?? ToolRunner.waitForExit(program.pid)
+        if let exited = program.exited { return exited }
+        return try await ToolRunner.exit(of: program.pid)
     }
 
     /// SIGTERM, then the exit status: a clean stop.
-    public func terminate(_ name: String) throws -> Int32 {
+    public func terminate(_ name: String) async throws -> Int32 {
         signal(name, SIGTERM)
-        return try waitForExit(name)
+        return try await waitForExit(name)
     }
 
     /// SIGTERM to every program still running at once, then each one's exit status, in start order.
-    public func terminateAll() throws -> [(name: String, status: Int32)] {
+    public func terminateAll() async throws -> [(name: String, status: Int32)] {
         let names = programs.withLock { $0.map(\.name) }
         for name in names { signal(name, SIGTERM) }
-        return try names.map { ($0, try waitForExit($0)) }
+        var statuses: [(name: String, status: Int32)] = []
+        for name in names { statuses.append((name, try await waitForExit(name))) }
+        return statuses
     }
 
     /// SIGKILL and reap every program not yet waited for (a stopped one too: SIGKILL ends it).

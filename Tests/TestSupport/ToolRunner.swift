@@ -99,6 +99,15 @@ public enum ToolRunner {
         return exitStatus(status)
     }
 
+    /// `waitForExit` on a thread of its own. Swift Testing runs async tests on one thread per core;
+    /// a test that blocked one of them for the 20–40 s an agent replays a capture starved the other
+    /// tests' broker clients, whose waits then timed out in a parallel `swift test`.
+    public static func exit(of pid: pid_t) async throws -> Int32 {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Swift.Result { try waitForExit(pid) }) }.start()
+        }
+    }
+
     /// A `waitpid` status as the exit status, or 128 + the signal that ended the process (as a shell says it).
     public static func exitStatus(_ waitStatus: Int32) -> Int32 {
         let signal = waitStatus & 0x7F
