@@ -153,6 +153,23 @@ public enum SiteModelEvaluation {
             self.leaveOneOut = leaveOneOut
             self.physics = physics
         }
+
+        /// How much less accurate than physics a recording may be, decided by the model learned
+        /// from the others, before `unlikeTheOthers` names it.
+        public static let unlikeMargin = 0.1
+
+        /// The recordings that the model learned from the others decides far worse than physics
+        /// (by more than `unlikeMargin` of accuracy), with the two accuracies: the others did not
+        /// teach what they hold. On the SAL bay that is the one walk among four car recordings
+        /// (0.762 against 0.973): a person carrying the beacon looks unlike a car. The cure is
+        /// more recordings like it, so `learn` says so.
+        public var unlikeTheOthers: [(name: String, model: Double, physics: Double)] {
+            guard let leaveOneOut, let physics else { return [] }
+            return zip(leaveOneOut.recordings, physics.recordings).compactMap { model, alone in
+                model.score.accuracy < alone.score.accuracy - Self.unlikeMargin
+                    ? (model.name, model.score.accuracy, alone.score.accuracy) : nil
+            }
+        }
     }
 
     /// Learns from every recording and judges the model (`Judgement`); nil when nothing falls within

@@ -97,6 +97,11 @@ struct LearnCommand: ParsableCommand {
                 out.write("  \(name) mean accuracy \(Self.format(summary.meanAccuracy)), flaps \(summary.flaps), median switch latency "
                     + (summary.medianSwitchLatency.map { Self.format($0) + " s" } ?? "-"))
             }
+            for unlike in judgement.unlikeTheOthers {
+                out.write("note: \(unlike.name): the model learned from the other recordings decides it far worse than "
+                    + "physics (\(Self.format(unlike.model)) against \(Self.format(unlike.physics))): the others did not teach "
+                    + "what it holds (another carrier, route or beacon?); record more like it")
+            }
             if model.decision == .model {
                 out.write("verdict: the model decides better than physics on these recordings; it decides with --model or decision.model")
             } else {

@@ -67,6 +67,11 @@ import Testing
         }
         #expect(result.output.contains("verdict: the model decides better than physics"), "\(result.output)")
         #expect(try SiteModelFile.load(path: work + "/sal.json").decision == .model)
+        // The walk, learned from the four car recordings only, is the one named as unlike the others.
+        let notes = result.output.split(separator: "\n").filter { $0.hasPrefix("note: ") }
+        #expect(notes.count == 1, "\(result.output)")
+        #expect(notes.first?.hasPrefix("note: sal-walk_sensor_1_measurement_1: the model learned from the other recordings decides it far worse than physics (0.762 against 0.973): the others did not teach") == true,
+                "\(result.output)")
     }
 
     @Test func nodesTheModelDoesNotKnowAreNamedOnceAndTheirBeaconFollowsPhysics() throws {
