@@ -1,4 +1,5 @@
 import BeaconCore
+import RoomDecisions
 
 /// Drives the agent's tracking and the aggregator's room decision from a trace, on a virtual clock
 /// (the trace's own time): per (beacon, node) the node's real `BeaconTrack` (Kalman filter,

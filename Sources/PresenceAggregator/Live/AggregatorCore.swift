@@ -1,4 +1,5 @@
 import BeaconCore
+import RoomDecisions
 
 /// The live aggregator's state, without I/O: measurements, node statuses, its own retained
 /// locations (restore) and the passing of time go in; the MQTT messages to send come out

@@ -1,4 +1,5 @@
 import BeaconCore
+import RoomDecisions
 
 /// Home Assistant MQTT discovery (MQTT.md's `homeassistant/…/config` row).
 ///
