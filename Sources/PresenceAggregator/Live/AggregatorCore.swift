@@ -79,49 +79,6 @@ public struct AggregatorCore: Sendable {
         var publishedSignificantPart: String?
     }
 
-    /// One element of a room's `occupants` list, kept ready to join.
-    struct Occupant: Sendable {
-        var id: String
-        var slot: Int
-        /// `{"id","name","since","distance"}` of the beacon's published location.
-        var json: String
-        /// `json.utf8.count`: where the next occupant starts in the joined list.
-        var length: Int
-    }
-
-    /// A room with occupants (or that had some): its members ordered as published.
-    struct Room: Sendable {
-        var name: String
-        /// `<root>/rooms/<room>`.
-        var topic: String
-        /// Occupants by id (then slot), as the room message lists them.
-        var occupants: [Occupant] = []
-        /// The room's whole message, `{"room":…,"occupants":[…],"count":N}`, kept up to date part
-        /// by part: an arrival moves the bytes after it once, and a publication shares this text
-        /// instead of joining or copying the list (with 2,000 occupants, ~400 KB per arrival).
-        var payload: String
-        /// UTF-8 length of `{"room":…,"occupants":[`: where the first occupant's part starts.
-        let headLength: Int
-        /// UTF-8 length of `],"count":N}` at the end.
-        var tailLength: Int
-        /// Its message is due in the current call.
-        var isDue = false
-        /// An occupant's distance changed: its message is due at the next tick.
-        var isDueAtTick = false
-
-        init(name: String, topic: String) {
-            self.name = name
-            self.topic = topic
-            var head = #"{"room":"#
-            JSONText.appendQuoted(name, to: &head)
-            head += #","occupants":["#
-            let tail = Self.tail(count: 0)
-            headLength = head.utf8.count
-            tailLength = tail.utf8.count
-            payload = head + tail
-        }
-    }
-
     public let configuration: AggregatorConfiguration
     /// Nil when discovery is off. Its `rooms` grow as rooms are met (node info, measurements,
     /// restored locations).
@@ -148,11 +105,8 @@ public struct AggregatorCore: Sendable {
     private var trackedCount = 0
     /// The file's known beacons merged with the pushed `<root>/config/beacons`.
     public private(set) var knownBeacons: AggregatorKnownBeacons
-    private var rooms: [Room] = []
-    private var roomIndex: [String: Int] = [:]
-    /// Rooms whose message is due in the current call, in the order they became due.
-    private var dueRooms: [Int] = []
-    private var dueAtTickRooms: [Int] = []
+    /// The rooms' messages, and which are due.
+    private var roomMessages = RoomMessages()
     /// Unknown (not known) beacons tracked, and the ends of their least-recently-heard list.
     private var unknownCount = 0
     private var oldestUnknown = -1
@@ -216,7 +170,7 @@ public struct AggregatorCore: Sendable {
         } else {
             refresh(slot.index, into: &out)
         }
-        publishDueRooms(into: &out)
+        roomMessages.publishDue(into: &out)
         return out
     }
 
@@ -235,7 +189,7 @@ public struct AggregatorCore: Sendable {
             guard let slot = decider.slot(of: decision.beacon) else { continue }
             apply(decision, slot: slot.index, at: time, into: &out)
         }
-        publishDueRooms(into: &out)
+        roomMessages.publishDue(into: &out)
         return out
     }
 
@@ -258,7 +212,7 @@ public struct AggregatorCore: Sendable {
         hot[slot].restoredAt = time
         // Membership restored as it was published: no room message of its own.
         if restored.room != RoomDecision.notHome { occupy(restored.room, slot: slot, announce: false) }
-        publishDueRooms(into: &out)
+        roomMessages.publishDue(into: &out)
         return out
     }
 
@@ -277,7 +231,7 @@ public struct AggregatorCore: Sendable {
             guard let entry = entries[slot], before[entry.beacon] != after[entry.beacon] else { continue }
             follow(after[entry.beacon], slot: slot, into: &out)
         }
-        publishDueRooms(into: &out)
+        roomMessages.publishDue(into: &out)
         return out
     }
 
@@ -328,9 +282,8 @@ public struct AggregatorCore: Sendable {
             }
             if isForgotten(slot, at: time) { forget(slot, into: &out) }
         }
-        for room in dueAtTickRooms where rooms[room].isDueAtTick { markDue(room) }
-        dueAtTickRooms.removeAll(keepingCapacity: true)
-        publishDueRooms(into: &out)
+        roomMessages.tick()
+        roomMessages.publishDue(into: &out)
         if !unclaimedNodeDevices.isEmpty { removeUnclaimedNodeDevices(at: time, into: &out) }
         return out
     }
@@ -361,7 +314,7 @@ public struct AggregatorCore: Sendable {
             out.append(.retained(topics.location(entry.id), location.json))
             out.append(.retained(topics.locationRoom(entry.id), location.room))
         }
-        for room in rooms.indices.sorted(by: { rooms[$0].name < rooms[$1].name }) { out.append(roomMessage(room)) }
+        out += roomMessages.allByName
         return out
     }
 
@@ -534,11 +487,11 @@ public struct AggregatorCore: Sendable {
         out.append(.retained(topics.location(id), location.json))
         if id != entry.id {
             out.append(.retained(topics.locationRoom(id), location.room))
-            if room >= 0 { occupy(rooms[room].name, slot: slot, announce: true) }
+            if room >= 0 { occupy(roomMessages.name(of: room), slot: slot, announce: true) }
         } else if room >= 0 {
             // Same place in the list, a new name in it: the room's message goes with the location.
             updateOccupant(slot)
-            markDue(room)
+            roomMessages.markDue(room)
         }
     }
 
@@ -761,20 +714,9 @@ public struct AggregatorCore: Sendable {
     // MARK: - Rooms
 
     private mutating func occupy(_ name: String, slot: Int, announce: Bool) {
-        let room: Int
-        if let index = roomIndex[name] {
-            room = index
-        } else {
-            room = rooms.count
-            rooms.append(Room(name: name, topic: topics.room(name)))
-            roomIndex[name] = room
-        }
         guard let entry = entries[slot] else { return }
-        let position = insertionPoint(entry.id, slot: slot, in: rooms[room].occupants)
-        let json = Self.occupantJSON(entry)
-        rooms[room].insert(Occupant(id: entry.id, slot: slot, json: json, length: json.utf8.count), at: position)
-        hot[slot].occupiedRoom = room
-        if announce { markDue(room) }
+        hot[slot].occupiedRoom = roomMessages.occupy(
+            name, topic: topics.room, id: entry.id, slot: slot, json: Self.occupantJSON(entry), announce: announce)
     }
 
     /// Takes the beacon in `slot` out of the room it occupies, if any; the room's message is due in
@@ -782,14 +724,8 @@ public struct AggregatorCore: Sendable {
     private mutating func vacate(_ slot: Int, roomMessageAtTick: Bool = false) {
         let room = hot[slot].occupiedRoom
         guard room >= 0, let id = entries[slot]?.id else { return }
-        let position = insertionPoint(id, slot: slot, in: rooms[room].occupants)
-        if rooms[room].occupants.indices.contains(position), rooms[room].occupants[position].slot == slot {
-            rooms[room].remove(at: position)
-        } else if let index = rooms[room].occupants.firstIndex(where: { $0.slot == slot }) {
-            rooms[room].remove(at: index)
-        }
+        roomMessages.vacate(room, id: id, slot: slot, atTick: roomMessageAtTick)
         hot[slot].occupiedRoom = -1
-        if roomMessageAtTick { markDueAtTick(room) } else { markDue(room) }
     }
 
     /// The beacon's location was published again in the same room: its part of the room's list
@@ -797,127 +733,10 @@ public struct AggregatorCore: Sendable {
     private mutating func updateOccupant(_ slot: Int) {
         let room = hot[slot].occupiedRoom
         guard room >= 0, let entry = entries[slot] else { return }
-        let position = insertionPoint(entry.id, slot: slot, in: rooms[room].occupants)
-        guard rooms[room].occupants.indices.contains(position), rooms[room].occupants[position].slot == slot else { return }
-        let json = Self.occupantJSON(entry)
-        guard json != rooms[room].occupants[position].json else { return }
-        rooms[room].replace(at: position, with: json)
-        markDueAtTick(room)
+        roomMessages.update(room, id: entry.id, slot: slot, json: Self.occupantJSON(entry))
     }
 
-    /// Where (`id`, `slot`) sits, or would sit, in occupants ordered by id then slot.
-    private func insertionPoint(_ id: String, slot: Int, in occupants: [Occupant]) -> Int {
-        var low = 0, high = occupants.count
-        while low < high {
-            let middle = (low + high) / 2
-            let other = occupants[middle]
-            if other.id < id || (other.id == id && other.slot < slot) { low = middle + 1 } else { high = middle }
-        }
-        return low
-    }
-
-    private mutating func markDue(_ room: Int) {
-        guard !rooms[room].isDue else { return }
-        rooms[room].isDue = true
-        dueRooms.append(room)
-    }
-
-    private mutating func markDueAtTick(_ room: Int) {
-        guard !rooms[room].isDueAtTick else { return }
-        rooms[room].isDueAtTick = true
-        dueAtTickRooms.append(room)
-    }
-
-    /// The messages of the rooms due in this call, once each.
-    private mutating func publishDueRooms(into out: inout [AggregatorPublication]) {
-        guard !dueRooms.isEmpty else { return }
-        for room in dueRooms {
-            out.append(roomMessage(room))
-            rooms[room].isDue = false
-            // The message carries every occupant's current distance.
-            rooms[room].isDueAtTick = false
-        }
-        dueRooms.removeAll(keepingCapacity: true)
-    }
-
-    /// `{"room","occupants":[{"id","name","since","distance"}],"count"}`, occupants by id; each
-    /// occupant's part is kept from when its location was last published. The payload is the
-    /// room's own text, shared, not copied.
-    private func roomMessage(_ room: Int) -> AggregatorPublication {
-        .retained(rooms[room].topic, rooms[room].payload)
-    }
-
-    /// An occupant as its published location shows it (a restored one: as restored).
     private static func occupantJSON(_ entry: Tracked) -> String {
-        var occupant = JSONObjectWriter()
-        occupant.add("id", entry.id)
-        occupant.add("name", entry.name)
-        if let location = entry.location {
-            occupant.add("since", ISO8601Timestamp.string(from: location.since))
-            if let distance = location.distance { occupant.add("distance", distance, decimals: 2) } else { occupant.addNull("distance") }
-        }
-        return occupant.json
-    }
-
-}
-
-extension AggregatorCore.Room {
-    /// `],"count":N}`: what follows the occupants.
-    static func tail(count: Int) -> String {
-        #"],"count":"# + String(count) + "}"
-    }
-
-    /// The UTF-8 offset in `payload` where the occupant at `position` starts.
-    private func offset(of position: Int) -> Int {
-        var offset = headLength
-        for index in 0..<position { offset += occupants[index].length + 1 }
-        return offset
-    }
-
-    private func index(_ offset: Int) -> String.Index {
-        payload.utf8.index(payload.utf8.startIndex, offsetBy: offset)
-    }
-
-    /// Rewrites the count at the end, after the occupants changed.
-    private mutating func updateTail() {
-        let tail = Self.tail(count: occupants.count)
-        let end = payload.utf8.count
-        payload.replaceSubrange(index(end - tailLength)..<payload.endIndex, with: tail)
-        tailLength = tail.utf8.count
-    }
-
-    mutating func insert(_ occupant: AggregatorCore.Occupant, at position: Int) {
-        if occupants.isEmpty {
-            payload.insert(contentsOf: occupant.json, at: index(headLength))
-        } else if position == occupants.count {
-            payload.insert(contentsOf: "," + occupant.json, at: index(payload.utf8.count - tailLength))
-        } else {
-            payload.insert(contentsOf: occupant.json + ",", at: index(offset(of: position)))
-        }
-        occupants.insert(occupant, at: position)
-        updateTail()
-    }
-
-    mutating func remove(at position: Int) {
-        let length = occupants[position].length
-        if occupants.count == 1 {
-            payload.removeSubrange(index(headLength)..<index(headLength + length))
-        } else if position == occupants.count - 1 {
-            // The last part and the comma before it.
-            let start = offset(of: position) - 1
-            payload.removeSubrange(index(start)..<index(start + length + 1))
-        } else {
-            let start = offset(of: position)
-            payload.removeSubrange(index(start)..<index(start + length + 1))
-        }
-        occupants.remove(at: position)
-        updateTail()
-    }
-
-    mutating func replace(at position: Int, with json: String) {
-        let start = offset(of: position)
-        payload.replaceSubrange(index(start)..<index(start + occupants[position].length), with: json)
-        occupants[position].json = json
-        occupants[position].length = json.utf8.count
+        RoomMessage.occupantJSON(id: entry.id, name: entry.name, location: entry.location)
     }
 }
