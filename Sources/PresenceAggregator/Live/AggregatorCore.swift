@@ -94,10 +94,9 @@ public struct AggregatorCore: Sendable {
     public static let unclaimedNodeDeviceGrace = 10.0
     /// Whether the aggregator's own device was announced in this run (node devices name it).
     private var aggregatorAnnounced = false
-    public private(set) var decider: RoomDecider
-    /// The learned site model's decision (`decision.model`), beside `decider`, its fallback; nil
-    /// without a model. With one, its decisions are the ones published.
-    public private(set) var model: SiteModelDecider?
+    /// The physics rule, and the learned site model over it when the configuration names one
+    /// (`decision.model`): with a model, the model's decisions are the ones published.
+    public private(set) var decider: SiteRoomDecider
     /// Per decider slot (`RoomDecider.BeaconSlot.index`): the beacons this core tracks. The decider
     /// holds a slot exactly for each tracked beacon (the core forgets both together).
     private var hot: [Hot] = []
@@ -120,8 +119,7 @@ public struct AggregatorCore: Sendable {
 
     public init(configuration: AggregatorConfiguration, softwareVersion: String, supportURL: String? = nil) {
         self.configuration = configuration
-        decider = RoomDecider(parameters: configuration.decision)
-        model = configuration.siteModel.map(SiteModelDecider.init(model:))
+        decider = SiteRoomDecider(parameters: configuration.decision, model: configuration.siteModel)
         discovery = configuration.homeAssistantDiscovery
             ? HomeAssistantDiscovery(prefix: configuration.homeAssistantPrefix, topics: configuration.topics,
                                      origin: .init(softwareVersion: softwareVersion, supportURL: supportURL),
@@ -136,34 +134,30 @@ public struct AggregatorCore: Sendable {
     /// Folds in a node's measurement received at `time`. A measurement from a node reported offline
     /// is ignored.
     public mutating func receive(_ measurement: ReceivedMeasurement, at time: Instant) -> [AggregatorPublication] {
-        guard !decider.isOffline(node: measurement.node) else { return [] }
+        guard !decider.physics.isOffline(node: measurement.node) else { return [] }
         var out: [AggregatorPublication] = []
         let slot: RoomDecider.BeaconSlot
         if measurement.isSilence {
             // A silence never makes a beacon appear.
-            guard let known = decider.slot(of: measurement.beacon) else { return [] }
+            guard let known = decider.physics.slot(of: measurement.beacon) else { return [] }
             slot = known
         } else {
             // A new beacon's first configs then carry the room it is heard in (not a second room
             // config a moment later, while Home Assistant is still creating the entity).
-            if discovery != nil, decider.slot(of: measurement.beacon) == nil {
+            if discovery != nil, decider.physics.slot(of: measurement.beacon) == nil {
                 noteNode(measurement.node, room: measurement.room, version: nil, into: &out)
             }
             slot = track(measurement.beacon, name: measurement.name, alias: measurement.alias, heardAt: time, into: &out)
         }
-        let knownNodes = decider.knownNodeCount
-        let knownRooms = decider.knownRoomCount
-        var decision = decider.update(node: measurement.node, room: measurement.room, distance: measurement.distance,
-                                      proximity: measurement.proximity, in: slot, at: time)
+        let knownNodes = decider.physics.knownNodeCount
+        let knownRooms = decider.physics.knownRoomCount
+        let decision = decider.update(node: measurement.node, room: measurement.room, distance: measurement.distance,
+                                      proximity: measurement.proximity, in: slot, at: time, evidence: measurement.evidence)
         // A node or room the decider had not met: announce it before any decision names it (the
         // room sensors' options must hold a room before it is a state). Two counts compared, no
         // hashing, in the usual case.
-        if discovery != nil, decider.knownNodeCount != knownNodes || decider.knownRoomCount != knownRooms {
+        if discovery != nil, decider.physics.knownNodeCount != knownNodes || decider.physics.knownRoomCount != knownRooms {
             noteNode(measurement.node, room: measurement.isSilence ? nil : measurement.room, version: nil, into: &out)
-        }
-        if model != nil {
-            decision = model!.update(measurement.evidence, physicsRoom: decider.room(in: slot),
-                                     physics: { decider.decision(in: slot) }, at: time)
         }
         if let decision {
             apply(decision, slot: slot.index, at: time, into: &out)
@@ -180,13 +174,9 @@ public struct AggregatorCore: Sendable {
         if discovery != nil, let id = TopicLevelID(node), nodeDevices[id] == nil {
             noteNode(node, room: nil, version: nil, into: &out)
         }
-        var decisions = decider.setNodeStatus(node: node, online: online, at: time)
-        if model != nil {
-            let decider = self.decider
-            decisions = model!.setNodeStatus(node: node, online: online, at: time) { decider.decision(for: $0) }
-        }
+        let decisions = decider.setNodeStatus(node: node, online: online, at: time)
         for decision in decisions {
-            guard let slot = decider.slot(of: decision.beacon) else { continue }
+            guard let slot = decider.physics.slot(of: decision.beacon) else { continue }
             apply(decision, slot: slot.index, at: time, into: &out)
         }
         roomMessages.publishDue(into: &out)
@@ -196,7 +186,7 @@ public struct AggregatorCore: Sendable {
     /// A retained `<root>/locations/<beacon>` message of a previous run. Used only for a beacon the
     /// aggregator has no state for yet; returns the discovery messages to (re)send for it.
     public mutating func restore(_ location: BeaconLocation, at time: Instant) -> [AggregatorPublication] {
-        guard decider.slot(of: location.beacon) == nil else { return [] }
+        guard decider.physics.slot(of: location.beacon) == nil else { return [] }
         var out: [AggregatorPublication] = []
         // Its room is a state Home Assistant already holds: the options must keep it.
         addRoom(location.room, into: &out)
@@ -240,13 +230,9 @@ public struct AggregatorCore: Sendable {
     /// since the last tick.
     public mutating func tick(at time: Instant) -> [AggregatorPublication] {
         var out: [AggregatorPublication] = []
-        var decisions = decider.tick(at: time)
-        if model != nil {
-            let decider = self.decider
-            decisions = model!.tick(at: time, physicsRoom: { decider.room(of: $0) }, physics: { decider.decision(for: $0) })
-        }
+        let decisions = decider.tick(at: time)
         for decision in decisions {
-            guard let slot = decider.slot(of: decision.beacon) else { continue }
+            guard let slot = decider.physics.slot(of: decision.beacon) else { continue }
             apply(decision, slot: slot.index, at: time, into: &out)
         }
         // One pass over the tracked beacons; only the few that need something are sorted.
@@ -257,7 +243,7 @@ public struct AggregatorCore: Sendable {
         // own longer than that (a phone that stays silent for minutes) gets its own.
         let staleAfter = configuration.decision.staleAfter
         func restoredAwayTimeout(_ slot: Int) -> Double {
-            max(decider.awayTimeout(for: RoomDecider.BeaconSlot(index: slot)), staleAfter)
+            max(decider.physics.awayTimeout(for: RoomDecider.BeaconSlot(index: slot)), staleAfter)
         }
         let forgetAfter = configuration.forgetAfter
         var due: [(beacon: BeaconID, slot: Int)] = []
@@ -273,7 +259,7 @@ public struct AggregatorCore: Sendable {
                 continue
             }
             if let restoredAt = hot[slot].restoredAt, location.room != RoomDecision.notHome,
-                !decider.summary(in: RoomDecider.BeaconSlot(index: slot)).isDecided,
+                !decider.physics.summary(in: RoomDecider.BeaconSlot(index: slot)).isDecided,
                 time.since(restoredAt) >= restoredAwayTimeout(slot)
             {
                 let away = RoomDecision(beacon: beacon, room: RoomDecision.notHome, distance: nil, proximity: .unknown,
@@ -376,12 +362,12 @@ public struct AggregatorCore: Sendable {
     /// The published location of a beacon, by canonical id, with the decider's latest distance,
     /// confidence and candidates while its room holds.
     public func location(of beacon: BeaconID) -> BeaconLocation? {
-        decider.slot(of: beacon).flatMap { currentLocation($0.index) }
+        decider.physics.slot(of: beacon).flatMap { currentLocation($0.index) }
     }
 
     /// Nodes the site model does not know, each returned once (for the log); none without a model.
     public mutating func takeUnknownNodes() -> [String] {
-        model?.takeUnknownNodes() ?? []
+        decider.takeUnknownNodes()
     }
 
     /// Beacons the aggregator currently publishes, by canonical id.
@@ -404,7 +390,7 @@ public struct AggregatorCore: Sendable {
     /// a new unknown beacon beyond the cap first evicts the least recently heard unknown one.
     private mutating func track(_ beacon: BeaconID, name: String?, alias: TopicLevelID? = nil, heardAt time: Instant,
                                 into out: inout [AggregatorPublication]) -> RoomDecider.BeaconSlot {
-        if let slot = decider.slot(of: beacon) {
+        if let slot = decider.physics.slot(of: beacon) {
             if time > hot[slot.index].lastHeard { hot[slot.index].lastHeard = time }
             if !hot[slot.index].isKnown { touchUnknown(slot.index) }
             return slot
@@ -541,8 +527,7 @@ public struct AggregatorCore: Sendable {
         entries[slot] = nil
         trackedCount -= 1
         decider.forget(beacon: entry.beacon)
-        model?.forget(beacon: entry.beacon)
-        if decider.slotCapacity == 0 {
+        if decider.physics.slotCapacity == 0 {
             hot.removeAll()
             entries.removeAll()
         }
@@ -586,11 +571,11 @@ public struct AggregatorCore: Sendable {
             id: entry.id, beacon: decision.beacon, name: entry.name, room: decision.room, distance: decision.distance,
             proximity: decision.proximity, node: decision.node, since: keepsRoom ? (previous?.since ?? decision.since) : decision.since,
             confidence: decision.confidence, candidates: decision.candidates)
-        let summary = decider.summary(in: RoomDecider.BeaconSlot(index: slot))
+        let summary = decider.physics.summary(in: RoomDecider.BeaconSlot(index: slot))
         // Once the decider decides, the restored location has served; a synthesized away keeps it
         // (so that it is not repeated).
         if summary.isDecided { hot[slot].restoredAt = nil }
-        let fromDecider = summary.roomCode.map { decider.roomName(code: $0) == decision.room } ?? false
+        let fromDecider = summary.roomCode.map { decider.physics.roomName(code: $0) == decision.room } ?? false
         entries[slot]?.location = location
         entries[slot]?.publishedSignificantPart = nil
         hot[slot].locationFollowsDecider = false
@@ -631,7 +616,7 @@ public struct AggregatorCore: Sendable {
     private mutating func refresh(_ slot: Int, into out: inout [AggregatorPublication]) {
         guard hot[slot].isTracked else { return }
         let handle = RoomDecider.BeaconSlot(index: slot)
-        let summary = decider.summary(in: handle)
+        let summary = decider.physics.summary(in: handle)
         guard let roomCode = summary.roomCode else { return }
         let state = hot[slot]
         if let locationRoom = state.locationRoomCode {
@@ -640,12 +625,12 @@ public struct AggregatorCore: Sendable {
             guard let current = entries[slot]?.location else {
                 // Decided before we tracked it: publish as new once the decider places it in a
                 // room; its `not_home` is not news.
-                if decider.roomName(code: roomCode) != RoomDecision.notHome, let decision = decider.decision(in: handle) {
+                if decider.physics.roomName(code: roomCode) != RoomDecision.notHome, let decision = decider.physics.decision(in: handle) {
                     apply(decision, slot: slot, at: decision.since, into: &out)
                 }
                 return
             }
-            guard decider.roomName(code: roomCode) == current.room else { return }
+            guard decider.physics.roomName(code: roomCode) == current.room else { return }
         }
         hot[slot].restoredAt = nil
         hot[slot].locationFollowsDecider = true
@@ -655,7 +640,7 @@ public struct AggregatorCore: Sendable {
                 || published.candidateRooms != summary.candidateRooms
             guard changed else { return }
         }
-        guard let entry = entries[slot], let current = entry.location, let decision = decider.decision(in: handle) else {
+        guard let entry = entries[slot], let current = entry.location, let decision = decider.physics.decision(in: handle) else {
             return
         }
         let location = Self.location(entry, current, decision)
@@ -705,7 +690,7 @@ public struct AggregatorCore: Sendable {
     /// the same room.
     private func currentLocation(_ slot: Int) -> BeaconLocation? {
         guard let entry = entries[slot], let location = entry.location else { return nil }
-        guard hot[slot].locationFollowsDecider, let decision = decider.decision(in: RoomDecider.BeaconSlot(index: slot)),
+        guard hot[slot].locationFollowsDecider, let decision = decider.physics.decision(in: RoomDecider.BeaconSlot(index: slot)),
             decision.room == location.room
         else { return location }
         return Self.location(entry, location, decision)
