@@ -83,17 +83,8 @@ public struct AggregatorCore: Sendable {
     /// Nil when discovery is off. Its `rooms` grow as rooms are met (node info, measurements,
     /// restored locations).
     public private(set) var discovery: HomeAssistantDiscovery?
-    /// Nodes announced to Home Assistant as devices, with what their device shows.
-    private var nodeDevices: [TopicLevelID: HomeAssistantDiscovery.NodeDevice] = [:]
-    /// Node devices the broker kept from before that no node has claimed yet, with when they were
-    /// seen: a node retired while the aggregator was down (its info and status cleared) left them.
-    private var unclaimedNodeDevices: [TopicLevelID: Instant] = [:]
-    /// How long a node device the broker kept waits for its node's info, status or a measurement
-    /// before it is removed, seconds. Retained messages arrive right after each SUBSCRIBE, so this
-    /// is ample, and a node that is merely down keeps its retained info and status.
-    public static let unclaimedNodeDeviceGrace = 10.0
-    /// Whether the aggregator's own device was announced in this run (node devices name it).
-    private var aggregatorAnnounced = false
+    /// How long a node device the broker kept waits for its node before it is removed, seconds.
+    public static var unclaimedNodeDeviceGrace: Double { HomeAssistantDiscovery.unclaimedNodeDeviceGrace }
     /// The physics rule, and the learned site model over it when the configuration names one
     /// (`decision.model`): with a model, the model's decisions are the ones published.
     public private(set) var decider: SiteRoomDecider
@@ -171,7 +162,7 @@ public struct AggregatorCore: Sendable {
     /// A node's status (`online`/`offline`): an offline node's evidence is dropped at once.
     public mutating func nodeStatus(node: String, online: Bool, at time: Instant) -> [AggregatorPublication] {
         var out: [AggregatorPublication] = []
-        if discovery != nil, let id = TopicLevelID(node), nodeDevices[id] == nil {
+        if let discovery, let id = TopicLevelID(node), !discovery.hasNodeDevice(id) {
             noteNode(node, room: nil, version: nil, into: &out)
         }
         let decisions = decider.setNodeStatus(node: node, online: online, at: time)
@@ -270,19 +261,8 @@ public struct AggregatorCore: Sendable {
         }
         roomMessages.tick()
         roomMessages.publishDue(into: &out)
-        if !unclaimedNodeDevices.isEmpty { removeUnclaimedNodeDevices(at: time, into: &out) }
+        discovery?.removeUnclaimedNodeDevices(at: time, into: &out)
         return out
-    }
-
-    private mutating func removeUnclaimedNodeDevices(at time: Instant, into out: inout [AggregatorPublication]) {
-        for (node, seen) in unclaimedNodeDevices.sorted(by: { $0.key < $1.key }) {
-            if nodeDevices[node] != nil {
-                unclaimedNodeDevices[node] = nil
-            } else if time.since(seen) >= Self.unclaimedNodeDeviceGrace, let discovery {
-                unclaimedNodeDevices[node] = nil
-                out += discovery.nodeRemovals(node: node)
-            }
-        }
     }
 
     private func isForgotten(_ slot: Int, at time: Instant) -> Bool {
@@ -308,11 +288,7 @@ public struct AggregatorCore: Sendable {
     /// is off).
     public func discoveryMessages() -> [AggregatorPublication] {
         guard let discovery else { return [] }
-        var out = [discovery.aggregatorConfiguration()]
-        for node in nodeDevices.keys.sorted() {
-            out += discovery.nodeConfigurations(node: node, device: nodeDevices[node] ?? .init())
-        }
-        return out + slotsByBeacon().flatMap { slot -> [AggregatorPublication] in
+        return discovery.nodeDeviceConfigurations() + slotsByBeacon().flatMap { slot -> [AggregatorPublication] in
             guard let entry = entries[slot] else { return [] }
             return discovery.configurations(beacon: entry.id, canonical: entry.beacon, name: entry.name)
         }
@@ -322,7 +298,7 @@ public struct AggregatorCore: Sendable {
     /// when discovery is off.
     public mutating func announceAggregator() -> [AggregatorPublication] {
         var out: [AggregatorPublication] = []
-        announceAggregator(into: &out)
+        discovery?.announceAggregator(into: &out)
         return out
     }
 
@@ -334,19 +310,12 @@ public struct AggregatorCore: Sendable {
     /// node is heard from again.
     public mutating func nodeInfo(node: String, payload: [UInt8]) -> [AggregatorPublication] {
         if payload.isEmpty {
-            guard let discovery, let id = TopicLevelID(node), nodeDevices.removeValue(forKey: id) != nil else { return [] }
-            return discovery.nodeRemovals(node: id)
+            guard discovery != nil, let id = TopicLevelID(node) else { return [] }
+            return discovery!.retireNode(id)
         }
-        guard discovery != nil,
-            let value = try? JSONParser.parse(payload, maximumBytes: 4096, maximumDepth: 4),
-            case .object(let object) = value
-        else { return [] }
-        var room: String?
-        if case .string(let text)? = object["room"], TopicLevelID.isValid(text), text != RoomDecision.notHome { room = text }
-        var version: String?
-        if case .string(let text)? = object["version"], !text.isEmpty, text.utf8.count <= 64 { version = text }
+        guard discovery != nil, let info = HomeAssistantDiscovery.nodeInfo(payload) else { return [] }
         var out: [AggregatorPublication] = []
-        noteNode(node, room: room, version: version, into: &out)
+        noteNode(node, room: info.room, version: info.version, into: &out)
         return out
     }
 
@@ -355,8 +324,8 @@ public struct AggregatorCore: Sendable {
     /// `unclaimedNodeDeviceGrace`, a tick removes the device: its node was retired while the
     /// aggregator was down.
     public mutating func retainedNodeDevice(node: TopicLevelID, payload: [UInt8], at time: Instant) {
-        guard discovery != nil, !payload.isEmpty, nodeDevices[node] == nil, unclaimedNodeDevices[node] == nil else { return }
-        unclaimedNodeDevices[node] = time
+        guard discovery != nil, !payload.isEmpty else { return }
+        discovery!.retainedNodeDevice(node, at: time)
     }
 
     /// The published location of a beacon, by canonical id, with the decider's latest distance,
@@ -483,12 +452,6 @@ public struct AggregatorCore: Sendable {
 
     // MARK: - Discovery of rooms and nodes
 
-    private mutating func announceAggregator(into out: inout [AggregatorPublication]) {
-        guard !aggregatorAnnounced, let discovery else { return }
-        aggregatorAnnounced = true
-        out.append(discovery.aggregatorConfiguration())
-    }
-
     /// A room met: if new, it joins the options and every tracked beacon's room config is sent
     /// again (a beacon tracked later gets it with its first config).
     private mutating func addRoom(_ room: String, into out: inout [AggregatorPublication]) {
@@ -505,14 +468,7 @@ public struct AggregatorCore: Sendable {
         guard discovery != nil else { return }
         if let room { addRoom(room, into: &out) }
         guard let node = TopicLevelID(name) else { return }
-        let known = nodeDevices[node]
-        var device = known ?? HomeAssistantDiscovery.NodeDevice()
-        if let room { device.room = room }
-        if let version { device.version = version }
-        guard device != known, let discovery else { return }
-        nodeDevices[node] = device
-        announceAggregator(into: &out)
-        out += discovery.nodeConfigurations(node: node, device: device)
+        discovery!.noteNode(node, room: room, version: version, into: &out)
     }
 
     /// Stops tracking the beacon in `slot`: clears its retained topics and discovery entities.
