@@ -45,16 +45,8 @@ public struct AggregatorCore: Sendable {
         var isTracked = false
         var isKnown = false
         var lastHeard = Instant(seconds: 0)
-        /// Set while the location came from the retained topics and the decider has not decided yet.
-        var restoredAt: Instant?
-        /// The decider's code of the location's room, when the location came from the decider.
-        var locationRoomCode: Int32?
-        /// Set when the decider's current decision, in the location's room, is newer than the
-        /// stored location (measurements that were not worth publishing): `location(of:)` builds it.
-        var locationFollowsDecider = false
-        /// The decider's summary of the published location, when it came from the decider: lets a
-        /// measurement be compared with it without building a location.
-        var publishedSummary: RoomDecisionSummary?
+        /// What was last published of its location.
+        var published = PublishedLocation()
         /// Index in `rooms` of the room this beacon occupies (its location's room, not `not_home`), −1 none.
         var occupiedRoom = -1
         /// Neighbours in the least-recently-heard list of unknown beacons (slot indices, −1 none).
@@ -190,7 +182,7 @@ public struct AggregatorCore: Sendable {
         restored.name = entry.name
         entries[slot]?.location = restored
         entries[slot]?.publishedSignificantPart = restored.significantPart
-        hot[slot].restoredAt = time
+        hot[slot].published.restoredAt = time
         // Membership restored as it was published: no room message of its own.
         if restored.room != RoomDecision.notHome { occupy(restored.room, slot: slot, announce: false) }
         roomMessages.publishDue(into: &out)
@@ -239,7 +231,7 @@ public struct AggregatorCore: Sendable {
         let forgetAfter = configuration.forgetAfter
         var due: [(beacon: BeaconID, slot: Int)] = []
         for slot in hot.indices where hot[slot].isTracked {
-            let restoredAway = hot[slot].restoredAt.map { time.since($0) >= restoredAwayTimeout(slot) } ?? false
+            let restoredAway = hot[slot].published.restoredAt.map { time.since($0) >= restoredAwayTimeout(slot) } ?? false
             let forgotten = !hot[slot].isKnown && forgetAfter > 0 && time.since(hot[slot].lastHeard) >= forgetAfter
             if restoredAway || forgotten, let beacon = entries[slot]?.beacon { due.append((beacon, slot)) }
         }
@@ -249,7 +241,7 @@ public struct AggregatorCore: Sendable {
                 if hot[slot].isTracked, isForgotten(slot, at: time) { forget(slot, into: &out) }
                 continue
             }
-            if let restoredAt = hot[slot].restoredAt, location.room != RoomDecision.notHome,
+            if let restoredAt = hot[slot].published.restoredAt, location.room != RoomDecision.notHome,
                 !decider.physics.summary(in: RoomDecider.BeaconSlot(index: slot)).isDecided,
                 time.since(restoredAt) >= restoredAwayTimeout(slot)
             {
@@ -530,13 +522,11 @@ public struct AggregatorCore: Sendable {
         let summary = decider.physics.summary(in: RoomDecider.BeaconSlot(index: slot))
         // Once the decider decides, the restored location has served; a synthesized away keeps it
         // (so that it is not repeated).
-        if summary.isDecided { hot[slot].restoredAt = nil }
+        if summary.isDecided { hot[slot].published.restoredAt = nil }
         let fromDecider = summary.roomCode.map { decider.physics.roomName(code: $0) == decision.room } ?? false
         entries[slot]?.location = location
         entries[slot]?.publishedSignificantPart = nil
-        hot[slot].locationFollowsDecider = false
-        hot[slot].locationRoomCode = fromDecider ? summary.roomCode : nil
-        hot[slot].publishedSummary = fromDecider ? summary : nil
+        hot[slot].published.published(summary, fromDecider: fromDecider)
         out.append(.retained(topics.location(entry.id), location.json))
         if keepsRoom {
             // Membership unchanged: the occupant's distance may have, which the next tick publishes.
@@ -575,7 +565,7 @@ public struct AggregatorCore: Sendable {
         let summary = decider.physics.summary(in: handle)
         guard let roomCode = summary.roomCode else { return }
         let state = hot[slot]
-        if let locationRoom = state.locationRoomCode {
+        if let locationRoom = state.published.roomCode {
             guard locationRoom == roomCode else { return }
         } else {
             guard let current = entries[slot]?.location else {
@@ -588,14 +578,9 @@ public struct AggregatorCore: Sendable {
             }
             guard decider.physics.roomName(code: roomCode) == current.room else { return }
         }
-        hot[slot].restoredAt = nil
-        hot[slot].locationFollowsDecider = true
-        if let published = state.publishedSummary, published.candidateRoomsExact, summary.candidateRoomsExact {
-            let changed = published.nodeCode != summary.nodeCode || published.proximity != summary.proximity
-                || Self.tenthsDiffer(published.distance, summary.distance)
-                || published.candidateRooms != summary.candidateRooms
-            guard changed else { return }
-        }
+        hot[slot].published.restoredAt = nil
+        hot[slot].published.followsDecider = true
+        guard state.published.mayDiffer(from: summary) else { return }
         guard let entry = entries[slot], let current = entry.location, let decision = decider.physics.decision(in: handle) else {
             return
         }
@@ -606,32 +591,15 @@ public struct AggregatorCore: Sendable {
         guard significant != published else {
             // Nothing significant changed since the published location (restored, or with more
             // than 64 rooms): its summary stands for it from now on.
-            if summary.candidateRoomsExact {
-                hot[slot].locationRoomCode = roomCode
-                hot[slot].publishedSummary = summary
-            }
+            if summary.candidateRoomsExact { hot[slot].published.stands(for: summary, roomCode: roomCode) }
             return
         }
         entries[slot]?.location = location
         entries[slot]?.publishedSignificantPart = significant
-        hot[slot].locationFollowsDecider = false
-        hot[slot].locationRoomCode = roomCode
-        hot[slot].publishedSummary = summary
+        hot[slot].published.followsDecider = false
+        hot[slot].published.stands(for: summary, roomCode: roomCode)
         out.append(.retained(topics.location(entry.id), location.json))
         updateOccupant(slot)
-    }
-
-    /// Whether the distances differ to 0.1 m, as `BeaconLocation.significantPart` compares them
-    /// (`(d * 10).rounded() / 10`). Below 2^49 distinct whole tenths stay distinct after the
-    /// division, so it is skipped there (two divisions were 1.5 % of an update); beyond, and for
-    /// NaN, the division decides as before.
-    private static func tenthsDiffer(_ a: Double?, _ b: Double?) -> Bool {
-        guard let a, let b else { return (a == nil) != (b == nil) }
-        let tenthsA = (a * 10).rounded()
-        let tenthsB = (b * 10).rounded()
-        if tenthsA == tenthsB { return false }
-        if abs(tenthsA) < 0x1p49, abs(tenthsB) < 0x1p49 { return true }
-        return tenthsA / 10 != tenthsB / 10
     }
 
     /// `current` (same room) with the decision's details: the room's `since` is kept.
@@ -646,7 +614,7 @@ public struct AggregatorCore: Sendable {
     /// the same room.
     private func currentLocation(_ slot: Int) -> BeaconLocation? {
         guard let entry = entries[slot], let location = entry.location else { return nil }
-        guard hot[slot].locationFollowsDecider, let decision = decider.physics.decision(in: RoomDecider.BeaconSlot(index: slot)),
+        guard hot[slot].published.followsDecider, let decision = decider.physics.decision(in: RoomDecider.BeaconSlot(index: slot)),
             decision.room == location.room
         else { return location }
         return Self.location(entry, location, decision)
