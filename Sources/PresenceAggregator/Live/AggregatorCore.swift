@@ -49,9 +49,6 @@ public struct AggregatorCore: Sendable {
         var published = PublishedLocation()
         /// Index in `rooms` of the room this beacon occupies (its location's room, not `not_home`), −1 none.
         var occupiedRoom = -1
-        /// Neighbours in the least-recently-heard list of unknown beacons (slot indices, −1 none).
-        var older = -1
-        var newer = -1
     }
 
     /// The rest of a tracked beacon: names and the location.
@@ -90,9 +87,7 @@ public struct AggregatorCore: Sendable {
     /// The rooms' messages, and which are due.
     private var roomMessages = RoomMessages()
     /// Unknown (not known) beacons tracked, and the ends of their least-recently-heard list.
-    private var unknownCount = 0
-    private var oldestUnknown = -1
-    private var newestUnknown = -1
+    private var unknownBeacons = SlotRecencyLists()
 
     /// Unknown beacons evicted since start because `configuration.maxUnknownBeacons` were already
     /// tracked: what a flood of random beacon ids cost.
@@ -338,7 +333,7 @@ public struct AggregatorCore: Sendable {
     public var trackedBeaconCount: Int { trackedCount }
 
     /// How many of them are not known beacons: at most `configuration.maxUnknownBeacons`.
-    public var trackedUnknownBeaconCount: Int { unknownCount }
+    public var trackedUnknownBeaconCount: Int { unknownBeacons.count() }
 
     // MARK: - Tracking
 
@@ -353,17 +348,17 @@ public struct AggregatorCore: Sendable {
                                 into out: inout [AggregatorPublication]) -> RoomDecider.BeaconSlot {
         if let slot = decider.physics.slot(of: beacon) {
             if time > hot[slot.index].lastHeard { hot[slot.index].lastHeard = time }
-            if !hot[slot.index].isKnown { touchUnknown(slot.index) }
+            if !hot[slot.index].isKnown { unknownBeacons.moveToNewest(slot.index) }
             return slot
         }
         let known = knownBeacons.byBeacon[beacon]
         if known == nil {
             // Evict rather than refuse: a beacon heard all the time is never the least recently
             // heard, so a flood of ids each heard once cannot push out the real ones.
-            while unknownCount >= max(1, configuration.maxUnknownBeacons), oldestUnknown >= 0 {
+            while unknownBeacons.count() >= max(1, configuration.maxUnknownBeacons), let oldest = unknownBeacons.oldest() {
                 // Its room's message waits for the tick: under a flood every measurement evicts,
                 // and a list rewritten per measurement would cost more than the flood itself.
-                forget(oldestUnknown, roomMessageAtTick: true, into: &out)
+                forget(oldest, roomMessageAtTick: true, into: &out)
                 evictedBeacons += 1
             }
         }
@@ -379,8 +374,7 @@ public struct AggregatorCore: Sendable {
         hot[slot.index] = Hot(isTracked: true, isKnown: known != nil, lastHeard: time)
         trackedCount += 1
         if known == nil {
-            unknownCount += 1
-            appendNewestUnknown(slot.index)
+                        unknownBeacons.append(slot.index)
         }
         if let discovery { out += discovery.configurations(beacon: id, canonical: beacon, name: shownName) }
         return slot
@@ -402,15 +396,13 @@ public struct AggregatorCore: Sendable {
         decider.setAwayTimeout(known?.awayTimeout, for: RoomDecider.BeaconSlot(index: slot))
         if known != nil, !hot[slot].isKnown {
             // Known from now on: never evicted, never forgotten.
-            removeUnknown(slot)
-            unknownCount -= 1
-            hot[slot].isKnown = true
+            unknownBeacons.remove(slot)
+                        hot[slot].isKnown = true
         } else if known == nil, hot[slot].isKnown {
             // Counted against the cap again, as the most recently heard (it was protected until
             // now); forgotten once not heard for forgetAfter, counted from when it was last heard.
             hot[slot].isKnown = false
-            unknownCount += 1
-            appendNewestUnknown(slot)
+                        unknownBeacons.append(slot)
         }
         let (id, name) = Self.identity(entry.beacon, known: known, heardAlias: entry.heardAlias, heardName: entry.heardName)
         guard id != entry.id || name != entry.name else { return }
@@ -468,9 +460,8 @@ public struct AggregatorCore: Sendable {
         guard hot[slot].isTracked, let entry = entries[slot] else { return }
         vacate(slot, roomMessageAtTick: roomMessageAtTick)
         if !hot[slot].isKnown {
-            removeUnknown(slot)
-            unknownCount -= 1
-        }
+            unknownBeacons.remove(slot)
+                    }
         hot[slot] = Hot()
         entries[slot] = nil
         trackedCount -= 1
@@ -483,28 +474,6 @@ public struct AggregatorCore: Sendable {
         if let discovery { out += discovery.removals(beacon: entry.id) }
         out.append(.clear(topics.location(entry.id)))
         out.append(.clear(topics.locationRoom(entry.id)))
-    }
-
-    private mutating func appendNewestUnknown(_ slot: Int) {
-        hot[slot].older = newestUnknown
-        hot[slot].newer = -1
-        if newestUnknown >= 0 { hot[newestUnknown].newer = slot } else { oldestUnknown = slot }
-        newestUnknown = slot
-    }
-
-    private mutating func removeUnknown(_ slot: Int) {
-        let older = hot[slot].older
-        let newer = hot[slot].newer
-        if older >= 0 { hot[older].newer = newer } else { oldestUnknown = newer }
-        if newer >= 0 { hot[newer].older = older } else { newestUnknown = older }
-        hot[slot].older = -1
-        hot[slot].newer = -1
-    }
-
-    private mutating func touchUnknown(_ slot: Int) {
-        guard newestUnknown != slot else { return }
-        removeUnknown(slot)
-        appendNewestUnknown(slot)
     }
 
     // MARK: - Decisions
