@@ -71,27 +71,27 @@ public struct AggregatorCore: Sendable {
     public let configuration: AggregatorConfiguration
     /// Nil when discovery is off. Its `rooms` grow as rooms are met (node info, measurements,
     /// restored locations).
-    public private(set) var discovery: HomeAssistantDiscovery?
+    public internal(set) var discovery: HomeAssistantDiscovery?
     /// How long a node device the broker kept waits for its node before it is removed, seconds.
     public static var unclaimedNodeDeviceGrace: Double { HomeAssistantDiscovery.unclaimedNodeDeviceGrace }
     /// The physics rule, and the learned site model over it when the configuration names one
     /// (`decision.model`): with a model, the model's decisions are the ones published.
-    public private(set) var decider: SiteRoomDecider
+    public internal(set) var decider: SiteRoomDecider
     /// Per decider slot (`RoomDecider.BeaconSlot.index`): the beacons this core tracks. The decider
     /// holds a slot exactly for each tracked beacon (the core forgets both together).
-    private var hot: [Hot] = []
-    private var entries: [Tracked?] = []
-    private var trackedCount = 0
+    var hot: [Hot] = []
+    var entries: [Tracked?] = []
+    var trackedCount = 0
     /// The file's known beacons merged with the pushed `<root>/config/beacons`.
     public private(set) var knownBeacons: AggregatorKnownBeacons
     /// The rooms' messages, and which are due.
-    private var roomMessages = RoomMessages()
+    var roomMessages = RoomMessages()
     /// Unknown (not known) beacons tracked, and the ends of their least-recently-heard list.
-    private var unknownBeacons = SlotRecencyLists()
+    var unknownBeacons = SlotRecencyLists()
 
     /// Unknown beacons evicted since start because `configuration.maxUnknownBeacons` were already
     /// tracked: what a flood of random beacon ids cost.
-    public private(set) var evictedBeacons = 0
+    public internal(set) var evictedBeacons = 0
 
     public var topics: TopicScheme { configuration.topics }
 
@@ -252,7 +252,7 @@ public struct AggregatorCore: Sendable {
         return out
     }
 
-    private func isForgotten(_ slot: Int, at time: Instant) -> Bool {
+    func isForgotten(_ slot: Int, at time: Instant) -> Bool {
         !hot[slot].isKnown && configuration.forgetAfter > 0 && time.since(hot[slot].lastHeard) >= configuration.forgetAfter
     }
 
@@ -334,287 +334,4 @@ public struct AggregatorCore: Sendable {
 
     /// How many of them are not known beacons: at most `configuration.maxUnknownBeacons`.
     public var trackedUnknownBeaconCount: Int { unknownBeacons.count() }
-
-    // MARK: - Tracking
-
-    private func slotsByBeacon() -> [Int] {
-        let slots = hot.indices.filter { hot[$0].isTracked }
-        return slots.sorted { (entries[$0]?.beacon.rawValue ?? "") < (entries[$1]?.beacon.rawValue ?? "") }
-    }
-
-    /// Marks `beacon` heard at `time`, tracking it (with its discovery messages) if it is new;
-    /// a new unknown beacon beyond the cap first evicts the least recently heard unknown one.
-    private mutating func track(_ beacon: BeaconID, name: String?, alias: TopicLevelID? = nil, heardAt time: Instant,
-                                into out: inout [AggregatorPublication]) -> RoomDecider.BeaconSlot {
-        if let slot = decider.physics.slot(of: beacon) {
-            if time > hot[slot.index].lastHeard { hot[slot.index].lastHeard = time }
-            if !hot[slot.index].isKnown { unknownBeacons.moveToNewest(slot.index) }
-            return slot
-        }
-        let known = knownBeacons.byBeacon[beacon]
-        if known == nil {
-            // Evict rather than refuse: a beacon heard all the time is never the least recently
-            // heard, so a flood of ids each heard once cannot push out the real ones.
-            while unknownBeacons.count() >= max(1, configuration.maxUnknownBeacons), let oldest = unknownBeacons.oldest() {
-                // Its room's message waits for the tick: under a flood every measurement evicts,
-                // and a list rewritten per measurement would cost more than the flood itself.
-                forget(oldest, roomMessageAtTick: true, into: &out)
-                evictedBeacons += 1
-            }
-        }
-        let slot = decider.addSlot(for: beacon)
-        decider.setAwayTimeout(known?.awayTimeout, for: slot)
-        if slot.index >= hot.count {
-            let missing = slot.index - hot.count + 1
-            hot.append(contentsOf: repeatElement(Hot(), count: missing))
-            entries.append(contentsOf: repeatElement(nil, count: missing))
-        }
-        let (id, shownName) = Self.identity(beacon, known: known, heardAlias: alias, heardName: name)
-        entries[slot.index] = Tracked(beacon: beacon, id: id, name: shownName, heardAlias: alias, heardName: name, location: nil)
-        hot[slot.index] = Hot(isTracked: true, isKnown: known != nil, lastHeard: time)
-        trackedCount += 1
-        if known == nil {
-                        unknownBeacons.append(slot.index)
-        }
-        if let discovery { out += discovery.configurations(beacon: id, canonical: beacon, name: shownName) }
-        return slot
-    }
-
-    /// The topic id and name a beacon is published under. A phone or watch known by its key always
-    /// has an alias (MQTT.md): the one the agents' measurements carry names it here too, unless a
-    /// known beacon's entry says otherwise.
-    private static func identity(_ beacon: BeaconID, known: KnownBeacon?, heardAlias: TopicLevelID?, heardName: String?)
-        -> (id: String, name: String)
-    {
-        let id = known?.topicID ?? heardAlias?.rawValue ?? beacon.rawValue
-        return (id, known?.name ?? heardName ?? id)
-    }
-
-    /// A tracked beacon's known entry changed to `known` (nil: no longer a known beacon).
-    private mutating func follow(_ known: KnownBeacon?, slot: Int, into out: inout [AggregatorPublication]) {
-        guard let entry = entries[slot] else { return }
-        decider.setAwayTimeout(known?.awayTimeout, for: RoomDecider.BeaconSlot(index: slot))
-        if known != nil, !hot[slot].isKnown {
-            // Known from now on: never evicted, never forgotten.
-            unknownBeacons.remove(slot)
-                        hot[slot].isKnown = true
-        } else if known == nil, hot[slot].isKnown {
-            // Counted against the cap again, as the most recently heard (it was protected until
-            // now); forgotten once not heard for forgetAfter, counted from when it was last heard.
-            hot[slot].isKnown = false
-                        unknownBeacons.append(slot)
-        }
-        let (id, name) = Self.identity(entry.beacon, known: known, heardAlias: entry.heardAlias, heardName: entry.heardName)
-        guard id != entry.id || name != entry.name else { return }
-        let room = hot[slot].occupiedRoom
-        if id != entry.id {
-            // A new topic id: the old topics and entities go (Home Assistant's unique ids carry the
-            // topic id, so the device comes back under the new one), then the beacon leaves its
-            // room's list, where occupants are ordered by id, to come back in its new place.
-            if let discovery { out += discovery.removals(beacon: entry.id) }
-            out.append(.clear(topics.location(entry.id)))
-            out.append(.clear(topics.locationRoom(entry.id)))
-            vacate(slot)
-        }
-        entries[slot]?.id = id
-        entries[slot]?.name = name
-        entries[slot]?.location?.id = id
-        entries[slot]?.location?.name = name
-        entries[slot]?.publishedSignificantPart = nil
-        if let discovery { out += discovery.configurations(beacon: id, canonical: entry.beacon, name: name) }
-        guard let location = currentLocation(slot) else { return }
-        out.append(.retained(topics.location(id), location.json))
-        if id != entry.id {
-            out.append(.retained(topics.locationRoom(id), location.room))
-            if room >= 0 { occupy(roomMessages.name(of: room), slot: slot, announce: true) }
-        } else if room >= 0 {
-            // Same place in the list, a new name in it: the room's message goes with the location.
-            updateOccupant(slot)
-            roomMessages.markDue(room)
-        }
-    }
-
-    // MARK: - Discovery of rooms and nodes
-
-    /// A room met: if new, it joins the options and every tracked beacon's room config is sent
-    /// again (a beacon tracked later gets it with its first config).
-    private mutating func addRoom(_ room: String, into out: inout [AggregatorPublication]) {
-        guard discovery?.addRoom(room) == true, let discovery else { return }
-        for slot in slotsByBeacon() {
-            guard let entry = entries[slot] else { continue }
-            out.append(discovery.configuration(.room, beacon: entry.id, canonical: entry.beacon, name: entry.name))
-        }
-    }
-
-    /// A node met (status, info or measurement): its device is announced, or announced again when
-    /// what it shows changed; its room is added to the options.
-    private mutating func noteNode(_ name: String, room: String?, version: String?, into out: inout [AggregatorPublication]) {
-        guard discovery != nil else { return }
-        if let room { addRoom(room, into: &out) }
-        guard let node = TopicLevelID(name) else { return }
-        discovery!.noteNode(node, room: room, version: version, into: &out)
-    }
-
-    /// Stops tracking the beacon in `slot`: clears its retained topics and discovery entities.
-    private mutating func forget(_ slot: Int, roomMessageAtTick: Bool = false, into out: inout [AggregatorPublication]) {
-        guard hot[slot].isTracked, let entry = entries[slot] else { return }
-        vacate(slot, roomMessageAtTick: roomMessageAtTick)
-        if !hot[slot].isKnown {
-            unknownBeacons.remove(slot)
-                    }
-        hot[slot] = Hot()
-        entries[slot] = nil
-        trackedCount -= 1
-        decider.forget(beacon: entry.beacon)
-        if decider.physics.slotCapacity == 0 {
-            hot.removeAll()
-            entries.removeAll()
-        }
-        // The entities go first: an empty room payload is no option of the room sensor.
-        if let discovery { out += discovery.removals(beacon: entry.id) }
-        out.append(.clear(topics.location(entry.id)))
-        out.append(.clear(topics.locationRoom(entry.id)))
-    }
-
-    // MARK: - Decisions
-
-    /// A decision of the decider (or a restored beacon's away): publish location, room topics, event.
-    private mutating func apply(_ decision: RoomDecision, slot: Int, at time: Instant,
-                                into out: inout [AggregatorPublication]) {
-        guard hot[slot].isTracked, let entry = entries[slot] else { return }
-        let previous = entry.location
-        let keepsRoom = previous?.room == decision.room
-        let location = BeaconLocation(
-            id: entry.id, beacon: decision.beacon, name: entry.name, room: decision.room, distance: decision.distance,
-            proximity: decision.proximity, node: decision.node, since: keepsRoom ? (previous?.since ?? decision.since) : decision.since,
-            confidence: decision.confidence, candidates: decision.candidates)
-        let summary = decider.physics.summary(in: RoomDecider.BeaconSlot(index: slot))
-        // Once the decider decides, the restored location has served; a synthesized away keeps it
-        // (so that it is not repeated).
-        if summary.isDecided { hot[slot].published.restoredAt = nil }
-        let fromDecider = summary.roomCode.map { decider.physics.roomName(code: $0) == decision.room } ?? false
-        entries[slot]?.location = location
-        entries[slot]?.publishedSignificantPart = nil
-        hot[slot].published.published(summary, fromDecider: fromDecider)
-        out.append(.retained(topics.location(entry.id), location.json))
-        if keepsRoom {
-            // Membership unchanged: the occupant's distance may have, which the next tick publishes.
-            updateOccupant(slot)
-            return
-        }
-        out.append(.retained(topics.locationRoom(entry.id), location.room))
-        vacate(slot)
-        if location.room != RoomDecision.notHome { occupy(location.room, slot: slot, announce: true) }
-        let from = previous?.room
-        // Nothing to announce for a beacon we never placed that is now away.
-        if from == nil, location.room == RoomDecision.notHome { return }
-        let type: String
-        if location.room == RoomDecision.notHome {
-            type = "departed"
-        } else if from == nil || from == RoomDecision.notHome {
-            type = "arrived"
-        } else {
-            type = "room_changed"
-        }
-        var event = JSONObjectWriter()
-        event.add("type", type)
-        event.add("id", entry.id)
-        if let from { event.add("from", from) } else { event.addNull("from") }
-        event.add("to", location.room)
-        event.add("at", ISO8601Timestamp.string(from: time))
-        out.append(AggregatorPublication(topic: topics.events, payload: event.json, retain: false))
-    }
-
-    /// Re-publishes a beacon's location when something significant changed without a room change
-    /// (its room's message follows at the next tick). Called after every measurement that did not
-    /// change the room: the usual case compares plain values only.
-    private mutating func refresh(_ slot: Int, into out: inout [AggregatorPublication]) {
-        guard hot[slot].isTracked else { return }
-        let handle = RoomDecider.BeaconSlot(index: slot)
-        let summary = decider.physics.summary(in: handle)
-        guard let roomCode = summary.roomCode else { return }
-        let state = hot[slot]
-        if let locationRoom = state.published.roomCode {
-            guard locationRoom == roomCode else { return }
-        } else {
-            guard let current = entries[slot]?.location else {
-                // Decided before we tracked it: publish as new once the decider places it in a
-                // room; its `not_home` is not news.
-                if decider.physics.roomName(code: roomCode) != RoomDecision.notHome, let decision = decider.physics.decision(in: handle) {
-                    apply(decision, slot: slot, at: decision.since, into: &out)
-                }
-                return
-            }
-            guard decider.physics.roomName(code: roomCode) == current.room else { return }
-        }
-        hot[slot].published.restoredAt = nil
-        hot[slot].published.followsDecider = true
-        guard state.published.mayDiffer(from: summary) else { return }
-        guard let entry = entries[slot], let current = entry.location, let decision = decider.physics.decision(in: handle) else {
-            return
-        }
-        let location = Self.location(entry, current, decision)
-        let significant = location.significantPart
-        let published = entry.publishedSignificantPart ?? current.significantPart
-        if entry.publishedSignificantPart == nil { entries[slot]?.publishedSignificantPart = published }
-        guard significant != published else {
-            // Nothing significant changed since the published location (restored, or with more
-            // than 64 rooms): its summary stands for it from now on.
-            if summary.candidateRoomsExact { hot[slot].published.stands(for: summary, roomCode: roomCode) }
-            return
-        }
-        entries[slot]?.location = location
-        entries[slot]?.publishedSignificantPart = significant
-        hot[slot].published.followsDecider = false
-        hot[slot].published.stands(for: summary, roomCode: roomCode)
-        out.append(.retained(topics.location(entry.id), location.json))
-        updateOccupant(slot)
-    }
-
-    /// `current` (same room) with the decision's details: the room's `since` is kept.
-    private static func location(_ entry: Tracked, _ current: BeaconLocation, _ decision: RoomDecision) -> BeaconLocation {
-        BeaconLocation(
-            id: entry.id, beacon: entry.beacon, name: entry.name, room: decision.room, distance: decision.distance,
-            proximity: decision.proximity, node: decision.node, since: current.since, confidence: decision.confidence,
-            candidates: decision.candidates)
-    }
-
-    /// The location as `location(of:)` shows it: the stored one, or the decider's newer details of
-    /// the same room.
-    private func currentLocation(_ slot: Int) -> BeaconLocation? {
-        guard let entry = entries[slot], let location = entry.location else { return nil }
-        guard hot[slot].published.followsDecider, let decision = decider.physics.decision(in: RoomDecider.BeaconSlot(index: slot)),
-            decision.room == location.room
-        else { return location }
-        return Self.location(entry, location, decision)
-    }
-
-    // MARK: - Rooms
-
-    private mutating func occupy(_ name: String, slot: Int, announce: Bool) {
-        guard let entry = entries[slot] else { return }
-        hot[slot].occupiedRoom = roomMessages.occupy(
-            name, topic: topics.room, id: entry.id, slot: slot, json: Self.occupantJSON(entry), announce: announce)
-    }
-
-    /// Takes the beacon in `slot` out of the room it occupies, if any; the room's message is due in
-    /// this call, or at the next tick.
-    private mutating func vacate(_ slot: Int, roomMessageAtTick: Bool = false) {
-        let room = hot[slot].occupiedRoom
-        guard room >= 0, let id = entries[slot]?.id else { return }
-        roomMessages.vacate(room, id: id, slot: slot, atTick: roomMessageAtTick)
-        hot[slot].occupiedRoom = -1
-    }
-
-    /// The beacon's location was published again in the same room: its part of the room's list
-    /// follows, and the list is due at the next tick if that part changed.
-    private mutating func updateOccupant(_ slot: Int) {
-        let room = hot[slot].occupiedRoom
-        guard room >= 0, let entry = entries[slot] else { return }
-        roomMessages.update(room, id: entry.id, slot: slot, json: Self.occupantJSON(entry))
-    }
-
-    private static func occupantJSON(_ entry: Tracked) -> String {
-        RoomMessage.occupantJSON(id: entry.id, name: entry.name, location: entry.location)
-    }
 }
