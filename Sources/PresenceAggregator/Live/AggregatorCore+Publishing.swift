@@ -10,10 +10,8 @@ extension AggregatorCore {
         guard hot[slot].isTracked, let entry = entries[slot] else { return }
         let previous = entry.location
         let keepsRoom = previous?.room == decision.room
-        let location = BeaconLocation(
-            id: entry.id, beacon: decision.beacon, name: entry.name, room: decision.room, distance: decision.distance,
-            proximity: decision.proximity, node: decision.node, since: keepsRoom ? (previous?.since ?? decision.since) : decision.since,
-            confidence: decision.confidence, candidates: decision.candidates)
+        var location = BeaconLocation(id: entry.id, name: entry.name, decision: decision)
+        if keepsRoom, let previous { location.since = previous.since }
         let summary = decider.physics.summary(in: RoomDecider.BeaconSlot(index: slot))
         // Once the decider decides, the restored location has served; a synthesized away keeps it
         // (so that it is not repeated).
@@ -99,10 +97,10 @@ extension AggregatorCore {
 
     /// `current` (same room) with the decision's details: the room's `since` is kept.
     static func location(_ entry: Tracked, _ current: BeaconLocation, _ decision: RoomDecision) -> BeaconLocation {
-        BeaconLocation(
-            id: entry.id, beacon: entry.beacon, name: entry.name, room: decision.room, distance: decision.distance,
-            proximity: decision.proximity, node: decision.node, since: current.since, confidence: decision.confidence,
-            candidates: decision.candidates)
+        var location = BeaconLocation(id: entry.id, name: entry.name, decision: decision)
+        location.beacon = entry.beacon
+        location.since = current.since
+        return location
     }
 
     /// The location as `location(of:)` shows it: the stored one, or the decider's newer details of
