@@ -67,6 +67,7 @@ import Testing
         #expect(JSONText.quoted("Café ☕️ 🔑") == "\"Café ☕️ 🔑\"")
         #expect(JSONText.quoted(#"say "hi" \ é"#) == #""say \"hi\" \\ é""#)
         #expect(JSONText.quoted("tab\tend\n") == #""tab\tend\n""#)
+        #expect(JSONText.quoted("\u{08}\u{0C}\r\u{1F}é") == #""\b\f\r\u001fé""#)
         var out = "{"
         JSONText.appendQuoted("id", to: &out)
         #expect(out == #"{"id""#)

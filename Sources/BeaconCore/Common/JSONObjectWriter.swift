@@ -75,21 +75,9 @@ public struct JSONObjectWriter: Sendable {
         "[" + elements.joined(separator: ",") + "]"
     }
 
-    /// `value` rounded to `decimals` places, without trailing zeros; `null` for NaN and infinities.
+    /// `value` rounded to `decimals` places, without trailing zeros; `null` for NaN and infinities
+    /// (the byte writer's formatting, `JSONByteCursor.append(_:decimals:)`).
     public static func number(_ value: Double, decimals: Int) -> String {
-        guard value.isFinite else { return "null" }
-        var scale = 1.0
-        for _ in 0..<max(0, min(decimals, 9)) { scale *= 10 }
-        let scaled = (value * scale).rounded()
-        guard abs(scaled) < 9.0e15 else { return String(value) }
-        let whole = Int64(scaled)
-        if decimals <= 0 || whole % Int64(scale) == 0 { return String(whole / Int64(scale)) }
-        let negative = whole < 0
-        let magnitude = whole.magnitude
-        let unit = UInt64(scale)
-        var fraction = String(magnitude % unit)
-        while fraction.count < decimals { fraction = "0" + fraction }
-        while fraction.hasSuffix("0") { fraction.removeLast() }
-        return (negative ? "-" : "") + String(magnitude / unit) + "." + fraction
+        String(decoding: JSONBytes.bytes(capacity: 32) { $0.append(value, decimals: decimals) }, as: UTF8.self)
     }
 }

@@ -11,7 +11,7 @@ public enum JSONBytes {
         out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    /// Appends `text` as a JSON string literal, quotes included (escapes as `JSONText.appendQuoted`).
+    /// Appends `text` as a JSON string literal, quotes included, escaped (`appendEscaped`; `JSONText` is built on it).
     public static func appendQuoted(_ text: String, to out: inout [UInt8]) {
         var text = text
         let needsNoEscape = text.withUTF8 { utf8 -> Bool in
@@ -59,7 +59,7 @@ public enum JSONBytes {
     }
 
     /// Appends `value` rounded to `decimals` places without trailing zeros, `null` when not finite:
-    /// exactly `JSONObjectWriter.number(_:decimals:)`.
+    /// the one number formatting (`JSONObjectWriter.number(_:decimals:)` is built on it).
     public static func append(_ value: Double, decimals: Int, to out: inout [UInt8]) {
         append(to: &out, fixedCapacity: JSONByteCursor.numberCapacity) { $0.append(value, decimals: decimals) }
     }
@@ -208,7 +208,7 @@ public struct JSONByteCursor {
         bytes.withUnsafeBufferPointer { append($0) }
     }
 
-    /// Appends `text` as a JSON string literal, quotes included (escapes as `JSONText.appendQuoted`).
+    /// Appends `text` as a JSON string literal, quotes included, escaped (`appendEscaped`; `JSONText` is built on it).
     /// At most `6 * text.utf8.count + 2` bytes (`\u00XX` per control character).
     public mutating func appendQuoted(_ text: String) {
         // Native strings lend their bytes as they are; copying `text` to call `withUTF8` cost a
@@ -229,10 +229,33 @@ public struct JSONByteCursor {
             append(UInt8(ascii: "\""))
             return true
         }
-        if !written {
-            var quoted = JSONText.quoted(text)
-            quoted.withUTF8 { append($0) }
+        if !written { text.withUTF8 { appendEscaped($0) } }
+    }
+
+    /// Appends UTF-8 bytes as a JSON string literal, quotes included: `"`, `\` and control
+    /// characters escaped (`\n`, `\u001f`, …), every other byte as it is. JSON escapes only ASCII,
+    /// so byte by byte is character by character. At most `6 * utf8.count + 2` bytes.
+    mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        append(UInt8(ascii: "\""))
+        for byte in utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): append("\\\"")
+            case UInt8(ascii: "\\"): append("\\\\")
+            case 0x0A: append("\\n")
+            case 0x0D: append("\\r")
+            case 0x09: append("\\t")
+            case 0x08: append("\\b")
+            case 0x0C: append("\\f")
+            case ..<0x20:
+                append("\\u00")
+                // 0x57 + 10 is "a": lowercase, as `HexDigits` writes.
+                let high = byte >> 4, low = byte & 0x0F
+                append(high < 10 ? 0x30 + high : 0x57 + high)
+                append(low < 10 ? 0x30 + low : 0x57 + low)
+            default: append(byte)
+            }
         }
+        append(UInt8(ascii: "\""))
     }
 
     /// Appends `text` quoted as it is, for a caller that checked it needs no escape
@@ -329,7 +352,7 @@ public struct JSONByteCursor {
     }
 
     /// Appends `value` rounded to `decimals` places without trailing zeros, `null` when not finite:
-    /// exactly `JSONObjectWriter.number(_:decimals:)` (at most 32 bytes).
+    /// the one number formatting (`JSONObjectWriter.number(_:decimals:)` is built on it) (at most 32 bytes).
     public mutating func append(_ value: Double, decimals: Int) {
         // The payloads' precisions as constants, so the divisions below are multiplications.
         switch decimals {
