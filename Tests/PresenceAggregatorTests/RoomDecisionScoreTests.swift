@@ -27,6 +27,24 @@ struct RoomDecisionScoreTests {
         #expect(score.medianSwitchLatency == 2)
     }
 
+    @Test("a short visit the decision never shows is a missed change; one shown late is not")
+    func missedChanges() {
+        // Truth: hall, a 1 s visit to the living room, hall again, then the bath.
+        let rows = truth([(0, "hall"), (1, "hall"), (2, "living"), (2.5, "living"), (3, "hall"), (4, "hall"),
+                          (5, "bath"), (6, "bath"), (7, "bath")])
+        // The living room is never shown; the bath is shown 1 s late.
+        let score = RoomDecisionScore(decisions: [(Instant(seconds: 0), "hall"), (Instant(seconds: 6), "bath")], truth: rows)
+        #expect(score.trueChanges == 3)
+        #expect(score.missedChanges == 1)
+        #expect(score.switchLatencies == [5, 0, 1]) // the missed visit counts until the end
+        #expect(RoomDecisionScore.pooled([score, score]).missedChanges == 2)
+        #expect(SiteScore([score, score]).missedChanges == 2)
+        // Shown for one truth row during the visit: followed, not missed.
+        let shown = RoomDecisionScore(decisions: [(Instant(seconds: 0), "hall"), (Instant(seconds: 2.5), "living"),
+                                                  (Instant(seconds: 3), "hall")], truth: rows)
+        #expect(shown.missedChanges == 1) // only the bath now
+    }
+
     @Test("no decision yet counts as wrong; an unfollowed change counts until the end")
     func censored() {
         let rows = truth([(0, "a"), (1, "a"), (2, "b"), (3, "b")])
