@@ -7,13 +7,15 @@ import PresenceAggregator
 /// object.
 ///
 /// A site is a directory of `NAME.trace.csv` files each with its `NAME.truth.csv` (TRACE.md); by
-/// default the two shared sites, `danis` (`<data>/traces`, nine walks in an open hall) and `sal`
-/// (`<data>/traces-sal`, a car and a person in and out of a test bay), or one directory given with
-/// `--traces`. Per site and per mode (today `defaults`: the agent's tracking and the aggregator's
-/// decision replayed with `TraceReplay`) every recording is scored at every truth row
-/// (`RoomDecisionScore`), and the site summarised the way the project reports it: mean of
-/// per-recording accuracy, flaps summed, median of per-recording median switch latency (and the
-/// pooled accuracy and latency beside them). The "strongest raw RSSI in the last 1 s" baseline is
+/// default the three shared sites, `danis` (`<data>/traces`, nine walks in an open hall), `sal`
+/// (`<data>/traces-sal`, a car and a person in and out of a test bay) and `flat`
+/// (`<data>/traces-flat`, a robot carrying the tag through a furnished flat of five rooms), or one
+/// directory given with `--traces`. Per site and per mode (`defaults`: the agent's tracking and the
+/// aggregator's decision replayed with `TraceReplay`; the learned site model's modes) every
+/// recording is scored at every truth row (`RoomDecisionScore`), and the site summarised the way
+/// the project reports it: mean of per-recording accuracy, flaps summed, median of per-recording
+/// median switch latency, true changes never shown summed (and the pooled accuracy and latency
+/// beside them). The "strongest raw RSSI in the last 1 s" baseline is
 /// scored the same way; it validates the scorer against the published reference figures.
 ///
 /// JSON shape: `{ parameters, publish, messagesPerBeaconNodeMinuteAtRest, sites: { NAME: {
@@ -27,7 +29,7 @@ struct EvaluateCommand: ParsableCommand {
         abstract: "Scores room decisions on every shared site's recordings; prints one JSON object."
     )
 
-    @Option(help: "The shared data directory: the sites are its traces/ (danis) and traces-sal/ (sal).")
+    @Option(help: "The shared data directory: the sites are its traces/ (danis), traces-sal/ (sal) and traces-flat/ (flat).")
     var data: String = "../shared/data"
 
     @Option(help: "Score only this directory of NAME.trace.csv + NAME.truth.csv pairs (one site, named after it).")
@@ -67,7 +69,9 @@ struct EvaluateCommand: ParsableCommand {
     var grid = false
 
     /// The shared sites: name and directory under `--data`.
-    static let sharedSites = [(name: "danis", directory: "traces"), (name: "sal", directory: "traces-sal")]
+    static let sharedSites = [
+        (name: "danis", directory: "traces"), (name: "sal", directory: "traces-sal"), (name: "flat", directory: "traces-flat"),
+    ]
 
     func run() throws {
         var parameters = RoomDecisionParameters.default
@@ -294,6 +298,7 @@ struct EvaluateCommand: ParsableCommand {
         var flaps: Int
         var medianSwitchLatency: Double?
         var switchLatencies: [Double]
+        var missedChanges: Int
         var messagesPerBeaconNodeMinute: Double?
         init(_ result: RecordingResult) {
             let score = result.score
@@ -302,6 +307,7 @@ struct EvaluateCommand: ParsableCommand {
             flaps = score.flaps
             medianSwitchLatency = score.medianSwitchLatency.map { rounded($0, 3) }
             switchLatencies = score.switchLatencies.map { rounded($0, 3) }
+            missedChanges = score.missedChanges
             messagesPerBeaconNodeMinute = result.messagesPerBeaconNodeMinute.map { rounded($0, 2) }
         }
     }
@@ -319,6 +325,8 @@ struct EvaluateCommand: ParsableCommand {
         var pooledAccuracy: Double
         var pooledMedianSwitchLatency: Double?
         var trueChanges: Int
+        /// True changes whose room the decision never showed while the truth stayed in it.
+        var missedChanges: Int
         init(_ scores: [RoomDecisionScore]) {
             let summary = SiteScore(scores)
             recordings = scores.count
@@ -328,6 +336,7 @@ struct EvaluateCommand: ParsableCommand {
             pooledAccuracy = rounded(summary.pooled.accuracy, 4)
             pooledMedianSwitchLatency = summary.pooled.medianSwitchLatency.map { rounded($0, 3) }
             trueChanges = summary.pooled.trueChanges
+            missedChanges = summary.missedChanges
         }
     }
 
