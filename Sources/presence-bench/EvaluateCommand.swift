@@ -38,6 +38,9 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: "Margin in dB (default: RoomDecisionParameters.default).")
     var margin: Double?
 
+    @Option(help: "How fast the current room's held score may fall, dB/s (inf: no hold).")
+    var fallRate: Double?
+
     @Option(help: "Dwell in seconds.")
     var dwell: Double?
 
@@ -76,6 +79,7 @@ struct EvaluateCommand: ParsableCommand {
     func run() throws {
         var parameters = RoomDecisionParameters.default
         if let margin { parameters.margin = margin }
+        if let fallRate { parameters.fallRate = fallRate }
         if let dwell { parameters.dwell = dwell }
         if let evidence { parameters.evidenceToSwitch = evidence }
         if let leadCap { parameters.leadCap = leadCap }
@@ -284,9 +288,9 @@ struct EvaluateCommand: ParsableCommand {
     }
 
     struct Parameters: Encodable {
-        var margin, dwell, evidenceToSwitch, leadCap, settleTime, staleAfter, awayTimeout, pathLossExponent: Double
+        var margin, fallRate, dwell, evidenceToSwitch, leadCap, settleTime, staleAfter, awayTimeout, pathLossExponent: Double
         init(_ p: RoomDecisionParameters) {
-            margin = p.margin; dwell = p.dwell; evidenceToSwitch = p.evidenceToSwitch; leadCap = p.leadCap
+            margin = p.margin; fallRate = p.fallRate; dwell = p.dwell; evidenceToSwitch = p.evidenceToSwitch; leadCap = p.leadCap
             settleTime = p.settleTime
             staleAfter = p.staleAfter; awayTimeout = p.awayTimeout; pathLossExponent = p.pathLossExponent
         }
