@@ -197,10 +197,14 @@ struct EvaluateCommand: ParsableCommand {
             let base = String(name.dropLast(".trace.csv".count))
             let trace = directory + "/" + name
             let truth = directory + "/" + base + ".truth.csv"
+            let samples: [TraceSample]
+            do { samples = try TraceFile.samples(path: trace) } catch let error as TraceError {
+                throw ValidationError("\(trace): \(error)")
+            }
             do {
-                return TraceSet(name: base, samples: try TraceFile.samples(path: trace), truth: try TraceFile.truth(path: truth))
+                return TraceSet(name: base, samples: samples, truth: try TraceFile.truth(path: truth, rooms: TraceFile.rooms(of: samples)))
             } catch let error as TraceError {
-                throw ValidationError("\(base): \(error)")
+                throw ValidationError("\(truth): \(error)")
             }
         }
     }
