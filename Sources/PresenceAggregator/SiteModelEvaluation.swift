@@ -89,7 +89,7 @@ public enum SiteModelEvaluation {
             do { samples = try TraceFile.samples(path: tracePath) } catch let error as TraceError {
                 throw LoadError(description: "\(tracePath): \(error)")
             }
-            do { truth = try TraceFile.truth(path: truthPath) } catch let error as TraceError {
+            do { truth = try TraceFile.truth(path: truthPath, rooms: TraceFile.rooms(of: samples)) } catch let error as TraceError {
                 throw LoadError(description: "\(truthPath): \(error)")
             }
             guard !truth.isEmpty else { throw LoadError(description: "\(truthPath): no truth rows") }

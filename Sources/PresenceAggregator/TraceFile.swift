@@ -57,13 +57,31 @@ public enum TraceFile {
         return samples
     }
 
-    /// Every row of a ground-truth file, in order.
-    public static func truth(path: String) throws -> [TruthSample] {
+    /// Every row of a ground-truth file, in order. With `rooms` (the rooms the nodes of its trace
+    /// serve), a row naming any other room — a typo, or a truth written for another site — is an
+    /// error naming its line: no decision could ever match it, and every row of it would score as
+    /// a wrong decision without a word. `not_home` is always allowed.
+    public static func truth(path: String, rooms: Set<String>? = nil) throws -> [TruthSample] {
         var parser = TruthParser()
         var rows: [TruthSample] = []
         try forEachLine(path: path) { (_, line) throws(TraceError) in
-            if let row = try parser.parse(line: line) { rows.append(row) }
+            guard let row = try parser.parse(line: line) else { return }
+            if let rooms, row.room != RoomDecision.notHome, !rooms.contains(row.room) {
+                throw TraceError(line: parser.linesRead, problem: unknownRoom(row.room, rooms: rooms))
+            }
+            rows.append(row)
         }
         return rows
+    }
+
+    /// The rooms the nodes of `samples` serve: what their truth may name.
+    public static func rooms(of samples: [TraceSample]) -> Set<String> {
+        Set(samples.map(\.room))
+    }
+
+    static func unknownRoom(_ room: String, rooms: Set<String>) -> String {
+        let known = rooms.sorted()
+        let listed = known.prefix(20).joined(separator: ", ") + (known.count > 20 ? ", …" : "")
+        return "room '\(room)' is no node's room in the trace (its rooms: \(listed.isEmpty ? "none" : listed))"
     }
 }

@@ -24,6 +24,9 @@ struct AggregatorOptions: ParsableArguments {
     @Option(help: "Decision margin, dB (PRESENCE_MARGIN).")
     var margin: String?
 
+    @Option(help: "How fast the current room's held score may fall, dB/s (PRESENCE_FALL_RATE).")
+    var fallRate: String?
+
     @Option(help: "Decision dwell, seconds (PRESENCE_DWELL).")
     var dwell: String?
 
@@ -80,6 +83,7 @@ struct AggregatorOptions: ParsableArguments {
         flags[.clientID] = clientID
         flags[.awayTimeout] = awayAfter
         flags[.margin] = margin
+        flags[.fallRate] = fallRate
         flags[.dwell] = dwell
         flags[.evidenceToSwitch] = evidence
         flags[.leadCap] = leadCap

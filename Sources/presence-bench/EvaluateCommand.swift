@@ -8,13 +8,15 @@ import PresenceAggregator
 /// object.
 ///
 /// A site is a directory of `NAME.trace.csv` files each with its `NAME.truth.csv` (TRACE.md); by
-/// default the two shared sites, `danis` (`<data>/traces`, nine walks in an open hall) and `sal`
-/// (`<data>/traces-sal`, a car and a person in and out of a test bay), or one directory given with
-/// `--traces`. Per site and per mode (today `defaults`: the agent's tracking and the aggregator's
-/// decision replayed with `TraceReplay`) every recording is scored at every truth row
-/// (`RoomDecisionScore`), and the site summarised the way the project reports it: mean of
-/// per-recording accuracy, flaps summed, median of per-recording median switch latency (and the
-/// pooled accuracy and latency beside them). The "strongest raw RSSI in the last 1 s" baseline is
+/// default the three shared sites, `danis` (`<data>/traces`, nine walks in an open hall), `sal`
+/// (`<data>/traces-sal`, a car and a person in and out of a test bay) and `flat`
+/// (`<data>/traces-flat`, a robot carrying the tag through a furnished flat of five rooms), or one
+/// directory given with `--traces`. Per site and per mode (`defaults`: the agent's tracking and the
+/// aggregator's decision replayed with `TraceReplay`; the learned site model's modes) every
+/// recording is scored at every truth row (`RoomDecisionScore`), and the site summarised the way
+/// the project reports it: mean of per-recording accuracy, flaps summed, median of per-recording
+/// median switch latency, true changes never shown summed (and the pooled accuracy and latency
+/// beside them). The "strongest raw RSSI in the last 1 s" baseline is
 /// scored the same way; it validates the scorer against the published reference figures.
 ///
 /// JSON shape: `{ parameters, publish, messagesPerBeaconNodeMinuteAtRest, sites: { NAME: {
@@ -28,7 +30,7 @@ struct EvaluateCommand: ParsableCommand {
         abstract: "Scores room decisions on every shared site's recordings; prints one JSON object."
     )
 
-    @Option(help: "The shared data directory: the sites are its traces/ (danis) and traces-sal/ (sal).")
+    @Option(help: "The shared data directory: the sites are its traces/ (danis), traces-sal/ (sal) and traces-flat/ (flat).")
     var data: String = "../shared/data"
 
     @Option(help: "Score only this directory of NAME.trace.csv + NAME.truth.csv pairs (one site, named after it).")
@@ -36,6 +38,9 @@ struct EvaluateCommand: ParsableCommand {
 
     @Option(help: "Margin in dB (default: RoomDecisionParameters.default).")
     var margin: Double?
+
+    @Option(help: "How fast the current room's held score may fall, dB/s (inf: no hold).")
+    var fallRate: Double?
 
     @Option(help: "Dwell in seconds.")
     var dwell: Double?
@@ -68,11 +73,14 @@ struct EvaluateCommand: ParsableCommand {
     var grid = false
 
     /// The shared sites: name and directory under `--data`.
-    static let sharedSites = [(name: "danis", directory: "traces"), (name: "sal", directory: "traces-sal")]
+    static let sharedSites = [
+        (name: "danis", directory: "traces"), (name: "sal", directory: "traces-sal"), (name: "flat", directory: "traces-flat"),
+    ]
 
     func run() throws {
         var parameters = RoomDecisionParameters.default
         if let margin { parameters.margin = margin }
+        if let fallRate { parameters.fallRate = fallRate }
         if let dwell { parameters.dwell = dwell }
         if let evidence { parameters.evidenceToSwitch = evidence }
         if let leadCap { parameters.leadCap = leadCap }
@@ -190,10 +198,14 @@ struct EvaluateCommand: ParsableCommand {
             let base = String(name.dropLast(".trace.csv".count))
             let trace = directory + "/" + name
             let truth = directory + "/" + base + ".truth.csv"
+            let samples: [TraceSample]
+            do { samples = try TraceFile.samples(path: trace) } catch let error as TraceError {
+                throw ValidationError("\(trace): \(error)")
+            }
             do {
-                return TraceSet(name: base, samples: try TraceFile.samples(path: trace), truth: try TraceFile.truth(path: truth))
+                return TraceSet(name: base, samples: samples, truth: try TraceFile.truth(path: truth, rooms: TraceFile.rooms(of: samples)))
             } catch let error as TraceError {
-                throw ValidationError("\(base): \(error)")
+                throw ValidationError("\(truth): \(error)")
             }
         }
     }
@@ -281,9 +293,9 @@ struct EvaluateCommand: ParsableCommand {
     }
 
     struct Parameters: Encodable {
-        var margin, dwell, evidenceToSwitch, leadCap, settleTime, staleAfter, awayTimeout, pathLossExponent: Double
+        var margin, fallRate, dwell, evidenceToSwitch, leadCap, settleTime, staleAfter, awayTimeout, pathLossExponent: Double
         init(_ p: RoomDecisionParameters) {
-            margin = p.margin; dwell = p.dwell; evidenceToSwitch = p.evidenceToSwitch; leadCap = p.leadCap
+            margin = p.margin; fallRate = p.fallRate; dwell = p.dwell; evidenceToSwitch = p.evidenceToSwitch; leadCap = p.leadCap
             settleTime = p.settleTime
             staleAfter = p.staleAfter; awayTimeout = p.awayTimeout; pathLossExponent = p.pathLossExponent
         }
@@ -295,6 +307,7 @@ struct EvaluateCommand: ParsableCommand {
         var flaps: Int
         var medianSwitchLatency: Double?
         var switchLatencies: [Double]
+        var missedChanges: Int
         var messagesPerBeaconNodeMinute: Double?
         init(_ result: RecordingResult) {
             let score = result.score
@@ -303,6 +316,7 @@ struct EvaluateCommand: ParsableCommand {
             flaps = score.flaps
             medianSwitchLatency = score.medianSwitchLatency.map { rounded($0, 3) }
             switchLatencies = score.switchLatencies.map { rounded($0, 3) }
+            missedChanges = score.missedChanges
             messagesPerBeaconNodeMinute = result.messagesPerBeaconNodeMinute.map { rounded($0, 2) }
         }
     }
@@ -320,6 +334,8 @@ struct EvaluateCommand: ParsableCommand {
         var pooledAccuracy: Double
         var pooledMedianSwitchLatency: Double?
         var trueChanges: Int
+        /// True changes whose room the decision never showed while the truth stayed in it.
+        var missedChanges: Int
         init(_ scores: [RoomDecisionScore]) {
             let summary = SiteScore(scores)
             recordings = scores.count
@@ -329,6 +345,7 @@ struct EvaluateCommand: ParsableCommand {
             pooledAccuracy = rounded(summary.pooled.accuracy, 4)
             pooledMedianSwitchLatency = summary.pooled.medianSwitchLatency.map { rounded($0, 3) }
             trueChanges = summary.pooled.trueChanges
+            missedChanges = summary.missedChanges
         }
     }
 

@@ -173,7 +173,7 @@ import Testing
         ("passwordFile: /nonexistent/secret", "passwordFile: cannot read '/nonexistent/secret' (No such file or directory)"),
         // Shape.
         ("brokr: mqtt://x", "brokr: unknown key (known keys: broker, username, password, passwordFile, clientID, root, tls, beacons, decision, homeAssistant, forgetAfter, tickInterval, keepAlive, failover, maxUnknownBeacons)"),
-        ("decision:\n  dwel: 3", "decision.dwel: unknown key (known keys: decision.margin, decision.dwell, decision.evidence, decision.leadCap, decision.settleTime, decision.staleAfter, decision.awayTimeout, decision.pathLossExponent, decision.model)"),
+        ("decision:\n  dwel: 3", "decision.dwel: unknown key (known keys: decision.margin, decision.fallRate, decision.dwell, decision.evidence, decision.leadCap, decision.settleTime, decision.staleAfter, decision.awayTimeout, decision.pathLossExponent, decision.model)"),
         ("decision: 3", "decision: expected a mapping"),
         ("broker: [a, b]", "broker: expected a single value, not a list or mapping"),
         ("beacons: alice", "beacons: expected a list of beacons"),

@@ -1,5 +1,6 @@
 // The room decision as it was before slots and interned names (commit e674252), kept verbatim
-// but for its names, as the reference the faster RoomDecider must agree with exactly.
+// but for its names, as the reference the faster RoomDecider must agree with exactly; since issue
+// 26 with the current room's held score (`fallRate`) added in the same straightforward style.
 import BeaconCore
 import RoomDecisions
 #if canImport(Glibc)
@@ -60,6 +61,10 @@ struct ReferenceBeaconRoomState: Sendable {
     var challenges: [Challenge] = []
     /// Whether `held` changed since `scores` were computed (ticks mostly find nothing new).
     var heldChanged = false
+    /// The current room's held best score and when it was last set (nil right after a change).
+    var peak: (score: Double, time: Instant)?
+    /// The current room's score as the last evaluation's challengers met it, −∞ without evidence.
+    var defendedScore = -Double.infinity
 
     init(beacon: BeaconID) {
         self.beacon = beacon
@@ -98,7 +103,7 @@ struct ReferenceBeaconRoomState: Sendable {
         // The previous scores held since the last evaluation: integrate the challengers' leads.
         let elapsed = lastEvaluation.map { max(0, time.since($0)) } ?? 0
         if elapsed > 0, let current = room, current != RoomDecision.notHome {
-            let currentScore = scores.first { $0.room == current }?.score ?? -Double.infinity
+            let currentScore = defendedScore
             for index in challenges.indices {
                 guard let challenger = scores.first(where: { $0.room == challenges[index].room }) else { continue }
                 let lead = min(challenger.score - currentScore, p.leadCap)
@@ -142,7 +147,16 @@ struct ReferenceBeaconRoomState: Sendable {
         // cannot be defended, but a challenger still needs its dwell — when a beacon vanishes,
         // its nodes report `unknown` within a second of each other, and the room must not flip
         // to whichever room's node happened to report last.
-        let currentScore = scores.first(where: { $0.room == current })?.score ?? -Double.infinity
+        var currentScore = scores.first(where: { $0.room == current })?.score ?? -Double.infinity
+        // Held from its recent best, falling at most `fallRate` dB/s.
+        if currentScore > -Double.infinity, p.fallRate.isFinite, p.fallRate > 0 {
+            if let peak {
+                let fallen = peak.score - p.fallRate * max(0, time.since(peak.time))
+                currentScore = max(currentScore, fallen)
+            }
+            peak = (currentScore, time)
+        }
+        defendedScore = currentScore
 
         // Challengers: rooms leading by more than the margin right now; a break resets them.
         var kept: [Challenge] = []
@@ -165,6 +179,8 @@ struct ReferenceBeaconRoomState: Sendable {
         guard newRoom != room else { return nil }
         room = newRoom
         since = time
+        peak = nil
+        defendedScore = -Double.infinity
         return decision()
     }
 

@@ -76,6 +76,46 @@ struct RoomDeciderTests {
         #expect(switchTime <= 20 + p.dwell + 0.5)
     }
 
+    /// The rooms decided while a kitchen node (2 m) and a hall node (3 m) report every 0.25 s for
+    /// 20 s, and from 5 s on the kitchen node's evidence is `kitchenAfter` metres for `lasting`
+    /// seconds (then 2 m again) while the hall node's is `hallAfter` metres.
+    private func rooms(_ parameters: RoomDecisionParameters, kitchenAfter: Double, hallAfter: Double,
+                       lasting: Double) -> [(Double, String)] {
+        var decider = RoomDecider(parameters: parameters)
+        var rooms: [(Double, String)] = []
+        for step in 0..<80 {
+            let t = Double(step) * 0.25
+            let changed = t >= 5 && t < 5 + lasting
+            for (node, room, distance) in [("k1", "kitchen", changed ? kitchenAfter : 2), ("h1", "hall", changed ? hallAfter : 3)] {
+                if let d = decider.update(evidence(node, room, distance: distance), at: Instant(seconds: t)) { rooms.append((t, d.room)) }
+            }
+        }
+        return rooms
+    }
+
+    @Test("a deep, brief fade of the current room's node keeps the room; held no longer than a fade, the drop is a move")
+    func fadeIsHeldMoveIsNot() {
+        // A body between the tag and the kitchen node: 15 dB (2 m → 7.2 m at n = 2.7) for 2 s.
+        let fade = 2 * pow10(15 / 27.0)
+        #expect(rooms(p, kitchenAfter: fade, hallAfter: 3, lasting: 2).map(\.1) == ["kitchen"])
+        // Without the hold (the rule before issue 26, margin 0) the same fade hands the room to the hall
+        // after the dwell, and it comes back: two flaps.
+        var unheld = p
+        unheld.fallRate = .infinity
+        #expect(rooms(unheld, kitchenAfter: fade, hallAfter: 3, lasting: 2).map(\.1) == ["kitchen", "hall", "kitchen"])
+        // A move: the kitchen falls and stays down while the hall rises. The hall's lead over the
+        // held kitchen is immediate (the hall rose 9.5 dB above where the kitchen was), so the
+        // switch comes after the dwell as before.
+        let moved = rooms(p, kitchenAfter: fade, hallAfter: 1.2, lasting: 15)
+        #expect(moved.map(\.1) == ["kitchen", "hall"])
+        #expect(moved.count == 2 && moved[1].0 <= 5 + p.dwell + 0.25)
+        // The kitchen merely dropping for good (nothing rises): the hold lets it fall 4 dB/s, so
+        // the hall (4.75 dB behind) takes over about 4.75 / 4 s later than after a move.
+        let faded = rooms(p, kitchenAfter: fade, hallAfter: 3, lasting: 15)
+        #expect(faded.map(\.1) == ["kitchen", "hall"])
+        #expect(faded.count == 2 && faded[1].0 > 5 + p.dwell + 0.5 && faded[1].0 <= 5 + 4.75 / p.fallRate + p.dwell + 0.5)
+    }
+
     @Test("a beacon sitting still with noisy evidence does not flap (a decider without hysteresis does)")
     func sitStillNoNoiseFlaps() {
         var generator = SeededGenerator(seed: 42)

@@ -49,6 +49,8 @@ extension AggregatorConfiguration {
             keyFile = try Self.readableFile(text, field: field)
         case .margin:
             decision.margin = try Self.number(text, field: field, "is not a number of dB ≥ 0") { $0 >= 0 }
+        case .fallRate:
+            decision.fallRate = try Self.number(text, field: field, "is not a positive number of dB/s") { $0 > 0 }
         case .dwell:
             decision.dwell = try Self.seconds(text, field: field)
         case .evidenceToSwitch:

@@ -153,6 +153,7 @@ public struct AggregatorConfigurationLoad: Sendable {
             case .certificateFile: value = c.certificateFile ?? "(none)"
             case .keyFile: value = c.keyFile ?? "(none)"
             case .margin: value = number(c.decision.margin)
+            case .fallRate: value = c.decision.fallRate.isFinite ? number(c.decision.fallRate) : "inf (no hold)"
             case .dwell: value = number(c.decision.dwell)
             case .evidenceToSwitch: value = number(c.decision.evidenceToSwitch)
             case .leadCap: value = number(c.decision.leadCap)

@@ -3,7 +3,7 @@
 public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
     case broker, username, password, passwordFile, clientID, root
     case caFile, certificateFile, keyFile
-    case margin, dwell, evidenceToSwitch, leadCap, settleTime, staleAfter, awayTimeout, pathLossExponent
+    case margin, fallRate, dwell, evidenceToSwitch, leadCap, settleTime, staleAfter, awayTimeout, pathLossExponent
     case model
     case discovery, discoveryPrefix
     case forgetAfter, tickInterval, maxUnknownBeacons
@@ -22,6 +22,7 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
         case .certificateFile: "tls.certificateFile"
         case .keyFile: "tls.keyFile"
         case .margin: "decision.margin"
+        case .fallRate: "decision.fallRate"
         case .dwell: "decision.dwell"
         case .evidenceToSwitch: "decision.evidence"
         case .leadCap: "decision.leadCap"
@@ -55,6 +56,7 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
         case .certificateFile: "PRESENCE_TLS_CERTIFICATE_FILE"
         case .keyFile: "PRESENCE_TLS_KEY_FILE"
         case .margin: "PRESENCE_MARGIN"
+        case .fallRate: "PRESENCE_FALL_RATE"
         case .dwell: "PRESENCE_DWELL"
         case .evidenceToSwitch: "PRESENCE_EVIDENCE"
         case .leadCap: "PRESENCE_LEAD_CAP"
@@ -89,6 +91,7 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
         case .certificateFile: "--cert-file"
         case .keyFile: "--key-file"
         case .margin: "--margin"
+        case .fallRate: "--fall-rate"
         case .dwell: "--dwell"
         case .evidenceToSwitch: "--evidence"
         case .leadCap: "--lead-cap"

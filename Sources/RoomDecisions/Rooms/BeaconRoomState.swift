@@ -107,6 +107,14 @@ struct BeaconRoomState: Sendable {
     var lastEvaluation: Instant?
     /// What changed in `held` since `scores` were computed (ticks mostly find nothing new).
     var staleness = Staleness.none
+    /// The current room's held score (dB) and when it was last raised or let fall: its score as
+    /// challengers see it falls no faster than `fallRate`, so a brief fade of its nodes does not
+    /// hand the room away. −∞ right after a change (the next evaluation starts it afresh).
+    var defencePeak = -Double.infinity
+    var defencePeakTime = Instant(seconds: 0)
+    /// The current room's score as challengers saw it at the last evaluation (its held score), −∞
+    /// when it had no evidence: the leads of that evaluation integrate against it.
+    var defendedScore = -Double.infinity
 
     init() {}
 
@@ -167,7 +175,7 @@ struct BeaconRoomState: Sendable {
         // The previous scores held since the last evaluation: integrate the challengers' leads.
         let elapsed = lastEvaluation.map { max(0, time.since($0)) } ?? 0
         if elapsed > 0, lists.challengeCount > 0, let current = room, current != RoomDecider.notHomeCode {
-            let currentScore = score(of: current)
+            let currentScore = defendedScore
             for index in 0..<lists.challengeCount {
                 var challenge = lists.withChallenges { $0[index] }
                 guard let challenger = scoreIndex(of: challenge.room) else { continue }
@@ -233,17 +241,22 @@ struct BeaconRoomState: Sendable {
             return (currentScore, bestOther)
         }
 
+        // A fade is brief, a move lasts: challengers meet the current room's score held from its
+        // recent best, falling at most `fallRate` dB/s (with no evidence it has none to hold).
+        let defended = defend(currentScore, at: time, fallRate: p.fallRate)
+        defendedScore = defended
+
         // Challengers: rooms leading by more than the margin right now, in the order of `scores`;
         // a break resets them. Usually there is none: nothing to build. (Subtracting the same
         // score keeps the order, so some room leads by more than the margin if the best does.)
-        guard bestOther - currentScore > p.margin else {
+        guard bestOther - defended > p.margin else {
             lists.removeAllChallenges()
             return false
         }
         scratch.removeAll(keepingCapacity: true)
         lists.withScores { scores in
             lists.withChallenges { challenges in
-                for candidate in scores where candidate.room != current && candidate.score - currentScore > p.margin {
+                for candidate in scores where candidate.room != current && candidate.score - defended > p.margin {
                     let previous = challenges.first { $0.room == candidate.room }
                     scratch.append(previous ?? Challenge(room: candidate.room, since: time, evidence: 0))
                 }
@@ -281,12 +294,27 @@ struct BeaconRoomState: Sendable {
         lists.withHeld { $0.reduce(Double.infinity) { min($0, $1.time.seconds) } }
     }
 
+    /// The current room's score `score` (−∞ without evidence) as its challengers meet it: its
+    /// held best, let fall at `fallRate` dB/s since, or `score` when that is higher. A fade — a body
+    /// turning between the tag and a node, 10–20 dB for a second or two — drops the filtered score
+    /// faster than that and recovers; a move keeps it down, and the hold has fallen to it within
+    /// seconds. A non-finite or non-positive rate holds nothing.
+    private mutating func defend(_ score: Double, at time: Instant, fallRate: Double) -> Double {
+        guard score > -Double.infinity, fallRate.isFinite, fallRate > 0 else { return score }
+        let held = defencePeak - fallRate * max(0, time.since(defencePeakTime))
+        defencePeak = max(score, held)
+        defencePeakTime = time
+        return defencePeak
+    }
+
     private mutating func change(to newRoom: Code, at time: Instant) -> Bool {
         lists.removeAllChallenges()
         firstEvidence = nil
         guard newRoom != room else { return false }
         room = newRoom
         since = time
+        defencePeak = -Double.infinity
+        defendedScore = -Double.infinity
         return true
     }
 

@@ -1,7 +1,8 @@
 import BeaconCore
 
 /// Every setting of the room decision, with documented defaults chosen on the nine walking traces
-/// of shared/data and checked on the SAL bay's five recordings, one set for both sites
+/// of shared/data and checked on the SAL bay's five recordings and the furnished flat's five, one
+/// set for every site
 /// (`presence-bench evaluate`; the Room decisions article of PresenceAggregator.docc shows how they trade speed against stability).
 ///
 /// Scores are in dB: a node's evidence scores `−10·n·log₁₀(distance)`, which is its filtered RSSI
@@ -13,11 +14,20 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     /// difference of calibrated RSSI. Only the scale of the margins depends on it, never the
     /// ranking of the rooms.
     public var pathLossExponent: Double
-    /// A challenger's lead over the current room counts only above this many dB, default 0.25 dB.
-    /// Small on purpose: the integrated lead (`evidenceToSwitch`) already asks more time of a slim
-    /// lead than of a decisive one, which served the traces better than a large instantaneous
-    /// margin (see the Room decisions article's table); raise it to demand a minimum lead at every instant.
+    /// A challenger's lead over the current room counts only above this many dB, default 0 dB.
+    /// None on purpose: the integrated lead (`evidenceToSwitch`) already asks more time of a slim
+    /// lead than of a decisive one, and the current room's held score (`fallRate`) already
+    /// stands against its fades, which served the three sites better than an instantaneous margin
+    /// (0.25 dB until issue 26; see the Room decisions article's tables); raise it to demand a
+    /// minimum lead at every instant.
     public var margin: Double
+    /// The current room's score, as its challengers meet it, falls no faster than this, dB/s,
+    /// default 4 dB/s: it is held from its recent best. A fade (a body turning or sitting between
+    /// the tag and a node: 10–20 dB for a second or two) is brief and drops the filtered score
+    /// faster than that, so it does not hand the room to a challenger; a move keeps the room's
+    /// score down and the hold reaches it within seconds, while the room moved to rises at once.
+    /// `.infinity` (or any non-positive value) holds nothing, the rule before issue 26.
+    public var fallRate: Double
     /// The challenger must have led by more than the margin without a break for this long,
     /// seconds, default 1.5 s.
     public var dwell: Double
@@ -47,7 +57,8 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     /// Creates parameters; the defaults are the ones every site runs with.
     public init(
         pathLossExponent: Double = DistanceModel.default.pathLossExponent,
-        margin: Double = 0.25,
+        margin: Double = 0,
+        fallRate: Double = 4,
         dwell: Double = 1.5,
         evidenceToSwitch: Double = 1.5,
         leadCap: Double = 3.0,
@@ -57,6 +68,7 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     ) {
         self.pathLossExponent = pathLossExponent
         self.margin = margin
+        self.fallRate = fallRate
         self.dwell = dwell
         self.evidenceToSwitch = evidenceToSwitch
         self.leadCap = leadCap

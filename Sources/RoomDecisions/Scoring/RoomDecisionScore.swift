@@ -12,22 +12,28 @@ import BeaconCore
 /// - `switchLatencies`: for each true room change, seconds from its truth row until the first
 ///   truth row at or after it whose decided room is the new room (0 when the decision was already
 ///   there). A change the decision never follows before the trace ends counts the time to the end.
+/// - `missedChanges`: true changes whose new room the decision never showed while the truth stayed
+///   in it (a short visit passed by unseen; the data README's "true changes never followed"). Its
+///   latency still counts until the decision first shows that room, however much later.
 public struct RoomDecisionScore: Sendable, Hashable, Codable {
     public var truthRows: Int
     public var correctRows: Int
     public var decidedChanges: Int
     public var trueChanges: Int
     public var switchLatencies: [Double]
+    public var missedChanges: Int
 
     public var accuracy: Double { truthRows == 0 ? 0 : Double(correctRows) / Double(truthRows) }
     public var flaps: Int { max(0, decidedChanges - trueChanges) }
 
-    public init(truthRows: Int, correctRows: Int, decidedChanges: Int, trueChanges: Int, switchLatencies: [Double]) {
+    public init(truthRows: Int, correctRows: Int, decidedChanges: Int, trueChanges: Int, switchLatencies: [Double],
+                missedChanges: Int = 0) {
         self.truthRows = truthRows
         self.correctRows = correctRows
         self.decidedChanges = decidedChanges
         self.trueChanges = trueChanges
         self.switchLatencies = switchLatencies
+        self.missedChanges = missedChanges
     }
 
     /// Scores the decisions of one beacon (rows ordered by time) against its truth rows.
@@ -43,7 +49,7 @@ public struct RoomDecisionScore: Sendable, Hashable, Codable {
             }
             decided.append(current)
         }
-        var correct = 0, decidedChanges = 0, trueChanges = 0
+        var correct = 0, decidedChanges = 0, trueChanges = 0, missed = 0
         var latencies: [Double] = []
         for index in truth.indices {
             if decided[index] == truth[index].room { correct += 1 }
@@ -58,10 +64,20 @@ public struct RoomDecisionScore: Sendable, Hashable, Codable {
                     break
                 }
                 latencies.append(latency)
+                // Shown while the truth stays in the new room?
+                var shown = false
+                for later in index..<truth.count {
+                    guard truth[later].room == truth[index].room else { break }
+                    if decided[later] == truth[index].room {
+                        shown = true
+                        break
+                    }
+                }
+                if !shown { missed += 1 }
             }
         }
         self.init(truthRows: truth.count, correctRows: correct, decidedChanges: decidedChanges,
-                  trueChanges: trueChanges, switchLatencies: latencies)
+                  trueChanges: trueChanges, switchLatencies: latencies, missedChanges: missed)
     }
 
     /// Several traces scored as one: rows, changes and latencies pooled.
@@ -73,6 +89,7 @@ public struct RoomDecisionScore: Sendable, Hashable, Codable {
             total.decidedChanges += score.decidedChanges
             total.trueChanges += score.trueChanges
             total.switchLatencies += score.switchLatencies
+            total.missedChanges += score.missedChanges
         }
         return total
     }

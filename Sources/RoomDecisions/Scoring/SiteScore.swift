@@ -21,6 +21,9 @@ public struct SiteScore: Sendable, Hashable {
     /// Flaps of every recording, added up.
     public var flaps: Int { recordings.map(\.flaps).reduce(0, +) }
 
+    /// True changes never shown while the truth stayed in the new room, every recording's added up.
+    public var missedChanges: Int { recordings.map(\.missedChanges).reduce(0, +) }
+
     /// Median of the per-recording median switch latencies, seconds; recordings without a true
     /// change have none and are left out; nil when no recording has one.
     public var medianSwitchLatency: Double? {
