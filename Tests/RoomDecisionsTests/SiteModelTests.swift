@@ -141,6 +141,31 @@ private func physics(_ room: String, beacon: String = "b1") -> RoomDecision {
         #expect(filter.decidedRoom().map { model.rooms[$0] } == "outside")
     }
 
+    /// What `learn` writes its own reader accepts: a node that hears a room in every one of 36 000
+    /// samples (an hour) and one that never hears it would otherwise be written as 1 and 0.
+    @Test func aNodeHeardAlwaysOrNeverIsWrittenSoItReadsBack() throws {
+        let model = learnedModel(seconds: 3_600) { second in
+            let inA = second % 600 < 300
+            return (inA ? "A" : "B", [("a", "A", inA ? -60 : -80), ("b", "B", inA ? -80 : -60)])
+        }
+        let a = try #require(model.nodeIndex("a"))
+        #expect(model.looks[0][a].heard == SiteModel.Look.heardBounds.upperBound)
+        let read = try SiteModel(json: Array(model.json.utf8))
+        #expect(zip(read.looks.joined(), model.looks.joined()).allSatisfy { abs($0.heard - $1.heard) <= 0.00005 })
+        // A node never heard in a room, and one always heard, written by hand or by `learn` before
+        // the bound: read as the bounds, not refused.
+        var edges = model
+        edges.looks[0][a].heard = 1
+        edges.looks[1][a].heard = 0
+        let text = edges.json
+        #expect(text.contains("\"heard\": 0.9999") && text.contains("\"heard\": 0.0001"))
+        let old = text.replacingOccurrences(of: "\"heard\": 0.9999", with: "\"heard\": 1")
+            .replacingOccurrences(of: "\"heard\": 0.0001", with: "\"heard\": 0")
+        #expect(old.contains("\"heard\": 1,") && old.contains("\"heard\": 0,"))
+        let back = try SiteModel(json: Array(old.utf8))
+        #expect(back.looks[0][a].heard == 0.9999 && back.looks[1][a].heard == 0.0001)
+    }
+
     @Test func malformedFilesNameTheLineOrTheField() {
         func error(_ text: String) -> String {
             do {

@@ -37,7 +37,7 @@ extension SiteModel {
             text += "    {\"name\": \(JSONText.quoted(room)), \"samples\": \(samples[roomIndex]), \"nodes\": {\n"
             for (nodeIndex, node) in nodes.enumerated() {
                 let look = looks[roomIndex][nodeIndex]
-                text += "      \(JSONText.quoted(node)): {\"heard\": \(JSONObjectWriter.number(look.heard, decimals: 4)), "
+                text += "      \(JSONText.quoted(node)): {\"heard\": \(JSONObjectWriter.number(Look.boundedHeard(look.heard), decimals: 4)), "
                 text += "\"mean\": \(JSONObjectWriter.number(look.mean, decimals: 2)), "
                 text += "\"sigma\": \(JSONObjectWriter.number(look.sigma, decimals: 2))}"
                 text += nodeIndex == nodes.count - 1 ? "\n" : ",\n"
@@ -228,8 +228,9 @@ extension SiteModel {
     private static func look(from value: JSONValue, at path: FieldPath) throws(ConfigError) -> Look {
         let reader = try JSONFieldReader(value, at: path)
         try reader.rejectUnknownKeys(["heard", "mean", "sigma"])
-        // `heard` strictly inside 0…1: the filter takes its log and the log of its complement.
-        let heard = try reader.number(try reader.required("heard"), key: "heard", in: 0.000001...0.999999)
+        // `heard` is a probability; the filter takes its log and the log of its complement, so 0 and
+        // 1 (which `learn` wrote before it kept within `heardBounds`) are read as the nearest bound.
+        let heard = Look.boundedHeard(try reader.number(try reader.required("heard"), key: "heard", in: 0...1))
         let mean = try reader.number(try reader.required("mean"), key: "mean", in: -200...50)
         let sigma = try reader.number(try reader.required("sigma"), key: "sigma", in: 0.1...100)
         return Look(heard: heard, mean: mean, sigma: sigma)

@@ -36,6 +36,18 @@ public struct SiteModel: Sendable, Hashable {
 
     /// How one room looks to one node.
     public struct Look: Sendable, Hashable {
+        /// The values `heard` may take: strictly inside 0…1 (the looks take its log and the log of
+        /// its complement) and no finer than the four decimals a model file keeps, so what `learn`
+        /// writes its reader reads back unchanged. A node that heard a room in every sample (or in
+        /// none) is given 0.9999 (0.0001): "always", short of certainty.
+        public static let heardBounds: ClosedRange<Double> = 0.0001...0.9999
+
+        /// `heard` brought into `heardBounds` (NaN counts as never).
+        public static func boundedHeard(_ heard: Double) -> Double {
+            guard heard.isFinite else { return heardBounds.lowerBound }
+            return min(max(heard, heardBounds.lowerBound), heardBounds.upperBound)
+        }
+
         /// Probability that the node has a live measurement of the beacon while it is in the room.
         public var heard: Double
         /// Mean filtered RSSI the node publishes then, in dB relative to the mean of the model's

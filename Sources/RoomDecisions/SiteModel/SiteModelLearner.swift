@@ -175,8 +175,10 @@ public struct SiteModelLearner: Sendable {
         let deviations = stat.sumOfSquares - 2 * mean * stat.sum + stat.heard * mean * mean
         let variance = weight > 0 ? (max(0, deviations) + prior * overallVariance) / weight : overallVariance
         let sigma = max(variance.squareRoot(), parameters.minimumSigma, 0.1)
-        // Laplace's rule: never exactly 0 or 1, so no single node can rule a room out for ever.
-        let heard = (stat.heard + 1) / (stat.snapshots + 2)
+        // Laplace's rule: never exactly 0 or 1, so no single node can rule a room out for ever; and
+        // within what the file keeps (a node that heard a room in 30 000 samples of 30 000 would
+        // otherwise be 0.99997, written as 1, which no reader may accept).
+        let heard = SiteModel.Look.boundedHeard((stat.heard + 1) / (stat.snapshots + 2))
         return SiteModel.Look(heard: heard, mean: mean, sigma: sigma)
     }
 }
