@@ -232,6 +232,43 @@ private func physics(_ room: String, beacon: String = "b1") -> RoomDecision {
         #expect(decider.room(of: BeaconID(rawValue: "b1")) == "A")
     }
 
+    /// A model learned with three receivers, one of them off: it is no evidence (not "never hears
+    /// the beacon" in every room), the model decides with the others, and says so once.
+    @Test func aReceiverOffIsNoEvidenceAndIsReportedOnce() {
+        // a and b tell A from B; c hears the beacon only in B (loud), so its silence says "A".
+        let model = learnedModel(seconds: 120) { second in
+            let inA = second % 60 < 30
+            return (inA ? "A" : "B", [("a", "A", inA ? -62 : -72), ("b", "B", inA ? -72 : -62)] + (inA ? [] : [("c", "C", -55.0)]))
+        }
+        var decider = SiteModelDecider(model: model)
+        var rooms: [String] = []
+        // Room B, c switched off: a and b alone say B. (Deciding starts at the second round, as the
+        // physics decision's settle time makes it start once the nodes have spoken.)
+        for step in 0..<40 {
+            let t = Double(step) * 0.5
+            for (node, room, rssi) in [("a", "A", -72.0), ("b", "B", -62.0)] {
+                if let d = decider.update(evidence(node, room, rssi), physics: step == 0 ? nil : physics("B"), at: Instant(seconds: t)) {
+                    rooms.append(d.room)
+                }
+            }
+        }
+        #expect(rooms == ["B"])
+        #expect(decider.takeAbsentNodes() == ["c"])
+        #expect(decider.takeAbsentNodes().isEmpty)
+        // c comes back and hears nothing: now its silence counts, and with a and b saying A, A.
+        _ = decider.setNodeStatus(node: "c", online: true, at: Instant(seconds: 20)) { _ in physics("B") }
+        for step in 40..<80 {
+            let t = Double(step) * 0.5
+            for (node, room, rssi) in [("a", "A", -62.0), ("b", "B", -72.0)] {
+                if let d = decider.update(evidence(node, room, rssi), physics: physics("B"), at: Instant(seconds: t)) {
+                    rooms.append(d.room)
+                }
+            }
+        }
+        #expect(rooms == ["B", "A"])
+        #expect(decider.takeAbsentNodes().isEmpty)
+    }
+
     @Test func unknownNodesAreReportedOnceAndABeaconHeardOnlyByThemFollowsPhysics() {
         var decider = SiteModelDecider(model: twoRoomModel())
         var decided: [String] = []

@@ -431,6 +431,12 @@ public struct AggregatorCore: Sendable {
         model?.takeUnknownNodes() ?? []
     }
 
+    /// The site model's nodes neither heard from nor online when deciding started, returned once
+    /// (for the log); none without a model.
+    public mutating func takeAbsentNodes() -> [String] {
+        model?.takeAbsentNodes() ?? []
+    }
+
     /// Beacons the aggregator currently publishes, by canonical id.
     public var trackedBeacons: [BeaconID] { slotsByBeacon().compactMap { entries[$0]?.beacon } }
 
