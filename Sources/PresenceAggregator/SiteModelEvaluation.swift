@@ -78,6 +78,8 @@ public enum SiteModelEvaluation {
         let traces = names.filter { $0.hasSuffix(".trace.csv") }.sorted()
         guard !traces.isEmpty else { throw LoadError(description: "\(directory): no *.trace.csv files") }
         var recordings: [Recording] = []
+        // Room → its floor and the truth file that first gave it: every file must agree.
+        var floors: [String: (floor: String, file: String)] = [:]
         for file in traces {
             let name = String(file.dropLast(".trace.csv".count))
             let truthFile = name + ".truth.csv"
@@ -93,6 +95,14 @@ public enum SiteModelEvaluation {
                 throw LoadError(description: "\(truthPath): \(error)")
             }
             guard !truth.isEmpty else { throw LoadError(description: "\(truthPath): no truth rows") }
+            for row in truth {
+                guard let floor = row.floor else { continue }
+                if let known = floors[row.room], known.floor != floor {
+                    throw LoadError(description: "\(truthPath): room '\(row.room)' is on floor '\(floor)' (at \(row.time.seconds) s) "
+                        + "but on '\(known.floor)' in \(known.file)")
+                }
+                if floors[row.room] == nil { floors[row.room] = (floor, truthPath) }
+            }
             if let first = samples.first?.time, let last = samples.last?.time,
                 truth.last!.time < first || truth.first!.time > last
             {

@@ -166,6 +166,41 @@ private func physics(_ room: String, beacon: String = "b1") -> RoomDecision {
         #expect(back.looks[0][a].heard == 0.9999 && back.looks[1][a].heard == 0.0001)
     }
 
+    /// Rooms learn their floor from the truth's `floor` column, and the file keeps it.
+    @Test func floorsFromTheTruthAreLearnedAndKept() throws {
+        var learner = SiteModelLearner()
+        let beacon = BeaconID(rawValue: "b1")
+        var measurements: [SiteModelLearner.Measurement] = [], truth: [TruthSample] = []
+        for second in 0..<60 {
+            let t = Double(second), up = second >= 30
+            for (offset, node) in [("lounge-ap", -60.0 - (up ? 10 : 0)), ("bedroom-ap", -75.0 + (up ? 12 : 0))].enumerated() {
+                measurements.append(.init(time: Instant(seconds: t + 0.1 * Double(offset)), evidence: NodeEvidence(
+                    beacon: beacon, node: node.0, room: node.0 == "lounge-ap" ? "lounge" : "bedroom", rssiFiltered: node.1,
+                    sigma: 1, distance: 2, proximity: .near)))
+            }
+            // The landing has no receiver of its own: a room of the model all the same.
+            let room = up ? (second < 40 ? "landing" : "bedroom") : "lounge"
+            truth.append(TruthSample(time: Instant(seconds: t), beacon: beacon, room: room,
+                                     floor: room == "lounge" ? "ground" : room == "landing" ? nil : "upstairs"))
+        }
+        truth.append(TruthSample(time: Instant(seconds: 45), beacon: beacon, room: "landing", floor: "upstairs"))
+        truth.sort { $0.time < $1.time }
+        learner.add(measurements: measurements, truth: truth)
+        let model = try #require(learner.model())
+        #expect(model.rooms == ["bedroom", "landing", "lounge"])
+        #expect(model.floors == ["upstairs", "upstairs", "ground"])
+        let text = model.json
+        #expect(text.contains(#"{"name": "landing", "floor": "upstairs", "samples": "#))
+        #expect(try SiteModel(json: Array(text.utf8)).floors == model.floors)
+        let bad = text.replacingOccurrences(of: #""floor": "ground""#, with: #""floor": "Ground Floor""#)
+        do {
+            _ = try SiteModel(json: Array(bad.utf8))
+            Issue.record("accepted")
+        } catch {
+            #expect(error.description.hasPrefix("rooms[2].floor: 'Ground Floor' is not a floor name"))
+        }
+    }
+
     @Test func malformedFilesNameTheLineOrTheField() {
         func error(_ text: String) -> String {
             do {

@@ -172,7 +172,8 @@ public struct AggregatorCore: Sendable {
             ? HomeAssistantDiscovery(prefix: configuration.homeAssistantPrefix, topics: configuration.topics,
                                      origin: .init(softwareVersion: softwareVersion, supportURL: supportURL),
                                      // A model's rooms are rooms of the site even before a node serving one is seen.
-                                     rooms: configuration.siteModel?.rooms ?? [])
+                                     rooms: configuration.siteModel?.rooms ?? [],
+                                     floors: Array(Set(configuration.roomFloors.values)))
             : nil
         knownBeacons = AggregatorKnownBeacons(file: configuration.knownBeacons, forgetAfter: configuration.forgetAfter)
     }
@@ -638,7 +639,8 @@ public struct AggregatorCore: Sendable {
         let location = BeaconLocation(
             id: entry.id, beacon: decision.beacon, name: entry.name, room: decision.room, distance: decision.distance,
             proximity: decision.proximity, node: decision.node, since: keepsRoom ? (previous?.since ?? decision.since) : decision.since,
-            confidence: decision.confidence, candidates: decision.candidates)
+            confidence: decision.confidence, candidates: decision.candidates,
+            floor: decision.room == RoomDecision.notHome ? nil : configuration.floor(of: decision.room))
         let summary = decider.summary(in: RoomDecider.BeaconSlot(index: slot))
         // Once the decider decides, the restored location has served; a synthesized away keeps it
         // (so that it is not repeated).
@@ -751,7 +753,7 @@ public struct AggregatorCore: Sendable {
         BeaconLocation(
             id: entry.id, beacon: entry.beacon, name: entry.name, room: decision.room, distance: decision.distance,
             proximity: decision.proximity, node: decision.node, since: current.since, confidence: decision.confidence,
-            candidates: decision.candidates)
+            candidates: decision.candidates, floor: current.floor)
     }
 
     /// The location as `location(of:)` shows it: the stored one, or the decider's newer details of

@@ -1,4 +1,5 @@
 import BeaconCore
+import RoomDecisions
 
 /// What the aggregator publishes about one beacon on `<root>/locations/<beacon>` (MQTT.md), and
 /// what it reads back from that retained topic at start.
@@ -9,6 +10,9 @@ public struct BeaconLocation: Sendable, Hashable {
     public var name: String
     /// The decided room or `not_home`.
     public var room: String
+    /// The room's floor, where known (configured, or learned by the site model); nil otherwise
+    /// and for `not_home`.
+    public var floor: String?
     public var distance: Double?
     public var proximity: Proximity
     public var node: String?
@@ -18,7 +22,8 @@ public struct BeaconLocation: Sendable, Hashable {
     public var candidates: [String: Double]
 
     public init(id: String, beacon: BeaconID, name: String, room: String, distance: Double?, proximity: Proximity,
-                node: String?, since: Instant, confidence: Double, candidates: [String: Double]) {
+                node: String?, since: Instant, confidence: Double, candidates: [String: Double], floor: String? = nil) {
+        self.floor = floor
         self.id = id
         self.beacon = beacon
         self.name = name
@@ -36,12 +41,14 @@ public struct BeaconLocation: Sendable, Hashable {
         // The keys, timestamp and numbers take about 128 bytes; reserving the rest up front saves
         // the reallocations of a growing string.
         let textBytes = id.utf8.count + beacon.rawValue.utf8.count + name.utf8.count + room.utf8.count
+            + (floor.map { $0.utf8.count + 10 } ?? 0)
             + (node?.utf8.count ?? 0)
         var json = JSONObjectWriter(reservingCapacity: 128 + textBytes + 24 * candidates.count)
         json.add("id", id)
         json.add("beacon", beacon.rawValue)
         json.add("name", name)
         json.add("room", room)
+        if let floor { json.add("floor", floor) }
         if let distance { json.add("distance", distance, decimals: 2) } else { json.addNull("distance") }
         json.add("proximity", proximity.rawValue)
         if let node { json.add("node", node) } else { json.addNull("node") }
@@ -85,6 +92,8 @@ public struct BeaconLocation: Sendable, Hashable {
         if case .string(let text)? = object["node"], TopicLevelID.isValid(text) { node = text }
         var confidence = 0.0
         if case .number(let number)? = object["confidence"], (0...1).contains(number.double) { confidence = number.double }
+        var floor: String?
+        if case .string(let text)? = object["floor"], TopicLevelID.isValid(text), room != RoomDecision.notHome { floor = text }
         var candidates: [String: Double] = [:]
         if case .object(let list)? = object["candidates"] {
             for (index, key) in list.keys.enumerated() where TopicLevelID.isValid(key) {
@@ -92,6 +101,6 @@ public struct BeaconLocation: Sendable, Hashable {
             }
         }
         self.init(id: id, beacon: beacon, name: name, room: room, distance: distance, proximity: proximity,
-                  node: node, since: since, confidence: confidence, candidates: candidates)
+                  node: node, since: since, confidence: confidence, candidates: candidates, floor: floor)
     }
 }

@@ -34,7 +34,8 @@ extension SiteModel {
         }.joined(separator: ", ")
         text += "},\n  \"rooms\": [\n"
         for (roomIndex, room) in rooms.enumerated() {
-            text += "    {\"name\": \(JSONText.quoted(room)), \"samples\": \(samples[roomIndex]), \"nodes\": {\n"
+            let floor = floors[roomIndex].map { "\"floor\": \(JSONText.quoted($0)), " } ?? ""
+            text += "    {\"name\": \(JSONText.quoted(room)), \(floor)\"samples\": \(samples[roomIndex]), \"nodes\": {\n"
             for (nodeIndex, node) in nodes.enumerated() {
                 let look = looks[roomIndex][nodeIndex]
                 text += "      \(JSONText.quoted(node)): {\"heard\": \(JSONObjectWriter.number(Look.boundedHeard(look.heard), decimals: 4)), "
@@ -111,16 +112,25 @@ extension SiteModel {
         guard !roomValues.isEmpty else {
             throw ConfigError(.invalidValue, path: FieldPath.root.appending("rooms"), message: "a model needs at least one room")
         }
-        var named: [(name: String, samples: Int, looks: [String: Look])] = []
+        var named: [(name: String, samples: Int, looks: [String: Look], floor: String?)] = []
         var nodeNames: [String]?
         for (index, roomValue) in roomValues.enumerated() {
             let path = FieldPath.root.appending("rooms").appending(index: index)
             let room = try JSONFieldReader(roomValue, at: path)
-            try room.rejectUnknownKeys(["name", "samples", "nodes"])
+            try room.rejectUnknownKeys(["name", "floor", "samples", "nodes"])
             let name = try room.string(try room.required("name"), key: "name")
             guard !name.isEmpty, name != RoomDecision.notHome, !named.contains(where: { $0.name == name }) else {
                 throw ConfigError(.invalidValue, path: path.appending("name"),
                                   message: "\(ConfigError.quoted(name)) is empty, not_home or a repeated room")
+            }
+            var floor: String?
+            if let given = room.optional("floor") {
+                let text = try room.string(given, key: "floor")
+                guard TopicLevelID.isValid(text), text != RoomDecision.notHome else {
+                    throw ConfigError(.invalidValue, path: path.appending("floor"),
+                                      message: "\(ConfigError.quoted(text)) is not a floor name (\(TopicLevelID.rule))")
+                }
+                floor = text
             }
             var samples = 0
             if let given = room.optional("samples") {
@@ -142,7 +152,7 @@ extension SiteModel {
             }
             guard !names.isEmpty else { throw ConfigError(.invalidValue, path: nodesPath, message: "no nodes") }
             nodeNames = names
-            named.append((name, samples, looks))
+            named.append((name, samples, looks, floor))
         }
         named.sort { $0.name < $1.name }
         let nodes = nodeNames ?? []
@@ -170,7 +180,7 @@ extension SiteModel {
         return SiteModel(rooms: rooms, nodes: nodes,
                          looks: named.map { room in nodes.map { room.looks[$0]! } },
                          samples: named.map(\.samples), parameters: parameters,
-                         nodeRooms: nodeRooms, classifier: classifier, decision: decision)
+                         nodeRooms: nodeRooms, classifier: classifier, decision: decision, floors: named.map(\.floor))
     }
 
     /// The classifier: its feature names must be those of the model's rooms and nodes, in order,

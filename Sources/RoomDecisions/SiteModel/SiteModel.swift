@@ -80,10 +80,14 @@ public struct SiteModel: Sendable, Hashable {
     public var classifier: SiteModelClassifier?
     /// The decision `learn` chose; `.model` when it could not judge (a single recording).
     public var decision: Decision
+    /// Per room (indexed as `rooms`), its floor as the walks' truth gave it (`floor` column), nil
+    /// when none did. The aggregator's configured floors win over these.
+    public var floors: [String?]
 
     /// Creates a model; `looks` is indexed as `rooms` and `nodes`, `nodeRooms` as `nodes`.
     public init(rooms: [String], nodes: [String], looks: [[Look]], samples: [Int], parameters: SiteModelParameters,
-                nodeRooms: [String?]? = nil, classifier: SiteModelClassifier? = nil, decision: Decision = .model) {
+                nodeRooms: [String?]? = nil, classifier: SiteModelClassifier? = nil, decision: Decision = .model,
+                floors: [String?]? = nil) {
         self.rooms = rooms
         self.nodes = nodes
         self.looks = looks
@@ -92,6 +96,7 @@ public struct SiteModel: Sendable, Hashable {
         self.nodeRooms = nodeRooms ?? Array(repeating: nil, count: nodes.count)
         self.classifier = classifier
         self.decision = decision
+        self.floors = floors.flatMap { $0.count == rooms.count ? $0 : nil } ?? Array(repeating: nil, count: rooms.count)
     }
 
     /// Per node, the index of its room in `rooms`.
