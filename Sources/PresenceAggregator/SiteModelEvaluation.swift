@@ -26,10 +26,73 @@ public enum SiteModelEvaluation {
     public struct RecordingScore: Sendable {
         public var name: String
         public var score: RoomDecisionScore
+        /// The same truth rows counted per true room and per true floor.
+        public var tally: RoomTally
 
-        public init(name: String, score: RoomDecisionScore) {
+        public init(name: String, score: RoomDecisionScore, tally: RoomTally = RoomTally()) {
             self.name = name
             self.score = score
+            self.tally = tally
+        }
+    }
+
+    /// Truth rows counted per true room (and per true floor, where the truth gives floors): how many,
+    /// and how many the decision had right (for a floor: a decided room on that floor). What `learn`
+    /// judges the model by room and by floor with, and how it finds the rooms that need more walking.
+    public struct RoomTally: Sendable, Hashable {
+        public var rows: [String: Int] = [:]
+        public var correct: [String: Int] = [:]
+        public var floorRows: [String: Int] = [:]
+        public var floorCorrect: [String: Int] = [:]
+        /// Per room, the seconds of truth it held (rows weighted by the time to the next row).
+        public var seconds: [String: Double] = [:]
+
+        public init() {}
+
+        /// Counts one beacon's decisions (time order) against its truth rows; `floors` maps rooms
+        /// to floors (the truth's own floors and the configured ones).
+        public mutating func add(decisions: [(time: Instant, room: String)], truth: [TruthSample], floors: [String: String]) {
+            var next = 0
+            var current: String?
+            for (index, row) in truth.enumerated() {
+                while next < decisions.count, decisions[next].time <= row.time {
+                    current = decisions[next].room
+                    next += 1
+                }
+                guard row.room != RoomDecision.notHome else { continue }
+                rows[row.room, default: 0] += 1
+                if current == row.room { correct[row.room, default: 0] += 1 }
+                if index + 1 < truth.count { seconds[row.room, default: 0] += truth[index + 1].time.since(row.time) }
+                if let floor = row.floor ?? floors[row.room] {
+                    floorRows[floor, default: 0] += 1
+                    if let current, (floors[current] ?? nil) == floor { floorCorrect[floor, default: 0] += 1 }
+                }
+            }
+        }
+
+        /// Two tallies as one.
+        public mutating func add(_ other: RoomTally) {
+            rows.merge(other.rows, uniquingKeysWith: +)
+            correct.merge(other.correct, uniquingKeysWith: +)
+            floorRows.merge(other.floorRows, uniquingKeysWith: +)
+            floorCorrect.merge(other.floorCorrect, uniquingKeysWith: +)
+            seconds.merge(other.seconds, uniquingKeysWith: +)
+        }
+
+        /// Share of a room's rows decided right, nil for a room never true.
+        public func accuracy(room: String) -> Double? {
+            rows[room].map { Double(correct[room] ?? 0) / Double(max($0, 1)) }
+        }
+
+        /// Share of a floor's rows decided on that floor, nil for a floor never true.
+        public func accuracy(floor: String) -> Double? {
+            floorRows[floor].map { Double(floorCorrect[floor] ?? 0) / Double(max($0, 1)) }
+        }
+
+        /// Share of all rows with a known floor decided on the right floor; nil without floors.
+        public var floorAccuracy: Double? {
+            let total = floorRows.values.reduce(0, +)
+            return total == 0 ? nil : Double(floorCorrect.values.reduce(0, +)) / Double(total)
         }
     }
 
@@ -48,6 +111,12 @@ public enum SiteModelEvaluation {
         public var flaps: Int { recordings.map(\.score.flaps).reduce(0, +) }
         public var medianSwitchLatency: Double? {
             Self.median(recordings.compactMap(\.score.medianSwitchLatency))
+        }
+        /// Every recording's tally as one.
+        public var tally: RoomTally {
+            var total = RoomTally()
+            for recording in recordings { total.add(recording.tally) }
+            return total
         }
 
         /// `learn`'s verdict when these are a model's figures and `physics` the physics decision's on
@@ -203,7 +272,9 @@ public enum SiteModelEvaluation {
     private struct Site {
         let recordings: [Recording]
         let measurements: [[SiteModelLearner.Measurement]]
-        let physicsScores: [RoomDecisionScore]
+        let physicsScores: [(score: RoomDecisionScore, tally: RoomTally)]
+        /// Room → floor, from every recording's truth.
+        let floors: [String: String]
         let parameters: SiteModelParameters
         let tracking: TrackingParameters
         let decision: RoomDecisionParameters
@@ -212,7 +283,13 @@ public enum SiteModelEvaluation {
              decision: RoomDecisionParameters, physics: Bool) {
             self.recordings = recordings
             measurements = recordings.map { SiteModelEvaluation.published($0, tracking: tracking) }
-            physicsScores = physics ? recordings.map { score($0, model: nil, tracking: tracking, decision: decision) } : []
+            var floors: [String: String] = [:]
+            for recording in recordings {
+                for row in recording.truth { if let floor = row.floor, floors[row.room] == nil { floors[row.room] = floor } }
+            }
+            self.floors = floors
+            physicsScores = physics
+                ? recordings.map { assess($0, model: nil, tracking: tracking, decision: decision, floors: floors) } : []
             self.parameters = parameters
             self.tracking = tracking
             self.decision = decision
@@ -223,7 +300,9 @@ public enum SiteModelEvaluation {
         }
 
         func physicsSummary(_ members: [Int]) -> Summary {
-            Summary(recordings: members.map { RecordingScore(name: recordings[$0].name, score: physicsScores[$0]) })
+            Summary(recordings: members.map {
+                RecordingScore(name: recordings[$0].name, score: physicsScores[$0].score, tally: physicsScores[$0].tally)
+            })
         }
 
         /// Each member scored under a model learned from the other members; with `judge`, that model
@@ -235,8 +314,8 @@ public enum SiteModelEvaluation {
                 if judge, others.count >= 2, model != nil {
                     model?.decision = Summary(recordings: heldOut(others, judge: false)).verdict(against: physicsSummary(others))
                 }
-                return RecordingScore(name: recordings[index].name,
-                                      score: score(recordings[index], model: model, tracking: tracking, decision: decision))
+                let assessed = assess(recordings[index], model: model, tracking: tracking, decision: decision, floors: floors)
+                return RecordingScore(name: recordings[index].name, score: assessed.score, tally: assessed.tally)
             }
         }
     }
@@ -245,11 +324,27 @@ public enum SiteModelEvaluation {
     /// its beacons as `presence-bench evaluate` pools them.
     public static func score(_ recording: Recording, model: SiteModel?, tracking: TrackingParameters = .default,
                              decision: RoomDecisionParameters = .default) -> RoomDecisionScore {
+        assess(recording, model: model, tracking: tracking, decision: decision, floors: [:]).score
+    }
+
+    /// `score` with the same rows counted per room and per floor (`floors`: room → floor; the
+    /// model's own floors are added to it).
+    public static func assess(_ recording: Recording, model: SiteModel?, tracking: TrackingParameters = .default,
+                              decision: RoomDecisionParameters = .default,
+                              floors: [String: String]) -> (score: RoomDecisionScore, tally: RoomTally) {
         let rows = TraceReplay.decisions(of: recording.samples, tracking: tracking, decision: decision, model: model)
+        var known = floors
+        if let model {
+            for (index, room) in model.rooms.enumerated() where known[room] == nil { known[room] = model.floors[index] }
+        }
         let beacons = Set(recording.truth.map(\.beacon)).sorted()
-        return RoomDecisionScore.pooled(beacons.map { beacon in
-            RoomDecisionScore(decisions: rows.filter { $0.decision.beacon == beacon }.map { ($0.time, $0.decision.room) },
-                              truth: recording.truth.filter { $0.beacon == beacon })
+        var tally = RoomTally()
+        let score = RoomDecisionScore.pooled(beacons.map { beacon in
+            let decided = rows.filter { $0.decision.beacon == beacon }.map { ($0.time, $0.decision.room) }
+            let truth = recording.truth.filter { $0.beacon == beacon }
+            tally.add(decisions: decided, truth: truth, floors: known)
+            return RoomDecisionScore(decisions: decided, truth: truth)
         })
+        return (score, tally)
     }
 }
