@@ -94,6 +94,12 @@ import Testing
         #expect(full.status == 0, "\(full.errors)")
         #expect(full.output.contains("verdict: the model decides better than physics"), "\(full.output)")
         #expect(!full.output.contains("walk more:"), "\(full.output)")
+        // What learn wrote, replay and check-config read (run loads it the same way).
+        let replay = try ToolRunner.run(tool, ["replay", "--trace", flat + "/flat-calib3.trace.csv", "--model", work + "/flat.json"],
+                                        separateErrors: true)
+        #expect(replay.status == 0, "\(replay.errors)")
+        let check = try ToolRunner.run(tool, ["check-config", "--model", work + "/flat.json"], separateErrors: true)
+        #expect(check.status == 0 && check.output.contains("5 rooms, 6 nodes"), "\(check.output)\(check.errors)")
         // The first half of each recording (by the truth's span), trace and truth alike.
         let half = work + "/half"
         try FileManager.default.createDirectory(atPath: half, withIntermediateDirectories: true)
