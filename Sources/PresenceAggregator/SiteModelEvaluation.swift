@@ -123,9 +123,16 @@ public enum SiteModelEvaluation {
         /// the same recordings: the model decides when it is more accurate, with at most two more
         /// flaps per recording. Accuracy first, since it already pays for late and wrong rooms; the
         /// allowance is the flap budget issue 14 sets a learned model (10 over five recordings), so
-        /// a model that buys accuracy with flapping beyond it is kept out.
+        /// a model that buys accuracy with flapping beyond it is kept out. Where the truth gives
+        /// floors, the model must also put the beacon on the right floor at least as often as
+        /// physics: a model that names more rooms right but more floors wrong would break the
+        /// upstairs/downstairs automations floors are for.
         public func verdict(against physics: Summary) -> SiteModel.Decision {
-            meanAccuracy > physics.meanAccuracy && flaps <= physics.flaps + 2 * recordings.count ? .model : .physics
+            guard meanAccuracy > physics.meanAccuracy, flaps <= physics.flaps + 2 * recordings.count else { return .physics }
+            if let floors = tally.floorAccuracy, let physicsFloors = physics.tally.floorAccuracy, floors < physicsFloors {
+                return .physics
+            }
+            return .model
         }
 
         static func median(_ values: [Double]) -> Double? {

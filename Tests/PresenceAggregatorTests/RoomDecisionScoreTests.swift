@@ -190,3 +190,24 @@ struct RealTraceEvaluationTests {
         #expect(tally.seconds["lounge"] == 2 && tally.seconds["bedroom"] == 2)
     }
 }
+
+/// The verdict: more accurate, within the flap allowance, and — where the truth gives floors — on
+/// the right floor at least as often as physics.
+@Suite struct SiteModelVerdictTests {
+    private func summary(accuracy: Double, flaps: Int, floorRight: Int) -> SiteModelEvaluation.Summary {
+        var tally = SiteModelEvaluation.RoomTally()
+        tally.floorRows = ["ground": 100]
+        tally.floorCorrect = ["ground": floorRight]
+        let score = RoomDecisionScore(truthRows: 100, correctRows: Int(accuracy * 100), decidedChanges: flaps, trueChanges: 0,
+                                      switchLatencies: [])
+        return SiteModelEvaluation.Summary(recordings: [.init(name: "walk", score: score, tally: tally)])
+    }
+
+    @Test func theModelMustBeMoreAccurateWithinTheFlapAllowanceAndNotWorseOnFloors() {
+        let physics = summary(accuracy: 0.6, flaps: 1, floorRight: 95)
+        #expect(summary(accuracy: 0.9, flaps: 3, floorRight: 97).verdict(against: physics) == .model)
+        #expect(summary(accuracy: 0.9, flaps: 4, floorRight: 97).verdict(against: physics) == .physics)
+        #expect(summary(accuracy: 0.55, flaps: 1, floorRight: 99).verdict(against: physics) == .physics)
+        #expect(summary(accuracy: 0.9, flaps: 1, floorRight: 90).verdict(against: physics) == .physics)
+    }
+}
