@@ -63,6 +63,10 @@ decision:
   # (not 1 s) after a person is first heard lets every node speak first, so the first rooms are
   # right. In a deployment the nodes run long before a beacon appears.
   settleTime: 3
+# The demo's house has two floors: the location says which, and Home Assistant gets a Floor sensor.
+floors:
+  ground: [kitchen, living]
+  upstairs: [bedroom, office]
 YAML
 }
 

@@ -30,6 +30,8 @@ MQTT_PORT = int(os.environ["HA_PORT_MQTT"])
 NODES = [tuple(node.split(":")) for node in os.environ["HA_NODES"].split()]
 PEOPLE = ["alice", "bob", "carol"]
 ROOMS = sorted(room for _, room in NODES)
+# The demo's floors (.ci/demo-site.sh, `floors:` of the aggregator's configuration).
+FLOORS = {"kitchen": "ground", "living": "ground", "bedroom": "upstairs", "office": "upstairs"}
 PACKAGE = os.environ["HA_PACKAGE"]
 DOCS = os.environ["HA_DOCS"]
 
@@ -311,6 +313,16 @@ async def run():
             check("room sensor is an enum with every room and not_home",
                   states.get("sensor.alice_room", {}).get("attributes", {}).get("device_class") == "enum"
                   and options == ROOMS + ["not_home"], f"options {options}")
+            for person in PEOPLE:
+                expected = FLOORS.get(broker.room(person), "not_home")
+                floor, _ = await ha.wait_for(f"sensor.{person}_floor",
+                                             lambda s: s["state"] == FLOORS.get(broker.room(person), "not_home"), 10, 0.5)
+                check(f"sensor.{person}_floor shows the floor of the aggregator's room", value(floor) == expected,
+                      f"{value(floor)} vs {expected} ({broker.room(person)})")
+            floor_options = states.get("sensor.alice_floor", {}).get("attributes", {}).get("options")
+            check("floor sensor is an enum with every floor and not_home",
+                  states.get("sensor.alice_floor", {}).get("attributes", {}).get("device_class") == "enum"
+                  and floor_options == sorted(set(FLOORS.values())) + ["not_home"], f"options {floor_options}")
             distance = states.get("sensor.alice_distance")
             check("distance sensor in metres", distance is not None and distance["attributes"].get("unit_of_measurement") == "m"
                   and re.fullmatch(r"[0-9.]+", distance["state"]) is not None, f"{value(distance)} m")

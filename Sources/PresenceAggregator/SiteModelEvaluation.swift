@@ -26,10 +26,73 @@ public enum SiteModelEvaluation {
     public struct RecordingScore: Sendable {
         public var name: String
         public var score: RoomDecisionScore
+        /// The same truth rows counted per true room and per true floor.
+        public var tally: RoomTally
 
-        public init(name: String, score: RoomDecisionScore) {
+        public init(name: String, score: RoomDecisionScore, tally: RoomTally = RoomTally()) {
             self.name = name
             self.score = score
+            self.tally = tally
+        }
+    }
+
+    /// Truth rows counted per true room (and per true floor, where the truth gives floors): how many,
+    /// and how many the decision had right (for a floor: a decided room on that floor). What `learn`
+    /// judges the model by room and by floor with, and how it finds the rooms that need more walking.
+    public struct RoomTally: Sendable, Hashable {
+        public var rows: [String: Int] = [:]
+        public var correct: [String: Int] = [:]
+        public var floorRows: [String: Int] = [:]
+        public var floorCorrect: [String: Int] = [:]
+        /// Per room, the seconds of truth it held (rows weighted by the time to the next row).
+        public var seconds: [String: Double] = [:]
+
+        public init() {}
+
+        /// Counts one beacon's decisions (time order) against its truth rows; `floors` maps rooms
+        /// to floors (the truth's own floors and the configured ones).
+        public mutating func add(decisions: [(time: Instant, room: String)], truth: [TruthSample], floors: [String: String]) {
+            var next = 0
+            var current: String?
+            for (index, row) in truth.enumerated() {
+                while next < decisions.count, decisions[next].time <= row.time {
+                    current = decisions[next].room
+                    next += 1
+                }
+                guard row.room != RoomDecision.notHome else { continue }
+                rows[row.room, default: 0] += 1
+                if current == row.room { correct[row.room, default: 0] += 1 }
+                if index + 1 < truth.count { seconds[row.room, default: 0] += truth[index + 1].time.since(row.time) }
+                if let floor = row.floor ?? floors[row.room] {
+                    floorRows[floor, default: 0] += 1
+                    if let current, (floors[current] ?? nil) == floor { floorCorrect[floor, default: 0] += 1 }
+                }
+            }
+        }
+
+        /// Two tallies as one.
+        public mutating func add(_ other: RoomTally) {
+            rows.merge(other.rows, uniquingKeysWith: +)
+            correct.merge(other.correct, uniquingKeysWith: +)
+            floorRows.merge(other.floorRows, uniquingKeysWith: +)
+            floorCorrect.merge(other.floorCorrect, uniquingKeysWith: +)
+            seconds.merge(other.seconds, uniquingKeysWith: +)
+        }
+
+        /// Share of a room's rows decided right, nil for a room never true.
+        public func accuracy(room: String) -> Double? {
+            rows[room].map { Double(correct[room] ?? 0) / Double(max($0, 1)) }
+        }
+
+        /// Share of a floor's rows decided on that floor, nil for a floor never true.
+        public func accuracy(floor: String) -> Double? {
+            floorRows[floor].map { Double(floorCorrect[floor] ?? 0) / Double(max($0, 1)) }
+        }
+
+        /// Share of all rows with a known floor decided on the right floor; nil without floors.
+        public var floorAccuracy: Double? {
+            let total = floorRows.values.reduce(0, +)
+            return total == 0 ? nil : Double(floorCorrect.values.reduce(0, +)) / Double(total)
         }
     }
 
@@ -49,14 +112,27 @@ public enum SiteModelEvaluation {
         public var medianSwitchLatency: Double? {
             Self.median(recordings.compactMap(\.score.medianSwitchLatency))
         }
+        /// Every recording's tally as one.
+        public var tally: RoomTally {
+            var total = RoomTally()
+            for recording in recordings { total.add(recording.tally) }
+            return total
+        }
 
         /// `learn`'s verdict when these are a model's figures and `physics` the physics decision's on
         /// the same recordings: the model decides when it is more accurate, with at most two more
         /// flaps per recording. Accuracy first, since it already pays for late and wrong rooms; the
         /// allowance is the flap budget issue 14 sets a learned model (10 over five recordings), so
-        /// a model that buys accuracy with flapping beyond it is kept out.
+        /// a model that buys accuracy with flapping beyond it is kept out. Where the truth gives
+        /// floors, the model must also put the beacon on the right floor at least as often as
+        /// physics: a model that names more rooms right but more floors wrong would break the
+        /// upstairs/downstairs automations floors are for.
         public func verdict(against physics: Summary) -> SiteModel.Decision {
-            meanAccuracy > physics.meanAccuracy && flaps <= physics.flaps + 2 * recordings.count ? .model : .physics
+            guard meanAccuracy > physics.meanAccuracy, flaps <= physics.flaps + 2 * recordings.count else { return .physics }
+            if let floors = tally.floorAccuracy, let physicsFloors = physics.tally.floorAccuracy, floors < physicsFloors {
+                return .physics
+            }
+            return .model
         }
 
         static func median(_ values: [Double]) -> Double? {
@@ -78,6 +154,8 @@ public enum SiteModelEvaluation {
         let traces = names.filter { $0.hasSuffix(".trace.csv") }.sorted()
         guard !traces.isEmpty else { throw LoadError(description: "\(directory): no *.trace.csv files") }
         var recordings: [Recording] = []
+        // Room → its floor and the truth file that first gave it: every file must agree.
+        var floors: [String: (floor: String, file: String)] = [:]
         for file in traces {
             let name = String(file.dropLast(".trace.csv".count))
             let truthFile = name + ".truth.csv"
@@ -93,6 +171,14 @@ public enum SiteModelEvaluation {
                 throw LoadError(description: "\(truthPath): \(error)")
             }
             guard !truth.isEmpty else { throw LoadError(description: "\(truthPath): no truth rows") }
+            for row in truth {
+                guard let floor = row.floor else { continue }
+                if let known = floors[row.room], known.floor != floor {
+                    throw LoadError(description: "\(truthPath): room '\(row.room)' is on floor '\(floor)' (at \(row.time.seconds) s) "
+                        + "but on '\(known.floor)' in \(known.file)")
+                }
+                if floors[row.room] == nil { floors[row.room] = (floor, truthPath) }
+            }
             if let first = samples.first?.time, let last = samples.last?.time,
                 truth.last!.time < first || truth.first!.time > last
             {
@@ -193,7 +279,9 @@ public enum SiteModelEvaluation {
     private struct Site {
         let recordings: [Recording]
         let measurements: [[SiteModelLearner.Measurement]]
-        let physicsScores: [RoomDecisionScore]
+        let physicsScores: [(score: RoomDecisionScore, tally: RoomTally)]
+        /// Room → floor, from every recording's truth.
+        let floors: [String: String]
         let parameters: SiteModelParameters
         let tracking: TrackingParameters
         let decision: RoomDecisionParameters
@@ -202,7 +290,13 @@ public enum SiteModelEvaluation {
              decision: RoomDecisionParameters, physics: Bool) {
             self.recordings = recordings
             measurements = recordings.map { SiteModelEvaluation.published($0, tracking: tracking) }
-            physicsScores = physics ? recordings.map { score($0, model: nil, tracking: tracking, decision: decision) } : []
+            var floors: [String: String] = [:]
+            for recording in recordings {
+                for row in recording.truth { if let floor = row.floor, floors[row.room] == nil { floors[row.room] = floor } }
+            }
+            self.floors = floors
+            physicsScores = physics
+                ? recordings.map { assess($0, model: nil, tracking: tracking, decision: decision, floors: floors) } : []
             self.parameters = parameters
             self.tracking = tracking
             self.decision = decision
@@ -213,7 +307,9 @@ public enum SiteModelEvaluation {
         }
 
         func physicsSummary(_ members: [Int]) -> Summary {
-            Summary(recordings: members.map { RecordingScore(name: recordings[$0].name, score: physicsScores[$0]) })
+            Summary(recordings: members.map {
+                RecordingScore(name: recordings[$0].name, score: physicsScores[$0].score, tally: physicsScores[$0].tally)
+            })
         }
 
         /// Each member scored under a model learned from the other members; with `judge`, that model
@@ -225,8 +321,8 @@ public enum SiteModelEvaluation {
                 if judge, others.count >= 2, model != nil {
                     model?.decision = Summary(recordings: heldOut(others, judge: false)).verdict(against: physicsSummary(others))
                 }
-                return RecordingScore(name: recordings[index].name,
-                                      score: score(recordings[index], model: model, tracking: tracking, decision: decision))
+                let assessed = assess(recordings[index], model: model, tracking: tracking, decision: decision, floors: floors)
+                return RecordingScore(name: recordings[index].name, score: assessed.score, tally: assessed.tally)
             }
         }
     }
@@ -235,11 +331,27 @@ public enum SiteModelEvaluation {
     /// its beacons as `presence-bench evaluate` pools them.
     public static func score(_ recording: Recording, model: SiteModel?, tracking: TrackingParameters = .default,
                              decision: RoomDecisionParameters = .default) -> RoomDecisionScore {
+        assess(recording, model: model, tracking: tracking, decision: decision, floors: [:]).score
+    }
+
+    /// `score` with the same rows counted per room and per floor (`floors`: room → floor; the
+    /// model's own floors are added to it).
+    public static func assess(_ recording: Recording, model: SiteModel?, tracking: TrackingParameters = .default,
+                              decision: RoomDecisionParameters = .default,
+                              floors: [String: String]) -> (score: RoomDecisionScore, tally: RoomTally) {
         let rows = TraceReplay.decisions(of: recording.samples, tracking: tracking, decision: decision, model: model)
+        var known = floors
+        if let model {
+            for (index, room) in model.rooms.enumerated() where known[room] == nil { known[room] = model.floors[index] }
+        }
         let beacons = Set(recording.truth.map(\.beacon)).sorted()
-        return RoomDecisionScore.pooled(beacons.map { beacon in
-            RoomDecisionScore(decisions: rows.filter { $0.decision.beacon == beacon }.map { ($0.time, $0.decision.room) },
-                              truth: recording.truth.filter { $0.beacon == beacon })
+        var tally = RoomTally()
+        let score = RoomDecisionScore.pooled(beacons.map { beacon in
+            let decided = rows.filter { $0.decision.beacon == beacon }.map { ($0.time, $0.decision.room) }
+            let truth = recording.truth.filter { $0.beacon == beacon }
+            tally.add(decisions: decided, truth: truth, floors: known)
+            return RoomDecisionScore(decisions: decided, truth: truth)
         })
+        return (score, tally)
     }
 }

@@ -75,6 +75,11 @@ public struct TraceReplay: Sendable {
         decider.takeUnknownNodes()
     }
 
+    /// The model's nodes not heard from when deciding started (a receiver off), each returned once.
+    public mutating func takeAbsentNodes() -> [String] {
+        decider.takeAbsentNodes()
+    }
+
     /// Folds in one trace sample at its own time.
     public mutating func step(_ sample: TraceSample) -> Step {
         // Time passes first: at each one-second tick (and at the sample's time) the nodes report

@@ -21,6 +21,8 @@ public enum TraceReplayRunner {
         public var reorderedLines: Int
         /// Nodes of the trace that the site model does not know (left to the physics decision).
         public var unknownNodes: [String] = []
+        /// The model's nodes the trace had not heard from when deciding started (a receiver off).
+        public var absentNodes: [String] = []
     }
 
     /// Replays the trace at `path`; throws `TraceError` (naming the line) for a malformed trace or
@@ -68,6 +70,7 @@ public enum TraceReplayRunner {
         guard headerWritten else { throw TraceError(line: 1, problem: "empty file: header missing") }
         summary.reorderedLines = parser.reorderedLines
         summary.unknownNodes = replay.takeUnknownNodes()
+        summary.absentNodes = replay.takeAbsentNodes()
         return summary
     }
 }

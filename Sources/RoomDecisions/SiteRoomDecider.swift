@@ -69,4 +69,10 @@ public struct SiteRoomDecider: Sendable {
     public mutating func takeUnknownNodes() -> [String] {
         model?.takeUnknownNodes() ?? []
     }
+
+    /// The model's nodes neither heard from nor online when deciding started, returned once (for
+    /// the log); none without a model.
+    public mutating func takeAbsentNodes() -> [String] {
+        model?.takeAbsentNodes() ?? []
+    }
 }

@@ -98,6 +98,7 @@ struct LearnCommand: ParsableCommand {
                 out.write("  \(name) mean accuracy \(Self.format(summary.meanAccuracy)), flaps \(summary.flaps), median switch latency "
                     + (summary.medianSwitchLatency.map { Self.format($0) + " s" } ?? "-"))
             }
+            Self.writeRoomsAndFloors(judgement, recordings: recordings, into: &out)
             for unlike in judgement.unlikeTheOthers {
                 out.write("note: \(unlike.name): the model learned from the other recordings decides it far worse than "
                     + "physics (\(Self.format(unlike.model)) against \(Self.format(unlike.physics))): the others did not teach "
@@ -117,6 +118,48 @@ struct LearnCommand: ParsableCommand {
     }
 
     static func format(_ value: Double) -> String { ReplayCSV.fixed(value, decimals: 3) }
+
+    /// The leave-one-out verdict room by room and floor by floor, and the rooms that need more walking.
+    static func writeRoomsAndFloors(_ judgement: SiteModelEvaluation.Judgement, recordings: [SiteModelEvaluation.Recording],
+                                    into out: inout StandardOutput) {
+        guard let leaveOneOut = judgement.leaveOneOut, let physics = judgement.physics else { return }
+        let model = leaveOneOut.tally, alone = physics.tally
+        let floors = judgement.model.floors
+        out.write("per room (true rows decided right, leave-one-out): model | physics, better; time walked, recordings:")
+        var needsWalking: [String] = []
+        for room in model.rows.keys.sorted() {
+            let inRecordings = recordings.filter { $0.truth.contains { $0.room == room } }.count
+            let seconds = model.seconds[room] ?? 0
+            let modelAccuracy = model.accuracy(room: room) ?? 0, physicsAccuracy = alone.accuracy(room: room) ?? 0
+            let floor = judgement.model.roomIndex(room).flatMap { floors[$0] }.map { " (floor \($0))" } ?? ""
+            out.write("  \(room)\(floor): \(format(modelAccuracy)) | \(format(physicsAccuracy)), "
+                + (modelAccuracy > physicsAccuracy ? "model" : modelAccuracy < physicsAccuracy ? "physics" : "even")
+                + "; \(ReplayCSV.fixed(seconds, decimals: 0)) s, \(inRecordings) recording(s)")
+            var reasons: [String] = []
+            if inRecordings < 2 { reasons.append("in \(inRecordings) recording only: leave-one-out cannot learn it from the others") }
+            if seconds < minimumSecondsPerRoom { reasons.append("\(ReplayCSV.fixed(seconds, decimals: 0)) s walked, less than \(Int(minimumSecondsPerRoom)) s") }
+            if modelAccuracy < roomAccuracyWanted {
+                reasons.append("the model learned from the other recordings has it right \(format(modelAccuracy)) of its time")
+            }
+            if !reasons.isEmpty { needsWalking.append("\(room) (" + reasons.joined(separator: "; ") + ")") }
+        }
+        if !model.floorRows.isEmpty {
+            out.write("per floor (true rows decided on the right floor): model | physics")
+            for floor in model.floorRows.keys.sorted() {
+                out.write("  \(floor): \(format(model.accuracy(floor: floor) ?? 0)) | \(format(alone.accuracy(floor: floor) ?? 0))")
+            }
+            out.write("  all floors: \(format(model.floorAccuracy ?? 0)) | \(format(alone.floorAccuracy ?? 0))")
+        }
+        for room in needsWalking {
+            out.write("walk more: \(room): walk it again, a minute or more, moving about, through each of its doorways both ways")
+        }
+    }
+
+    /// Time walked in a room, over all recordings, below which `learn` asks for more (the walking
+    /// guide's minute per room).
+    static let minimumSecondsPerRoom = 60.0
+    /// Leave-one-out share of a room's time decided right below which `learn` asks for more walking there.
+    static let roomAccuracyWanted = 0.8
 
     static func figures(_ score: RoomDecisionScore) -> String {
         "\(format(score.accuracy)) / \(score.flaps) / " + (score.medianSwitchLatency.map { format($0) + " s" } ?? "-")

@@ -88,6 +88,10 @@ struct ReplayCommand: ParsableCommand {
                 path: trace, output: mode, tracking: tracking, decision: decision, model: siteModel
             ) { writer.write($0) }
             writer.flush()
+            if !summary.absentNodes.isEmpty {
+                StandardOutput.error("replay: site model: node(s) \(summary.absentNodes.joined(separator: ", ")) not heard from when "
+                    + "deciding started (off?); the model decides with its other nodes and takes each in once it is heard\n")
+            }
             for node in summary.unknownNodes {
                 StandardOutput.error("replay: site model: node '\(node)' is not in the model; its measurements are left to the physics decision\n")
             }

@@ -82,6 +82,8 @@ struct TraceParserTests {
     @Test("blank lines are skipped, line numbers still count them")
     func blankLines() {
         #expect(error(of: "time,node,room,beacon,rssi\n\n1,a,r,b,-70\n\n1,a,r,b,zz\n") == "line 5: rssi 'zz' is not a number")
+        #expect(error(of: "time,node,room,beacon,rssi\n1,a,r,b,-70\n2,a,Living Room,b,-70\n")
+            == "line 3: room 'Living Room' is not a room name (1–64 characters of a-z, 0-9, '_' and '-')")
     }
 
     @Test("an overlong line is an error naming it, not unbounded memory")

@@ -143,6 +143,42 @@ import Testing
         #expect(configuration.knownBeacon(BeaconID(rawValue: "mac-c4a1b2c3d4e5"))?.topicID == "mac-c4a1b2c3d4e5")
     }
 
+    /// `floors:` gives each room its floor; a bad name or a room on two floors names the line.
+    @Test func floorsFromYAML() throws {
+        let path = try file("""
+            floors:
+              ground: [lounge, kitchen, hall]
+              upstairs:
+                - bedroom
+                - landing
+            """)
+        let load = AggregatorConfigurationLoad(file: path, environment: [:], flags: [:])
+        #expect(load.errors.isEmpty)
+        let configuration = load.configuration
+        #expect(configuration.floors == ["lounge": "ground", "kitchen": "ground", "hall": "ground",
+                                         "bedroom": "upstairs", "landing": "upstairs"])
+        #expect(configuration.floor(of: "landing") == "upstairs")
+        #expect(configuration.floor(of: "garage") == nil)
+        #expect(load.effectiveSettings.first { $0.key == "floors" }?.value
+            == "ground: hall, kitchen, lounge; upstairs: bedroom, landing")
+        let bad = try file("""
+            floors:
+              ground: [lounge, Kitchen]
+              upstairs: [lounge]
+              Attic: [loft]
+            """)
+        do {
+            _ = try AggregatorConfiguration.load(file: bad, environment: [:], flags: [:])
+            Issue.record("accepted")
+        } catch {
+            #expect(error.errors.map(\.description) == [
+                "\(bad):2: floors.ground[1]: 'Kitchen' is not a room name (1–64 characters of a-z, 0-9, '_' and '-'; not not_home)",
+                "\(bad):3: floors.upstairs[0]: room 'lounge' is on floor 'ground' already (line 2)",
+                "\(bad):4: floors.Attic: 'Attic' is not a floor name (1–64 characters of a-z, 0-9, '_' and '-'; not not_home)",
+            ])
+        }
+    }
+
     /// Every validation error, as the user reads it: the field as they wrote it, then what is wrong.
     @Test(arguments: [
         // Values, through the file.
@@ -172,7 +208,7 @@ import Testing
         ("tls:\n  caFile: /nonexistent/ca.pem", "tls.caFile: cannot read '/nonexistent/ca.pem'"),
         ("passwordFile: /nonexistent/secret", "passwordFile: cannot read '/nonexistent/secret' (No such file or directory)"),
         // Shape.
-        ("brokr: mqtt://x", "brokr: unknown key (known keys: broker, username, password, passwordFile, clientID, root, tls, beacons, decision, homeAssistant, forgetAfter, tickInterval, keepAlive, failover, maxUnknownBeacons)"),
+        ("brokr: mqtt://x", "brokr: unknown key (known keys: broker, username, password, passwordFile, clientID, root, tls, beacons, decision, homeAssistant, forgetAfter, tickInterval, keepAlive, failover, maxUnknownBeacons, floors)"),
         ("decision:\n  dwel: 3", "decision.dwel: unknown key (known keys: decision.margin, decision.fallRate, decision.dwell, decision.evidence, decision.leadCap, decision.settleTime, decision.staleAfter, decision.awayTimeout, decision.pathLossExponent, decision.model)"),
         ("decision: 3", "decision: expected a mapping"),
         ("broker: [a, b]", "broker: expected a single value, not a list or mapping"),
@@ -215,7 +251,7 @@ import Testing
             Issue.record("accepted")
         } catch {
             #expect(error.errors.map(\.description) == [
-                "\(path):1: brokr: unknown key (known keys: broker, username, password, passwordFile, clientID, root, tls, beacons, decision, homeAssistant, forgetAfter, tickInterval, keepAlive, failover, maxUnknownBeacons)",
+                "\(path):1: brokr: unknown key (known keys: broker, username, password, passwordFile, clientID, root, tls, beacons, decision, homeAssistant, forgetAfter, tickInterval, keepAlive, failover, maxUnknownBeacons, floors)",
                 "\(path):7: beacons[0].id: 'Alice' is not a valid id (1–64 characters of a-z, 0-9, '_' and '-')",
                 "\(path):3: decision.dwell: '-1' is not a positive number of seconds",
                 "\(path):4: homeAssistant.discovery: 'maybe' is not true or false",

@@ -118,6 +118,31 @@ import Testing
         #expect(payload(away, "presence/locations/alice-keys/room") == "not_home")
     }
 
+    /// Configured floors: the location carries its room's floor (none away), a restored one keeps
+    /// it, and Home Assistant gets a floor sensor per beacon with the floors as options.
+    @Test func floorsInTheLocationAndAFloorSensor() throws {
+        var core = core { $0.floors = ["kitchen": "ground", "bedroom": "upstairs"] }
+        let first = core.receive(measurement("kitchen-1", "kitchen", 1), at: startTime)
+        let floorConfig = try #require(first.last { $0.topic == "homeassistant/sensor/beaconpresence_presence/alice-keys_floor/config" })
+        #expect(floorConfig.payload.contains(#""options":["ground","upstairs","not_home"]"#))
+        #expect(floorConfig.payload.contains(#""state_topic":"presence/locations/alice-keys""#))
+        #expect(floorConfig.payload.contains(#""device_class":"enum""#))
+        let placed = core.tick(at: startTime + 1)
+        let location = try #require(payload(placed, "presence/locations/alice-keys"))
+        #expect(location.hasPrefix(#"{"id":"alice-keys","beacon":"\#(beaconID.rawValue)","name":"Alice's keys","room":"kitchen","floor":"ground","distance":"#))
+        #expect(BeaconLocation(retainedPayload: Array(location.utf8))?.floor == "ground")
+        let silence = try ReceivedMeasurement(
+            payload: Array(measurementJSON(beaconID, node: "kitchen-1", room: "kitchen", distance: nil).utf8), topicNode: "kitchen-1")
+        _ = core.receive(silence, at: startTime + 2)
+        let away = core.tick(at: startTime + 32)
+        let gone = try #require(payload(away, "presence/locations/alice-keys"))
+        #expect(gone.contains(#""room":"not_home""#) && !gone.contains("floor"))
+        // Without floors: no floor sensor, no floor field.
+        var plain = self.core()
+        #expect(!plain.receive(measurement("kitchen-1", "kitchen", 1), at: startTime).contains { $0.topic.hasSuffix("_floor/config") })
+        #expect(payload(plain.tick(at: startTime + 1), "presence/locations/alice-keys")?.contains("floor") == false)
+    }
+
     @Test func discoveryOffPublishesNoDiscovery() {
         var core = core { $0.homeAssistantDiscovery = false }
         let first = core.receive(measurement("kitchen-1", "kitchen", 1), at: startTime)

@@ -24,10 +24,10 @@ import Testing
                 for name in names {
                     let id = beacon.rawValue.hasPrefix("mac") ? "alice-keys" : beacon.rawValue
                     let configs = discovery.configurations(beacon: id, canonical: beacon, name: name)
-                    #expect(configs.map(\.payload) == HomeAssistantDiscovery.Entity.allCases.map {
+                    #expect(configs.map(\.payload) == discovery.entities.map {
                         discovery.payload($0, beacon: id, canonical: beacon, name: name)
                     })
-                    #expect(configs.map(\.topic) == HomeAssistantDiscovery.Entity.allCases.map { discovery.configTopic($0, beacon: id) })
+                    #expect(configs.map(\.topic) == discovery.entities.map { discovery.configTopic($0, beacon: id) })
                 }
             }
         }

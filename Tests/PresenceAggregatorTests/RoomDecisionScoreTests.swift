@@ -213,3 +213,45 @@ struct RealTraceEvaluationTests {
         #expect(Double(messages) / beaconNodeMinutes < 25)
     }
 }
+
+/// `learn`'s tally per room and per floor: a room without a receiver counts like any other, and a
+/// decided room on the right floor counts for the floor even when it is the wrong room.
+@Suite struct RoomTallyTests {
+    @Test func roomsAndFloorsAreCountedAtTheTruthRows() {
+        let beacon = BeaconID(rawValue: "b")
+        let floors = ["lounge": "ground", "hall": "ground", "bedroom": "upstairs", "landing": "upstairs"]
+        let truth = [("lounge", 0.0), ("lounge", 1), ("hall", 2), ("landing", 3), ("bedroom", 4), ("bedroom", 5), ("not_home", 6)]
+            .map { TruthSample(time: Instant(seconds: $0.1), beacon: beacon, room: $0.0) }
+        // Physics-like: never names the hall or the landing (no receiver there).
+        let decisions: [(time: Instant, room: String)] = [(Instant(seconds: 0), "lounge"), (Instant(seconds: 3), "bedroom")]
+        var tally = SiteModelEvaluation.RoomTally()
+        tally.add(decisions: decisions, truth: truth, floors: floors)
+        #expect(tally.rows == ["lounge": 2, "hall": 1, "landing": 1, "bedroom": 2])
+        #expect(tally.accuracy(room: "lounge") == 1 && tally.accuracy(room: "hall") == 0 && tally.accuracy(room: "landing") == 0)
+        #expect(tally.accuracy(room: "bedroom") == 1)
+        // The hall decided as the lounge and the landing as the bedroom: right floor both times.
+        #expect(tally.floorAccuracy == 1)
+        #expect(tally.seconds["lounge"] == 2 && tally.seconds["bedroom"] == 2)
+    }
+}
+
+/// The verdict: more accurate, within the flap allowance, and — where the truth gives floors — on
+/// the right floor at least as often as physics.
+@Suite struct SiteModelVerdictTests {
+    private func summary(accuracy: Double, flaps: Int, floorRight: Int) -> SiteModelEvaluation.Summary {
+        var tally = SiteModelEvaluation.RoomTally()
+        tally.floorRows = ["ground": 100]
+        tally.floorCorrect = ["ground": floorRight]
+        let score = RoomDecisionScore(truthRows: 100, correctRows: Int(accuracy * 100), decidedChanges: flaps, trueChanges: 0,
+                                      switchLatencies: [])
+        return SiteModelEvaluation.Summary(recordings: [.init(name: "walk", score: score, tally: tally)])
+    }
+
+    @Test func theModelMustBeMoreAccurateWithinTheFlapAllowanceAndNotWorseOnFloors() {
+        let physics = summary(accuracy: 0.6, flaps: 1, floorRight: 95)
+        #expect(summary(accuracy: 0.9, flaps: 3, floorRight: 97).verdict(against: physics) == .model)
+        #expect(summary(accuracy: 0.9, flaps: 4, floorRight: 97).verdict(against: physics) == .physics)
+        #expect(summary(accuracy: 0.55, flaps: 1, floorRight: 99).verdict(against: physics) == .physics)
+        #expect(summary(accuracy: 0.9, flaps: 1, floorRight: 90).verdict(against: physics) == .physics)
+    }
+}

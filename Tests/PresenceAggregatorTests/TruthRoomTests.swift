@@ -28,15 +28,16 @@ struct TruthRoomTests {
         return (directory, truth)
     }
 
+    // A well-formed name no node serves (a malformed one is refused earlier, by the truth parser).
     @Test("learn's loading names the truth file, the line and the rooms the trace does have")
     func learnNamesFileAndLine() throws {
-        let (directory, truth) = try flatRecording(truthLine: 40, room: "living room")
+        let (directory, truth) = try flatRecording(truthLine: 40, room: "garage")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         do {
             _ = try SiteModelEvaluation.loadRecordings(directory: directory, names: ["flat-calib3.trace.csv", "flat-calib3.truth.csv"])
-            Issue.record("a truth naming 'living room' was accepted")
+            Issue.record("a truth naming 'garage' was accepted")
         } catch {
-            #expect("\(error)" == "\(truth): line 40: room 'living room' is no node's room in the trace "
+            #expect("\(error)" == "\(truth): line 40: room 'garage' is no node's room in the trace "
                 + "(its rooms: bathroom, bedroom, hall, kitchen, living_room)")
         }
     }

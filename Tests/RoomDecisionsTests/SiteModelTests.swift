@@ -141,6 +141,66 @@ private func physics(_ room: String, beacon: String = "b1") -> RoomDecision {
         #expect(filter.decidedRoom().map { model.rooms[$0] } == "outside")
     }
 
+    /// What `learn` writes its own reader accepts: a node that hears a room in every one of 36 000
+    /// samples (an hour) and one that never hears it would otherwise be written as 1 and 0.
+    @Test func aNodeHeardAlwaysOrNeverIsWrittenSoItReadsBack() throws {
+        let model = learnedModel(seconds: 3_600) { second in
+            let inA = second % 600 < 300
+            return (inA ? "A" : "B", [("a", "A", inA ? -60 : -80), ("b", "B", inA ? -80 : -60)])
+        }
+        let a = try #require(model.nodeIndex("a"))
+        #expect(model.looks[0][a].heard == SiteModel.Look.heardBounds.upperBound)
+        let read = try SiteModel(json: Array(model.json.utf8))
+        #expect(zip(read.looks.joined(), model.looks.joined()).allSatisfy { abs($0.heard - $1.heard) <= 0.00005 })
+        // A node never heard in a room, and one always heard, written by hand or by `learn` before
+        // the bound: read as the bounds, not refused.
+        var edges = model
+        edges.looks[0][a].heard = 1
+        edges.looks[1][a].heard = 0
+        let text = edges.json
+        #expect(text.contains("\"heard\": 0.9999") && text.contains("\"heard\": 0.0001"))
+        let old = text.replacingOccurrences(of: "\"heard\": 0.9999", with: "\"heard\": 1")
+            .replacingOccurrences(of: "\"heard\": 0.0001", with: "\"heard\": 0")
+        #expect(old.contains("\"heard\": 1,") && old.contains("\"heard\": 0,"))
+        let back = try SiteModel(json: Array(old.utf8))
+        #expect(back.looks[0][a].heard == 0.9999 && back.looks[1][a].heard == 0.0001)
+    }
+
+    /// Rooms learn their floor from the truth's `floor` column, and the file keeps it.
+    @Test func floorsFromTheTruthAreLearnedAndKept() throws {
+        var learner = SiteModelLearner()
+        let beacon = BeaconID(rawValue: "b1")
+        var measurements: [SiteModelLearner.Measurement] = [], truth: [TruthSample] = []
+        for second in 0..<60 {
+            let t = Double(second), up = second >= 30
+            for (offset, node) in [("lounge-ap", -60.0 - (up ? 10 : 0)), ("bedroom-ap", -75.0 + (up ? 12 : 0))].enumerated() {
+                measurements.append(.init(time: Instant(seconds: t + 0.1 * Double(offset)), evidence: NodeEvidence(
+                    beacon: beacon, node: node.0, room: node.0 == "lounge-ap" ? "lounge" : "bedroom", rssiFiltered: node.1,
+                    sigma: 1, distance: 2, proximity: .near)))
+            }
+            // The landing has no receiver of its own: a room of the model all the same.
+            let room = up ? (second < 40 ? "landing" : "bedroom") : "lounge"
+            truth.append(TruthSample(time: Instant(seconds: t), beacon: beacon, room: room,
+                                     floor: room == "lounge" ? "ground" : room == "landing" ? nil : "upstairs"))
+        }
+        truth.append(TruthSample(time: Instant(seconds: 45), beacon: beacon, room: "landing", floor: "upstairs"))
+        truth.sort { $0.time < $1.time }
+        learner.add(measurements: measurements, truth: truth)
+        let model = try #require(learner.model())
+        #expect(model.rooms == ["bedroom", "landing", "lounge"])
+        #expect(model.floors == ["upstairs", "upstairs", "ground"])
+        let text = model.json
+        #expect(text.contains(#"{"name": "landing", "floor": "upstairs", "samples": "#))
+        #expect(try SiteModel(json: Array(text.utf8)).floors == model.floors)
+        let bad = text.replacingOccurrences(of: #""floor": "ground""#, with: #""floor": "Ground Floor""#)
+        do {
+            _ = try SiteModel(json: Array(bad.utf8))
+            Issue.record("accepted")
+        } catch {
+            #expect(error.description.hasPrefix("rooms[2].floor: 'Ground Floor' is not a floor name"))
+        }
+    }
+
     @Test func malformedFilesNameTheLineOrTheField() {
         func error(_ text: String) -> String {
             do {
@@ -205,6 +265,43 @@ private func physics(_ room: String, beacon: String = "b1") -> RoomDecision {
         }
         #expect(last == "A")
         #expect(decider.room(of: BeaconID(rawValue: "b1")) == "A")
+    }
+
+    /// A model learned with three receivers, one of them off: it is no evidence (not "never hears
+    /// the beacon" in every room), the model decides with the others, and says so once.
+    @Test func aReceiverOffIsNoEvidenceAndIsReportedOnce() {
+        // a and b tell A from B; c hears the beacon only in B (loud), so its silence says "A".
+        let model = learnedModel(seconds: 120) { second in
+            let inA = second % 60 < 30
+            return (inA ? "A" : "B", [("a", "A", inA ? -62 : -72), ("b", "B", inA ? -72 : -62)] + (inA ? [] : [("c", "C", -55.0)]))
+        }
+        var decider = SiteModelDecider(model: model)
+        var rooms: [String] = []
+        // Room B, c switched off: a and b alone say B. (Deciding starts at the second round, as the
+        // physics decision's settle time makes it start once the nodes have spoken.)
+        for step in 0..<40 {
+            let t = Double(step) * 0.5
+            for (node, room, rssi) in [("a", "A", -72.0), ("b", "B", -62.0)] {
+                if let d = decider.update(evidence(node, room, rssi), physics: step == 0 ? nil : physics("B"), at: Instant(seconds: t)) {
+                    rooms.append(d.room)
+                }
+            }
+        }
+        #expect(rooms == ["B"])
+        #expect(decider.takeAbsentNodes() == ["c"])
+        #expect(decider.takeAbsentNodes().isEmpty)
+        // c comes back and hears nothing: now its silence counts, and with a and b saying A, A.
+        _ = decider.setNodeStatus(node: "c", online: true, at: Instant(seconds: 20)) { _ in physics("B") }
+        for step in 40..<80 {
+            let t = Double(step) * 0.5
+            for (node, room, rssi) in [("a", "A", -62.0), ("b", "B", -72.0)] {
+                if let d = decider.update(evidence(node, room, rssi), physics: physics("B"), at: Instant(seconds: t)) {
+                    rooms.append(d.room)
+                }
+            }
+        }
+        #expect(rooms == ["B", "A"])
+        #expect(decider.takeAbsentNodes().isEmpty)
     }
 
     @Test func unknownNodesAreReportedOnceAndABeaconHeardOnlyByThemFollowsPhysics() {

@@ -56,6 +56,11 @@ public struct TraceParser: Sendable {
         let time = try timeColumn.time(timeText, line: number)
         let node = try id(columns.node, "node")
         let room = try id(columns.room, "room")
+        // Rooms name topics (`<root>/rooms/<room>`) and a site model's rooms: one spelled otherwise
+        // would be a room nobody can configure, so it is named here rather than carried along.
+        guard TopicLevelID.isValid(room) else {
+            throw TraceError(line: number, problem: "room '\(room)' is not a room name (\(TopicLevelID.rule))")
+        }
         let beacon = try id(columns.beacon, "beacon")
         let rssi = try Self.integer(try field(columns.rssi, "rssi"), name: "rssi", line: number)
         var measuredPower: Int?

@@ -40,6 +40,28 @@ public struct AggregatorConfiguration: Sendable {
     public var siteModel: SiteModel?
     /// The file `siteModel` was read from, for `check-config`.
     public var siteModelPath: String?
+    /// Each room's floor (room → floor), from the file's `floors:` (floor → its rooms). Default
+    /// none. A room given no floor here takes the one the site model learned from its walks'
+    /// truth, if any; where a beacon's room has a floor, its location carries it (`floor`) and
+    /// Home Assistant gets a floor sensor per beacon.
+    public var floors: [String: String] = [:]
+
+    /// The floor of `room`: configured, else learned by the site model; nil when neither knows it.
+    public func floor(of room: String) -> String? {
+        if let floor = floors[room] { return floor }
+        guard let model = siteModel, let index = model.roomIndex(room) else { return nil }
+        return model.floors[index]
+    }
+
+    /// Every room with a known floor: the configuration's over the model's.
+    public var roomFloors: [String: String] {
+        var result: [String: String] = [:]
+        if let model = siteModel {
+            for (index, room) in model.rooms.enumerated() { if let floor = model.floors[index] { result[room] = floor } }
+        }
+        result.merge(floors) { _, configured in configured }
+        return result
+    }
     /// Home Assistant MQTT discovery, default on.
     public var homeAssistantDiscovery: Bool
     /// Discovery prefix, default `homeassistant` (Home Assistant's default).

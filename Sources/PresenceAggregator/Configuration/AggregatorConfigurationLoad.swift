@@ -1,5 +1,6 @@
 import BeaconCore
 import ConfigFile
+import RoomDecisions
 import Foundation
 
 /// One reading of the aggregator's configuration — the file, then the environment, then the flags,
@@ -13,6 +14,8 @@ public struct AggregatorConfigurationLoad: Sendable {
     public private(set) var sources: [AggregatorSetting: SettingSource] = [:]
     /// Where the known beacons came from (only the file gives them).
     public private(set) var beaconsSource = SettingSource.defaultValue
+    /// Where the floors came from (only the file gives them).
+    public private(set) var floorsSource = SettingSource.defaultValue
     public private(set) var errors: [AggregatorConfigurationError] = []
     /// The password file's path, to show in place of the password.
     private var passwordFile: String?
@@ -89,6 +92,12 @@ public struct AggregatorConfigurationLoad: Sendable {
                         continue
                     }
                     take(path, innerLine, innerValue, setting)
+                }
+            case "floors":
+                if value.isNull { continue }
+                if let floors = floors(value, file: file) {
+                    configuration.floors = floors
+                    floorsSource = source
                 }
             case "beacons":
                 if value.isNull { continue }
@@ -182,6 +191,12 @@ public struct AggregatorConfigurationLoad: Sendable {
         settings.append(EffectiveSetting(
             key: "beacons", value: c.knownBeacons.isEmpty ? "(none)" : c.knownBeacons.map(\.topicID).joined(separator: ", "),
             source: beaconsSource))
+        let byFloor = Dictionary(grouping: c.floors.keys.sorted()) { c.floors[$0]! }
+        settings.append(EffectiveSetting(
+            key: "floors",
+            value: byFloor.isEmpty ? "(none)" : byFloor.keys.sorted().map { "\($0): \(byFloor[$0]!.joined(separator: ", "))" }
+                .joined(separator: "; "),
+            source: floorsSource))
         return settings
     }
 
@@ -226,6 +241,58 @@ public struct AggregatorConfigurationLoad: Sendable {
 
     private func unknownKey(_ path: String, known: [String], source: SettingSource) -> AggregatorConfigurationError {
         AggregatorConfigurationError(field: path, message: "unknown key (known keys: \(known.joined(separator: ", ")))", source: source)
+    }
+
+    // MARK: - Floors
+
+    /// The `floors` mapping, floor → its rooms (`ground: [lounge, kitchen]`), as room → floor. Floor
+    /// and room names are topic-level ids (they are published, and rooms name topics); a room on two
+    /// floors is an error naming both lines.
+    private mutating func floors(_ node: YAMLNode, file: String) -> [String: String]? {
+        guard let mapping = node.mapping else {
+            errors.append(AggregatorConfigurationError(
+                field: "floors", message: "expected a mapping of floor → its rooms (ground: [lounge, kitchen])",
+                source: .file(path: file, line: node.line)))
+            return nil
+        }
+        var result: [String: String] = [:], lines: [String: Int] = [:]
+        var failed = false
+        func fail(_ field: String, _ message: String, _ line: Int) {
+            failed = true
+            errors.append(AggregatorConfigurationError(field: field, message: message, source: .file(path: file, line: line)))
+        }
+        for (floor, line, value) in mapping.entries {
+            let field = "floors." + floor
+            guard TopicLevelID.isValid(floor), floor != RoomDecision.notHome else {
+                fail(field, "\(ConfigError.quoted(floor, limit: 80)) is not a floor name (\(TopicLevelID.rule); not not_home)", line)
+                continue
+            }
+            let items: [YAMLNode]
+            if let sequence = value.sequence { items = sequence } else if let scalar = value.scalar, !scalar.isNull {
+                items = [value]
+            } else {
+                fail(field, "expected a list of rooms", line)
+                continue
+            }
+            for (index, item) in items.enumerated() {
+                let itemField = "\(field)[\(index)]"
+                guard let room = item.scalar?.text, !(item.scalar?.isNull ?? true) else {
+                    fail(itemField, "expected a room name", item.line)
+                    continue
+                }
+                guard TopicLevelID.isValid(room), room != RoomDecision.notHome else {
+                    fail(itemField, "\(ConfigError.quoted(room, limit: 80)) is not a room name (\(TopicLevelID.rule); not not_home)", item.line)
+                    continue
+                }
+                if let other = result[room], let otherLine = lines[room] {
+                    fail(itemField, "room \(ConfigError.quoted(room)) is on floor \(ConfigError.quoted(other)) already (line \(otherLine))", item.line)
+                    continue
+                }
+                result[room] = floor
+                lines[room] = item.line
+            }
+        }
+        return failed ? nil : result
     }
 
     // MARK: - Known beacons

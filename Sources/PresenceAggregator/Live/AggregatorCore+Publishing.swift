@@ -10,7 +10,9 @@ extension AggregatorCore {
         guard hot[slot].isTracked, let entry = entries[slot] else { return }
         let previous = entry.location
         let keepsRoom = previous?.room == decision.room
-        var location = BeaconLocation(id: entry.id, name: entry.name, decision: decision)
+        var location = BeaconLocation(
+            id: entry.id, name: entry.name, decision: decision,
+            floor: decision.room == RoomDecision.notHome ? nil : configuration.floor(of: decision.room))
         if keepsRoom, let previous { location.since = previous.since }
         let summary = decider.physics.summary(in: RoomDecider.BeaconSlot(index: slot))
         // Once the decider decides, the restored location has served; a synthesized away keeps it
@@ -97,7 +99,7 @@ extension AggregatorCore {
 
     /// `current` (same room) with the decision's details: the room's `since` is kept.
     static func location(_ entry: Tracked, _ current: BeaconLocation, _ decision: RoomDecision) -> BeaconLocation {
-        var location = BeaconLocation(id: entry.id, name: entry.name, decision: decision)
+        var location = BeaconLocation(id: entry.id, name: entry.name, decision: decision, floor: current.floor)
         location.beacon = entry.beacon
         location.since = current.since
         return location

@@ -102,7 +102,8 @@ public struct AggregatorCore: Sendable {
             ? HomeAssistantDiscovery(prefix: configuration.homeAssistantPrefix, topics: configuration.topics,
                                      origin: .init(softwareVersion: softwareVersion, supportURL: supportURL),
                                      // A model's rooms are rooms of the site even before a node serving one is seen.
-                                     rooms: configuration.siteModel?.rooms ?? [])
+                                     rooms: configuration.siteModel?.rooms ?? [],
+                                     floors: Array(Set(configuration.roomFloors.values)))
             : nil
         knownBeacons = AggregatorKnownBeacons(file: configuration.knownBeacons, forgetAfter: configuration.forgetAfter)
     }
@@ -324,6 +325,12 @@ public struct AggregatorCore: Sendable {
     /// Nodes the site model does not know, each returned once (for the log); none without a model.
     public mutating func takeUnknownNodes() -> [String] {
         decider.takeUnknownNodes()
+    }
+
+    /// The site model's nodes neither heard from nor online when deciding started, returned once
+    /// (for the log); none without a model.
+    public mutating func takeAbsentNodes() -> [String] {
+        decider.takeAbsentNodes()
     }
 
     /// Beacons the aggregator currently publishes, by canonical id.

@@ -299,6 +299,10 @@ public final class AggregatorService: Service, Sendable {
                                 logger.notice("site model: node not in the model, its measurements are left to the physics decision",
                                               metadata: ["node": "\(node)"])
                             }
+                            let absent = core.takeAbsentNodes()
+                            if !absent.isEmpty {
+                                logger.warning("site model: its nodes not heard from (off?); the model decides with the others and takes each in once it is heard or online", metadata: ["nodes": "\(absent.joined(separator: ","))"])
+                            }
                             counted = \.measurements
                         } catch {
                             counted = \.malformedMeasurements

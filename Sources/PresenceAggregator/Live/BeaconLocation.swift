@@ -9,6 +9,9 @@ public struct BeaconLocation: Sendable, Hashable {
     public var name: String
     /// The room decision it shows (its `since`: when the beacon entered the room).
     public var decision: RoomDecision
+    /// The room's floor, where known (configured, or learned by the site model); nil otherwise
+    /// and for `not_home`.
+    public var floor: String?
 
     public var beacon: BeaconID {
         get { decision.beacon }
@@ -45,17 +48,18 @@ public struct BeaconLocation: Sendable, Hashable {
         set { decision.candidates = newValue }
     }
 
-    public init(id: String, name: String, decision: RoomDecision) {
+    public init(id: String, name: String, decision: RoomDecision, floor: String? = nil) {
         self.id = id
         self.name = name
         self.decision = decision
+        self.floor = floor
     }
 
     public init(id: String, beacon: BeaconID, name: String, room: String, distance: Double?, proximity: Proximity,
-                node: String?, since: Instant, confidence: Double, candidates: [String: Double]) {
+                node: String?, since: Instant, confidence: Double, candidates: [String: Double], floor: String? = nil) {
         self.init(id: id, name: name, decision: RoomDecision(
             beacon: beacon, room: room, distance: distance, proximity: proximity, node: node, since: since,
-            confidence: confidence, candidates: candidates))
+            confidence: confidence, candidates: candidates), floor: floor)
     }
 
     /// MQTT.md's key order; distances to the centimetre, confidence to 0.01, candidates by room name.
@@ -63,12 +67,14 @@ public struct BeaconLocation: Sendable, Hashable {
         // The keys, timestamp and numbers take about 128 bytes; reserving the rest up front saves
         // the reallocations of a growing string.
         let textBytes = id.utf8.count + beacon.rawValue.utf8.count + name.utf8.count + room.utf8.count
+            + (floor.map { $0.utf8.count + 10 } ?? 0)
             + (node?.utf8.count ?? 0)
         var json = JSONObjectWriter(reservingCapacity: 128 + textBytes + 24 * candidates.count)
         json.add("id", id)
         json.add("beacon", beacon.rawValue)
         json.add("name", name)
         json.add("room", room)
+        if let floor { json.add("floor", floor) }
         if let distance { json.add("distance", distance, decimals: 2) } else { json.addNull("distance") }
         json.add("proximity", proximity.rawValue)
         if let node { json.add("node", node) } else { json.addNull("node") }
@@ -112,6 +118,8 @@ public struct BeaconLocation: Sendable, Hashable {
         if case .string(let text)? = object["node"], TopicLevelID.isValid(text) { node = text }
         var confidence = 0.0
         if case .number(let number)? = object["confidence"], (0...1).contains(number.double) { confidence = number.double }
+        var floor: String?
+        if case .string(let text)? = object["floor"], TopicLevelID.isValid(text), room != RoomDecision.notHome { floor = text }
         var candidates: [String: Double] = [:]
         if case .object(let list)? = object["candidates"] {
             for (index, key) in list.keys.enumerated() where TopicLevelID.isValid(key) {
@@ -119,6 +127,6 @@ public struct BeaconLocation: Sendable, Hashable {
             }
         }
         self.init(id: id, beacon: beacon, name: name, room: room, distance: distance, proximity: proximity,
-                  node: node, since: since, confidence: confidence, candidates: candidates)
+                  node: node, since: since, confidence: confidence, candidates: candidates, floor: floor)
     }
 }

@@ -9,8 +9,10 @@ import RoomDecisions
 ///   room change, not per measurement. A *Room* sensor (`device_class: enum`) whose `options` are
 ///   every room the site knows plus `not_home`: Home Assistant refuses a state outside them, so
 ///   `addRoom` must be followed by every beacon's room config before that room is published as a
-///   state. A diagnostic *Distance* sensor. All three are available while
-///   `<root>/aggregator/status` is `online`.
+///   state. A diagnostic *Distance* sensor. Where the site's floors are known (configured, or
+///   learned by the site model from its walks' truth), a *Floor* sensor (`device_class: enum`,
+///   `options` the floors plus `not_home`) from the location's `floor`: what upstairs/downstairs
+///   automations want. All are available while `<root>/aggregator/status` is `online`.
 /// - The aggregator is a device of its own, with a connectivity sensor on its status.
 /// - Each node is a device `via` the aggregator, with a connectivity sensor on
 ///   `<root>/nodes/<node>/status` and its telemetry as diagnostic sensors, unavailable while the
@@ -41,6 +43,8 @@ public struct HomeAssistantDiscovery: Sendable {
         case tracker
         case room
         case distance
+        /// Only where floors are known (`entities`).
+        case floor
 
         var component: String { self == .tracker ? "device_tracker" : "sensor" }
     }
@@ -102,6 +106,11 @@ public struct HomeAssistantDiscovery: Sendable {
     public let siteID: String
     /// Every room the site knows, sorted: the room sensors' `options` (with `not_home` after them).
     public private(set) var rooms: [String] = []
+    /// Every floor the site knows, sorted: the floor sensors' `options` (with `not_home` after them).
+    /// Empty: no floor sensor.
+    public let floors: [String]
+    /// The entities of each beacon's device: the floor sensor only where floors are known.
+    public var entities: [Entity] { floors.isEmpty ? Entity.allCases.filter { $0 != .floor } : Entity.allCases }
     /// Per entity, its payload cut around the beacon's fields (`payload` rendered once with
     /// placeholders): a new beacon's three configs are then a few appends each instead of a JSON
     /// writer's work (they were half the aggregator's cold start). Nil if the cut did not
@@ -116,7 +125,8 @@ public struct HomeAssistantDiscovery: Sendable {
     /// Whether the aggregator's own device was announced in this run (node devices name it).
     var aggregatorAnnounced = false
 
-    public init(prefix: String, topics: TopicScheme, origin: Origin, rooms: [String] = []) {
+    public init(prefix: String, topics: TopicScheme, origin: Origin, rooms: [String] = [], floors: [String] = []) {
+        self.floors = Array(Set(floors.filter { $0 != RoomDecision.notHome })).sorted()
         self.prefix = prefix
         self.topics = topics
         self.origin = origin
@@ -186,7 +196,7 @@ public struct HomeAssistantDiscovery: Sendable {
 
     /// The retained config messages of one beacon.
     public func configurations(beacon id: String, canonical: BeaconID, name: String) -> [AggregatorPublication] {
-        Entity.allCases.map { configuration($0, beacon: id, canonical: canonical, name: name) }
+        entities.map { configuration($0, beacon: id, canonical: canonical, name: name) }
     }
 
     /// The retained config message of one entity of a beacon.
@@ -200,7 +210,7 @@ public struct HomeAssistantDiscovery: Sendable {
 
     /// Empty retained messages: Home Assistant removes the beacon's entities (a forgotten beacon).
     public func removals(beacon id: String) -> [AggregatorPublication] {
-        Entity.allCases.map { .clear(configTopic($0, beacon: id)) }
+        entities.map { .clear(configTopic($0, beacon: id)) }
     }
 
     /// The discovery payload of one entity.
@@ -213,6 +223,10 @@ public struct HomeAssistantDiscovery: Sendable {
     public static let trackerStateTemplate = "{{ value if value in ('', 'not_home') else 'home' }}"
     /// The tracker's attributes from the plain room topic: only the room, so they change with it.
     public static let trackerAttributesTemplate = "{{ {'room': value} | tojson }}"
+    /// The floor sensor's state from the location JSON: its `floor`; `not_home` away; and `None`
+    /// (which an MQTT sensor shows as unknown) in a room whose floor nobody gave.
+    public static let floorStateTemplate =
+        "{{ value_json.floor if value_json.floor is defined else ('not_home' if value_json.room == 'not_home' else None) }}"
 
     private func render(_ entity: Entity, id: String, name: String, model: String, serialNumber: String) -> String {
         var json = JSONObjectWriter()
@@ -248,6 +262,14 @@ public struct HomeAssistantDiscovery: Sendable {
             json.add("device_class", "distance")
             json.add("state_class", "measurement")
             json.add("entity_category", "diagnostic")
+        case .floor:
+            json.add("name", "Floor")
+            json.add("unique_id", uniqueID(.floor, beacon: id))
+            json.add("state_topic", topics.location(id))
+            json.add("value_template", Self.floorStateTemplate)
+            json.add("device_class", "enum")
+            json.addRaw("options", JSONObjectWriter.array((floors + [RoomDecision.notHome]).map(Self.quoted)))
+            json.add("icon", "mdi:home-floor-1")
         }
         addAvailability(topics.aggregatorStatus, to: &json)
         json.add("qos", 1)

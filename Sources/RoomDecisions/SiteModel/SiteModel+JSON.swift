@@ -34,10 +34,11 @@ extension SiteModel {
         }.joined(separator: ", ")
         text += "},\n  \"rooms\": [\n"
         for (roomIndex, room) in rooms.enumerated() {
-            text += "    {\"name\": \(JSONText.quoted(room)), \"samples\": \(samples[roomIndex]), \"nodes\": {\n"
+            let floor = floors[roomIndex].map { "\"floor\": \(JSONText.quoted($0)), " } ?? ""
+            text += "    {\"name\": \(JSONText.quoted(room)), \(floor)\"samples\": \(samples[roomIndex]), \"nodes\": {\n"
             for (nodeIndex, node) in nodes.enumerated() {
                 let look = looks[roomIndex][nodeIndex]
-                text += "      \(JSONText.quoted(node)): {\"heard\": \(JSONObjectWriter.number(look.heard, decimals: 4)), "
+                text += "      \(JSONText.quoted(node)): {\"heard\": \(JSONObjectWriter.number(Look.boundedHeard(look.heard), decimals: 4)), "
                 text += "\"mean\": \(JSONObjectWriter.number(look.mean, decimals: 2)), "
                 text += "\"sigma\": \(JSONObjectWriter.number(look.sigma, decimals: 2))}"
                 text += nodeIndex == nodes.count - 1 ? "\n" : ",\n"
@@ -111,16 +112,25 @@ extension SiteModel {
         guard !roomValues.isEmpty else {
             throw ConfigError(.invalidValue, path: FieldPath.root.appending("rooms"), message: "a model needs at least one room")
         }
-        var named: [(name: String, samples: Int, looks: [String: Look])] = []
+        var named: [(name: String, samples: Int, looks: [String: Look], floor: String?)] = []
         var nodeNames: [String]?
         for (index, roomValue) in roomValues.enumerated() {
             let path = FieldPath.root.appending("rooms").appending(index: index)
             let room = try JSONFieldReader(roomValue, at: path)
-            try room.rejectUnknownKeys(["name", "samples", "nodes"])
+            try room.rejectUnknownKeys(["name", "floor", "samples", "nodes"])
             let name = try room.string(try room.required("name"), key: "name")
             guard !name.isEmpty, name != RoomDecision.notHome, !named.contains(where: { $0.name == name }) else {
                 throw ConfigError(.invalidValue, path: path.appending("name"),
                                   message: "\(ConfigError.quoted(name)) is empty, not_home or a repeated room")
+            }
+            var floor: String?
+            if let given = room.optional("floor") {
+                let text = try room.string(given, key: "floor")
+                guard TopicLevelID.isValid(text), text != RoomDecision.notHome else {
+                    throw ConfigError(.invalidValue, path: path.appending("floor"),
+                                      message: "\(ConfigError.quoted(text)) is not a floor name (\(TopicLevelID.rule))")
+                }
+                floor = text
             }
             var samples = 0
             if let given = room.optional("samples") {
@@ -142,7 +152,7 @@ extension SiteModel {
             }
             guard !names.isEmpty else { throw ConfigError(.invalidValue, path: nodesPath, message: "no nodes") }
             nodeNames = names
-            named.append((name, samples, looks))
+            named.append((name, samples, looks, floor))
         }
         named.sort { $0.name < $1.name }
         let nodes = nodeNames ?? []
@@ -170,7 +180,7 @@ extension SiteModel {
         return SiteModel(rooms: rooms, nodes: nodes,
                          looks: named.map { room in nodes.map { room.looks[$0]! } },
                          samples: named.map(\.samples), parameters: parameters,
-                         nodeRooms: nodeRooms, classifier: classifier, decision: decision)
+                         nodeRooms: nodeRooms, classifier: classifier, decision: decision, floors: named.map(\.floor))
     }
 
     /// The classifier: its feature names must be those of the model's rooms and nodes, in order,
@@ -228,8 +238,9 @@ extension SiteModel {
     private static func look(from value: JSONValue, at path: FieldPath) throws(ConfigError) -> Look {
         let reader = try JSONFieldReader(value, at: path)
         try reader.rejectUnknownKeys(["heard", "mean", "sigma"])
-        // `heard` strictly inside 0…1: the filter takes its log and the log of its complement.
-        let heard = try reader.number(try reader.required("heard"), key: "heard", in: 0.000001...0.999999)
+        // `heard` is a probability; the filter takes its log and the log of its complement, so 0 and
+        // 1 (which `learn` wrote before it kept within `heardBounds`) are read as the nearest bound.
+        let heard = Look.boundedHeard(try reader.number(try reader.required("heard"), key: "heard", in: 0...1))
         let mean = try reader.number(try reader.required("mean"), key: "mean", in: -200...50)
         let sigma = try reader.number(try reader.required("sigma"), key: "sigma", in: 0.1...100)
         return Look(heard: heard, mean: mean, sigma: sigma)

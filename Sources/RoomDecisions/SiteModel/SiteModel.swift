@@ -36,6 +36,18 @@ public struct SiteModel: Sendable, Hashable {
 
     /// How one room looks to one node.
     public struct Look: Sendable, Hashable {
+        /// The values `heard` may take: strictly inside 0…1 (the looks take its log and the log of
+        /// its complement) and no finer than the four decimals a model file keeps, so what `learn`
+        /// writes its reader reads back unchanged. A node that heard a room in every sample (or in
+        /// none) is given 0.9999 (0.0001): "always", short of certainty.
+        public static let heardBounds: ClosedRange<Double> = 0.0001...0.9999
+
+        /// `heard` brought into `heardBounds` (NaN counts as never).
+        public static func boundedHeard(_ heard: Double) -> Double {
+            guard heard.isFinite else { return heardBounds.lowerBound }
+            return min(max(heard, heardBounds.lowerBound), heardBounds.upperBound)
+        }
+
         /// Probability that the node has a live measurement of the beacon while it is in the room.
         public var heard: Double
         /// Mean filtered RSSI the node publishes then, in dB relative to the mean of the model's
@@ -68,10 +80,14 @@ public struct SiteModel: Sendable, Hashable {
     public var classifier: SiteModelClassifier?
     /// The decision `learn` chose; `.model` when it could not judge (a single recording).
     public var decision: Decision
+    /// Per room (indexed as `rooms`), its floor as the walks' truth gave it (`floor` column), nil
+    /// when none did. The aggregator's configured floors win over these.
+    public var floors: [String?]
 
     /// Creates a model; `looks` is indexed as `rooms` and `nodes`, `nodeRooms` as `nodes`.
     public init(rooms: [String], nodes: [String], looks: [[Look]], samples: [Int], parameters: SiteModelParameters,
-                nodeRooms: [String?]? = nil, classifier: SiteModelClassifier? = nil, decision: Decision = .model) {
+                nodeRooms: [String?]? = nil, classifier: SiteModelClassifier? = nil, decision: Decision = .model,
+                floors: [String?]? = nil) {
         self.rooms = rooms
         self.nodes = nodes
         self.looks = looks
@@ -80,6 +96,7 @@ public struct SiteModel: Sendable, Hashable {
         self.nodeRooms = nodeRooms ?? Array(repeating: nil, count: nodes.count)
         self.classifier = classifier
         self.decision = decision
+        self.floors = floors.flatMap { $0.count == rooms.count ? $0 : nil } ?? Array(repeating: nil, count: rooms.count)
     }
 
     /// Per node, the index of its room in `rooms`.

@@ -35,10 +35,33 @@ public struct SiteModelDecider: Sendable {
     private var offline: Set<String> = []
     private var reportedUnknown: Set<String> = []
     private var unreportedUnknown: [String] = []
+    /// Per model node: it has published something (or said it is online) since the decider started.
+    /// Until then it is no evidence either way, as in learning, where a node counts only in the
+    /// recordings it published in: a receiver that is off, or was never set up, must not read as
+    /// "the beacon is nowhere near it" in every room the model learned it in.
+    private var present: [Bool]
+    /// Model nodes still absent when deciding first started, reported once (`takeAbsentNodes()`).
+    private var absentChecked = false
+    private var unreportedAbsent: [String] = []
 
     /// Creates a decider with no beacons yet.
     public init(model: SiteModel) {
         self.model = model
+        present = Array(repeating: false, count: model.nodes.count)
+    }
+
+    /// Which model nodes count as evidence now: present and not offline.
+    private var availability: [Bool] {
+        model.nodes.indices.map { present[$0] && !offline.contains(model.nodes[$0]) }
+    }
+
+    /// Marks a model node present, making it evidence for every beacon followed.
+    private mutating func markPresent(_ node: Int, at time: Instant) {
+        guard !present[node] else { return }
+        present[node] = true
+        for index in beacons.values.indices where !offline.contains(model.nodes[node]) {
+            beacons.values[index].filter.setAvailable(node: node, true, at: time)
+        }
     }
 
     /// Folds in a measurement received at `time`; `physics` is the physics decision for its beacon
@@ -60,14 +83,33 @@ public struct SiteModelDecider: Sendable {
             reportedUnknown.insert(evidence.node)
             unreportedUnknown.append(evidence.node)
         }
+        if let node { markPresent(node, at: time) }
         if !beacons.keys.contains(evidence.beacon) {
-            beacons[evidence.beacon] = BeaconState(filter: SiteModelFilter(model: model))
+            beacons[evidence.beacon] = BeaconState(filter: SiteModelFilter(model: model, available: availability))
         }
         guard let index = beacons.index(forKey: evidence.beacon) else { return nil }
         // Changed in place: a copy taken out would share the filter's arrays, and every write would
         // copy them again.
-        return Self.update(&beacons.values[index], evidence: evidence, node: node, model: model,
-                           physicsRoom: physicsRoom, physics: physics, at: time)
+        let decision = Self.update(&beacons.values[index], evidence: evidence, node: node, model: model,
+                                   physicsRoom: physicsRoom, physics: physics, at: time)
+        if decision != nil { noteAbsentNodes() }
+        return decision
+    }
+
+    /// At the first decision: the model's nodes that have neither published nor said they are online
+    /// (a receiver switched off or not set up), to be reported once; the model decides with the others.
+    private mutating func noteAbsentNodes() {
+        guard !absentChecked else { return }
+        absentChecked = true
+        unreportedAbsent = model.nodes.indices.filter { !present[$0] }.map { model.nodes[$0] }
+    }
+
+    /// The model's nodes that had neither published nor said they were online when deciding first
+    /// started, returned once (for the owner's log): the model decides with its other nodes, and
+    /// takes each of these in as soon as it is heard.
+    public mutating func takeAbsentNodes() -> [String] {
+        defer { unreportedAbsent.removeAll() }
+        return unreportedAbsent
     }
 
     private static func update(_ state: inout BeaconState, evidence: NodeEvidence, node: Int?, model: SiteModel,
@@ -109,6 +151,7 @@ public struct SiteModelDecider: Sendable {
             }
             beacons[beacon] = state
         }
+        if !changed.isEmpty { noteAbsentNodes() }
         return changed
     }
 
@@ -117,6 +160,7 @@ public struct SiteModelDecider: Sendable {
                                        physics: (BeaconID) -> RoomDecision?) -> [RoomDecision] {
         if online { offline.remove(node) } else { offline.insert(node) }
         let index = model.nodeIndex(node)
+        if online, let index { present[index] = true }
         var changed: [RoomDecision] = []
         for beacon in beacons.keys.sorted() {
             guard var state = beacons.removeValue(forKey: beacon) else { continue }

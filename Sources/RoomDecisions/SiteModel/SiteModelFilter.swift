@@ -33,14 +33,16 @@ public struct SiteModelFilter: Sendable {
     private let nodeRooms: [Int?]
     private let logPriors: [Double]
 
-    /// Creates a filter that has seen nothing, every room equally likely.
-    public init(model: SiteModel) {
+    /// Creates a filter that has seen nothing, every room equally likely. `available` (indexed as
+    /// the model's nodes, default all) says which nodes count as evidence, heard or not.
+    public init(model: SiteModel, available: [Bool]? = nil) {
         self.model = model
         nodeRooms = model.nodeRoomIndices
         logPriors = model.logPriors
         heard = Array(repeating: nil, count: model.nodes.count)
         heardAt = Array(repeating: Instant(seconds: 0), count: model.nodes.count)
-        available = Array(repeating: true, count: model.nodes.count)
+        self.available = available.flatMap { $0.count == model.nodes.count ? $0 : nil }
+            ?? Array(repeating: true, count: model.nodes.count)
         let uniform = model.rooms.isEmpty ? 0 : -log(Double(model.rooms.count))
         logPosterior = Array(repeating: uniform, count: model.rooms.count)
     }

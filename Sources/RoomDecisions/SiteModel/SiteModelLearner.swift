@@ -56,6 +56,9 @@ public struct SiteModelLearner: Sendable {
     private var stats: [String: [String: Stats]] = [:]
     /// Snapshots per room.
     private var roomSnapshots: [String: Int] = [:]
+    /// Per room, the floor the truth first gave it (a truth file keeps one floor per room; across
+    /// files the first wins, as `learn` checks them alike).
+    private var roomFloors: [String: String] = [:]
     private var nodeNames: Set<String> = []
     /// Per node, the room its measurements name (the physics features of the classifier need it).
     private var nodeRooms: [String: String] = [:]
@@ -79,6 +82,7 @@ public struct SiteModelLearner: Sendable {
         for measurement in measurements { byBeacon[measurement.evidence.beacon, default: []].append(measurement) }
         var truthByBeacon: [BeaconID: [TruthSample]] = [:]
         for row in truth { truthByBeacon[row.beacon, default: []].append(row) }
+        for row in truth { if let floor = row.floor, roomFloors[row.room] == nil { roomFloors[row.room] = floor } }
         let interval = parameters.sampleInterval > 0 ? parameters.sampleInterval : 0.5
         let every = max(1, Int((max(parameters.classifierInterval, 0) / interval).rounded()))
         for beacon in byBeacon.keys.sorted() {
@@ -158,7 +162,8 @@ public struct SiteModelLearner: Sendable {
                                                  penalty: parameters.classifierPenalty,
                                                  iterations: Int(parameters.classifierIterations))
         return SiteModel(rooms: rooms, nodes: nodes, looks: looks, samples: rooms.map { roomSnapshots[$0] ?? 0 },
-                         parameters: parameters, nodeRooms: placed, classifier: classifier)
+                         parameters: parameters, nodeRooms: placed, classifier: classifier,
+                         floors: rooms.map { roomFloors[$0] })
     }
 
     /// A room's look from its statistics, shrunk towards the node's overall mean and spread.
@@ -175,8 +180,10 @@ public struct SiteModelLearner: Sendable {
         let deviations = stat.sumOfSquares - 2 * mean * stat.sum + stat.heard * mean * mean
         let variance = weight > 0 ? (max(0, deviations) + prior * overallVariance) / weight : overallVariance
         let sigma = max(variance.squareRoot(), parameters.minimumSigma, 0.1)
-        // Laplace's rule: never exactly 0 or 1, so no single node can rule a room out for ever.
-        let heard = (stat.heard + 1) / (stat.snapshots + 2)
+        // Laplace's rule: never exactly 0 or 1, so no single node can rule a room out for ever; and
+        // within what the file keeps (a node that heard a room in 30 000 samples of 30 000 would
+        // otherwise be 0.99997, written as 1, which no reader may accept).
+        let heard = SiteModel.Look.boundedHeard((stat.heard + 1) / (stat.snapshots + 2))
         return SiteModel.Look(heard: heard, mean: mean, sigma: sigma)
     }
 }

@@ -1,11 +1,18 @@
 import BeaconCore
 
 /// Parses a ground-truth CSV (`time,beacon,room`; TRACE.md) one line at a time, like `TraceParser`.
+///
+/// An optional `floor` column gives the room's floor (empty: not given), which `learn` writes into
+/// the site model. Rooms and floors are published (rooms name topics), so each must be a topic-level
+/// id (`not_home` is a room, never a floor), and a room keeps one floor throughout the file: a line
+/// that puts it on another is an error naming both lines.
 public struct TruthParser: Sendable {
     /// The columns every truth file must have.
     public static let requiredColumns = ["time", "beacon", "room"]
 
-    private var columns: (time: Int, beacon: Int, room: Int)?
+    private var columns: (time: Int, beacon: Int, room: Int, floor: Int?)?
+    /// Per room, its floor and the line that first gave it.
+    private var floors: [String: (floor: String, line: Int)] = [:]
     private var timeColumn: TraceTimeColumn
     /// Lines consumed so far (the next line is `linesRead + 1`).
     public private(set) var linesRead = 0
@@ -27,7 +34,8 @@ public struct TruthParser: Sendable {
         let number = linesRead
         guard let columns else {
             let header = try CSVHeader(line: line, required: Self.requiredColumns)
-            self.columns = (header.index(of: "time") ?? 0, header.index(of: "beacon") ?? 0, header.index(of: "room") ?? 0)
+            self.columns = (header.index(of: "time") ?? 0, header.index(of: "beacon") ?? 0, header.index(of: "room") ?? 0,
+                            header.index(of: "floor"))
             return nil
         }
         if line.trimmingSpaces().isEmpty { return nil }
@@ -42,7 +50,27 @@ public struct TruthParser: Sendable {
         let room = fields[columns.room].trimmingSpaces()
         guard !beacon.isEmpty else { throw TraceError(line: number, problem: "beacon is empty") }
         guard !room.isEmpty else { throw TraceError(line: number, problem: "room is empty") }
+        guard TopicLevelID.isValid(String(room)) else {
+            throw TraceError(line: number, problem: "room '\(room)' is not a room name (\(TopicLevelID.rule))")
+        }
+        var floor: String?
+        if let column = columns.floor, column < fields.count {
+            let text = String(fields[column].trimmingSpaces())
+            if !text.isEmpty {
+                guard TopicLevelID.isValid(text), text != RoomDecision.notHome else {
+                    throw TraceError(line: number, problem: "floor '\(text)' is not a floor name (\(TopicLevelID.rule); not not_home)")
+                }
+                guard room != RoomDecision.notHome else {
+                    throw TraceError(line: number, problem: "not_home has no floor (floor '\(text)')")
+                }
+                if let known = floors[String(room)], known.floor != text {
+                    throw TraceError(line: number, problem: "room '\(room)' is on floor '\(text)' here but on '\(known.floor)' on line \(known.line)")
+                }
+                if floors[String(room)] == nil { floors[String(room)] = (text, number) }
+                floor = text
+            }
+        }
         timeColumn.accept(time)
-        return TruthSample(time: Instant(seconds: time), beacon: BeaconID(rawValue: String(beacon)), room: String(room))
+        return TruthSample(time: Instant(seconds: time), beacon: BeaconID(rawValue: String(beacon)), room: String(room), floor: floor)
     }
 }

@@ -8,11 +8,14 @@ public struct TruthSample: Sendable, Hashable {
     public var beacon: BeaconID
     /// The beacon's true room at `time`.
     public var room: String
+    /// The room's floor, from the optional `floor` column; nil when not given.
+    public var floor: String?
 
     /// Creates a sample from its columns.
-    public init(time: Instant, beacon: BeaconID, room: String) {
+    public init(time: Instant, beacon: BeaconID, room: String, floor: String? = nil) {
         self.time = time
         self.beacon = beacon
         self.room = room
+        self.floor = floor
     }
 }
