@@ -105,7 +105,7 @@ extension AggregatorConfiguration {
 
     static let topLevelKeys = [
         "broker", "username", "password", "passwordFile", "clientID", "root", "tls", "beacons", "decision",
-        "homeAssistant", "forgetAfter", "tickInterval", "keepAlive", "failover", "maxUnknownBeacons",
+        "homeAssistant", "forgetAfter", "tickInterval", "keepAlive", "failover", "maxUnknownBeacons", "sources",
     ]
 
     private static func number(

@@ -14,6 +14,8 @@ public struct AggregatorConfigurationLoad: Sendable {
     /// Where the known beacons came from (only the file gives them).
     public private(set) var beaconsSource = SettingSource.defaultValue
     public private(set) var errors: [AggregatorConfigurationError] = []
+    /// What `check-config` shows of `sources:`, with the lines they came from.
+    private var sourcesShown: [EffectiveSetting] = []
     /// The password file's path, to show in place of the password.
     private var passwordFile: String?
     /// Settings whose value some layer refused: the checks across settings leave them out, so one
@@ -90,6 +92,11 @@ public struct AggregatorConfigurationLoad: Sendable {
                     }
                     take(path, innerLine, innerValue, setting)
                 }
+            case "sources":
+                let sources = ForeignSourcesYAML(value, file: file)
+                errors += sources.errors
+                configuration.sources = sources.settings
+                sourcesShown = sources.shown
             case "beacons":
                 if value.isNull { continue }
                 if let beacons = knownBeacons(value, file: file) {
@@ -181,6 +188,7 @@ public struct AggregatorConfigurationLoad: Sendable {
         settings.append(EffectiveSetting(
             key: "beacons", value: c.knownBeacons.isEmpty ? "(none)" : c.knownBeacons.map(\.topicID).joined(separator: ", "),
             source: beaconsSource))
+        settings += sourcesShown.isEmpty ? [EffectiveSetting(key: "sources", value: "(none)", source: .defaultValue)] : sourcesShown
         return settings
     }
 
