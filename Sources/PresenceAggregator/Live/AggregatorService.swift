@@ -48,11 +48,19 @@ public final class AggregatorService: Service, Sendable {
         public var termsLed = 0
         /// With failover: times this instance stopped leading or claiming because another won.
         public var stepDowns = 0
+        /// Messages of foreign sources (`sources:`: ESPresense nodes, BLE gateways) handled:
+        /// used, ignored (not a device followed) or rejected.
+        public var foreignMessages = 0
+        /// Foreign messages refused as malformed or unplaceable (logged once per node a minute).
+        public var rejectedForeignMessages = 0
+        /// Measurements foreign sources gave the decision (silences included).
+        public var foreignMeasurements = 0
     }
 
     private enum Input: Sendable {
         case knownBeacons(MQTTMessage)
         case measurement(MQTTMessage)
+        case foreign(MQTTMessage)
         case nodeStatus(MQTTMessage)
         case nodeInfo(MQTTMessage)
         case nodeDevice(MQTTMessage)
@@ -182,6 +190,16 @@ public final class AggregatorService: Service, Sendable {
         let locations = try await connection.subscribe(topics.location("+"))
         let statuses = try await connection.subscribe(topics.allNodeStatuses)
         let measurements = try await connection.subscribe(topics.allMeasurements, qos: .atMostOnce)
+        // Radios of other kinds (ESPresense nodes, BLE gateways), turned into the same inputs.
+        var foreign = ForeignSources(configuration: configuration)
+        foreign.setKnown(core.knownBeacons.byBeacon.values)
+        var foreignSubscriptions: [MQTTSubscription] = []
+        for filter in foreign.subscriptions {
+            foreignSubscriptions.append(try await connection.subscribe(filter, qos: .atMostOnce))
+        }
+        if !foreign.isEmpty {
+            logger.info("reading foreign nodes", metadata: ["topics": "\(foreign.subscriptions.joined(separator: " "))"])
+        }
         var homeAssistant: MQTTSubscription?
         // The node devices announced before: one whose node no longer has info or status was
         // retired while this aggregator was down, and is removed.
@@ -208,6 +226,9 @@ public final class AggregatorService: Service, Sendable {
                     group.addTask { for await message in infos { input.yield(.nodeInfo(message)) } }
                 }
                 group.addTask { for await message in measurements { input.yield(.measurement(message)) } }
+                for subscription in foreignSubscriptions {
+                    group.addTask { for await message in subscription { input.yield(.foreign(message)) } }
+                }
                 if let homeAssistant = homeAssistant {
                     group.addTask { for await message in homeAssistant { input.yield(.homeAssistantStatus(message)) } }
                 }
@@ -225,6 +246,8 @@ public final class AggregatorService: Service, Sendable {
                 // A flood is worth one line a minute, not one per message or evicted beacon.
                 var malformedLog = RepeatedLogGate(interval: 60)
                 var evictionLog = RepeatedLogGate(interval: 60)
+                // One line per foreign node a minute, whatever a node floods us with.
+                var rejectionLogs = ForeignRejectionLog()
                 var evictionsNoted = 0
                 // The retained list comes again at every reconnect: the same bytes are not news.
                 var lastKnownBeaconsPayload: [UInt8]?
@@ -239,6 +262,7 @@ public final class AggregatorService: Service, Sendable {
                         break loop
                     case .tick(let time):
                         out = core.tick(at: time)
+                        out += feed(foreign.tick(at: time), to: &core, at: time)
                         actions = leadership?.tick(at: time) ?? []
                         counted = \.ticks
                         let evicted = core.evictedBeacons
@@ -288,6 +312,8 @@ public final class AggregatorService: Service, Sendable {
                         if message.payload != lastKnownBeaconsPayload {
                             lastKnownBeaconsPayload = message.payload
                             out = applyKnownBeacons(message.payload, to: &core)
+                            foreign.setKnown(core.knownBeacons.byBeacon.values)
+                            foreign.setIdentityKeys(pushed: message.payload)
                         }
                     case .measurement(let message):
                         guard let parts = topics.measurementTopicParts(message.topic) else { continue }
@@ -305,6 +331,22 @@ public final class AggregatorService: Service, Sendable {
                             if let count = malformedLog.note(at: now) {
                                 logger.warning("malformed measurements ignored", metadata: [
                                     "topic": "\(message.topic)", "error": "\(error)", "count": "\(count)",
+                                ])
+                            }
+                        }
+                    case .foreign(let message):
+                        counted = \.foreignMessages
+                        switch foreign.receive(topic: message.topic, payload: message.payload, at: now) {
+                        case .used(let inputs):
+                            out = feed(inputs, to: &core, at: now)
+                        case .ignored:
+                            break
+                        case .rejected(let source, let error):
+                            counters.withLock { $0.rejectedForeignMessages += 1 }
+                            if let count = rejectionLogs.note(source: source, at: now) {
+                                // Never the topic: an ESPresense device topic may carry a phone's key.
+                                logger.warning("foreign node message rejected", metadata: [
+                                    "node": "\(source)", "error": "\(error)", "count": "\(count)",
                                 ])
                             }
                         }
@@ -428,6 +470,22 @@ public final class AggregatorService: Service, Sendable {
             ])
             return []
         }
+    }
+
+    /// Hands a foreign source's inputs to the core as its agents' would be.
+    private func feed(_ inputs: [ForeignNodeInput], to core: inout AggregatorCore, at now: Instant) -> [AggregatorPublication] {
+        var out: [AggregatorPublication] = []
+        for input in inputs {
+            switch input {
+            case .measurement(let measurement):
+                recorder?.record(measurement, at: now)
+                out += core.receive(measurement, at: now)
+                counters.withLock { $0.foreignMeasurements += 1 }
+            case .nodeStatus(let node, let online):
+                out += core.nodeStatus(node: node, online: online, at: now)
+            }
+        }
+        return out
     }
 
     /// Feeds one message of the leadership topics to the state machine.
