@@ -78,10 +78,14 @@ public struct GatewayAdvert: Sendable, Hashable {
             rssi = nil
         }
 
+        // The advertising data the gateway heard, rebuilt as AD structures for our decoder.
         var data: [UInt8] = []
         if let manufacturer = try hex("manufacturerdata") {
             guard manufacturer.count >= 2 else { throw ForeignMessageError("manufacturerdata: shorter than a company id") }
-            data += [UInt8(manufacturer.count + 1), 0xFF] + manufacturer
+            data.reserveCapacity(manufacturer.count + 2)
+            data.append(UInt8(manufacturer.count + 1))
+            data.append(0xFF)
+            data.append(contentsOf: manufacturer)
         }
         if let service = try hex("servicedata") {
             guard case .string(var uuidText)? = object["servicedatauuid"] else {

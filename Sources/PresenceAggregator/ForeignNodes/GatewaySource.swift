@@ -19,15 +19,19 @@ public struct GatewaySource: Sendable {
     struct TrackKey: Hashable { var gateway: Int32; var device: BeaconID.Components }
     struct Track { var state: BeaconTrack.State; var node: String; var room: String }
     private var tracks: [TrackKey: Track] = [:]
-    /// Gateway name → its node name and room, and its index in `nodes`.
-    private var gatewayIndex: [String: Int32] = [:]
+    /// Per gateway met (by index): its name's bytes as in its topic, and its node name and room.
+    private var gatewayNames: [[UInt8]] = []
     private var nodes: [(node: String, room: String)] = []
+    /// Gateways whose room was handed on as node info.
+    private var announced: Set<Int32> = []
 
     private var resolver = PrivateAddressResolver(hashes: [])
     private var keyIdentities: [BeaconID.Components] = []
 
     /// The most (gateway, device) tracks at once: bounds memory under `followUnknown`.
     public static let maximumTracks = 100_000
+    /// The most gateways met; a site has a few dozen.
+    public static let maximumGateways = 1_024
     /// A track silent this long is dropped (its silence was published long before).
     public static let forgetTrackAfter = 600.0
 
@@ -56,18 +60,45 @@ public struct GatewaySource: Sendable {
 
     /// One message on a gateway topic.
     public mutating func receive(topic: String, payload: [UInt8], at time: Instant) -> ForeignMessageOutcome {
-        guard let entry = filters.firstIndex(where: { $0?.matches(topic) == true }),
-            let level = settings[entry].gatewayLevel
-        else { return .ignored }
-        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
-        guard level < levels.count else { return .ignored }
-        let gatewayName = String(levels[level])
-        // The level after the gateway's `BTtoMQTT` names the advertiser; anything else there
-        // (OpenMQTTGateway's `undecoded`, Theengs Gateway's presence topic) is no advert.
-        if let last = levels.last, last.utf8.count != 12 || HexDigits.bytes(String(last)) == nil { return .ignored }
-        guard let gateway = gateway(gatewayName, entry: entry) else {
-            return .rejected(source: String(gatewayName.prefix(64)), ForeignMessageError(
-                "gateway has no room: name it under sources.gateways[\(entry)].rooms"))
+        // Every message is one advert, tens of thousands a second on a busy site: the topic is
+        // read as bytes, with no level array, and a gateway met before is found without a String.
+        // One entry needs no matching: only its subscription's messages come here.
+        let entry: Int
+        if filters.count == 1 {
+            entry = 0
+        } else {
+            guard let matching = filters.firstIndex(where: { $0?.matches(topic) == true }) else { return .ignored }
+            entry = matching
+        }
+        guard let level = settings[entry].gatewayLevel else { return .ignored }
+        var topic = topic
+        let found: (gateway: Int32?, name: Range<Int>)? = topic.withUTF8 { bytes in
+            // The level after the gateway's `BTtoMQTT` names the advertiser; anything else there
+            // (OpenMQTTGateway's `undecoded`, Theengs Gateway's presence topic) is no advert.
+            guard let lastSlash = bytes.lastIndex(of: UInt8(ascii: "/")), bytes.count - lastSlash - 1 == 12,
+                bytes[(lastSlash + 1)...].allSatisfy({ HexDigits.value(of: Unicode.Scalar($0)) != nil })
+            else { return nil }
+            var start = 0
+            for _ in 0..<level {
+                guard let slash = bytes[start...].firstIndex(of: UInt8(ascii: "/")) else { return nil }
+                start = slash + 1
+            }
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.count
+            let name = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            let known = gatewayNames.firstIndex { $0.count == name.count && $0.elementsEqual(name) }
+            return (known.map { Int32($0) }, start..<end)
+        }
+        guard let found else { return .ignored }
+        let gateway: Int32
+        if let known = found.gateway {
+            gateway = known
+        } else {
+            let name = String(decoding: Array(topic.utf8)[found.name], as: UTF8.self)
+            guard let made = self.gateway(name, entry: entry) else {
+                return .rejected(source: String(name.prefix(64)), ForeignMessageError(
+                    "gateway has no room: name it under sources.gateways[\(entry)].rooms"))
+            }
+            gateway = made
         }
         let advert: GatewayAdvert
         do {
@@ -104,13 +135,20 @@ public struct GatewaySource: Sendable {
             update = state.observe(rssi: rssi, measuredPower: advert.measuredPower, at: time, tuning)
             tracks[key] = Track(state: state, node: nodes[Int(gateway)].node, room: nodes[Int(gateway)].room)
         }
-        guard update.shouldPublish, let distance = update.distance else { return .used([]) }
+        // A gateway met for the first time shows its room on its device, as an agent's info does.
+        var out: [ForeignNodeInput] = []
+        if !announced.contains(gateway) {
+            announced.insert(gateway)
+            out.append(.nodeInfo(node: nodes[Int(gateway)].node, room: nodes[Int(gateway)].room, version: nil))
+        }
+        guard update.shouldPublish, let distance = update.distance else { return .used(out) }
         let beacon = BeaconID(device)
         var measurement = ReceivedMeasurement(
             beacon: beacon, node: nodes[Int(gateway)].node, room: nodes[Int(gateway)].room,
             rssiFiltered: update.rssiFiltered, sigma: update.sigma, distance: distance, proximity: update.proximity)
         measurement.alias = known.aliases[beacon]
-        return .used([.measurement(measurement)])
+        out.append(.measurement(measurement))
+        return .used(out)
     }
 
     /// The "no longer heard" measurements due at `time`, once per silence, as an agent's tick.
@@ -136,11 +174,11 @@ public struct GatewaySource: Sendable {
     /// The index of gateway `name` seen through entry `entry`, made at its first advert; nil when
     /// the configuration gives it no room.
     private mutating func gateway(_ name: String, entry: Int) -> Int32? {
-        if let index = gatewayIndex[name] { return index }
-        guard let room = settings[entry].room(of: name) else { return nil }
+        // A flood of made-up gateway names under a default `room` must not grow this without end.
+        guard nodes.count < Self.maximumGateways, let room = settings[entry].room(of: name) else { return nil }
         let index = Int32(nodes.count)
         nodes.append((Self.nodeName(name), room))
-        gatewayIndex[name] = index
+        gatewayNames.append(Array(name.utf8))
         return index
     }
 
