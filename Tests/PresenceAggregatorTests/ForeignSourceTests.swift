@@ -76,7 +76,11 @@ import Testing
             == .used([.nodeStatus(node: "kitchen", online: false)]))
         #expect(source.receive(topic: "espresense/rooms/kitchen/status", payload: Array("online".utf8), at: startTime)
             == .used([.nodeStatus(node: "kitchen", online: true)]))
-        #expect(source.receive(topic: "espresense/rooms/kitchen/telemetry", payload: Array("{}".utf8), at: startTime) == .ignored)
+        // Telemetry gives the node's device its room and firmware version (`ver`), nothing else.
+        let telemetry = #"{"ip":"192.168.1.23","uptime":5123,"firm":"esp32","rssi":-61,"ver":"v4.1.6","adverts":2012,"freeHeap":101232}"#
+        #expect(source.receive(topic: "espresense/rooms/desk-node/telemetry", payload: Array(telemetry.utf8), at: startTime)
+            == .used([.nodeInfo(node: "desk-node", room: "office", version: "v4.1.6")]))
+        #expect(source.receive(topic: "espresense/rooms/kitchen/set", payload: Array("{}".utf8), at: startTime) == .ignored)
         if case .rejected(let node, _) = source.receive(topic: "espresense/rooms/kitchen/status", payload: Array("maybe".utf8), at: startTime) {
             #expect(node == "kitchen")
         } else {

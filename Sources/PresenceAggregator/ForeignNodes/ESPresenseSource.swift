@@ -41,8 +41,10 @@ public struct ESPresenseSource: Sendable {
     }
 
     /// The filters to subscribe to: devices (two levels after `devices`: the three-level query
-    /// reports are not presence) and node availability.
-    public var subscriptions: [String] { [settings.topic + "/devices/+/+", settings.topic + "/rooms/+/status"] }
+    /// reports are not presence), node availability, and telemetry (for the version its device shows).
+    public var subscriptions: [String] {
+        [settings.topic + "/devices/+/+", settings.topic + "/rooms/+/status", settings.topic + "/rooms/+/telemetry"]
+    }
 
     /// (node, device) pairs followed now.
     public var followedCount: Int { heard.count }
@@ -58,7 +60,9 @@ public struct ESPresenseSource: Sendable {
         }
         if bytes.starts(with: roomsPrefix) {
             let rest = bytes[roomsPrefix.count...].split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-            guard rest.count == 2, rest[1].elementsEqual("status".utf8) else { return .ignored }
+            guard rest.count == 2 else { return .ignored }
+            if rest[1].elementsEqual("telemetry".utf8) { return telemetry(node: String(decoding: rest[0], as: UTF8.self), payload: payload) }
+            guard rest[1].elementsEqual("status".utf8) else { return .ignored }
             return status(node: String(decoding: rest[0], as: UTF8.self), payload: payload)
         }
         return .ignored
@@ -74,6 +78,22 @@ public struct ESPresenseSource: Sendable {
                 beacon: key.beacon, node: key.node, room: last.room, distance: nil, proximity: .unknown)))
         }
         return out
+    }
+
+    /// A node's telemetry (`{"ip","uptime","firm","rssi","ver",…}`, every 30 s: `reportTelemetry` in
+    /// src/main.cpp): its room and firmware version for its device; nothing else is read.
+    private func telemetry(node: String, payload: [UInt8]) -> ForeignMessageOutcome {
+        guard TopicLevelID.isValid(node) else {
+            return .rejected(source: String(node.prefix(64)), ForeignMessageError("node name is not a valid id (\(TopicLevelID.rule))"))
+        }
+        guard let value = try? JSONParser.parse(payload, maximumBytes: 4096, maximumDepth: 4), case .object(let object) = value else {
+            return .rejected(source: node, ForeignMessageError("telemetry: expected a JSON object"))
+        }
+        var version: String?
+        if case .string(let text)? = object["ver"], !text.isEmpty, text.utf8.count <= 64 { version = text }
+        let room = settings.room(of: node)
+        guard TopicLevelID.isValid(room), room != RoomDecision.notHome else { return .ignored }
+        return .used([.nodeInfo(node: node, room: room, version: version)])
     }
 
     private mutating func status(node: String, payload: [UInt8]) -> ForeignMessageOutcome {

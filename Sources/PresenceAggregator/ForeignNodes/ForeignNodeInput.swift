@@ -5,6 +5,8 @@ import BeaconCore
 public enum ForeignNodeInput: Sendable, Hashable {
     case measurement(ReceivedMeasurement)
     case nodeStatus(node: String, online: Bool)
+    /// What a node's device shows (`AggregatorCore.nodeInfo`): its room and, when it says, its version.
+    case nodeInfo(node: String, room: String, version: String?)
 }
 
 /// What became of one message on a foreign source's topic.

@@ -483,6 +483,14 @@ public final class AggregatorService: Service, Sendable {
                 counters.withLock { $0.foreignMeasurements += 1 }
             case .nodeStatus(let node, let online):
                 out += core.nodeStatus(node: node, online: online, at: now)
+            case .nodeInfo(let node, let room, let version):
+                guard core.discovery != nil else { continue }
+                // The info our agents publish, from what the foreign node told.
+                var info = JSONObjectWriter()
+                info.add("node", node)
+                info.add("room", room)
+                if let version { info.add("version", version) }
+                out += core.nodeInfo(node: node, payload: Array(info.finish().utf8))
             }
         }
         return out
