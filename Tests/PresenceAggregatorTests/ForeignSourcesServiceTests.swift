@@ -1,4 +1,5 @@
 import BeaconCore
+import Foundation
 import Logging
 import MQTTClient
 import PresenceAggregator
@@ -110,6 +111,46 @@ import Testing
         try await run.aggregator.stop()
     }
 
+    @Test func aPhoneAGatewayHearsIsResolvedWithThePushedKeyAndRecordedUnderItsId() async throws {
+        let broker = try await TestBroker.start()
+        let client = try await observer(broker)
+        let recorder = try await TopicRecorder.start(broker, filter: "#", clientID: "everything")
+        // The operator's list, retained, as the agents read it: the phone by its key.
+        try client.publish(topic: "presence/config/beacons", string:
+            #"{"revision":1,"beacons":[{"irk":"\#(P.sampleKeyHex)","id":"alice-phone","name":"Alice's iPhone"}]}"#,
+            qos: .atLeastOnce, retain: true)
+        let room = MessageReader(try await client.subscribe("presence/locations/alice-phone/room"))
+        let tracePath = try TestBroker.makeTemporaryDirectory() + "/walk.trace.csv"
+        let trace = try MeasurementRecorder(path: tracePath)
+        let run = try await ForeignAggregator.start(on: broker, client: client, recorder: trace) {
+            $0.sources.gateways = [GatewaySettings(topic: "home/+/BTtoMQTT/+", rooms: ["gw-office": "office", "gw-hall": "hall"])]
+        }
+        try await eventually("the pushed list applied") { run.aggregator.service.statistics.pushedBeaconLists >= 1 }
+        // The phone rotates its address half way; OpenMQTTGateway says it is a random one.
+        for (step, prand) in [0x2A_5A5A, 0x2A_5A5A, 0x13_3713, 0x13_3713].enumerated() {
+            let address = P.phoneAddress(prand: UInt32(prand))
+            let level = address.compactHex.uppercased()
+            try await run.publish([
+                ("home/gw-office/BTtoMQTT/\(level)", P.openMQTTGateway(
+                    address: address.description.uppercased(), macType: 1, rssi: -58 - step % 2, manufacturerData: "4c0010050b1c6a4f2e")),
+                ("home/gw-hall/BTtoMQTT/\(level)", P.openMQTTGateway(
+                    address: address.description.uppercased(), macType: 1, rssi: -83, manufacturerData: "4c0010050b1c6a4f2e")),
+            ])
+            try await run.aggregator.advance(by: 0.5)
+        }
+        #expect(text(try await room.next()) == "office")
+        try await run.aggregator.stop()
+
+        let key = P.sampleKeyHex
+        let ours = recorder.messages.filter { $0.topic != "presence/config/beacons" && !$0.topic.hasPrefix("home/") }
+        #expect(ours.contains { $0.topic == "presence/locations/alice-phone" })
+        #expect(!ours.contains { $0.topic.contains(key) || $0.text.lowercased().contains(key) })
+        #expect(!run.log.lines.contains { $0.lowercased().contains(key) })
+        let recorded = try String(contentsOfFile: tracePath, encoding: .utf8)
+        #expect(recorded.contains("gw-office,office,\(P.sampleKeyID)"))
+        #expect(!recorded.lowercased().contains(key))
+    }
+
     @Test func aMixedSiteDecidesOnOurAgentsESPresenseAndGatewaysTogether() async throws {
         let broker = try await TestBroker.start()
         let client = try await observer(broker)
@@ -176,7 +217,8 @@ struct ForeignAggregator {
     let aggregator: LiveAggregator
     let log: CapturedLog
 
-    static func start(on broker: TestBroker, client: MQTTConnection, _ configure: (inout AggregatorConfiguration) -> Void) async throws -> ForeignAggregator {
+    static func start(on broker: TestBroker, client: MQTTConnection, recorder: MeasurementRecorder? = nil,
+                      _ configure: (inout AggregatorConfiguration) -> Void) async throws -> ForeignAggregator {
         var configuration = LiveAggregator.configuration(for: broker, configure)
         // The nodes' own silence, not the safety net, ends their word here.
         configuration.decision.staleAfter = 150
@@ -187,7 +229,7 @@ struct ForeignAggregator {
         logger.logLevel = .info
         let service = AggregatorService(
             configuration: configuration, clock: clock, logger: logger, softwareVersion: "9.8.7",
-            reconnect: MQTTReconnectPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200)))
+            reconnect: MQTTReconnectPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200)), recorder: recorder)
         let group = ServiceGroup(configuration: .init(services: [.init(service: service)], logger: quietLogger))
         let task = Task { try await group.run() }
         _ = try await status.until { text($0) == "online" }
