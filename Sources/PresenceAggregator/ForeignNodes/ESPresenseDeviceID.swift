@@ -52,12 +52,6 @@ public enum ESPresenseDeviceID {
         }
     }
 
-    /// The id as it may be written in a log line: a key-bearing id is shown without its key.
-    public static func loggable(_ id: String) -> String {
-        if id.hasPrefix("irk:") { return "irk:(key hidden)" }
-        return String(id.prefix(80))
-    }
-
     /// Whether `id` carries a key (`irk:…`).
     public static func carriesKey(_ id: String) -> Bool { id.hasPrefix("irk:") }
 

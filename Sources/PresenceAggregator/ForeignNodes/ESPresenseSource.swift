@@ -30,6 +30,9 @@ public struct ESPresenseSource: Sendable {
     public static let maximumFollowed = 100_000
 
     private static let crypto = LibCrypto()
+    /// How a refused message names a node whose name is no id: not by that name, which could be
+    /// anything a publisher put in the topic.
+    static let invalidNode = "(not a valid node name)"
 
     public init(settings: ESPresenseSettings, followUnknown: Bool, pathLossExponent: Double, known: ForeignKnownBeacons = .init()) {
         self.settings = settings
@@ -84,7 +87,7 @@ public struct ESPresenseSource: Sendable {
     /// src/main.cpp): its room and firmware version for its device; nothing else is read.
     private func telemetry(node: String, payload: [UInt8]) -> ForeignMessageOutcome {
         guard TopicLevelID.isValid(node) else {
-            return .rejected(source: String(node.prefix(64)), ForeignMessageError("node name is not a valid id (\(TopicLevelID.rule))"))
+            return .rejected(source: Self.invalidNode, ForeignMessageError("node name is not a valid id (\(TopicLevelID.rule))"))
         }
         guard let value = try? JSONParser.parse(payload, maximumBytes: 4096, maximumDepth: 4), case .object(let object) = value else {
             return .rejected(source: node, ForeignMessageError("telemetry: expected a JSON object"))
@@ -98,7 +101,7 @@ public struct ESPresenseSource: Sendable {
 
     private mutating func status(node: String, payload: [UInt8]) -> ForeignMessageOutcome {
         guard TopicLevelID.isValid(node) else {
-            return .rejected(source: String(node.prefix(64)), ForeignMessageError("node name is not a valid id (\(TopicLevelID.rule))"))
+            return .rejected(source: Self.invalidNode, ForeignMessageError("node name is not a valid id (\(TopicLevelID.rule))"))
         }
         switch String(decoding: payload, as: UTF8.self) {
         case "online":
@@ -116,7 +119,7 @@ public struct ESPresenseSource: Sendable {
 
     private mutating func device(_ id: String, node: String, payload: [UInt8], at time: Instant) -> ForeignMessageOutcome {
         guard TopicLevelID.isValid(node) else {
-            return .rejected(source: String(node.prefix(64)), ForeignMessageError("node name is not a valid id (\(TopicLevelID.rule))"))
+            return .rejected(source: Self.invalidNode, ForeignMessageError("node name is not a valid id (\(TopicLevelID.rule))"))
         }
         let room = settings.room(of: node)
         guard TopicLevelID.isValid(room), room != RoomDecision.notHome else {
@@ -129,7 +132,8 @@ public struct ESPresenseSource: Sendable {
             return .rejected(source: node, error)
         }
         guard report.deviceID == id else {
-            return .rejected(source: node, ForeignMessageError("id: '\(ESPresenseDeviceID.loggable(report.deviceID))' is not the topic's device '\(ESPresenseDeviceID.loggable(id))'"))
+            // Neither id is shown: either may be a key, whole or damaged.
+            return .rejected(source: node, ForeignMessageError("id: not the device its topic names"))
         }
         let beacon: BeaconID
         if let alias = known.byAlias[id] {
