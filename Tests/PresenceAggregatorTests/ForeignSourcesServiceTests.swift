@@ -53,7 +53,7 @@ import Testing
         // after the away timeout it is away.
         try await run.aggregator.advance(by: 15 + 31)
         #expect(text(try await room.next()) == "not_home")
-        #expect(run.aggregator.service.statistics.rejectedForeignMessages == 0)
+        #expect(run.aggregator.service.statistics.foreign.rejected == 0)
         try await run.aggregator.stop()
     }
 
@@ -76,7 +76,7 @@ import Testing
         try await run.aggregator.advance(by: 1)
         #expect(text(try await room.next()) == "kitchen")
         try await run.aggregator.stop()
-        #expect(run.aggregator.service.statistics.rejectedForeignMessages == 1)
+        #expect(run.aggregator.service.statistics.foreign.rejected == 1)
 
         let key = P.sampleKeyHex
         let ours = recorder.messages.filter { !$0.topic.hasPrefix("espresense/") }
@@ -200,7 +200,7 @@ import Testing
             messages.append(("home/gw-unknown/BTtoMQTT/C4A1B2C3D4E5", payload))
         }
         try await run.publish(messages)
-        #expect(run.aggregator.service.statistics.rejectedForeignMessages > 30)
+        #expect(run.aggregator.service.statistics.foreign.rejected > 30)
         // Still deciding: a good report places the beacon.
         try await run.publish([("espresense/devices/\(Self.keysDevice)/kitchen", P.espresense(id: Self.keysDevice, rssi: -62))])
         try await run.aggregator.advance(by: 1)
@@ -240,12 +240,12 @@ struct ForeignAggregator {
     /// Publishes foreign messages and waits until the service has handled them all.
     func publish(_ messages: [(topic: String, payload: String)], retain: Bool = false) async throws {
         let service = aggregator.service
-        let before = service.statistics.foreignMessages
+        let before = service.statistics.foreign.messages
         for message in messages {
             try aggregator.client.publish(topic: message.topic, string: message.payload, qos: .atLeastOnce, retain: retain)
         }
         try await eventually("\(messages.count) foreign messages handled") {
-            service.statistics.foreignMessages >= before + messages.count
+            service.statistics.foreign.messages >= before + messages.count
         }
     }
 }

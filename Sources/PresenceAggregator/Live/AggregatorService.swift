@@ -48,13 +48,8 @@ public final class AggregatorService: Service, Sendable {
         public var termsLed = 0
         /// With failover: times this instance stopped leading or claiming because another won.
         public var stepDowns = 0
-        /// Messages of foreign sources (`sources:`: ESPresense nodes, BLE gateways) handled:
-        /// used, ignored (not a device followed) or rejected.
-        public var foreignMessages = 0
-        /// Foreign messages refused as malformed or unplaceable (logged once per node a minute).
-        public var rejectedForeignMessages = 0
-        /// Measurements foreign sources gave the decision (silences included).
-        public var foreignMeasurements = 0
+        /// ESPresense nodes and BLE gateways (`sources:`): messages, rejections, measurements.
+        public var foreign = ForeignNodeStatistics()
     }
 
     private enum Input: Sendable {
@@ -190,16 +185,8 @@ public final class AggregatorService: Service, Sendable {
         let locations = try await connection.subscribe(topics.location("+"))
         let statuses = try await connection.subscribe(topics.allNodeStatuses)
         let measurements = try await connection.subscribe(topics.allMeasurements, qos: .atMostOnce)
-        // Radios of other kinds (ESPresense nodes, BLE gateways), turned into the same inputs.
-        var foreign = ForeignSources(configuration: configuration)
-        foreign.setKnown(core.knownBeacons.byBeacon.values)
-        var foreignSubscriptions: [MQTTSubscription] = []
-        for filter in foreign.subscriptions {
-            foreignSubscriptions.append(try await connection.subscribe(filter, qos: .atMostOnce))
-        }
-        if !foreign.isEmpty {
-            logger.info("reading foreign nodes", metadata: ["topics": "\(foreign.subscriptions.joined(separator: " "))"])
-        }
+        var foreign = ForeignNodeFeed(configuration: configuration, known: core.knownBeacons, logger: logger, recorder: recorder)
+        let foreignSubscriptions = try await foreign.subscribe(on: connection)
         var homeAssistant: MQTTSubscription?
         // The node devices announced before: one whose node no longer has info or status was
         // retired while this aggregator was down, and is removed.
@@ -226,9 +213,7 @@ public final class AggregatorService: Service, Sendable {
                     group.addTask { for await message in infos { input.yield(.nodeInfo(message)) } }
                 }
                 group.addTask { for await message in measurements { input.yield(.measurement(message)) } }
-                for subscription in foreignSubscriptions {
-                    group.addTask { for await message in subscription { input.yield(.foreign(message)) } }
-                }
+                for feed in foreignSubscriptions { group.addTask { for await message in feed { input.yield(.foreign(message)) } } }
                 if let homeAssistant = homeAssistant {
                     group.addTask { for await message in homeAssistant { input.yield(.homeAssistantStatus(message)) } }
                 }
@@ -246,8 +231,6 @@ public final class AggregatorService: Service, Sendable {
                 // A flood is worth one line a minute, not one per message or evicted beacon.
                 var malformedLog = RepeatedLogGate(interval: 60)
                 var evictionLog = RepeatedLogGate(interval: 60)
-                // One line per foreign node a minute, whatever a node floods us with.
-                var rejectionLogs = ForeignRejectionLog()
                 var evictionsNoted = 0
                 // The retained list comes again at every reconnect: the same bytes are not news.
                 var lastKnownBeaconsPayload: [UInt8]?
@@ -261,12 +244,11 @@ public final class AggregatorService: Service, Sendable {
                     case .shutdown:
                         break loop
                     case .tick(let time):
-                        out = core.tick(at: time)
-                        out += feed(foreign.tick(at: time), to: &core, at: time)
+                        out = core.tick(at: time) + foreign.tick(into: &core, at: time)
                         actions = leadership?.tick(at: time) ?? []
                         counted = \.ticks
                         let evicted = core.evictedBeacons
-                        counters.withLock { $0.evictedBeacons = evicted }
+                        counters.withLock { ($0.evictedBeacons, $0.foreign) = (evicted, foreign.statistics) }
                         if evicted > evictionsNoted, let count = evictionLog.note(evicted - evictionsNoted, at: time) {
                             logger.warning("unknown beacons evicted: more than maxUnknownBeacons heard", metadata: [
                                 "evicted": "\(count)", "total": "\(evicted)",
@@ -312,8 +294,7 @@ public final class AggregatorService: Service, Sendable {
                         if message.payload != lastKnownBeaconsPayload {
                             lastKnownBeaconsPayload = message.payload
                             out = applyKnownBeacons(message.payload, to: &core)
-                            foreign.setKnown(core.knownBeacons.byBeacon.values)
-                            foreign.setIdentityKeys(pushed: message.payload)
+                            foreign.knownBeaconsChanged(core, payload: message.payload)
                         }
                     case .measurement(let message):
                         guard let parts = topics.measurementTopicParts(message.topic) else { continue }
@@ -335,21 +316,8 @@ public final class AggregatorService: Service, Sendable {
                             }
                         }
                     case .foreign(let message):
-                        counted = \.foreignMessages
-                        switch foreign.receive(topic: message.topic, payload: message.payload, at: now) {
-                        case .used(let inputs):
-                            out = feed(inputs, to: &core, at: now)
-                        case .ignored:
-                            break
-                        case .rejected(let source, let error):
-                            counters.withLock { $0.rejectedForeignMessages += 1 }
-                            if let count = rejectionLogs.note(source: source, at: now) {
-                                // Never the topic: an ESPresense device topic may carry a phone's key.
-                                logger.warning("foreign node message rejected", metadata: [
-                                    "node": "\(source)", "error": "\(error)", "count": "\(count)",
-                                ])
-                            }
-                        }
+                        out = foreign.receive(message, into: &core, at: now)
+                        counters.withLock { $0.foreign = foreign.statistics }
                     case .nodeStatus(let message):
                         guard let node = topics.nodeOfStatusTopic(message.topic) else { continue }
                         switch message.payloadString {
@@ -470,30 +438,6 @@ public final class AggregatorService: Service, Sendable {
             ])
             return []
         }
-    }
-
-    /// Hands a foreign source's inputs to the core as its agents' would be.
-    private func feed(_ inputs: [ForeignNodeInput], to core: inout AggregatorCore, at now: Instant) -> [AggregatorPublication] {
-        var out: [AggregatorPublication] = []
-        for input in inputs {
-            switch input {
-            case .measurement(let measurement):
-                recorder?.record(measurement, at: now)
-                out += core.receive(measurement, at: now)
-                counters.withLock { $0.foreignMeasurements += 1 }
-            case .nodeStatus(let node, let online):
-                out += core.nodeStatus(node: node, online: online, at: now)
-            case .nodeInfo(let node, let room, let version):
-                guard core.discovery != nil else { continue }
-                // The info our agents publish, from what the foreign node told.
-                var info = JSONObjectWriter()
-                info.add("node", node)
-                info.add("room", room)
-                if let version { info.add("version", version) }
-                out += core.nodeInfo(node: node, payload: Array(info.finish().utf8))
-            }
-        }
-        return out
     }
 
     /// Feeds one message of the leadership topics to the state machine.
