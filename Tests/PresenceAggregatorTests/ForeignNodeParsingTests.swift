@@ -128,7 +128,7 @@ import Testing
             (#"{"id":"C4:A1:B2:C3:D4:E5","rssi":-70,"manufacturerdata":"4c0"}"#, "manufacturerdata: expected an even number"),
             (#"{"id":"C4:A1:B2:C3:D4:E5","rssi":-70,"manufacturerdata":"zz"}"#, "manufacturerdata: expected"),
             (#"{"id":"C4:A1:B2:C3:D4:E5","rssi":-70,"servicedata":"00e7"}"#, "servicedatauuid: required"),
-            (#"{"id":"C4:A1:B2:C3:D4:E5","rssi":-70,"mac_type":7}"#, "mac_type: 7"),
+            (#"{"id":"C4:A1:B2:C3:D4:E5","rssi":-70,"mac_type":7}"#, "mac_type: 7 is not an address type"),
             (#"{"id":"C4:A1:B2:C3:D4:E5","rssi":-70,"model_id":"IBEACON","uuid":"x","major":1,"minor":2}"#, "uuid: expected"),
             (#"{"id":"C4:A1:B2:C3:D4:E5","rssi":-70,"model_id":"IBEACON","uuid":"fda50693a4e24fb1afcfc6eb07647825","major":-1,"minor":2}"#, "major, minor"),
         ]

@@ -136,5 +136,7 @@ import Testing
         #expect(source.receive(topic: "home/gw-office/BTtoMQTT/undecoded", payload: payload, at: startTime) == .ignored)
         #expect(source.receive(topic: "home/gw-office/BTtoMQTT/C4A1B2C3D4E6", payload: Array(P.theengsRaw(rssi: -70, manufacturerData: P.iBeaconData(major: 9, minor: 9)).utf8), at: startTime) == .ignored)
         #expect(GatewaySource.nodeName("TheengsGateway") == "theengsgateway")
+        // Theengs Gateway's presence messages share the advert topic and carry no RSSI.
+        #expect(source.receive(topic: "home/gw-office/BTtoMQTT/C4A1B2C3D4E5", payload: Array(#"{"id":"C4:A1:B2:C3:D4:E5","presence":"absent"}"#.utf8), at: startTime) == .ignored)
     }
 }

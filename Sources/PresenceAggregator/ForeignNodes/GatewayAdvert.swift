@@ -4,7 +4,7 @@ import BeaconCore
 /// Theengs Gateway (TheengsGateway/ble_gateway.py of github.com/theengs/gateway: `id`, `rssi`,
 /// `name`, raw `manufacturerdata` — the company id little-endian first — and `servicedata` with
 /// `servicedatauuid`, or the fields its decoder found) and OpenMQTTGateway (main/ZgatewayBT.cpp of
-/// github.com/1technophile/OpenMQTTGateway: the same, plus `mac_type`, 0 public and 1 random).
+/// github.com/1technophile/OpenMQTTGateway: the same, plus `mac_type`, NimBLE's address type).
 ///
 /// Raw data goes through our own beacon decoder (`BeaconDecoder`: iBeacon, AltBeacon, Eddystone);
 /// without raw data the Theengs decoder's iBeacon fields (`model_id` `IBEACON`, `uuid` as 32 hex,
@@ -67,8 +67,9 @@ public struct GatewayAdvert: Sendable, Hashable {
         self.address = address
         switch try integer("mac_type") {
         case nil: addressType = nil
-        case let type? where type == 0 || type == 1: addressType = AdvertisingAddressType(rawValue: UInt8(type))
-        case let type?: throw ForeignMessageError("mac_type: \(type) is neither 0 (public) nor 1 (random)")
+        // NimBLE's address types: 0 public, 1 random, 2 and 3 identity addresses the controller resolved.
+        case let type? where (0...3).contains(type): addressType = AdvertisingAddressType(rawValue: UInt8(type))
+        case let type?: throw ForeignMessageError("mac_type: \(type) is not an address type (0 public, 1 random, 2 or 3 identity)")
         }
         if let value = try integer("rssi") {
             guard (-127...20).contains(value) else { throw ForeignMessageError("rssi: \(value) is out of range -127…20") }

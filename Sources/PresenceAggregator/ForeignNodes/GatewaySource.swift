@@ -111,7 +111,7 @@ public struct GatewaySource: Sendable {
         if let identity = advert.identity {
             guard known.components.contains(identity) || followUnknown else { return .ignored }
             device = identity
-        } else if !resolver.isEmpty, advert.addressType != .public, advert.address.rawValue >> 46 == 0b01,
+        } else if !resolver.isEmpty, advert.addressType == nil || advert.addressType == .random, advert.address.rawValue >> 46 == 0b01,
             let key = resolver.resolve(advert.address)
         {
             device = keyIdentities[key]
