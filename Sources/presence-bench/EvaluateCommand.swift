@@ -72,6 +72,9 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(help: "Also score a grid of margin × dwell × evidence settings on every site (the table in the Room decisions article).")
     var grid = false
 
+    @Flag(help: "Also replay every site as ESPresense nodes would have reported it (mode espresense; the ESPresense and BLE gateways article).")
+    var espresense = false
+
     /// The shared sites: name and directory under `--data`.
     static let sharedSites = [
         (name: "danis", directory: "traces"), (name: "sal", directory: "traces-sal"), (name: "flat", directory: "traces-flat"),
@@ -120,6 +123,7 @@ struct EvaluateCommand: ParsableCommand {
                     recordings: learned.map { RecordingResult(name: $0.name, score: $0.score) },
                     name: judging ? Self.learnedModeName : Self.learnedModelAloneName)
             }
+            if espresense { modes["espresense"] = Self.espresenseMode(site, parameters: parameters) }
             let baseline = site.recordings.map { (name: $0.name, score: Self.scoreBaseline($0)) }
             report.sites[site.name] = SiteReport(
                 directory: site.directory, recordings: site.recordings.count, modes: modes,

@@ -22,6 +22,7 @@ import Foundation
 /// | `agentResidentMBFlood100k` | ≤ 30 MB (the documented cap of a flooded agent) |
 /// | `agentIdleCPUPercentSimulator`, `agentIdleCPUPercentSerial` | ≤ 1 % of a core (50 still beacons, 1 Hz each) |
 /// | `irkNsPerNewAddress100Keys` | ≤ 18,500 ns (2,700 new addresses a second within 5 % of a core) |
+/// | `gatewayAdvertsPerSecond` | ≥ 50,000 (BLE gateway adverts through the aggregator, one core, no broker) |
 struct SpeedCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "speed",
@@ -34,7 +35,7 @@ struct SpeedCommand: ParsableCommand {
     @Option(help: "The presence-agent executable (default: the one beside this program).")
     var agent: String?
 
-    @Option(help: "Only these figures, comma-separated: decode, pipeline, irk, aggregator, replay, messages, endToEnd, agent, idle.")
+    @Option(help: "Only these figures, comma-separated: decode, pipeline, irk, aggregator, gateways, replay, messages, endToEnd, agent, idle.")
     var only: String?
 
     @Option(help: "The idle figures' beacons, each heard once a second.")
@@ -118,6 +119,14 @@ struct SpeedCommand: ParsableCommand {
             let varied = SpeedBenchmarks.aggregatorVariedFingerprint(beacons: 300, nodes: 10, rooms: 5, seconds: quick ? 30 : 240)
             out["aggregatorVariedPublications"] = varied.publications
             out["aggregatorVariedFingerprint"] = varied.fingerprint
+        }
+
+        if wants("gateways") {
+            // Issue 29: 1,000 beacons heard by 10 gateways, raw adverts as Theengs Gateway publishes them.
+            let gateways = GatewayBenchmark.run(beacons: quick ? 100 : 1_000, gateways: 10, adverts: quick ? 20_000 : 2_000_000)
+            out["gatewayAdvertsPerSecond"] = Int(gateways.advertsPerSecond)
+            out["gatewayAdvertsMeasured"] = gateways.adverts
+            out["gatewayMeasurements"] = gateways.measurements
         }
 
         if wants("replay") {

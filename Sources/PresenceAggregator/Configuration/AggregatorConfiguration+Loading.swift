@@ -107,7 +107,7 @@ extension AggregatorConfiguration {
 
     static let topLevelKeys = [
         "broker", "username", "password", "passwordFile", "clientID", "root", "tls", "beacons", "decision",
-        "homeAssistant", "forgetAfter", "tickInterval", "keepAlive", "failover", "maxUnknownBeacons", "floors",
+        "homeAssistant", "forgetAfter", "tickInterval", "keepAlive", "failover", "maxUnknownBeacons", "floors", "sources",
     ]
 
     private static func number(

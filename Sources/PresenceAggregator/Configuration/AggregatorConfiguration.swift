@@ -88,6 +88,9 @@ public struct AggregatorConfiguration: Sendable {
     /// topics under a flood of random beacon ids, while real beacons, heard every few seconds, are
     /// never the least recently heard.
     public var maxUnknownBeacons: Int
+    /// Radios the site already owns, read besides its own agents: ESPresense nodes and BLE-to-MQTT
+    /// gateways (`sources:`, file only), default none.
+    public var sources = ForeignSourcesSettings()
 
     public static let defaultCAFile = "/etc/ssl/certs/ca-certificates.crt"
 

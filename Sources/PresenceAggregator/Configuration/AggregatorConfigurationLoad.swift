@@ -17,6 +17,8 @@ public struct AggregatorConfigurationLoad: Sendable {
     /// Where the floors came from (only the file gives them).
     public private(set) var floorsSource = SettingSource.defaultValue
     public private(set) var errors: [AggregatorConfigurationError] = []
+    /// What `check-config` shows of `sources:`, with the lines they came from.
+    private var sourcesShown: [EffectiveSetting] = []
     /// The password file's path, to show in place of the password.
     private var passwordFile: String?
     /// Settings whose value some layer refused: the checks across settings leave them out, so one
@@ -99,6 +101,11 @@ public struct AggregatorConfigurationLoad: Sendable {
                     configuration.floors = floors
                     floorsSource = source
                 }
+            case "sources":
+                let sources = ForeignSourcesYAML(value, file: file)
+                errors += sources.errors
+                configuration.sources = sources.settings
+                sourcesShown = sources.shown
             case "beacons":
                 if value.isNull { continue }
                 if let beacons = knownBeacons(value, file: file) {
@@ -197,6 +204,7 @@ public struct AggregatorConfigurationLoad: Sendable {
             value: byFloor.isEmpty ? "(none)" : byFloor.keys.sorted().map { "\($0): \(byFloor[$0]!.joined(separator: ", "))" }
                 .joined(separator: "; "),
             source: floorsSource))
+        settings += sourcesShown.isEmpty ? [EffectiveSetting(key: "sources", value: "(none)", source: .defaultValue)] : sourcesShown
         return settings
     }
 

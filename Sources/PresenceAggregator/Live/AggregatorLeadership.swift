@@ -240,3 +240,30 @@ public struct AggregatorLeadership: Sendable {
         return wasPublishingOrClaiming ? [.stepDown] : []
     }
 }
+
+extension AggregatorLeadership {
+    /// One message of the leadership topics (`syncTopic`, the aggregator status, the lease and the
+    /// claim); a message of any other topic, or one unreadable, changes nothing.
+    mutating func receive(topic: String, payload: [UInt8], topics: TopicScheme, syncTopic: String,
+                          at now: Instant) -> [Action] {
+        switch topic {
+        case syncTopic:
+            return synced(at: now)
+        case topics.aggregatorStatus:
+            switch String(validating: payload, as: UTF8.self) {
+            case "online": return status(online: true, at: now)
+            case "offline", "": return status(online: false, at: now)
+            default: return []
+            }
+        case AggregatorLease.leaderTopic(topics):
+            if payload.isEmpty { return lease(nil, at: now) }
+            guard let claimed = AggregatorLease(payload: payload) else { return [] }
+            return lease(claimed, at: now)
+        case AggregatorLease.claimTopic(topics):
+            guard let claimed = AggregatorLease(payload: payload) else { return [] }
+            return claim(claimed, at: now)
+        default:
+            return []
+        }
+    }
+}

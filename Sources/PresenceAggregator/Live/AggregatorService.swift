@@ -48,11 +48,14 @@ public final class AggregatorService: Service, Sendable {
         public var termsLed = 0
         /// With failover: times this instance stopped leading or claiming because another won.
         public var stepDowns = 0
+        /// ESPresense nodes and BLE gateways (`sources:`): messages, rejections, measurements.
+        public var foreign = ForeignNodeStatistics()
     }
 
     private enum Input: Sendable {
         case knownBeacons(MQTTMessage)
         case measurement(MQTTMessage)
+        case foreign(MQTTMessage)
         case nodeStatus(MQTTMessage)
         case nodeInfo(MQTTMessage)
         case nodeDevice(MQTTMessage)
@@ -182,6 +185,8 @@ public final class AggregatorService: Service, Sendable {
         let locations = try await connection.subscribe(topics.location("+"))
         let statuses = try await connection.subscribe(topics.allNodeStatuses)
         let measurements = try await connection.subscribe(topics.allMeasurements, qos: .atMostOnce)
+        var foreign = ForeignNodeFeed(configuration: configuration, known: core.knownBeacons, logger: logger, recorder: recorder)
+        let foreignSubscriptions = try await foreign.subscribe(on: connection)
         var homeAssistant: MQTTSubscription?
         // The node devices announced before: one whose node no longer has info or status was
         // retired while this aggregator was down, and is removed.
@@ -208,6 +213,7 @@ public final class AggregatorService: Service, Sendable {
                     group.addTask { for await message in infos { input.yield(.nodeInfo(message)) } }
                 }
                 group.addTask { for await message in measurements { input.yield(.measurement(message)) } }
+                for feed in foreignSubscriptions { group.addTask { for await message in feed { input.yield(.foreign(message)) } } }
                 if let homeAssistant = homeAssistant {
                     group.addTask { for await message in homeAssistant { input.yield(.homeAssistantStatus(message)) } }
                 }
@@ -238,11 +244,11 @@ public final class AggregatorService: Service, Sendable {
                     case .shutdown:
                         break loop
                     case .tick(let time):
-                        out = core.tick(at: time)
+                        out = core.tick(at: time) + foreign.tick(into: &core, at: time)
                         actions = leadership?.tick(at: time) ?? []
                         counted = \.ticks
                         let evicted = core.evictedBeacons
-                        counters.withLock { $0.evictedBeacons = evicted }
+                        counters.withLock { ($0.evictedBeacons, $0.foreign) = (evicted, foreign.statistics) }
                         if evicted > evictionsNoted, let count = evictionLog.note(evicted - evictionsNoted, at: time) {
                             logger.warning("unknown beacons evicted: more than maxUnknownBeacons heard", metadata: [
                                 "evicted": "\(count)", "total": "\(evicted)",
@@ -281,13 +287,14 @@ public final class AggregatorService: Service, Sendable {
                         break
                     case .leadership(let message):
                         guard var machine = leadership else { continue }
-                        actions = Self.leadershipInput(message, into: &machine, topics: topics, syncTopic: syncTopic, at: now)
+                        actions = machine.receive(topic: message.topic, payload: message.payload, topics: topics, syncTopic: syncTopic, at: now)
                         leadership = machine
                     case .knownBeacons(let message):
                         counted = \.pushedBeaconLists
                         if message.payload != lastKnownBeaconsPayload {
                             lastKnownBeaconsPayload = message.payload
                             out = applyKnownBeacons(message.payload, to: &core)
+                            foreign.knownBeaconsChanged(core, payload: message.payload)
                         }
                     case .measurement(let message):
                         guard let parts = topics.measurementTopicParts(message.topic) else { continue }
@@ -312,6 +319,9 @@ public final class AggregatorService: Service, Sendable {
                                 ])
                             }
                         }
+                    case .foreign(let message):
+                        out = foreign.receive(message, into: &core, at: now)
+                        counters.withLock { $0.foreign = foreign.statistics }
                     case .nodeStatus(let message):
                         guard let node = topics.nodeOfStatusTopic(message.topic) else { continue }
                         switch message.payloadString {
@@ -430,31 +440,6 @@ public final class AggregatorService: Service, Sendable {
                 "topic": "\(topic)", "error": "\(error)", "revision": "\(error.messageRevision.map(String.init) ?? "-")",
                 "keptRevision": "\(kept.map(String.init) ?? "none")",
             ])
-            return []
-        }
-    }
-
-    /// Feeds one message of the leadership topics to the state machine.
-    private static func leadershipInput(
-        _ message: MQTTMessage, into leadership: inout AggregatorLeadership, topics: TopicScheme, syncTopic: String, at now: Instant
-    ) -> [AggregatorLeadership.Action] {
-        switch message.topic {
-        case syncTopic:
-            return leadership.synced(at: now)
-        case topics.aggregatorStatus:
-            switch message.payloadString {
-            case "online": return leadership.status(online: true, at: now)
-            case "offline", "": return leadership.status(online: false, at: now)
-            default: return []
-            }
-        case AggregatorLease.leaderTopic(topics):
-            if message.payload.isEmpty { return leadership.lease(nil, at: now) }
-            guard let lease = AggregatorLease(payload: message.payload) else { return [] }
-            return leadership.lease(lease, at: now)
-        case AggregatorLease.claimTopic(topics):
-            guard let claim = AggregatorLease(payload: message.payload) else { return [] }
-            return leadership.claim(claim, at: now)
-        default:
             return []
         }
     }

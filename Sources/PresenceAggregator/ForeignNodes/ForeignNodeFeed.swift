@@ -1,0 +1,110 @@
+import BeaconCore
+import Logging
+import MQTTClient
+
+/// What foreign sources did, for tests and logs (`AggregatorService.Statistics.foreign`).
+public struct ForeignNodeStatistics: Sendable, Hashable {
+    /// Messages of foreign sources handled: used, ignored (not a device followed) or rejected.
+    public var messages = 0
+    /// Messages refused as malformed or unplaceable (logged once per node a minute).
+    public var rejected = 0
+    /// Measurements they gave the decision, silences included.
+    public var measurements = 0
+}
+
+/// The service's side of the foreign sources (`sources:`): subscribes to their topics, turns each
+/// message into the core's input as its agents' would be (measurements through `run --record`
+/// too), and logs what it refuses once per node a minute — never with the topic, which for
+/// ESPresense may carry a phone's key. Kept out of `AggregatorService`, which only relays.
+struct ForeignNodeFeed {
+    private(set) var statistics = ForeignNodeStatistics()
+    private var sources: ForeignSources
+    private var rejectionLogs = RejectionLog()
+    private let logger: Logger
+    private let recorder: MeasurementRecorder?
+
+    init(configuration: AggregatorConfiguration, known: AggregatorKnownBeacons, logger: Logger, recorder: MeasurementRecorder?) {
+        sources = ForeignSources(configuration: configuration)
+        sources.setKnown(known.byBeacon.values)
+        self.logger = logger
+        self.recorder = recorder
+    }
+
+    /// Subscribes to every configured source's topics (QoS 0: they publish so).
+    func subscribe(on connection: MQTTConnection) async throws -> [MQTTSubscription] {
+        guard !sources.isEmpty else { return [] }
+        logger.info("reading foreign nodes", metadata: ["topics": "\(sources.subscriptions.joined(separator: " "))"])
+        var subscriptions: [MQTTSubscription] = []
+        for filter in sources.subscriptions { subscriptions.append(try await connection.subscribe(filter, qos: .atMostOnce)) }
+        return subscriptions
+    }
+
+    /// One message of their topics.
+    mutating func receive(_ message: MQTTMessage, into core: inout AggregatorCore, at now: Instant) -> [AggregatorPublication] {
+        statistics.messages += 1
+        switch sources.receive(topic: message.topic, payload: message.payload, at: now) {
+        case .used(let inputs):
+            return feed(inputs, into: &core, at: now)
+        case .ignored:
+            return []
+        case .rejected(let source, let error):
+            statistics.rejected += 1
+            if let count = rejectionLogs.note(source: source, at: now) {
+                logger.warning("foreign node message rejected", metadata: [
+                    "node": "\(source)", "error": "\(error)", "count": "\(count)",
+                ])
+            }
+            return []
+        }
+    }
+
+    /// The sources' silences due at this tick.
+    mutating func tick(into core: inout AggregatorCore, at now: Instant) -> [AggregatorPublication] {
+        feed(sources.tick(at: now), into: &core, at: now)
+    }
+
+    /// `<root>/config/beacons` was applied (or refused) by the core: the devices followed and the
+    /// keys the gateways resolve phones with follow it.
+    mutating func knownBeaconsChanged(_ core: AggregatorCore, payload: [UInt8]) {
+        sources.setKnown(core.knownBeacons.byBeacon.values)
+        sources.setIdentityKeys(pushed: payload)
+    }
+
+    private mutating func feed(_ inputs: [ForeignNodeInput], into core: inout AggregatorCore, at now: Instant) -> [AggregatorPublication] {
+        var out: [AggregatorPublication] = []
+        for input in inputs {
+            switch input {
+            case .measurement(let measurement):
+                recorder?.record(measurement, at: now)
+                out += core.receive(measurement, at: now)
+                statistics.measurements += 1
+            case .nodeStatus(let node, let online):
+                out += core.nodeStatus(node: node, online: online, at: now)
+            case .nodeInfo(let node, let room, let version):
+                guard core.discovery != nil else { continue }
+                // The info our agents publish, from what the foreign node told.
+                var info = JSONObjectWriter()
+                info.add("node", node)
+                info.add("room", room)
+                if let version { info.add("version", version) }
+                out += core.nodeInfo(node: node, payload: Array(info.finish().utf8))
+            }
+        }
+        return out
+    }
+
+    /// One log line per node a minute, with the count since the last. At most 1,024 nodes get a
+    /// gate of their own (a flood of made-up node names shares one), so the gates stay bounded.
+    struct RejectionLog {
+        private var gates: [String: RepeatedLogGate] = [:]
+        private var shared = RepeatedLogGate(interval: 60)
+
+        mutating func note(source: String, at time: Instant) -> Int? {
+            if gates[source] == nil {
+                guard gates.count < 1_024 else { return shared.note(at: time) }
+                gates[source] = RepeatedLogGate(interval: 60)
+            }
+            return gates[source]!.note(at: time)
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import BeaconCore
+import MQTTClient
+import RoomDecisions
+
+/// BLE-to-MQTT gateways as a source, without I/O: each gateway is run as a virtual agent of ours.
+/// Its adverts are decoded by our decoder (`GatewayAdvert`), a phone's rotating address is
+/// resolved with the known devices' keys (`PrivateAddressResolver`), and each (gateway, device)
+/// goes through our Kalman filter, distance, proximity and publish policy (`BeaconTrack`), so what
+/// reaches the decision is what one of our agents in that room would have published — a
+/// measurement when the proximity or filtered RSSI changes or the heartbeat is due, and the
+/// "no longer heard" measurement after the silence (`tick`).
+public struct GatewaySource: Sendable {
+    public let settings: [GatewaySettings]
+    public let followUnknown: Bool
+    public private(set) var known: ForeignKnownBeacons
+    private let filters: [TopicFilter?]
+    private let tuning: BeaconTrack.Tuning
+
+    struct TrackKey: Hashable { var gateway: Int32; var device: BeaconID.Components }
+    struct Track { var state: BeaconTrack.State; var node: String; var room: String }
+    private var tracks: [TrackKey: Track] = [:]
+    /// Per gateway met (by index): its name's bytes as in its topic, and its node name and room.
+    private var gatewayNames: [[UInt8]] = []
+    private var nodes: [(node: String, room: String)] = []
+    /// Gateways whose room was handed on as node info.
+    private var announced: Set<Int32> = []
+
+    private var resolver = PrivateAddressResolver(hashes: [])
+    private var keyIdentities: [BeaconID.Components] = []
+
+    /// The most (gateway, device) tracks at once: bounds memory under `followUnknown`.
+    public static let maximumTracks = 100_000
+    /// The most gateways met; a site has a few dozen.
+    public static let maximumGateways = 1_024
+    /// A track silent this long is dropped (its silence was published long before).
+    public static let forgetTrackAfter = 600.0
+
+    public init(settings: [GatewaySettings], followUnknown: Bool, known: ForeignKnownBeacons = .init(),
+                tracking: TrackingParameters = .default) {
+        self.settings = settings
+        self.followUnknown = followUnknown
+        self.known = known
+        filters = settings.map { try? TopicFilter($0.topic) }
+        tuning = BeaconTrack.Tuning(tracking)
+    }
+
+    /// Tracks held now.
+    public var trackCount: Int { tracks.count }
+
+    /// The known beacons changed: new measured powers apply to new tracks; tracks of devices no
+    /// longer known end at the next silence.
+    public mutating func setKnown(_ known: ForeignKnownBeacons) { self.known = known }
+
+    /// The address hash of each known device's key with its `irk-…` id: what resolves a phone's
+    /// rotating addresses. The keys themselves are not kept here.
+    public mutating func setIdentityKeys(_ keys: [(hash: AddressHash, device: BeaconID.Components)]) {
+        resolver = PrivateAddressResolver(hashes: keys.map(\.hash))
+        keyIdentities = keys.map(\.device)
+    }
+
+    /// One message on a gateway topic.
+    public mutating func receive(topic: String, payload: [UInt8], at time: Instant) -> ForeignMessageOutcome {
+        // Every message is one advert, tens of thousands a second on a busy site: the topic is
+        // read as bytes, with no level array, and a gateway met before is found without a String.
+        // One entry needs no matching: only its subscription's messages come here.
+        let entry: Int
+        if filters.count == 1 {
+            entry = 0
+        } else {
+            guard let matching = filters.firstIndex(where: { $0?.matches(topic) == true }) else { return .ignored }
+            entry = matching
+        }
+        guard let level = settings[entry].gatewayLevel else { return .ignored }
+        var topic = topic
+        let found: (gateway: Int32?, name: Range<Int>)? = topic.withUTF8 { bytes in
+            // The level after the gateway's `BTtoMQTT` names the advertiser; anything else there
+            // (OpenMQTTGateway's `undecoded`, Theengs Gateway's presence topic) is no advert.
+            guard let lastSlash = bytes.lastIndex(of: UInt8(ascii: "/")), bytes.count - lastSlash - 1 == 12,
+                bytes[(lastSlash + 1)...].allSatisfy({ HexDigits.value(of: Unicode.Scalar($0)) != nil })
+            else { return nil }
+            var start = 0
+            for _ in 0..<level {
+                guard let slash = bytes[start...].firstIndex(of: UInt8(ascii: "/")) else { return nil }
+                start = slash + 1
+            }
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.count
+            let name = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            let known = gatewayNames.firstIndex { $0.count == name.count && $0.elementsEqual(name) }
+            return (known.map { Int32($0) }, start..<end)
+        }
+        guard let found else { return .ignored }
+        let gateway: Int32
+        if let known = found.gateway {
+            gateway = known
+        } else {
+            let name = String(decoding: Array(topic.utf8)[found.name], as: UTF8.self)
+            guard let made = self.gateway(name, entry: entry) else {
+                return .rejected(source: String(name.prefix(64)), ForeignMessageError(
+                    "gateway has no room: name it under sources.gateways[\(entry)].rooms"))
+            }
+            gateway = made
+        }
+        let advert: GatewayAdvert
+        do {
+            advert = try GatewayAdvert(payload: payload)
+        } catch {
+            return .rejected(source: nodes[Int(gateway)].node, error)
+        }
+        guard let rssi = advert.rssi else { return .ignored }
+        let device: BeaconID.Components
+        if let identity = advert.identity {
+            guard known.components.contains(identity) || followUnknown else { return .ignored }
+            device = identity
+        } else if !resolver.isEmpty, advert.addressType == nil || advert.addressType == .random, advert.address.rawValue >> 46 == 0b01,
+            let key = resolver.resolve(advert.address)
+        {
+            device = keyIdentities[key]
+        } else if known.components.contains(.mac(advert.address)) {
+            device = .mac(advert.address)
+        } else {
+            return .ignored
+        }
+        let key = TrackKey(gateway: gateway, device: device)
+        var update: TrackUpdate
+        if var track = tracks[key] {
+            update = track.state.observe(rssi: rssi, measuredPower: advert.measuredPower, at: time, tuning)
+            tracks[key] = track
+        } else {
+            guard tracks.count < Self.maximumTracks else {
+                return .rejected(source: nodes[Int(gateway)].node, ForeignMessageError(
+                    "more than \(Self.maximumTracks) devices followed; new ones are refused"))
+            }
+            let beacon = BeaconID(device)
+            var state = BeaconTrack.State(tuning, configuredMeasuredPower: known.measuredPower[beacon])
+            update = state.observe(rssi: rssi, measuredPower: advert.measuredPower, at: time, tuning)
+            tracks[key] = Track(state: state, node: nodes[Int(gateway)].node, room: nodes[Int(gateway)].room)
+        }
+        // A gateway met for the first time shows its room on its device, as an agent's info does.
+        var out: [ForeignNodeInput] = []
+        if !announced.contains(gateway) {
+            announced.insert(gateway)
+            out.append(.nodeInfo(node: nodes[Int(gateway)].node, room: nodes[Int(gateway)].room, version: nil))
+        }
+        guard update.shouldPublish, let distance = update.distance else { return .used(out) }
+        let beacon = BeaconID(device)
+        var measurement = ReceivedMeasurement(
+            beacon: beacon, node: nodes[Int(gateway)].node, room: nodes[Int(gateway)].room,
+            rssiFiltered: update.rssiFiltered, sigma: update.sigma, distance: distance, proximity: update.proximity)
+        measurement.alias = known.aliases[beacon]
+        out.append(.measurement(measurement))
+        return .used(out)
+    }
+
+    /// The "no longer heard" measurements due at `time`, once per silence, as an agent's tick.
+    public mutating func tick(at time: Instant) -> [ForeignNodeInput] {
+        var out: [ForeignNodeInput] = []
+        var forgotten: [TrackKey] = []
+        for key in tracks.keys {
+            guard var track = tracks[key] else { continue }
+            if let silence = track.state.checkSilence(at: time, tuning) {
+                let beacon = BeaconID(key.device)
+                out.append(.measurement(ReceivedMeasurement(
+                    beacon: beacon, node: track.node, room: track.room, rssiFiltered: silence.rssiFiltered,
+                    sigma: silence.sigma, distance: nil, proximity: .unknown)))
+                tracks[key] = track
+            } else if let last = track.state.lastHeard, time.since(last) > Self.forgetTrackAfter {
+                forgotten.append(key)
+            }
+        }
+        for key in forgotten { tracks[key] = nil }
+        return out
+    }
+
+    /// The index of gateway `name` seen through entry `entry`, made at its first advert; nil when
+    /// the configuration gives it no room.
+    private mutating func gateway(_ name: String, entry: Int) -> Int32? {
+        // A flood of made-up gateway names under a default `room` must not grow this without end.
+        guard nodes.count < Self.maximumGateways, let room = settings[entry].room(of: name) else { return nil }
+        let index = Int32(nodes.count)
+        nodes.append((Self.nodeName(name), room))
+        gatewayNames.append(Array(name.utf8))
+        return index
+    }
+
+    /// The node name a gateway's evidence carries: its topic level in lowercase, characters an id
+    /// cannot hold as `-` (Theengs Gateway's default name is `TheengsGateway`).
+    public static func nodeName(_ gateway: String) -> String {
+        var name = ""
+        for scalar in gateway.lowercased().unicodeScalars.prefix(TopicLevelID.maximumLength) {
+            switch scalar {
+            case "a"..."z", "0"..."9", "_", "-": name.unicodeScalars.append(scalar)
+            default: name += "-"
+            }
+        }
+        return name.isEmpty ? "gateway" : name
+    }
+}
