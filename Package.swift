@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "presence-aggregator", targets: ["presence-aggregator"]),
         .executable(name: "presence-bench", targets: ["presence-bench"]),
         .library(name: "BeaconCore", targets: ["BeaconCore"]),
+        .library(name: "RoomDecisions", targets: ["RoomDecisions"]),
         .library(name: "MQTTClient", targets: ["MQTTClient"]),
     ],
     dependencies: [
@@ -21,8 +22,14 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
-        // Pure core: HCI and advertising decoding, btsnoop, tracking, regions, rooms, traces.
+        // Pure core of both programs: HCI and advertising decoding, btsnoop, tracking, regions, config
+        // messages, payloads, traces.
         .target(name: "BeaconCore"),
+        // Pure, the aggregator's side only (the agent does not link it): per-beacon evidence from every
+        // node, the physics room rule, the site model (learn, decide), ground truth and its scoring.
+        .target(name: "RoomDecisions", dependencies: ["BeaconCore"]),
+        // The bench's calibration figures (static series, phone-to-phone distances, the trace filter).
+        .target(name: "Calibration", dependencies: ["BeaconCore"]),
 
         // libmosquitto, found by pkg-config; Debian's libmosquitto-dev provides it.
         .systemLibrary(
@@ -68,7 +75,7 @@ let package = Package(
         .target(
             name: "PresenceAggregator",
             dependencies: [
-                "BeaconCore", "MQTTClient", "ConfigFile", "IdentityCrypto",
+                "BeaconCore", "RoomDecisions", "MQTTClient", "ConfigFile", "IdentityCrypto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -92,7 +99,7 @@ let package = Package(
         .executableTarget(
             name: "presence-aggregator",
             dependencies: [
-                "BeaconCore", "PresenceAggregator", "ConfigFile",
+                "BeaconCore", "RoomDecisions", "PresenceAggregator", "ConfigFile",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -105,7 +112,7 @@ let package = Package(
         .executableTarget(
             name: "presence-bench",
             dependencies: [
-                "BeaconCore", "BluetoothHCI", "PresenceAgent", "PresenceAggregator", "MQTTClient", "TestSupport", "IdentityCrypto",
+                "BeaconCore", "RoomDecisions", "Calibration", "BluetoothHCI", "PresenceAgent", "PresenceAggregator", "MQTTClient", "TestSupport", "IdentityCrypto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -128,13 +135,15 @@ let package = Package(
         .executableTarget(name: "mqtt-test-client", dependencies: ["MQTTClient"], path: "Tests/MQTTTestClient"),
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "IdentityCrypto", "TestSupport"]),
+        .testTarget(name: "RoomDecisionsTests", dependencies: ["RoomDecisions", "BeaconCore", "TestSupport"]),
+        .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "BeaconCore", "TestSupport"]),
         // The YAML test suite's cases (MIT, licence beside them) are read from the folder, not bundled.
         .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile", "TestSupport"], exclude: ["yaml-test-suite"]),
         .testTarget(name: "BluetoothHCITests", dependencies: ["BluetoothHCI", "BeaconCore", "IdentityCrypto", "TestSupport"]),
         .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "TestSupport"]),
         .testTarget(
             name: "PresenceAggregatorTests",
-            dependencies: ["PresenceAggregator", "BeaconCore", "BluetoothHCI", "MQTTClient", "TestSupport"]
+            dependencies: ["PresenceAggregator", "RoomDecisions", "BeaconCore", "BluetoothHCI", "MQTTClient", "TestSupport"]
         ),
         .testTarget(
             name: "PresenceAgentTests",

@@ -1,3 +1,5 @@
+// Over 500 lines because one type earns it: `AgentCore` is the agent's whole state machine, and
+// its per-advertisement path reads its tracks, monitor and publish state together.
 import BeaconCore
 
 /// The agent of one node as a state machine: advertisements, configuration messages and clock

@@ -7,8 +7,7 @@ import BeaconCore
 /// for the longest silent would cost the whole table each time; here eviction, a hearing and a
 /// removal are O(1), and the once-a-second silence check walks only the beacons actually silent
 /// (each list is in order of last hearing, oldest first, as long as time does not run backwards).
-/// The links live in arrays of their own, apart from the values, so moving a beacon to the end
-/// of its list touches a few integers and never copies a value.
+/// The lists are `SlotRecencyLists`, the aggregator's too.
 ///
 /// Why an index of its own: the lookup runs at every advertisement, and `Dictionary` hashes the
 /// id enum with SipHash each time. Here each id is packed into three words (`FixedKey`) and the
@@ -17,7 +16,6 @@ import BeaconCore
 struct TrackTable: Sendable {
     typealias Key = BeaconID.Components
 
-    private static let none: Int32 = -1
     /// Not optional, so a read or change of one field projects straight into the array (an
     /// optional's force unwrap copied the whole value); a removed
     /// beacon's value stays until its slot is reused, `inUse` says which slots hold one.
@@ -25,18 +23,14 @@ struct TrackTable: Sendable {
     private var inUse: [Bool] = []
     private var keys: [FixedKey] = []
     private var groups: [AgentCore.TrackClass] = []
-    private var previous: [Int32] = []
-    private var next: [Int32] = []
     private var freeSlots: [Int32] = []
     private var index = SlotIndex()
-    /// Oldest and newest slot of each list, by `TrackClass.rawValue`.
-    private var heads: [Int32] = [none, none, none]
-    private var tails: [Int32] = [none, none, none]
-    private var counts: [Int] = [0, 0, 0]
+    /// One list per `TrackClass.rawValue`.
+    private var recency = SlotRecencyLists(lists: 3)
 
     var count: Int { index.count }
 
-    func count(of group: AgentCore.TrackClass) -> Int { counts[group.rawValue] }
+    func count(of group: AgentCore.TrackClass) -> Int { recency.count(group.rawValue) }
 
     /// The slot of `key`, if tracked.
     func slot(of key: Key) -> Int? {
@@ -69,82 +63,39 @@ struct TrackTable: Sendable {
             inUse.append(true)
             keys.append(fixed)
             groups.append(group)
-            previous.append(Self.none)
-            next.append(Self.none)
         }
         index.insert(slot, key: fixed, keys: keys)
-        link(slot)
+        recency.append(Int(slot), to: group.rawValue)
         return Int(slot)
     }
 
     /// Marks a beacon as just heard (moves it to the end of its list), or moves it to another list.
     mutating func touch(_ slot: Int, group: AgentCore.TrackClass? = nil) {
-        let s = Int32(slot)
         if let group, group != groups[slot] {
-            unlink(s)
+            recency.remove(slot, from: groups[slot].rawValue)
             groups[slot] = group
-            link(s)
-        } else if tails[groups[slot].rawValue] != s {
-            moveToTail(s)
+            recency.append(slot, to: group.rawValue)
+        } else {
+            recency.moveToNewest(slot, in: groups[slot].rawValue)
         }
-    }
-
-    /// `unlink` then `link` in the same list, for a slot that is not its tail: the writes that
-    /// change something only (the count stays; a beacon is heard again at every advertisement).
-    private mutating func moveToTail(_ slot: Int32) {
-        let list = groups[Int(slot)].rawValue
-        let before = previous[Int(slot)]
-        let after = next[Int(slot)]  // a slot: this one is not the tail
-        if before == Self.none { heads[list] = after } else { next[Int(before)] = after }
-        previous[Int(after)] = before
-        let tail = tails[list]
-        previous[Int(slot)] = tail
-        next[Int(slot)] = Self.none
-        next[Int(tail)] = slot
-        tails[list] = slot
     }
 
     mutating func remove(_ slot: Int) {
         guard inUse[slot] else { return }
-        unlink(Int32(slot))
+        recency.remove(slot, from: groups[slot].rawValue)
         index.remove(Int32(slot), keys: keys)
         inUse[slot] = false
         freeSlots.append(Int32(slot))
     }
 
     /// The least recently heard beacon of a list.
-    func oldest(_ group: AgentCore.TrackClass) -> Int? {
-        let head = heads[group.rawValue]
-        return head == Self.none ? nil : Int(head)
-    }
+    func oldest(_ group: AgentCore.TrackClass) -> Int? { recency.oldest(group.rawValue) }
 
     /// The beacon heard after the one at `slot` in its list.
-    func newer(than slot: Int) -> Int? {
-        let after = next[slot]
-        return after == Self.none ? nil : Int(after)
-    }
+    func newer(than slot: Int) -> Int? { recency.newer(than: slot) }
 
     mutating func removeAll() {
         self = TrackTable()
-    }
-
-    private mutating func link(_ slot: Int32) {
-        let list = groups[Int(slot)].rawValue
-        let tail = tails[list]
-        previous[Int(slot)] = tail
-        next[Int(slot)] = Self.none
-        if tail == Self.none { heads[list] = slot } else { next[Int(tail)] = slot }
-        tails[list] = slot
-        counts[list] += 1
-    }
-
-    private mutating func unlink(_ slot: Int32) {
-        let list = groups[Int(slot)].rawValue
-        let before = previous[Int(slot)]
-        let after = next[Int(slot)]
-        if before == Self.none { heads[list] = after } else { next[Int(before)] = after }
-        if after == Self.none { tails[list] = before } else { previous[Int(after)] = before }
-        counts[list] -= 1
     }
 }
 

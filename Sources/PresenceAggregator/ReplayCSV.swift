@@ -1,4 +1,5 @@
 import BeaconCore
+import RoomDecisions
 
 /// The CSV lines `presence-aggregator replay` writes (TRACE.md), formatted without Foundation and
 /// with fixed decimals so output is byte-for-byte reproducible.

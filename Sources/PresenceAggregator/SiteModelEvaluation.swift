@@ -1,4 +1,5 @@
 import BeaconCore
+import RoomDecisions
 
 /// Learning a site model from a directory of labelled recordings, and judging it fairly: each
 /// recording decided by a model learned from all the others (leave-one-recording-out), scored as

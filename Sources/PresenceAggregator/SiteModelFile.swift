@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import BeaconCore
+import RoomDecisions
 
 /// Reads a model file (`SiteModel+JSON`): every error names the file and the line or field.
 public enum SiteModelFile {

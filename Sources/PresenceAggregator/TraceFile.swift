@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import BeaconCore
+import RoomDecisions
 
 /// Reads trace and truth CSV files line by line in bounded memory, reporting errors by line.
 public enum TraceFile {

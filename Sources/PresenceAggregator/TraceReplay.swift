@@ -1,4 +1,5 @@
 import BeaconCore
+import RoomDecisions
 
 /// Drives the agent's tracking and the aggregator's room decision from a trace, on a virtual clock
 /// (the trace's own time): per (beacon, node) the node's real `BeaconTrack` (Kalman filter,
@@ -40,9 +41,8 @@ public struct TraceReplay: Sendable {
     /// across a gap in the trace the replay ticks at this pace, so a `not_home` or a dwell that
     /// falls due in the gap is reported when it would have happened live.
     public let tickInterval: Double
-    public private(set) var decider: RoomDecider
-    /// The learned site model's decision, when replaying with `--model`.
-    public private(set) var model: SiteModelDecider?
+    /// The physics rule, and the learned site model over it when replaying with `--model`.
+    public private(set) var decider: SiteRoomDecider
     /// Keep every published measurement in `publishedMeasurements` (for learning).
     public var keepsPublished = false
     /// The measurements the nodes published, in order, while `keepsPublished` is set.
@@ -61,8 +61,7 @@ public struct TraceReplay: Sendable {
                 tickInterval: Double = 1, model: SiteModel? = nil) {
         self.tracking = tracking
         self.tickInterval = tickInterval.isFinite && tickInterval > 0 ? tickInterval : 1
-        decider = RoomDecider(parameters: decision)
-        self.model = model.map(SiteModelDecider.init(model:))
+        decider = SiteRoomDecider(parameters: decision, model: model)
     }
 
     /// The published measurements kept since the last call (with `keepsPublished`).
@@ -73,7 +72,7 @@ public struct TraceReplay: Sendable {
 
     /// Nodes the model does not know, each returned once (for the log).
     public mutating func takeUnknownNodes() -> [String] {
-        model?.takeUnknownNodes() ?? []
+        decider.takeUnknownNodes()
     }
 
     /// Folds in one trace sample at its own time.
@@ -135,14 +134,7 @@ public struct TraceReplay: Sendable {
                 decisions += deliver(evidence(key, room: room, silence), at: time)
             }
         }
-        let physics = decider.tick(at: time)
-        if model != nil {
-            let decider = self.decider
-            decisions += model!.tick(at: time, physicsRoom: { decider.room(of: $0) }, physics: { decider.decision(for: $0) })
-                .map { TimedDecision(time: time, decision: $0) }
-        } else {
-            decisions += physics.map { TimedDecision(time: time, decision: $0) }
-        }
+        decisions += decider.tick(at: time).map { TimedDecision(time: time, decision: $0) }
         return decisions
     }
 
@@ -150,14 +142,7 @@ public struct TraceReplay: Sendable {
     /// beside it when there is one (its decisions are then the ones that count).
     private mutating func deliver(_ evidence: NodeEvidence, at time: Instant) -> [TimedDecision] {
         if keepsPublished { publishedMeasurements.append(.init(time: time, evidence: evidence)) }
-        let physics = decider.update(evidence, at: time)
-        if model != nil {
-            let decider = self.decider
-            return model!.update(evidence, physicsRoom: decider.room(of: evidence.beacon),
-                                 physics: { decider.decision(for: evidence.beacon) }, at: time)
-                .map { [TimedDecision(time: time, decision: $0)] } ?? []
-        }
-        return physics.map { [TimedDecision(time: time, decision: $0)] } ?? []
+        return decider.update(evidence, at: time).map { [TimedDecision(time: time, decision: $0)] } ?? []
     }
 
     private func evidence(_ key: TrackKey, room: String, _ update: TrackUpdate) -> NodeEvidence {

@@ -1,4 +1,5 @@
 import BeaconCore
+import RoomDecisions
 
 /// Streams a trace file through `TraceReplay` and hands each output CSV line (header first) to a
 /// sink — the body of `presence-aggregator replay`, kept here so tests run it without a process.

@@ -1,4 +1,5 @@
 import BeaconCore
+import RoomDecisions
 
 /// The ground truth of a walk as the person walking states it (`presence-aggregator label`): each
 /// line names the room being entered, and the labeller turns that into TRACE.md truth rows

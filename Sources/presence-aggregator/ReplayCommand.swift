@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconCore
+import RoomDecisions
 import PresenceAggregator
 
 #if canImport(Glibc)

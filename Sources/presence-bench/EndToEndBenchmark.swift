@@ -1,4 +1,5 @@
 import BeaconCore
+import RoomDecisions
 import Foundation
 import Logging
 import MQTTClient

@@ -1,4 +1,5 @@
 import BeaconCore
+import RoomDecisions
 import PresenceAggregator
 
 /// The learned mode of `presence-bench evaluate`: each recording of a site decided by a site

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconCore
+import RoomDecisions
 import Foundation
 import PresenceAggregator
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconCore
+import RoomDecisions
 import Foundation
 
 /// Issue 8's load test: N nodes × M beacons of measurements played into a real mosquitto at a

@@ -1,4 +1,6 @@
 import BeaconCore
+import Calibration
+import RoomDecisions
 import Foundation
 import PresenceAggregator
 

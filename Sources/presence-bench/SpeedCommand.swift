@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconCore
+import RoomDecisions
 import Foundation
 
 /// The speed and weight figures of issue 6, measured by running the code, printed as one JSON

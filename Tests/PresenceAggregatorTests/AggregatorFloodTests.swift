@@ -43,7 +43,7 @@ import Testing
             }
             run.maxTracked = max(run.maxTracked, run.core.trackedBeaconCount)
             run.maxUnknown = max(run.maxUnknown, run.core.trackedUnknownBeaconCount)
-            run.maxDeciderBeacons = max(run.maxDeciderBeacons, run.core.decider.beaconCount)
+            run.maxDeciderBeacons = max(run.maxDeciderBeacons, run.core.decider.physics.beaconCount)
         }
         for second in 0..<200 {
             let aliceRoom = second < 60 ? "kitchen" : second < 130 ? "hall" : "office"
@@ -113,7 +113,7 @@ import Testing
             ReceivedMeasurement(beacon: second, node: "hall-1", room: "hall", distance: 1, proximity: .near), at: startTime + 2)
         #expect(core.evictedBeacons == 1)
         #expect(core.trackedBeacons == [second])
-        #expect(core.decider.beaconCount == 1)
+        #expect(core.decider.physics.beaconCount == 1)
         // The entities go before their state topics are cleared (an empty room is no option).
         #expect(evicting.filter { $0.payload.isEmpty }.map(\.topic) == [
             "homeassistant/device_tracker/beaconpresence_presence/\(first.rawValue)_tracker/config",

@@ -1,4 +1,5 @@
 import BeaconCore
+import RoomDecisions
 import MQTTClient
 import PresenceAggregator
 import Synchronization

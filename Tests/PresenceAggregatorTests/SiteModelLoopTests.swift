@@ -1,4 +1,5 @@
 import BeaconCore
+import RoomDecisions
 import BluetoothHCI
 import Foundation
 import PresenceAggregator

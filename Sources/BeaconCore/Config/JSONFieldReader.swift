@@ -3,12 +3,12 @@
 ///
 /// Unknown keys are rejected (Zigbee2MQTT-style strictness): a typo such as `notifyOnEnter` must not
 /// silently leave the default in force. `null` counts as absent for optional fields.
-struct JSONFieldReader {
-    let object: JSONObject
-    let path: FieldPath
+public struct JSONFieldReader {
+    public let object: JSONObject
+    public let path: FieldPath
 
     /// Fails unless `value` is an object.
-    init(_ value: JSONValue, at path: FieldPath) throws(ConfigError) {
+    public init(_ value: JSONValue, at path: FieldPath) throws(ConfigError) {
         guard case .object(let object) = value else {
             throw ConfigError(.wrongType, path: path, message: "expected an object, got \(value.kindDescription)")
         }
@@ -17,7 +17,7 @@ struct JSONFieldReader {
     }
 
     /// Fails on the first key not in `known`.
-    func rejectUnknownKeys(_ known: [String]) throws(ConfigError) {
+    public func rejectUnknownKeys(_ known: [String]) throws(ConfigError) {
         for key in object.keys where !known.contains(key) {
             throw ConfigError(.unknownKey,
                 path: path.appending(key), message: "unknown key (known keys: \(known.joined(separator: ", ")))")
@@ -25,35 +25,35 @@ struct JSONFieldReader {
     }
 
     /// The value of `key`, nil when absent or `null`.
-    func optional(_ key: String) -> JSONValue? {
+    public func optional(_ key: String) -> JSONValue? {
         guard let value = object[key], value != .null else { return nil }
         return value
     }
 
-    func required(_ key: String) throws(ConfigError) -> JSONValue {
+    public func required(_ key: String) throws(ConfigError) -> JSONValue {
         guard let value = optional(key) else { throw ConfigError(.missing, path: path.appending(key), message: "required") }
         return value
     }
 
     // MARK: - Typed access
 
-    func string(_ value: JSONValue, key: String) throws(ConfigError) -> String {
+    public func string(_ value: JSONValue, key: String) throws(ConfigError) -> String {
         guard case .string(let text) = value else { throw typeError(key, expected: "a string", got: value) }
         return text
     }
 
-    func bool(_ value: JSONValue, key: String) throws(ConfigError) -> Bool {
+    public func bool(_ value: JSONValue, key: String) throws(ConfigError) -> Bool {
         guard case .bool(let flag) = value else { throw typeError(key, expected: "true or false", got: value) }
         return flag
     }
 
-    func array(_ value: JSONValue, key: String) throws(ConfigError) -> [JSONValue] {
+    public func array(_ value: JSONValue, key: String) throws(ConfigError) -> [JSONValue] {
         guard case .array(let elements) = value else { throw typeError(key, expected: "an array", got: value) }
         return elements
     }
 
     /// An integer within `range`.
-    func integer(_ value: JSONValue, key: String, in range: ClosedRange<Int64>) throws(ConfigError) -> Int64 {
+    public func integer(_ value: JSONValue, key: String, in range: ClosedRange<Int64>) throws(ConfigError) -> Int64 {
         guard case .number(let number) = value else { throw typeError(key, expected: "an integer", got: value) }
         guard let integer = number.integer else {
             // 1e3 or 7.0 are integers in value but not in form; a 20-digit integer overflows.
@@ -73,7 +73,7 @@ struct JSONFieldReader {
     }
 
     /// A number within `range`.
-    func number(_ value: JSONValue, key: String, in range: ClosedRange<Double>) throws(ConfigError) -> Double {
+    public func number(_ value: JSONValue, key: String, in range: ClosedRange<Double>) throws(ConfigError) -> Double {
         guard case .number(let number) = value else { throw typeError(key, expected: "a number", got: value) }
         guard range.contains(number.double) else {
             throw ConfigError(.outOfRange,
@@ -84,7 +84,7 @@ struct JSONFieldReader {
     }
 
     /// A `TopicLevelID`.
-    func id(_ value: JSONValue, key: String) throws(ConfigError) -> TopicLevelID {
+    public func id(_ value: JSONValue, key: String) throws(ConfigError) -> TopicLevelID {
         let text = try string(value, key: key)
         guard let id = TopicLevelID(text) else {
             throw ConfigError(.invalidValue,

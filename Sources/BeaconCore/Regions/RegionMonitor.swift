@@ -1,3 +1,7 @@
+// Over 500 lines because one type earns it: `RegionMonitor` is a single state machine (monitoring
+// and ranging share its per-region tracks and its one deadline), and splitting it would expose
+// that state across files.
+
 /// Core Location's region monitoring and ranging for one node, as a value-type state machine:
 /// feed it sightings and clock ticks, publish the events it returns (SEMANTICS.md).
 ///

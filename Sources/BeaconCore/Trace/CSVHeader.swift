@@ -23,7 +23,7 @@ public struct CSVHeader: Sendable, Hashable {
     /// Splits one CSV line at commas (trace ids never need quoting), each field trimmed of spaces,
     /// tabs and a final carriage return. Works on UTF-8 bytes: Character-wise splitting costs more
     /// than the whole replay step.
-    static func fields(of line: Substring) -> [Substring] {
+    package static func fields(of line: Substring) -> [Substring] {
         var fields: [Substring] = []
         fields.reserveCapacity(8)
         let utf8 = line.utf8
@@ -43,7 +43,7 @@ public struct CSVHeader: Sendable, Hashable {
 
 extension Substring {
     /// Without leading and trailing spaces, tabs and carriage returns (byte-wise).
-    func trimmingSpaces() -> Substring {
+    package func trimmingSpaces() -> Substring {
         let utf8 = self.utf8
         var start = utf8.startIndex, end = utf8.endIndex
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D }

@@ -2,18 +2,18 @@
 /// by more than `reorderTolerance`. A row up to that much earlier than the previous one (receivers'
 /// clocks jitter by a millisecond; shared/data has such lines) is taken at the previous time and
 /// counted; anything further back is an error naming the line.
-struct TraceTimeColumn: Sendable {
-    let reorderTolerance: Double
-    private(set) var reorderedLines = 0
+package struct TraceTimeColumn: Sendable {
+    package let reorderTolerance: Double
+    package private(set) var reorderedLines = 0
     private var lastTime: Double?
 
-    init(reorderTolerance: Double) {
+    package init(reorderTolerance: Double) {
         self.reorderTolerance = reorderTolerance
     }
 
     /// The row's time, clamped as above. The row is only remembered once `accept` is called, after
     /// the rest of it has been checked.
-    mutating func time(_ text: Substring, line: Int) throws(TraceError) -> Double {
+    package mutating func time(_ text: Substring, line: Int) throws(TraceError) -> Double {
         guard var time = Double(text), time.isFinite else {
             throw TraceError(line: line, problem: "time '\(text)' is not a number")
         }
@@ -27,7 +27,7 @@ struct TraceTimeColumn: Sendable {
         return time
     }
 
-    mutating func accept(_ time: Double) {
+    package mutating func accept(_ time: Double) {
         lastTime = time
     }
 }

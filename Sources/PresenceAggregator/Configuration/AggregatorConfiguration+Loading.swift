@@ -1,5 +1,6 @@
 import MQTTClient
 import BeaconCore
+import RoomDecisions
 import Foundation
 
 extension AggregatorConfiguration {

@@ -1,5 +1,6 @@
 import MQTTClient
 import BeaconCore
+import RoomDecisions
 
 /// Everything the live aggregator (`presence-aggregator run`) needs, with documented defaults.
 ///

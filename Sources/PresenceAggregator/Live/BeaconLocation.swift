@@ -1,34 +1,61 @@
 import BeaconCore
+import RoomDecisions
 
 /// What the aggregator publishes about one beacon on `<root>/locations/<beacon>` (MQTT.md), and
 /// what it reads back from that retained topic at start.
 public struct BeaconLocation: Sendable, Hashable {
     /// The topic id: the alias of a known beacon, else the canonical id.
     public var id: String
-    public var beacon: BeaconID
     public var name: String
+    /// The room decision it shows (its `since`: when the beacon entered the room).
+    public var decision: RoomDecision
+
+    public var beacon: BeaconID {
+        get { decision.beacon }
+        set { decision.beacon = newValue }
+    }
     /// The decided room or `not_home`.
-    public var room: String
-    public var distance: Double?
-    public var proximity: Proximity
-    public var node: String?
-    public var since: Instant
-    public var confidence: Double
+    public var room: String {
+        get { decision.room }
+        set { decision.room = newValue }
+    }
+    public var distance: Double? {
+        get { decision.distance }
+        set { decision.distance = newValue }
+    }
+    public var proximity: Proximity {
+        get { decision.proximity }
+        set { decision.proximity = newValue }
+    }
+    public var node: String? {
+        get { decision.node }
+        set { decision.node = newValue }
+    }
+    public var since: Instant {
+        get { decision.since }
+        set { decision.since = newValue }
+    }
+    public var confidence: Double {
+        get { decision.confidence }
+        set { decision.confidence = newValue }
+    }
     /// Per room with fresh evidence: the nearest node's distance, metres.
-    public var candidates: [String: Double]
+    public var candidates: [String: Double] {
+        get { decision.candidates }
+        set { decision.candidates = newValue }
+    }
+
+    public init(id: String, name: String, decision: RoomDecision) {
+        self.id = id
+        self.name = name
+        self.decision = decision
+    }
 
     public init(id: String, beacon: BeaconID, name: String, room: String, distance: Double?, proximity: Proximity,
                 node: String?, since: Instant, confidence: Double, candidates: [String: Double]) {
-        self.id = id
-        self.beacon = beacon
-        self.name = name
-        self.room = room
-        self.distance = distance
-        self.proximity = proximity
-        self.node = node
-        self.since = since
-        self.confidence = confidence
-        self.candidates = candidates
+        self.init(id: id, name: name, decision: RoomDecision(
+            beacon: beacon, room: room, distance: distance, proximity: proximity, node: node, since: since,
+            confidence: confidence, candidates: candidates))
     }
 
     /// MQTT.md's key order; distances to the centimetre, confidence to 0.01, candidates by room name.

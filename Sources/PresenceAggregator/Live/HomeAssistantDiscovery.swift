@@ -1,4 +1,5 @@
 import BeaconCore
+import RoomDecisions
 
 /// Home Assistant MQTT discovery (MQTT.md's `homeassistant/…/config` row).
 ///
@@ -107,6 +108,13 @@ public struct HomeAssistantDiscovery: Sendable {
     /// reproduce `payload` (a placeholder character in the prefix, root or origin). Cut again
     /// when a room is added.
     private var templates: [PayloadTemplate]?
+    /// Nodes announced as devices, with what their device shows (`HomeAssistantDiscovery+Nodes`).
+    var nodeDevices: [TopicLevelID: NodeDevice] = [:]
+    /// Node devices the broker kept from before that no node has claimed yet, with when they were
+    /// seen: a node retired while the aggregator was down (its info and status cleared) left them.
+    var unclaimedNodeDevices: [TopicLevelID: Instant] = [:]
+    /// Whether the aggregator's own device was announced in this run (node devices name it).
+    var aggregatorAnnounced = false
 
     public init(prefix: String, topics: TopicScheme, origin: Origin, rooms: [String] = []) {
         self.prefix = prefix
@@ -254,113 +262,13 @@ public struct HomeAssistantDiscovery: Sendable {
         return json.json
     }
 
-    // MARK: - The aggregator and the nodes
-
-    /// The aggregator device's identifier, which node devices name as `via_device`.
-    public var aggregatorIdentifier: String { "\(siteID)/aggregator" }
-
-    /// The aggregator device's one entity, its connectivity: `on` while its status is `online`.
-    public func aggregatorConfiguration() -> AggregatorPublication {
-        var json = JSONObjectWriter()
-        json.add("name", "Connectivity")
-        json.add("unique_id", "\(aggregatorIdentifier)/connectivity")
-        json.add("state_topic", topics.aggregatorStatus)
-        json.add("payload_on", "online")
-        json.add("payload_off", "offline")
-        json.add("device_class", "connectivity")
-        json.add("entity_category", "diagnostic")
-        json.add("qos", 1)
-        var device = JSONObjectWriter()
-        device.addRaw("identifiers", JSONObjectWriter.array([Self.quoted(aggregatorIdentifier)]))
-        device.add("name", topics.root == TopicScheme.default.root ? "BeaconPresence aggregator" : "BeaconPresence aggregator \(topics.root)")
-        device.add("manufacturer", origin.name)
-        device.add("model", "presence-aggregator")
-        device.add("sw_version", origin.softwareVersion)
-        json.addRaw("device", device.json)
-        addOrigin(to: &json)
-        return .retained("\(prefix)/binary_sensor/\(siteID)/aggregator_connectivity/config", json.json)
-    }
-
-    /// The config topic of one entity of a node.
-    public func configTopic(_ entity: NodeEntity, node: TopicLevelID) -> String {
-        "\(prefix)/\(entity.component)/\(siteID)/node_\(node)_\(entity.rawValue)/config"
-    }
-
-    /// The topic filter of every node device's connectivity config of this site: what the broker
-    /// kept of the node devices announced before, read at start to find retired nodes.
-    public var nodeConnectivityConfigFilter: String { "\(prefix)/binary_sensor/\(siteID)/+/config" }
-
-    /// The node whose connectivity config `topic` is; nil for any other topic (the aggregator's own
-    /// connectivity, another site's).
-    public func node(ofConnectivityConfigTopic topic: String) -> TopicLevelID? {
-        let head = "\(prefix)/binary_sensor/\(siteID)/node_", tail = "_\(NodeEntity.connectivity.rawValue)/config"
-        guard topic.hasPrefix(head), topic.hasSuffix(tail), topic.utf8.count > head.utf8.count + tail.utf8.count else { return nil }
-        return TopicLevelID(String(topic.dropFirst(head.count).dropLast(tail.count)))
-    }
-
-    /// The node device's identifier.
-    public func nodeIdentifier(_ node: TopicLevelID) -> String { "\(siteID)/nodes/\(node)" }
-
-    /// The retained config messages of one node's device.
-    public func nodeConfigurations(node: TopicLevelID, device: NodeDevice) -> [AggregatorPublication] {
-        NodeEntity.allCases.map { .retained(configTopic($0, node: node), nodePayload($0, node: node, device: device)) }
-    }
-
-    /// The empty retained messages that remove one node's device (every entity of it).
-    public func nodeRemovals(node: TopicLevelID) -> [AggregatorPublication] {
-        NodeEntity.allCases.map { .clear(configTopic($0, node: node)) }
-    }
-
-    /// The discovery payload of one entity of a node.
-    public func nodePayload(_ entity: NodeEntity, node: TopicLevelID, device nodeDevice: NodeDevice) -> String {
-        let status = topics.nodeStatus(node)
-        var json = JSONObjectWriter()
-        json.add("name", entity.name)
-        json.add("unique_id", "\(nodeIdentifier(node))/\(entity.rawValue)")
-        if let key = entity.telemetryKey {
-            json.add("state_topic", topics.nodeTelemetry(node))
-            // `get`: a field this agent does not send (an older one, or no radio) is unknown, not
-            // a template error in Home Assistant's log.
-            json.add("value_template", "{{ value_json.get('\(key)') }}")
-            switch entity {
-            case .advertsPerSecond:
-                json.add("unit_of_measurement", "adverts/s")
-                json.add("state_class", "measurement")
-            case .beacons: json.add("state_class", "measurement")
-            case .reconnects: json.add("state_class", "total_increasing")
-            case .connectivity, .radio: break
-            }
-            json.add("expire_after", Self.telemetryExpiry)
-            addAvailability(status, to: &json)
-            json.add("qos", 0)
-        } else {
-            json.add("state_topic", status)
-            json.add("payload_on", "online")
-            json.add("payload_off", "offline")
-            json.add("device_class", "connectivity")
-            json.add("qos", 1)
-        }
-        json.add("entity_category", "diagnostic")
-        var device = JSONObjectWriter()
-        device.addRaw("identifiers", JSONObjectWriter.array([Self.quoted(nodeIdentifier(node))]))
-        device.add("name", "Node \(node)")
-        device.add("manufacturer", origin.name)
-        device.add("model", "presence-agent")
-        if let version = nodeDevice.version { device.add("sw_version", version) }
-        if let room = nodeDevice.room { device.add("suggested_area", room) }
-        device.add("via_device", aggregatorIdentifier)
-        json.addRaw("device", device.json)
-        addOrigin(to: &json)
-        return json.json
-    }
-
-    private func addAvailability(_ topic: String, to json: inout JSONObjectWriter) {
+    func addAvailability(_ topic: String, to json: inout JSONObjectWriter) {
         json.add("availability_topic", topic)
         json.add("payload_available", "online")
         json.add("payload_not_available", "offline")
     }
 
-    private func addOrigin(to json: inout JSONObjectWriter) {
+    func addOrigin(to json: inout JSONObjectWriter) {
         var originObject = JSONObjectWriter()
         originObject.add("name", origin.name)
         originObject.add("sw_version", origin.softwareVersion)
@@ -377,66 +285,9 @@ public struct HomeAssistantDiscovery: Sendable {
         return "Bluetooth LE device"
     }
 
-    private static func quoted(_ text: String) -> String {
+    static func quoted(_ text: String) -> String {
         var out = ""
         JSONText.appendQuoted(text, to: &out)
         return out
-    }
-}
-
-/// A discovery payload cut at the beacon's fields: literal JSON text between them. JSON escaping
-/// works character by character, so a field escaped on its own gives the bytes the writer gives for
-/// the whole string it sits in.
-private struct PayloadTemplate: Sendable {
-    enum Field: Int, Sendable, CaseIterable {
-        case id, name, model, serialNumber
-
-        /// A private-use character standing for the field while the template is cut.
-        var placeholder: String { String(Character(Unicode.Scalar(0xF0000 + UInt32(rawValue))!)) }
-    }
-
-    /// `literals.count == fields.count + 1`: literal, field, literal, …, literal.
-    private var literals: [String] = []
-    private var fields: [Field] = []
-    private var literalLength = 0
-
-    init(_ rendered: String) {
-        var literal = ""
-        for scalar in rendered.unicodeScalars {
-            if scalar.value >= 0xF0000, let field = Field(rawValue: Int(scalar.value - 0xF0000)) {
-                literals.append(literal)
-                fields.append(field)
-                literal = ""
-            } else {
-                literal.unicodeScalars.append(scalar)
-            }
-        }
-        literals.append(literal)
-        literalLength = literals.reduce(0) { $0 + $1.utf8.count }
-    }
-
-    func render(id: String, name: String, model: String, serialNumber: String) -> String {
-        var out = ""
-        out.reserveCapacity(literalLength + 2 * id.utf8.count + name.utf8.count + model.utf8.count + serialNumber.utf8.count + 32)
-        for index in fields.indices {
-            out += literals[index]
-            switch fields[index] {
-            case .id: Self.appendEscaped(id, to: &out)
-            case .name: Self.appendEscaped(name, to: &out)
-            case .model: Self.appendEscaped(model, to: &out)
-            case .serialNumber: Self.appendEscaped(serialNumber, to: &out)
-            }
-        }
-        out += literals[literals.count - 1]
-        return out
-    }
-
-    /// `text` as inside a JSON string literal (`JSONText.quoted` without its quotes).
-    private static func appendEscaped(_ text: String, to out: inout String) {
-        if JSONText.needsEscape(text) {
-            out += JSONText.quoted(text).dropFirst().dropLast()
-        } else {
-            out += text
-        }
     }
 }

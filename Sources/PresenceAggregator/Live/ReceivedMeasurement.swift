@@ -1,4 +1,5 @@
 import BeaconCore
+import RoomDecisions
 
 /// A node's measurement as the aggregator reads it from `<root>/beacons/<beacon>/<node>` (MQTT.md):
 /// only what the room decision and the published location need. Keys it does not need are

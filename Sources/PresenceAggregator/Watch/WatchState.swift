@@ -1,4 +1,5 @@
 import BeaconCore
+import RoomDecisions
 
 /// What `presence-aggregator watch` knows about a deployment, built only from the messages on its
 /// topics (MQTT.md): the aggregator's retained rooms and locations, its status, the nodes' status,

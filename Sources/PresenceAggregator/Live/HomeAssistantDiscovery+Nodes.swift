@@ -1,0 +1,179 @@
+import BeaconCore
+import RoomDecisions
+
+/// The aggregator's own device and one device per node (connectivity and telemetry sensors), and
+/// which of them this run has announced: a node is announced when first met (its status, info or
+/// a measurement), again when what its device shows changes, and removed when it is retired.
+extension HomeAssistantDiscovery {
+    /// How long a node device the broker kept waits for its node's info, status or a measurement
+    /// before it is removed, seconds. Retained messages arrive right after each SUBSCRIBE, so this
+    /// is ample, and a node that is merely down keeps its retained info and status.
+    public static let unclaimedNodeDeviceGrace = 10.0
+
+    /// Whether `node` was announced as a device in this run.
+    func hasNodeDevice(_ node: TopicLevelID) -> Bool { nodeDevices[node] != nil }
+
+    /// The aggregator's own device, once per run.
+    mutating func announceAggregator(into out: inout [AggregatorPublication]) {
+        guard !aggregatorAnnounced else { return }
+        aggregatorAnnounced = true
+        out.append(aggregatorConfiguration())
+    }
+
+    /// A node met: its device is announced, or announced again when what it shows changed.
+    mutating func noteNode(_ node: TopicLevelID, room: String?, version: String?, into out: inout [AggregatorPublication]) {
+        let known = nodeDevices[node]
+        var device = known ?? NodeDevice()
+        if let room { device.room = room }
+        if let version { device.version = version }
+        guard device != known else { return }
+        nodeDevices[node] = device
+        announceAggregator(into: &out)
+        out += nodeConfigurations(node: node, device: device)
+    }
+
+    /// A retired node (its info cleared): its device's configs are cleared, if it was announced.
+    mutating func retireNode(_ node: TopicLevelID) -> [AggregatorPublication] {
+        nodeDevices.removeValue(forKey: node) == nil ? [] : nodeRemovals(node: node)
+    }
+
+    /// A node device's retained connectivity config from an earlier run, seen at `time`.
+    mutating func retainedNodeDevice(_ node: TopicLevelID, at time: Instant) {
+        guard nodeDevices[node] == nil, unclaimedNodeDevices[node] == nil else { return }
+        unclaimedNodeDevices[node] = time
+    }
+
+    /// Removes the kept node devices that no node claimed within `unclaimedNodeDeviceGrace`.
+    mutating func removeUnclaimedNodeDevices(at time: Instant, into out: inout [AggregatorPublication]) {
+        guard !unclaimedNodeDevices.isEmpty else { return }
+        for (node, seen) in unclaimedNodeDevices.sorted(by: { $0.key < $1.key }) {
+            if nodeDevices[node] != nil {
+                unclaimedNodeDevices[node] = nil
+            } else if time.since(seen) >= Self.unclaimedNodeDeviceGrace {
+                unclaimedNodeDevices[node] = nil
+                out += nodeRemovals(node: node)
+            }
+        }
+    }
+
+    /// The configs of the aggregator's device and every node device announced, by node.
+    func nodeDeviceConfigurations() -> [AggregatorPublication] {
+        var out = [aggregatorConfiguration()]
+        for node in nodeDevices.keys.sorted() {
+            out += nodeConfigurations(node: node, device: nodeDevices[node] ?? .init())
+        }
+        return out
+    }
+
+    /// What a node's retained info (`{"node","room","version",…}`) gives its device: its room (not
+    /// `not_home`, a valid topic level) and version (1–64 bytes); nil for a message that is not a
+    /// JSON object. Fields of another type are left out: the info is a display, not evidence.
+    static func nodeInfo(_ payload: [UInt8]) -> (room: String?, version: String?)? {
+        guard let value = try? JSONParser.parse(payload, maximumBytes: 4096, maximumDepth: 4),
+            case .object(let object) = value
+        else { return nil }
+        var room: String?
+        if case .string(let text)? = object["room"], TopicLevelID.isValid(text), text != RoomDecision.notHome { room = text }
+        var version: String?
+        if case .string(let text)? = object["version"], !text.isEmpty, text.utf8.count <= 64 { version = text }
+        return (room, version)
+    }
+
+    /// The aggregator device's identifier, which node devices name as `via_device`.
+    public var aggregatorIdentifier: String { "\(siteID)/aggregator" }
+
+    /// The aggregator device's one entity, its connectivity: `on` while its status is `online`.
+    public func aggregatorConfiguration() -> AggregatorPublication {
+        var json = JSONObjectWriter()
+        json.add("name", "Connectivity")
+        json.add("unique_id", "\(aggregatorIdentifier)/connectivity")
+        json.add("state_topic", topics.aggregatorStatus)
+        json.add("payload_on", "online")
+        json.add("payload_off", "offline")
+        json.add("device_class", "connectivity")
+        json.add("entity_category", "diagnostic")
+        json.add("qos", 1)
+        var device = JSONObjectWriter()
+        device.addRaw("identifiers", JSONObjectWriter.array([Self.quoted(aggregatorIdentifier)]))
+        device.add("name", topics.root == TopicScheme.default.root ? "BeaconPresence aggregator" : "BeaconPresence aggregator \(topics.root)")
+        device.add("manufacturer", origin.name)
+        device.add("model", "presence-aggregator")
+        device.add("sw_version", origin.softwareVersion)
+        json.addRaw("device", device.json)
+        addOrigin(to: &json)
+        return .retained("\(prefix)/binary_sensor/\(siteID)/aggregator_connectivity/config", json.json)
+    }
+
+    /// The config topic of one entity of a node.
+    public func configTopic(_ entity: NodeEntity, node: TopicLevelID) -> String {
+        "\(prefix)/\(entity.component)/\(siteID)/node_\(node)_\(entity.rawValue)/config"
+    }
+
+    /// The topic filter of every node device's connectivity config of this site: what the broker
+    /// kept of the node devices announced before, read at start to find retired nodes.
+    public var nodeConnectivityConfigFilter: String { "\(prefix)/binary_sensor/\(siteID)/+/config" }
+
+    /// The node whose connectivity config `topic` is; nil for any other topic (the aggregator's own
+    /// connectivity, another site's).
+    public func node(ofConnectivityConfigTopic topic: String) -> TopicLevelID? {
+        let head = "\(prefix)/binary_sensor/\(siteID)/node_", tail = "_\(NodeEntity.connectivity.rawValue)/config"
+        guard topic.hasPrefix(head), topic.hasSuffix(tail), topic.utf8.count > head.utf8.count + tail.utf8.count else { return nil }
+        return TopicLevelID(String(topic.dropFirst(head.count).dropLast(tail.count)))
+    }
+
+    /// The node device's identifier.
+    public func nodeIdentifier(_ node: TopicLevelID) -> String { "\(siteID)/nodes/\(node)" }
+
+    /// The retained config messages of one node's device.
+    public func nodeConfigurations(node: TopicLevelID, device: NodeDevice) -> [AggregatorPublication] {
+        NodeEntity.allCases.map { .retained(configTopic($0, node: node), nodePayload($0, node: node, device: device)) }
+    }
+
+    /// The empty retained messages that remove one node's device (every entity of it).
+    public func nodeRemovals(node: TopicLevelID) -> [AggregatorPublication] {
+        NodeEntity.allCases.map { .clear(configTopic($0, node: node)) }
+    }
+
+    /// The discovery payload of one entity of a node.
+    public func nodePayload(_ entity: NodeEntity, node: TopicLevelID, device nodeDevice: NodeDevice) -> String {
+        let status = topics.nodeStatus(node)
+        var json = JSONObjectWriter()
+        json.add("name", entity.name)
+        json.add("unique_id", "\(nodeIdentifier(node))/\(entity.rawValue)")
+        if let key = entity.telemetryKey {
+            json.add("state_topic", topics.nodeTelemetry(node))
+            // `get`: a field this agent does not send (an older one, or no radio) is unknown, not
+            // a template error in Home Assistant's log.
+            json.add("value_template", "{{ value_json.get('\(key)') }}")
+            switch entity {
+            case .advertsPerSecond:
+                json.add("unit_of_measurement", "adverts/s")
+                json.add("state_class", "measurement")
+            case .beacons: json.add("state_class", "measurement")
+            case .reconnects: json.add("state_class", "total_increasing")
+            case .connectivity, .radio: break
+            }
+            json.add("expire_after", Self.telemetryExpiry)
+            addAvailability(status, to: &json)
+            json.add("qos", 0)
+        } else {
+            json.add("state_topic", status)
+            json.add("payload_on", "online")
+            json.add("payload_off", "offline")
+            json.add("device_class", "connectivity")
+            json.add("qos", 1)
+        }
+        json.add("entity_category", "diagnostic")
+        var device = JSONObjectWriter()
+        device.addRaw("identifiers", JSONObjectWriter.array([Self.quoted(nodeIdentifier(node))]))
+        device.add("name", "Node \(node)")
+        device.add("manufacturer", origin.name)
+        device.add("model", "presence-agent")
+        if let version = nodeDevice.version { device.add("sw_version", version) }
+        if let room = nodeDevice.room { device.add("suggested_area", room) }
+        device.add("via_device", aggregatorIdentifier)
+        json.addRaw("device", device.json)
+        addOrigin(to: &json)
+        return json.json
+    }
+}

@@ -1,0 +1,70 @@
+import BeaconCore
+
+/// Every setting of the room decision, with documented defaults chosen on the nine walking traces
+/// of shared/data and checked on the SAL bay's five recordings, one set for both sites
+/// (`presence-bench evaluate`; the Room decisions article of PresenceAggregator.docc shows how they trade speed against stability).
+///
+/// Scores are in dB: a node's evidence scores `−10·n·log₁₀(distance)`, which is its filtered RSSI
+/// relative to the beacon's measured power with the node's calibration offset applied (the distance
+/// already carries both), so margins read as "x dB stronger".
+public struct RoomDecisionParameters: Sendable, Hashable {
+    /// n used to turn a reported distance back into dB, default the agent's
+    /// (`DistanceModel.default.pathLossExponent`), so that a score difference is exactly a
+    /// difference of calibrated RSSI. Only the scale of the margins depends on it, never the
+    /// ranking of the rooms.
+    public var pathLossExponent: Double
+    /// A challenger's lead over the current room counts only above this many dB, default 0.25 dB.
+    /// Small on purpose: the integrated lead (`evidenceToSwitch`) already asks more time of a slim
+    /// lead than of a decisive one, which served the traces better than a large instantaneous
+    /// margin (see the Room decisions article's table); raise it to demand a minimum lead at every instant.
+    public var margin: Double
+    /// The challenger must have led by more than the margin without a break for this long,
+    /// seconds, default 1.5 s.
+    public var dwell: Double
+    /// And its lead above the margin, capped at `leadCap` and integrated over time, must reach this
+    /// many dB·s, default 1.5 dB·s: a 2 dB lead or more needs just the dwell (1.5 s), a 1 dB lead
+    /// 2 s, a 0.5 dB lead 6 s. A lead that dips to the margin or below starts the challenger afresh.
+    public var evidenceToSwitch: Double
+    /// Largest lead (dB) one instant contributes to `evidenceToSwitch`, default 3 dB.
+    public var leadCap: Double
+    /// Deciding starts (and a beacon back from `not_home` is placed) this long after its first
+    /// evidence, seconds, default 1 s: nodes report a newly heard beacon within one advertising
+    /// interval, and a decision on the first node's word alone is often wrong and would cost a
+    /// switch (a flap) a dwell later.
+    public var settleTime: Double
+    /// A node's evidence is dropped once it is this old, seconds, default 150 s (2.5 of the
+    /// agent's 60 s heartbeats). Only a safety net: a node that stops hearing a beacon says so
+    /// itself (one measurement with proximity `unknown`, which drops its evidence at once), but
+    /// measurements are QoS 0 and that one may be lost; a node that hears the beacon publishes at
+    /// least every heartbeat, so after two missed heartbeats it no longer does.
+    public var staleAfter: Double
+    /// `not_home` once no node has heard the beacon for this long, seconds, default 30 s (the
+    /// region exit delay of SEMANTICS.md): counted from the moment the last node reported it
+    /// `unknown`, went stale or offline. A still beacon that nodes keep hearing publishes only its
+    /// heartbeat and never goes away.
+    public var awayTimeout: Double
+
+    /// Creates parameters; the defaults are the ones every site runs with.
+    public init(
+        pathLossExponent: Double = DistanceModel.default.pathLossExponent,
+        margin: Double = 0.25,
+        dwell: Double = 1.5,
+        evidenceToSwitch: Double = 1.5,
+        leadCap: Double = 3.0,
+        settleTime: Double = 1,
+        staleAfter: Double = 150,
+        awayTimeout: Double = 30
+    ) {
+        self.pathLossExponent = pathLossExponent
+        self.margin = margin
+        self.dwell = dwell
+        self.evidenceToSwitch = evidenceToSwitch
+        self.leadCap = leadCap
+        self.settleTime = settleTime
+        self.staleAfter = staleAfter
+        self.awayTimeout = awayTimeout
+    }
+
+    /// The documented defaults.
+    public static let `default` = RoomDecisionParameters()
+}

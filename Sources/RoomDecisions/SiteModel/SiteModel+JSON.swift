@@ -1,0 +1,278 @@
+import BeaconCore
+
+/// The model file: readable, versioned JSON, one room per line-block, written deterministically.
+///
+/// ```json
+/// {
+///   "format": "beacon-presence-site-model",
+///   "version": 2,
+///   "decision": "model",
+///   "parameters": {"sampleInterval": 0.1, "evidenceRate": 4, …},
+///   "rooms": [
+///     {"name": "inside", "samples": 812, "nodes": {
+///       "i-dl": {"heard": 0.998, "mean": -66.2, "sigma": 4.1},
+///       …}},
+///     …],
+///   "nodeRooms": {"i-dl": "inside", …},
+///   "classifier": {"features": ["room:inside", …, "rssi:i-dl", …, "heard:i-dl", …],
+///     "means": […], "scales": […], "rooms": {"inside": {"bias": 0.12, "weights": […]}, …}}
+/// }
+/// ```
+/// Every room lists the same nodes. Version 1 files (no `decision`, `nodeRooms`, `classifier`)
+/// are still read, and decide by their looks. Unknown keys are errors (a typo must not leave a default in
+/// force); `parameters` may leave keys out (the default applies).
+extension SiteModel {
+    /// The model as JSON text (ends with a newline).
+    public var json: String {
+        var text = "{\n"
+        text += "  \"format\": \(JSONText.quoted(Self.format)),\n"
+        text += "  \"version\": \(Self.version),\n"
+        text += "  \"decision\": \(JSONText.quoted(decision.rawValue)),\n"
+        text += "  \"parameters\": {"
+        text += Self.parameterFields.map { field in
+            "\(JSONText.quoted(field.key)): \(JSONObjectWriter.number(parameters[keyPath: field.value], decimals: 6))"
+        }.joined(separator: ", ")
+        text += "},\n  \"rooms\": [\n"
+        for (roomIndex, room) in rooms.enumerated() {
+            text += "    {\"name\": \(JSONText.quoted(room)), \"samples\": \(samples[roomIndex]), \"nodes\": {\n"
+            for (nodeIndex, node) in nodes.enumerated() {
+                let look = looks[roomIndex][nodeIndex]
+                text += "      \(JSONText.quoted(node)): {\"heard\": \(JSONObjectWriter.number(look.heard, decimals: 4)), "
+                text += "\"mean\": \(JSONObjectWriter.number(look.mean, decimals: 2)), "
+                text += "\"sigma\": \(JSONObjectWriter.number(look.sigma, decimals: 2))}"
+                text += nodeIndex == nodes.count - 1 ? "\n" : ",\n"
+            }
+            text += "    }}" + (roomIndex == rooms.count - 1 ? "\n" : ",\n")
+        }
+        text += "  ]"
+        let placed = nodes.indices.compactMap { index in nodeRooms[index].map { (nodes[index], $0) } }
+        if !placed.isEmpty {
+            text += ",\n  \"nodeRooms\": {" + placed.map { "\(JSONText.quoted($0.0)): \(JSONText.quoted($0.1))" }.joined(separator: ", ") + "}"
+        }
+        if let classifier {
+            func list(_ values: [Double]) -> String {
+                "[" + values.map { JSONObjectWriter.number($0, decimals: 6) }.joined(separator: ", ") + "]"
+            }
+            let names = SiteModelClassifier.featureNames(rooms: rooms, nodes: nodes)
+            text += ",\n  \"classifier\": {\n    \"features\": [" + names.map { JSONText.quoted($0) }.joined(separator: ", ") + "],\n"
+            text += "    \"means\": \(list(classifier.means)),\n    \"scales\": \(list(classifier.scales)),\n    \"rooms\": {\n"
+            for (index, room) in rooms.enumerated() {
+                text += "      \(JSONText.quoted(room)): {\"bias\": \(JSONObjectWriter.number(classifier.biases[index], decimals: 6)), "
+                text += "\"weights\": \(list(classifier.weights[index]))}" + (index == rooms.count - 1 ? "\n" : ",\n")
+            }
+            text += "    }\n  }"
+        }
+        text += "\n}\n"
+        return text
+    }
+
+    /// Parses a model file's bytes; never traps. Syntax errors name the line, value errors the field.
+    public init(json bytes: [UInt8]) throws(SiteModelFileError) {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes, maximumBytes: 16 << 20, maximumDepth: 8)
+        } catch {
+            throw Self.syntaxError(error, in: bytes)
+        }
+        do {
+            self = try Self.model(from: value)
+        } catch {
+            throw SiteModelFileError(field: error.path.description, message: error.message)
+        }
+    }
+
+    private static func model(from value: JSONValue) throws(ConfigError) -> SiteModel {
+        let top = try JSONFieldReader(value, at: .root)
+        try top.rejectUnknownKeys(["format", "version", "decision", "parameters", "rooms", "nodeRooms", "classifier"])
+        let format = try top.string(try top.required("format"), key: "format")
+        guard format == Self.format else {
+            throw ConfigError(.invalidValue, path: FieldPath.root.appending("format"),
+                              message: "\(ConfigError.quoted(format)) is not \(JSONText.quoted(Self.format))")
+        }
+        let version = try top.integer(try top.required("version"), key: "version", in: 0...Int64(Int32.max))
+        guard version == 1 || version == Int64(Self.version) else {
+            throw ConfigError(.outOfRange, path: FieldPath.root.appending("version"),
+                              message: "version \(version) is not supported (this program reads versions 1 and \(Self.version))")
+        }
+        var decision = Decision.model
+        if let given = top.optional("decision") {
+            let text = try top.string(given, key: "decision")
+            guard let chosen = Decision(rawValue: text) else {
+                throw ConfigError(.invalidValue, path: FieldPath.root.appending("decision"),
+                                  message: "\(ConfigError.quoted(text)) is not model or physics")
+            }
+            decision = chosen
+        }
+        var parameters = SiteModelParameters.default
+        if let given = top.optional("parameters") {
+            parameters = try Self.parameters(from: given, at: FieldPath.root.appending("parameters"))
+        }
+        let roomValues = try top.array(try top.required("rooms"), key: "rooms")
+        guard !roomValues.isEmpty else {
+            throw ConfigError(.invalidValue, path: FieldPath.root.appending("rooms"), message: "a model needs at least one room")
+        }
+        var named: [(name: String, samples: Int, looks: [String: Look])] = []
+        var nodeNames: [String]?
+        for (index, roomValue) in roomValues.enumerated() {
+            let path = FieldPath.root.appending("rooms").appending(index: index)
+            let room = try JSONFieldReader(roomValue, at: path)
+            try room.rejectUnknownKeys(["name", "samples", "nodes"])
+            let name = try room.string(try room.required("name"), key: "name")
+            guard !name.isEmpty, name != RoomDecision.notHome, !named.contains(where: { $0.name == name }) else {
+                throw ConfigError(.invalidValue, path: path.appending("name"),
+                                  message: "\(ConfigError.quoted(name)) is empty, not_home or a repeated room")
+            }
+            var samples = 0
+            if let given = room.optional("samples") {
+                samples = Int(try room.integer(given, key: "samples", in: 0...Int64(Int32.max)))
+            }
+            let nodesPath = path.appending("nodes")
+            guard case .object(let nodesObject) = try room.required("nodes") else {
+                throw ConfigError(.wrongType, path: nodesPath, message: "expected an object of node → look")
+            }
+            var looks: [String: Look] = [:]
+            for node in nodesObject.keys {
+                guard let lookValue = nodesObject[node] else { continue }
+                looks[node] = try Self.look(from: lookValue, at: nodesPath.appending(node))
+            }
+            let names = nodesObject.keys.sorted()
+            if let known = nodeNames, known != names {
+                throw ConfigError(.invalidValue, path: nodesPath,
+                                  message: "lists nodes \(names.joined(separator: ",")); rooms[0] lists \(known.joined(separator: ","))")
+            }
+            guard !names.isEmpty else { throw ConfigError(.invalidValue, path: nodesPath, message: "no nodes") }
+            nodeNames = names
+            named.append((name, samples, looks))
+        }
+        named.sort { $0.name < $1.name }
+        let nodes = nodeNames ?? []
+        let rooms = named.map(\.name)
+        var nodeRooms = [String?](repeating: nil, count: nodes.count)
+        if let given = top.optional("nodeRooms") {
+            let path = FieldPath.root.appending("nodeRooms")
+            guard case .object(let object) = given else {
+                throw ConfigError(.wrongType, path: path, message: "expected an object of node → room")
+            }
+            for node in object.keys {
+                guard let index = nodes.firstIndex(of: node) else {
+                    throw ConfigError(.invalidValue, path: path.appending(node), message: "is not a node of the rooms' looks")
+                }
+                guard case .string(let room)? = object[node], rooms.contains(room) else {
+                    throw ConfigError(.invalidValue, path: path.appending(node), message: "expected one of the model's rooms")
+                }
+                nodeRooms[index] = room
+            }
+        }
+        var classifier: SiteModelClassifier?
+        if let given = top.optional("classifier") {
+            classifier = try Self.classifier(from: given, rooms: rooms, nodes: nodes)
+        }
+        return SiteModel(rooms: rooms, nodes: nodes,
+                         looks: named.map { room in nodes.map { room.looks[$0]! } },
+                         samples: named.map(\.samples), parameters: parameters,
+                         nodeRooms: nodeRooms, classifier: classifier, decision: decision)
+    }
+
+    /// The classifier: its feature names must be those of the model's rooms and nodes, in order,
+    /// so weights can never be applied to the wrong node.
+    private static func classifier(from value: JSONValue, rooms: [String], nodes: [String]) throws(ConfigError) -> SiteModelClassifier {
+        let path = FieldPath.root.appending("classifier")
+        let reader = try JSONFieldReader(value, at: path)
+        try reader.rejectUnknownKeys(["features", "means", "scales", "rooms"])
+        let expected = SiteModelClassifier.featureNames(rooms: rooms, nodes: nodes)
+        let names = try reader.array(try reader.required("features"), key: "features")
+        guard names == expected.map({ JSONValue.string($0) }) else {
+            throw ConfigError(.invalidValue, path: path.appending("features"),
+                              message: "expected the \(expected.count) features of the model's rooms and nodes: "
+                                  + expected.joined(separator: ", "))
+        }
+        func numbers(_ value: JSONValue, at path: FieldPath, range: ClosedRange<Double>) throws(ConfigError) -> [Double] {
+            guard case .array(let elements) = value else {
+                throw ConfigError(.wrongType, path: path, message: "expected an array of \(expected.count) numbers")
+            }
+            guard elements.count == expected.count else {
+                throw ConfigError(.invalidValue, path: path, message: "has \(elements.count) numbers, not \(expected.count)")
+            }
+            var result: [Double] = []
+            for (index, element) in elements.enumerated() {
+                guard case .number(let number) = element, range.contains(number.double) else {
+                    throw ConfigError(.invalidValue, path: path.appending(index: index),
+                                      message: "expected a number in \(JSONText.number(range.lowerBound))…\(JSONText.number(range.upperBound))")
+                }
+                result.append(number.double)
+            }
+            return result
+        }
+        let means = try numbers(try reader.required("means"), at: path.appending("means"), range: -1e6...1e6)
+        let scales = try numbers(try reader.required("scales"), at: path.appending("scales"), range: 1e-9...1e6)
+        let roomsPath = path.appending("rooms")
+        guard case .object(let roomObject) = try reader.required("rooms") else {
+            throw ConfigError(.wrongType, path: roomsPath, message: "expected an object of room → bias and weights")
+        }
+        var weights: [[Double]] = [], biases: [Double] = []
+        for key in roomObject.keys where !rooms.contains(key) {
+            throw ConfigError(.invalidValue, path: roomsPath.appending(key), message: "is not a room of the model")
+        }
+        for room in rooms {
+            guard let entry = roomObject[room] else {
+                throw ConfigError(.missing, path: roomsPath.appending(room), message: "required (every room of the model)")
+            }
+            let roomReader = try JSONFieldReader(entry, at: roomsPath.appending(room))
+            try roomReader.rejectUnknownKeys(["bias", "weights"])
+            biases.append(try roomReader.number(try roomReader.required("bias"), key: "bias", in: -1e6...1e6))
+            weights.append(try numbers(try roomReader.required("weights"), at: roomsPath.appending(room).appending("weights"), range: -1e6...1e6))
+        }
+        return SiteModelClassifier(means: means, scales: scales, weights: weights, biases: biases)
+    }
+
+    private static func look(from value: JSONValue, at path: FieldPath) throws(ConfigError) -> Look {
+        let reader = try JSONFieldReader(value, at: path)
+        try reader.rejectUnknownKeys(["heard", "mean", "sigma"])
+        // `heard` strictly inside 0…1: the filter takes its log and the log of its complement.
+        let heard = try reader.number(try reader.required("heard"), key: "heard", in: 0.000001...0.999999)
+        let mean = try reader.number(try reader.required("mean"), key: "mean", in: -200...50)
+        let sigma = try reader.number(try reader.required("sigma"), key: "sigma", in: 0.1...100)
+        return Look(heard: heard, mean: mean, sigma: sigma)
+    }
+
+    /// Every hyper-parameter of the file's `parameters`, in the order written, with the values a
+    /// file may give it: one list for writing, for the known keys and for reading.
+    private static var parameterFields: [(key: String, value: WritableKeyPath<SiteModelParameters, Double>, range: ClosedRange<Double>)] {
+        [("sampleInterval", \.sampleInterval, 0.01...60), ("evidenceRate", \.evidenceRate, 0...1000),
+         ("switchRate", \.switchRate, 0...1000), ("outlierShare", \.outlierShare, 0...0.5),
+         ("outlierRange", \.outlierRange, 1...1000), ("minimumSigma", \.minimumSigma, 0.1...100),
+         ("priorSnapshots", \.priorSnapshots, 0...1_000_000), ("switchOdds", \.switchOdds, 1...1_000_000),
+         ("staleAfter", \.staleAfter, 0.1...86_400), ("classifierInterval", \.classifierInterval, 0.01...60),
+         ("classifierPenalty", \.classifierPenalty, 0...1000), ("classifierIterations", \.classifierIterations, 0...100_000)]
+    }
+
+    private static func parameters(from value: JSONValue, at path: FieldPath) throws(ConfigError) -> SiteModelParameters {
+        let reader = try JSONFieldReader(value, at: path)
+        let fields = parameterFields
+        try reader.rejectUnknownKeys(fields.map(\.key))
+        var parameters = SiteModelParameters.default
+        for field in fields {
+            if let given = reader.optional(field.key) {
+                parameters[keyPath: field.value] = try reader.number(given, key: field.key, in: field.range)
+            }
+        }
+        return parameters
+    }
+
+    /// A syntax error with its byte offset turned into a line number.
+    private static func syntaxError(_ error: ConfigError, in bytes: [UInt8]) -> SiteModelFileError {
+        let marker = "at byte "
+        var message = error.message
+        var line: Int?
+        if let range = message.firstRange(of: marker) {
+            let digits = message[range.upperBound...].prefix { $0.isNumber }
+            if let offset = Int(digits) {
+                line = 1 + bytes.prefix(min(offset, bytes.count)).reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+                var rest = message[range.upperBound...].dropFirst(digits.count)
+                if rest.hasPrefix(":") { rest = rest.dropFirst() }
+                message = "invalid JSON:" + rest
+            }
+        }
+        return SiteModelFileError(line: line, field: nil, message: message)
+    }
+}

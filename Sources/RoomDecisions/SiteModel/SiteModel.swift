@@ -1,0 +1,124 @@
+import BeaconCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How each room of a site looks to the site's nodes, learned from labelled recordings
+/// (`SiteModelLearner`) and used to decide rooms (`SiteModelFilter`, `SiteModelDecider`).
+///
+/// It holds a room classifier (`SiteModelClassifier`, which decides) and, for every room and node,
+/// how often the node hears the beacon while it is in that room (`heard`) and a Gaussian of the
+/// filtered RSSI the node then publishes (`mean`, `sigma`): a readable picture of the site, and what
+/// a version 1 file, without a classifier, decides by. `decision` is `learn`'s verdict: whether the
+/// model beat physics on the recordings it was learned from. The features are the measurements
+/// nodes publish — what the live aggregator receives — so a model learned offline decides live on
+/// the same footing. Saved as versioned JSON (`SiteModel+JSON`).
+public struct SiteModel: Sendable, Hashable {
+    /// The `format` field of a model file.
+    public static let format = "beacon-presence-site-model"
+    /// The `version` of the file format this code writes; it reads this one and version 1 (looks
+    /// only: decided by the looks, as then).
+    public static let version = 2
+
+    /// Which decision `learn` found the better on the recordings it learned from, judged leave-one-
+    /// recording-out against the physics decision on the same recordings.
+    public enum Decision: String, Sendable, Hashable {
+        /// Decide with the model.
+        case model
+        /// The model did not beat physics where it was learned: decide with physics alone.
+        case physics
+    }
+
+    /// How one room looks to one node.
+    public struct Look: Sendable, Hashable {
+        /// Probability that the node has a live measurement of the beacon while it is in the room.
+        public var heard: Double
+        /// Mean filtered RSSI the node publishes then, in dB relative to the mean of the model's
+        /// nodes that hear the beacon at that moment (`reference(_:)`).
+        public var mean: Double
+        /// Its standard deviation, dB (at least the parameters' `minimumSigma`).
+        public var sigma: Double
+
+        /// Creates a look from its three figures.
+        public init(heard: Double, mean: Double, sigma: Double) {
+            self.heard = heard
+            self.mean = mean
+            self.sigma = sigma
+        }
+    }
+
+    /// The rooms, sorted by name.
+    public var rooms: [String]
+    /// The nodes, sorted by name.
+    public var nodes: [String]
+    /// `looks[room][node]`, indexed as `rooms` and `nodes`.
+    public var looks: [[Look]]
+    /// Learning samples (feature snapshots, one per `sampleInterval`) per room.
+    public var samples: [Int]
+    /// How the filter over rooms uses the looks.
+    public var parameters: SiteModelParameters
+    /// Per node (indexed as `nodes`), the room it stands in, nil when none of the model's rooms.
+    public var nodeRooms: [String?]
+    /// The room classifier; nil in a version 1 file, whose looks then decide.
+    public var classifier: SiteModelClassifier?
+    /// The decision `learn` chose; `.model` when it could not judge (a single recording).
+    public var decision: Decision
+
+    /// Creates a model; `looks` is indexed as `rooms` and `nodes`, `nodeRooms` as `nodes`.
+    public init(rooms: [String], nodes: [String], looks: [[Look]], samples: [Int], parameters: SiteModelParameters,
+                nodeRooms: [String?]? = nil, classifier: SiteModelClassifier? = nil, decision: Decision = .model) {
+        self.rooms = rooms
+        self.nodes = nodes
+        self.looks = looks
+        self.samples = samples
+        self.parameters = parameters
+        self.nodeRooms = nodeRooms ?? Array(repeating: nil, count: nodes.count)
+        self.classifier = classifier
+        self.decision = decision
+    }
+
+    /// Per node, the index of its room in `rooms`.
+    public var nodeRoomIndices: [Int?] { nodeRooms.map { $0.flatMap { roomIndex($0) } } }
+
+    /// Per room, the log of its share of the learning samples (the classifier's training prior).
+    public var logPriors: [Double] {
+        let total = Double(samples.reduce(0, +))
+        return samples.map { total > 0 && $0 > 0 ? log(Double($0) / total) : log(1e-6) }
+    }
+
+    /// The index of `node` in `nodes`, nil for a node the model does not know.
+    public func nodeIndex(_ node: String) -> Int? {
+        // Sorted: a binary search, no dictionary to keep in step.
+        var low = 0, high = nodes.count
+        while low < high {
+            let middle = (low + high) / 2
+            if nodes[middle] < node { low = middle + 1 } else { high = middle }
+        }
+        return low < nodes.count && nodes[low] == node ? low : nil
+    }
+
+    /// What a node's RSSI is measured against: the mean filtered RSSI of the nodes hearing the beacon
+    /// at the same moment (0 when none does). Relative values do not change when the whole picture
+    /// moves by a few dB — another beacon's transmit power, a phone in a pocket, a person instead of
+    /// a car carrying it — while each room's pattern across the nodes stays; measured, it lifts the
+    /// one walking recording of the SAL bay, learned from four car recordings, from 0.68 to 0.77
+    /// and costs the cars little (the site model article of PresenceAggregator.docc).
+    public static func reference<Values: Sequence>(_ heard: Values) -> Double where Values.Element == Double {
+        var sum = 0.0, count = 0
+        for value in heard {
+            sum += value
+            count += 1
+        }
+        return count == 0 ? 0 : sum / Double(count)
+    }
+
+    /// The index of `room` in `rooms`.
+    public func roomIndex(_ room: String) -> Int? {
+        rooms.firstIndex(of: room)
+    }
+}

@@ -1,0 +1,199 @@
+import BeaconCore
+
+/// Decides rooms with a `SiteModel`, beside the physics decision (`RoomDecider`) its owner keeps
+/// running on the same measurements, so that the outputs keep their form (`RoomDecision`).
+///
+/// Per beacon a `SiteModelFilter` follows the measurements of the model's nodes. The decided room is:
+/// - `not_home` when the physics decision is `not_home` (the away timeout: no node hears the
+///   beacon any more); the filter then starts afresh;
+/// - the filter's room once a node of the model has heard the beacon;
+/// - the physics room for a beacon heard only by nodes the model does not know.
+/// Deciding starts when the physics decision starts (its settle time). Measurements of nodes the
+/// model does not know are left to the physics decision; each such node is reported once
+/// (`takeUnknownNodes()`), for the owner's log. Pure value type: time is always a parameter.
+public struct SiteModelDecider: Sendable {
+    struct Held: Sendable {
+        var room: String
+        var distance: Double?
+        var proximity: Proximity
+        var time: Instant
+    }
+
+    struct BeaconState: Sendable {
+        var filter: SiteModelFilter
+        /// A node of the model has heard the beacon since the filter started.
+        var modelHeard = false
+        var room: String?
+        var since = Instant(seconds: 0)
+        /// The latest measurement of every node (model or not), for the decision's details.
+        var held: [String: Held] = [:]
+    }
+
+    /// The model rooms are decided with.
+    public let model: SiteModel
+    private var beacons: [BeaconID: BeaconState] = [:]
+    private var offline: Set<String> = []
+    private var reportedUnknown: Set<String> = []
+    private var unreportedUnknown: [String] = []
+
+    /// Creates a decider with no beacons yet.
+    public init(model: SiteModel) {
+        self.model = model
+    }
+
+    /// Folds in a measurement received at `time`; `physics` is the physics decision for its beacon
+    /// after the same measurement. Returns the decision when the beacon's room changed or deciding
+    /// started for it.
+    public mutating func update(_ evidence: NodeEvidence, physics: RoomDecision?, at time: Instant) -> RoomDecision? {
+        update(evidence, physicsRoom: physics?.room, physics: { physics }, at: time)
+    }
+
+    /// `update(_:physics:at:)` for a caller whose physics decision costs to build: `physicsRoom` is
+    /// its room (nil before deciding started), and `physics` is asked for the whole decision only
+    /// when the decided room changes (building one per measurement, with every room's candidate
+    /// distance, took about a quarter of the live aggregator's time with a model).
+    public mutating func update(_ evidence: NodeEvidence, physicsRoom: String?, physics: () -> RoomDecision?,
+                                at time: Instant) -> RoomDecision? {
+        guard time.seconds.isFinite, !offline.contains(evidence.node) else { return nil }
+        let node = model.nodeIndex(evidence.node)
+        if node == nil, !reportedUnknown.contains(evidence.node) {
+            reportedUnknown.insert(evidence.node)
+            unreportedUnknown.append(evidence.node)
+        }
+        if !beacons.keys.contains(evidence.beacon) {
+            beacons[evidence.beacon] = BeaconState(filter: SiteModelFilter(model: model))
+        }
+        guard let index = beacons.index(forKey: evidence.beacon) else { return nil }
+        // Changed in place: a copy taken out would share the filter's arrays, and every write would
+        // copy them again.
+        return Self.update(&beacons.values[index], evidence: evidence, node: node, model: model,
+                           physicsRoom: physicsRoom, physics: physics, at: time)
+    }
+
+    private static func update(_ state: inout BeaconState, evidence: NodeEvidence, node: Int?, model: SiteModel,
+                               physicsRoom: String?, physics: () -> RoomDecision?, at time: Instant) -> RoomDecision? {
+        if evidence.isSilence {
+            state.held[evidence.node] = nil
+        } else {
+            state.held[evidence.node] = Held(room: evidence.room, distance: evidence.distance,
+                                             proximity: evidence.proximity, time: time)
+        }
+        if let node {
+            let rssi: Double? = evidence.isSilence ? nil : evidence.rssiFiltered
+            state.filter.observe(node: node, rssi: rssi, at: time)
+            if rssi != nil { state.modelHeard = true }
+        } else {
+            state.filter.advance(to: time)
+        }
+        return evaluate(&state, model: model, beacon: evidence.beacon, physicsRoom: physicsRoom, physics: physics, at: time)
+    }
+
+    /// Lets time pass for every beacon; `physics` gives each beacon's physics decision after its own
+    /// tick. Returns the changed decisions, ordered by beacon.
+    public mutating func tick(at time: Instant, physics: (BeaconID) -> RoomDecision?) -> [RoomDecision] {
+        tick(at: time, physicsRoom: { physics($0)?.room }, physics: physics)
+    }
+
+    /// `tick(at:physics:)` with each beacon's physics room apart from its whole decision, which is
+    /// asked for only when the beacon's decided room changes (as `update(_:physicsRoom:physics:at:)`).
+    public mutating func tick(at time: Instant, physicsRoom: (BeaconID) -> String?,
+                              physics: (BeaconID) -> RoomDecision?) -> [RoomDecision] {
+        guard time.seconds.isFinite else { return [] }
+        var changed: [RoomDecision] = []
+        for beacon in beacons.keys.sorted() {
+            guard var state = beacons.removeValue(forKey: beacon) else { continue }
+            state.filter.advance(to: time)
+            if let decision = Self.evaluate(&state, model: model, beacon: beacon, physicsRoom: physicsRoom(beacon),
+                                            physics: { physics(beacon) }, at: time) {
+                changed.append(decision)
+            }
+            beacons[beacon] = state
+        }
+        return changed
+    }
+
+    /// A node's status: an offline node's measurements stop counting, for the model and the details.
+    public mutating func setNodeStatus(node: String, online: Bool, at time: Instant,
+                                       physics: (BeaconID) -> RoomDecision?) -> [RoomDecision] {
+        if online { offline.remove(node) } else { offline.insert(node) }
+        let index = model.nodeIndex(node)
+        var changed: [RoomDecision] = []
+        for beacon in beacons.keys.sorted() {
+            guard var state = beacons.removeValue(forKey: beacon) else { continue }
+            if !online { state.held[node] = nil }
+            if let index { state.filter.setAvailable(node: index, online, at: time) }
+            let current = physics(beacon)
+            if let decision = Self.evaluate(&state, model: model, beacon: beacon, physicsRoom: current?.room,
+                                            physics: { current }, at: time) {
+                changed.append(decision)
+            }
+            beacons[beacon] = state
+        }
+        return changed
+    }
+
+    /// Forgets a beacon, as `RoomDecider.forget(beacon:)`.
+    public mutating func forget(beacon: BeaconID) {
+        beacons[beacon] = nil
+    }
+
+    /// The decided room of `beacon`, nil before deciding started.
+    public func room(of beacon: BeaconID) -> String? { beacons[beacon]?.room }
+
+    /// The posterior over `model.rooms` for `beacon`, nil for a beacon not followed.
+    public func posterior(of beacon: BeaconID) -> [Double]? { beacons[beacon]?.filter.posterior }
+
+    /// Nodes the model does not know, each returned once, in the order they were first heard.
+    public mutating func takeUnknownNodes() -> [String] {
+        defer { unreportedUnknown.removeAll() }
+        return unreportedUnknown
+    }
+
+    private static func evaluate(_ state: inout BeaconState, model: SiteModel, beacon: BeaconID, physicsRoom: String?,
+                                 physics: () -> RoomDecision?, at time: Instant) -> RoomDecision? {
+        guard let physicsRoom else { return nil }
+        let room: String
+        var confidence: Double?
+        if physicsRoom == RoomDecision.notHome {
+            room = RoomDecision.notHome
+            state.filter.reset()
+            state.filter.advance(to: time)
+            state.modelHeard = false
+            state.held.removeAll()
+        } else if model.decision == .model, state.modelHeard, let index = state.filter.decidedRoom() {
+            room = model.rooms[index]
+            confidence = state.filter.posterior[index]
+        } else {
+            room = physicsRoom
+        }
+        guard room != state.room, let physics = physics() else { return nil }
+        state.room = room
+        state.since = time
+        return decision(state, model: model, beacon: beacon, room: room, confidence: confidence ?? physics.confidence,
+                        physics: physics, at: time)
+    }
+
+    /// The decision with the physics decision's details when it agrees on the room; otherwise the
+    /// nearest node heard in the room, and every room's nearest distance, from the latest measurements.
+    private static func decision(_ state: BeaconState, model: SiteModel, beacon: BeaconID, room: String, confidence: Double,
+                                 physics: RoomDecision, at time: Instant) -> RoomDecision {
+        if physics.room == room {
+            var decision = physics
+            decision.since = state.since
+            decision.confidence = confidence
+            return decision
+        }
+        var candidates: [String: Double] = [:]
+        var nearest: (node: String, distance: Double, proximity: Proximity)?
+        for (node, held) in state.held.sorted(by: { $0.key < $1.key }) {
+            guard let distance = held.distance, time.since(held.time) <= model.parameters.staleAfter else { continue }
+            if candidates[held.room].map({ distance < $0 }) ?? true { candidates[held.room] = distance }
+            if held.room == room, nearest.map({ distance < $0.distance }) ?? true {
+                nearest = (node, distance, held.proximity)
+            }
+        }
+        return RoomDecision(beacon: beacon, room: room, distance: nearest?.distance,
+                            proximity: nearest?.proximity ?? .unknown, node: nearest?.node, since: state.since,
+                            confidence: confidence, candidates: candidates)
+    }
+}

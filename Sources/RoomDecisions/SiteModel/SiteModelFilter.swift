@@ -1,0 +1,191 @@
+import BeaconCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A causal filter over the rooms of a `SiteModel` for one beacon: an HMM forward filter in
+/// continuous time. Between two calls the features (each known node's latest filtered RSSI, or
+/// "not heard") are constant; over such a span of `dt` seconds the posterior moves by the
+/// transition prior (`switchRate`) and by the features' log-likelihood weighted `evidenceRate·dt`.
+/// The decided room changes only when a challenger's posterior reaches `switchOdds` times the
+/// decided room's. Nodes that are offline (or whose state is unknown) are left out of the
+/// likelihood, so a dead node neither helps nor harms any room. Pure value type; time injected.
+public struct SiteModelFilter: Sendable {
+    /// The model the filter weighs rooms with.
+    public let model: SiteModel
+    /// Per model node: the latest filtered RSSI while it hears the beacon, nil when it does not.
+    private var heard: [Double?]
+    private var heardAt: [Instant]
+    /// Per model node: false while it is offline (not evidence either way).
+    private var available: [Bool]
+    /// Log-posterior per room, normalized (log-sum-exp 0).
+    public private(set) var logPosterior: [Double]
+    /// The time of the last update; nil before the first.
+    public private(set) var time: Instant?
+    /// The decided room's index, nil before the first decision.
+    public private(set) var room: Int?
+    /// The model's node rooms and room priors, computed once (the classifier needs them at every step).
+    private let nodeRooms: [Int?]
+    private let logPriors: [Double]
+
+    /// Creates a filter that has seen nothing, every room equally likely.
+    public init(model: SiteModel) {
+        self.model = model
+        nodeRooms = model.nodeRoomIndices
+        logPriors = model.logPriors
+        heard = Array(repeating: nil, count: model.nodes.count)
+        heardAt = Array(repeating: Instant(seconds: 0), count: model.nodes.count)
+        available = Array(repeating: true, count: model.nodes.count)
+        let uniform = model.rooms.isEmpty ? 0 : -log(Double(model.rooms.count))
+        logPosterior = Array(repeating: uniform, count: model.rooms.count)
+    }
+
+    /// The posterior probability of each room.
+    public var posterior: [Double] { logPosterior.map { exp($0) } }
+
+    /// Whether any model node currently has a live measurement.
+    public var hasLiveEvidence: Bool { heard.contains { $0 != nil } }
+
+    /// A node's measurement at `time`: `rssi` the filtered RSSI it published, nil for "no longer heard".
+    public mutating func observe(node: Int, rssi: Double?, at time: Instant) {
+        advance(to: time)
+        guard heard.indices.contains(node) else { return }
+        heard[node] = rssi.flatMap { $0.isFinite ? $0 : nil }
+        heardAt[node] = time
+    }
+
+    /// A node going offline (its evidence no longer counts) or online (it counts again, as not heard
+    /// until it publishes).
+    public mutating func setAvailable(node: Int, _ isAvailable: Bool, at time: Instant) {
+        advance(to: time)
+        guard available.indices.contains(node) else { return }
+        available[node] = isAvailable
+        heard[node] = nil
+    }
+
+    /// Lets time pass to `time` with the features held since the last call.
+    public mutating func advance(to time: Instant) {
+        guard time.seconds.isFinite else { return }
+        guard let last = self.time else {
+            self.time = time
+            return
+        }
+        let dt = time.since(last)
+        guard dt > 0, !logPosterior.isEmpty else { return }
+        self.time = time
+        let parameters = model.parameters
+        // Stale measurements count as not heard from here on.
+        for node in heard.indices where heard[node] != nil && time.since(heardAt[node]) > parameters.staleAfter {
+            heard[node] = nil
+        }
+        // Transition prior over dt: stay with e^(−λ·dt), else spread evenly over the rooms.
+        let stay = exp(-max(0, parameters.switchRate) * dt)
+        let spread = (1 - stay) / Double(logPosterior.count)
+        let weight = parameters.evidenceRate * dt
+        // In place and on the stack: this runs for every measurement of every beacon.
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: logPosterior.count) { likelihoods in
+            let hasEvidence = weight > 0 && writeMeanLogLikelihoods(into: likelihoods)
+            for room in logPosterior.indices {
+                logPosterior[room] = log(stay * exp(logPosterior[room]) + spread)
+                    + (hasEvidence ? weight * likelihoods[room] : 0)
+            }
+        }
+        let total = Self.logSumExp(logPosterior)
+        for room in logPosterior.indices { logPosterior[room] -= total }
+        decide()
+    }
+
+    /// Per room, how much the current features speak for it: with a classifier (version 2 models),
+    /// log p(room | features) − log prior(room); with looks only (version 1), the mean over available
+    /// model nodes of log p(feature | room). nil when no node is available.
+    public func meanLogLikelihoods() -> [Double]? {
+        var known = false
+        let values = [Double](unsafeUninitializedCapacity: model.rooms.count) { out, count in
+            known = writeMeanLogLikelihoods(into: out)
+            count = model.rooms.count
+        }
+        return known ? values : nil
+    }
+
+    /// `meanLogLikelihoods` written into `out` (one per room, uninitialized or not); false, with
+    /// zeros written, when no node is available.
+    private func writeMeanLogLikelihoods(into out: UnsafeMutableBufferPointer<Double>) -> Bool {
+        out.initialize(repeating: 0)
+        guard available.contains(true) else { return false }
+        if let classifier = model.classifier {
+            let roomCount = model.rooms.count
+            let width = SiteModelClassifier.featureCount(rooms: roomCount, nodes: heard.count)
+            withUnsafeTemporaryAllocation(of: Double.self, capacity: width) { features in
+                SiteModelClassifier.writeFeatures(heard: heard, available: available, nodeRooms: nodeRooms,
+                                                  roomCount: roomCount, into: features)
+                classifier.logLikelihoods(of: UnsafeBufferPointer(features), logPriors: logPriors, into: out)
+            }
+            return true
+        }
+        let parameters = model.parameters
+        let outlier = parameters.outlierShare / max(parameters.outlierRange, 1)
+        var count = 0
+        let reference = SiteModel.reference(heard.indices.lazy.filter { available[$0] }.compactMap { heard[$0] })
+        for node in heard.indices where available[node] {
+            count += 1
+            for room in out.indices {
+                let look = model.looks[room][node]
+                if let rssi = heard[node] {
+                    let z = (rssi - reference - look.mean) / look.sigma
+                    let gaussian = exp(-0.5 * z * z) / (look.sigma * 2.5066282746310002)
+                    out[room] += log(look.heard) + log((1 - parameters.outlierShare) * gaussian + outlier)
+                } else {
+                    out[room] += log(1 - look.heard)
+                }
+            }
+        }
+        for room in out.indices { out[room] /= Double(count) }
+        return true
+    }
+
+    /// The decided room; before any time has passed, the room the current features make most
+    /// likely becomes the decided room (deciding starts with what is heard, not with a blank prior).
+    public mutating func decidedRoom() -> Int? {
+        if room == nil, !logPosterior.isEmpty, let likelihoods = meanLogLikelihoods() {
+            var best = 0
+            for index in likelihoods.indices
+            where logPosterior[index] + likelihoods[index] > logPosterior[best] + likelihoods[best] {
+                best = index
+            }
+            room = best
+        }
+        return room
+    }
+
+    private mutating func decide() {
+        var best = 0
+        for index in logPosterior.indices where logPosterior[index] > logPosterior[best] { best = index }
+        guard let current = room else {
+            room = best
+            return
+        }
+        if best != current, logPosterior[best] - logPosterior[current] >= log(max(model.parameters.switchOdds, 1)) {
+            room = best
+        }
+    }
+
+    /// Back to no knowledge (uniform posterior, nothing heard, no room): a beacon that went away
+    /// starts afresh when it is heard again.
+    public mutating func reset() {
+        let available = self.available
+        self = SiteModelFilter(model: model)
+        self.available = available
+    }
+
+    static func logSumExp(_ values: [Double]) -> Double {
+        guard let top = values.max(), top.isFinite else { return values.max() ?? 0 }
+        var sum = 0.0
+        for value in values { sum += exp(value - top) }
+        return top + log(sum)
+    }
+}

@@ -1,0 +1,66 @@
+import BeaconCore
+
+/// The hyper-parameters of a site model: one fixed set for every site (chosen by
+/// leave-one-recording-out on both shared sites, the site model article of PresenceAggregator.docc), written into each
+/// model file so a model decides as it was judged.
+public struct SiteModelParameters: Sendable, Hashable {
+    /// Learning takes one feature snapshot per beacon every this many seconds (time, not message
+    /// count, weighs the rooms: a node that publishes more often does not count more).
+    public var sampleInterval: Double
+    /// Weight per second of the mean per-node log-likelihood in the filter: how fast evidence
+    /// accumulates. The mean, not the sum, over nodes: nodes near one another are not independent,
+    /// and a site with more nodes must not become more sure of itself by counting them.
+    public var evidenceRate: Double
+    /// Rate (per second) of the filter's transition prior: the probability of a room change in
+    /// `dt` seconds is `1 − exp(−switchRate·dt)`, spread evenly over the rooms. It bounds how sure
+    /// the filter gets, so a real move is followed within about a second.
+    public var switchRate: Double
+    /// Share of a node's measurements that fit no room (reflections, a body in the way): a uniform
+    /// density over `outlierRange` dB mixed into every Gaussian, so one wild value cannot veto a room.
+    public var outlierShare: Double
+    /// Width of the outlier density, dB.
+    public var outlierRange: Double
+    /// The smallest `sigma` a look may have, dB: a room seen at one spot in the recording must
+    /// still accept the next walk's slightly different path.
+    public var minimumSigma: Double
+    /// Prior strength (in snapshots) pulling a room's mean and sigma towards the node's overall
+    /// ones, so a room a node rarely heard does not get a sharp Gaussian from a few values.
+    public var priorSnapshots: Double
+    /// Hysteresis: a challenger room replaces the decided room only when its posterior is this
+    /// many times the decided room's.
+    public var switchOdds: Double
+    /// A measurement older than this (seconds) counts as not heard (a safety net for a lost
+    /// `unknown`; nodes re-publish a still beacon every heartbeat).
+    public var staleAfter: Double
+    /// The classifier learns from one moment per beacon every this many seconds (moments 0.1 s
+    /// apart say nearly the same; fewer make learning five times quicker at the same score).
+    public var classifierInterval: Double
+    /// L2 penalty on the classifier's weights (on standardized features, per mean sample loss):
+    /// small, so the rooms' patterns are learned, yet a node seen in one room only does not get an
+    /// unbounded weight.
+    public var classifierPenalty: Double
+    /// Gradient steps when fitting the classifier.
+    public var classifierIterations: Double
+
+    /// Creates parameters; the defaults are the one set every site uses.
+    public init(sampleInterval: Double = 0.1, evidenceRate: Double = 4, switchRate: Double = 1,
+                outlierShare: Double = 0.05, outlierRange: Double = 60, minimumSigma: Double = 2,
+                priorSnapshots: Double = 10, switchOdds: Double = 2, staleAfter: Double = 150,
+                classifierInterval: Double = 0.5, classifierPenalty: Double = 0.0001, classifierIterations: Double = 500) {
+        self.sampleInterval = sampleInterval
+        self.evidenceRate = evidenceRate
+        self.switchRate = switchRate
+        self.outlierShare = outlierShare
+        self.outlierRange = outlierRange
+        self.minimumSigma = minimumSigma
+        self.priorSnapshots = priorSnapshots
+        self.switchOdds = switchOdds
+        self.staleAfter = staleAfter
+        self.classifierInterval = classifierInterval
+        self.classifierPenalty = classifierPenalty
+        self.classifierIterations = classifierIterations
+    }
+
+    /// The one set every site uses.
+    public static let `default` = SiteModelParameters()
+}

@@ -1,0 +1,48 @@
+import BeaconCore
+
+/// Parses a ground-truth CSV (`time,beacon,room`; TRACE.md) one line at a time, like `TraceParser`.
+public struct TruthParser: Sendable {
+    /// The columns every truth file must have.
+    public static let requiredColumns = ["time", "beacon", "room"]
+
+    private var columns: (time: Int, beacon: Int, room: Int)?
+    private var timeColumn: TraceTimeColumn
+    /// Lines consumed so far (the next line is `linesRead + 1`).
+    public private(set) var linesRead = 0
+    /// Samples whose time was up to `reorderTolerance` before the previous one and were taken at
+    /// the previous time instead (receivers' clocks jitter by a millisecond; shared/data has such lines).
+    public var reorderedLines: Int { timeColumn.reorderedLines }
+    /// How far (seconds) a time may go backwards and still be accepted, clamped; default 10 ms.
+    /// Anything further back is an error.
+    public var reorderTolerance: Double { timeColumn.reorderTolerance }
+
+    /// Creates a parser that expects the header line first.
+    public init(reorderTolerance: Double = 0.01) {
+        timeColumn = TraceTimeColumn(reorderTolerance: reorderTolerance)
+    }
+
+    /// Feeds the next line; returns its row, or nil for the header and blank lines.
+    public mutating func parse(line: Substring) throws(TraceError) -> TruthSample? {
+        linesRead += 1
+        let number = linesRead
+        guard let columns else {
+            let header = try CSVHeader(line: line, required: Self.requiredColumns)
+            self.columns = (header.index(of: "time") ?? 0, header.index(of: "beacon") ?? 0, header.index(of: "room") ?? 0)
+            return nil
+        }
+        if line.trimmingSpaces().isEmpty { return nil }
+        let fields = CSVHeader.fields(of: line)
+        let needed = max(columns.time, columns.beacon, columns.room)
+        guard needed < fields.count else {
+            throw TraceError(line: number, problem: "too few fields (\(fields.count))")
+        }
+        let timeText = fields[columns.time].trimmingSpaces()
+        let time = try timeColumn.time(timeText, line: number)
+        let beacon = fields[columns.beacon].trimmingSpaces()
+        let room = fields[columns.room].trimmingSpaces()
+        guard !beacon.isEmpty else { throw TraceError(line: number, problem: "beacon is empty") }
+        guard !room.isEmpty else { throw TraceError(line: number, problem: "room is empty") }
+        timeColumn.accept(time)
+        return TruthSample(time: Instant(seconds: time), beacon: BeaconID(rawValue: String(beacon)), room: String(room))
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import TestSupport
+import BeaconCore
+@testable import Calibration
+
+/// Tests on the recorded data of ../shared/data: they fail (not skip) when it is missing.
+@Suite struct TrackingCalibrationTests {
+    @Test func filterOnARealStaticSeriesIsFarCalmerThanTheRawSignal() throws {
+        // Receiver sensor10, beacon 9.65 m away for 30 minutes: raw std 4.11 dB (DISTANCES.csv).
+        let series = TrackingCalibration.parseStaticSeries(try SharedData.text("static-rssi/sensor10_0.19_0.28_1.85.mbd"))
+        #expect(series.count == 3424)
+        let figures = try #require(TrackingCalibration.staticFilterFigures([series], filter: .default).first)
+        #expect(abs(figures.rawStd - 4.11) < 0.01)
+        #expect(figures.sigma < figures.rawStd / 2, "σ \(figures.sigma) vs raw std \(figures.rawStd)")
+        #expect(figures.rmsError < figures.rawStd / 2, "error vs mean \(figures.rmsError) vs raw std \(figures.rawStd)")
+    }
+
+    @Test func parsersReadTheRecordedFormats() throws {
+        let distances = TrackingCalibration.parseStaticDistances(try SharedData.text("static-rssi/DISTANCES.csv"))
+        #expect(distances.count == 60)
+        #expect(distances.first?.file == "sensor10_0.19_0.28_1.85.mbd")
+        #expect(distances.first?.receiver == "sensor10")
+        #expect(distances.first?.distance == 9.651)
+        #expect(TrackingCalibration.parseDateTime("2021-01-07 11:23:40") == 1_610_018_620)
+        #expect(TrackingCalibration.parseDateTime("2021-13-07 11:23:40") == nil)
+        #expect(TrackingCalibration.parseDateTime("garbage") == nil)
+        let herald = TrackingCalibration.parseHerald("time,rssi,distance\n2021-01-07 11:23:40,-63.0,10\nbad line\n")
+        #expect(herald.times == [1_610_018_620] && herald.rssi == [-63] && herald.distances == [0.1])
+        let trace = TrackingCalibration.parseTraceSeries(
+            "time,node,room,beacon,rssi,measuredPower\n0.0,a,r,b,-80,\n0.5,c,r,b,-70,\n1.0,a,r,b,-81,-59\n")
+        #expect(trace == [RSSISeries(times: [0, 1], rssi: [-80, -81]), RSSISeries(times: [0.5], rssi: [-70])])
+    }
+
+    @Test func pathLossFitRecoversAKnownModel() {
+        // Two receivers, 6 dB apart, n = 2.5, P₁ = −60.
+        let points = [1.0, 2, 4, 8].flatMap { d in
+            [PathLossPoint(receiver: "a", distance: d, meanRSSI: -57 - 25 * log10(d)),
+             PathLossPoint(receiver: "b", distance: d * 1.5, meanRSSI: -63 - 25 * log10(d * 1.5))]
+        }
+        let fit = TrackingCalibration.fitPathLoss(points, perReceiverOffsets: true)
+        #expect(abs(fit.exponent - 2.5) < 1e-9)
+        #expect(abs(fit.measuredPower + 60) < 1e-9)
+        #expect(abs(fit.offsets["a"]! - 3) < 1e-9 && abs(fit.offsets["b"]! + 3) < 1e-9)
+        #expect(fit.residualStd < 1e-9)
+    }
+
+    /// The defaults in code are exactly what the calibration measures on the recorded data.
+    @Test func defaultsAreWhatTheDataSays() async throws {
+        let distances = TrackingCalibration.parseStaticDistances(try SharedData.text("static-rssi/DISTANCES.csv"))
+        let statics = try distances.map {
+            (series: TrackingCalibration.parseStaticSeries(try SharedData.text("static-rssi/" + $0.file)),
+             receiver: $0.receiver, distance: $0.distance)
+        }
+        let traces = try FileManager.default.contentsOfDirectory(atPath: try SharedData.path("traces"))
+            .filter { $0.hasSuffix(".trace.csv") }.sorted()
+        let walking = try traces.flatMap { TrackingCalibration.parseTraceSeries(try SharedData.text("traces/" + $0)) }
+        #expect(statics.count == 60 && walking.count == 108)
+        // Herald is only the check of step 7; it does not move the recommended parameters.
+        // Seconds of computation: on a thread of its own, so the suite's waiting tests keep running.
+        let report = try await onOwnThread { TrackingCalibration.run(.init(staticSeries: statics, walkingSeries: walking, herald: [])) }
+        #expect(report.recommended == TrackingParameters.default)
+        // Issue 6: a still beacon publishes at most 2 measurements per minute (median placement),
+        // heartbeat included; ESPresense's 5 s heartbeat alone would be 12.
+        let atRest = try #require(report.publish.atRest)
+        #expect(atRest.medianPerMinute <= 2)
+        #expect(atRest.medianPerMinute >= 60 / report.publish.heartbeat)
+        #expect(report.filter.staticMedianSigma < report.filter.staticMedianRawStd / 2)
+        #expect(report.filter.staticMedianRMSErrorVsMean < report.filter.staticMedianRawStd / 2)
+        // Issue 14: at rest the node's classes are at least as right as the Android Beacon
+        // Library's 20 s trimmed mean, each receiver judged with a calibration fitted on the others.
+        let rest = report.proximityAtRest
+        #expect(rest.heldOutReceivers == 12 && rest.series == 60)
+        #expect(rest.node.balancedAccuracy >= rest.trimmedMean20s.balancedAccuracy,
+                "node \(rest.node) vs trimmed mean \(rest.trimmedMean20s)")
+        #expect(rest.node.farRecall >= rest.trimmedMean20s.farRecall)
+        #expect(rest.node.nearRecall >= rest.trimmedMean20s.nearRecall)
+    }
+
+    @Test func trimmedMeanDropsTheExtremesOfTheLastWindow() {
+        var mean = TrimmedMeanRSSI(window: 20, trim: 0.1)
+        #expect(mean.update(rssi: .nan, at: 0).isNaN)
+        // Ten samples, one a deep fade and one a spike: 10 % off each end drops exactly those two.
+        var last = 0.0
+        for (i, rssi) in [-70.0, -70, -95, -70, -70, -50, -70, -70, -70, -70].enumerated() {
+            last = mean.update(rssi: rssi, at: Double(i))
+        }
+        #expect(last == -70)
+        // 30 s later the old samples have left the window: only the new level counts.
+        #expect(mean.update(rssi: -60, at: 40) == -60)
+        // A non-finite sample changes nothing.
+        #expect(mean.update(rssi: .infinity, at: 41) == -60)
+    }
+}
