@@ -9,7 +9,8 @@ demo_uuid=fda50693-a4e2-4fb1-afcf-c6eb07647825
 # aggregator names her by the key's canonical id. (A demo key, public in SimulationScenario.demo.)
 demo_carol_key=4a1d7c0e9b3f52a86e17d04c3b9f2a65
 
-# Starts mosquitto in $work; sets `port` and `broker` (mqtt://127.0.0.1:PORT).
+# Starts mosquitto in $work; sets `port` and `broker` (mqtt://127.0.0.1:PORT). With `demo_listen`
+# set to ADDR:PORT (.ci/demo --listen), it also listens there, for a Home Assistant on another machine.
 demo_start_broker() {
     port=""
     # A free loopback port: one that nothing answers on.
@@ -24,6 +25,10 @@ listener $port 127.0.0.1
 allow_anonymous true
 persistence false
 CONF
+    if [ -n "${demo_listen:-}" ]; then
+        # A second listener for other machines; anonymous too (allow_anonymous is global here).
+        echo "listener ${demo_listen##*:} ${demo_listen%:*}" >>"$work/mosquitto.conf"
+    fi
     chmod 644 "$work/mosquitto.conf"
     mosquitto -c "$work/mosquitto.conf" >"$work/mosquitto.log" 2>&1 &
     local pid=$!

@@ -303,7 +303,9 @@ public struct AgentConfiguration: Sendable, Equatable {
             if let text = readFile(passwordFile) {
                 secret = String(text.split(whereSeparator: \.isNewline).first ?? "")
             } else {
-                fail("broker.passwordFile", "cannot read '\(passwordFile)'")
+                // The step a new node most often misses (the shipped file names this file): say what goes in it.
+                let account = username.map { " '\($0)'" } ?? ""
+                fail("broker.passwordFile", "cannot read '\(passwordFile)'; create it with the broker account\(account)'s password on its first line")
             }
         }
         if secret != nil && username == nil { fail("broker.username", "required when a password is given") }

@@ -147,6 +147,8 @@ public struct AgentCore: Sendable {
     public internal(set) var startupLog: [AgentAction] = []
     /// State files from an earlier run that no longer validate (the service sets them aside).
     public internal(set) var rejectedStateFiles: [String] = []
+    /// Says so while the node hears beacons but measures none (a new node); counts unmatched ones.
+    public var hint: MeasuringHint
 
     /// Starts the agent at `start` with the settings and the configuration persisted by an earlier
     /// run (file name → contents). Persisted files that do not parse are reported and ignored.
@@ -156,8 +158,15 @@ public struct AgentCore: Sendable {
         trackTuning = BeaconTrack.Tuning(settings.tracking)
         nodeAndRoomJSON = Self.nodeAndRoomJSON(settings)
         monitor = RegionMonitor(regions: [], settings: settings.monitor, at: start)
+        hint = MeasuringHint(start: start)
         setKnownBeacons(settings.knownBeacons)
         startupLog = restore(persisted, at: start)
+        if let line = MeasuringHint.startLine(
+            regions: monitor.regions.count, knownBeacons: knownBeacons.count, reportUnknown: effective.reportUnknown,
+            beaconsTopic: effective.topics.configBeacons)
+        {
+            startupLog.append(line)
+        }
     }
 
     public var trackedBeaconCount: Int { tracks.count }
@@ -227,7 +236,10 @@ public struct AgentCore: Sendable {
             let matches = identity.map { monitor.regionMatches(uuid: $0.uuid, major: $0.major, minor: $0.minor) } ?? RegionIndex.Matches.empty
             let known = knownByIdentity.isEmpty ? nil : knownByIdentity[key]
             let matchesRegion = !matches.isEmpty
-            guard matchesRegion || known != nil || (effective.reportUnknown && advertisement.beacon != nil) else { return [] }
+            guard matchesRegion || known != nil || (effective.reportUnknown && advertisement.beacon != nil) else {
+                if advertisement.beacon != nil { hint.heardUnmatched(key, at: time) }
+                return []
+            }
             let group: TrackClass = known != nil ? .known : matchesRegion ? .region : .other
             guard makeRoom(for: group) else { return [] }
             slot = tracks.insert(key, TrackedBeacon(
@@ -372,6 +384,12 @@ public struct AgentCore: Sendable {
         }
         actions += rangingActions(at: time)
         actions += pendingPersistence()
+        if let line = hint.check(
+            at: time, adverts: advertisementCount, measured: tracks.count + measurementCount, regions: monitor.regions.count,
+            knownBeacons: knownBeacons.count, beaconsTopic: effective.topics.configBeacons)
+        {
+            actions.append(line)
+        }
         return actions
     }
 

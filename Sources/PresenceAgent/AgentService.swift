@@ -92,6 +92,7 @@ public final class AgentService: Service {
         // applied before the first advertisement are dated on the clock the replay then runs on.
         let agentStart = feed.now
         var core = AgentCore(settings: settings, persisted: loaded.files, at: agentStart)
+        core.hint.source = configuration.source.description
         for file in core.rejectedStateFiles {
             if let aside = stateDirectory.setAside(file, at: wallClock()) {
                 logger.error("a saved configuration no longer validates; kept aside", metadata: ["file": "\(aside)"])
@@ -383,6 +384,8 @@ public final class AgentService: Service {
                     telemetry.add("beaconsDropped", core.droppedBeaconCount)
                     // Reports without an RSSI (presence for regions, no measurement).
                     telemetry.add("advertsWithoutRSSI", core.rssiUnavailableCount)
+                    // Beacon identities heard in the last 5 minutes that no region or known beacon matches.
+                    telemetry.add("unmatchedBeacons", core.hint.unmatchedCount(at: now))
                     radio?.write(to: &telemetry)
                     send(AgentPublication(topic: topics.nodeTelemetry(node), text: telemetry.json, qos: .atMostOnce, retain: false))
                     lastTelemetry = wall

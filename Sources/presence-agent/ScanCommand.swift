@@ -17,7 +17,8 @@ struct ScanCommand: ParsableCommand {
             Sources: hci0 or hci:N (a BlueZ adapter; needs CAP_NET_RAW, and CAP_NET_ADMIN to power it up), \
             uart:/dev/ttyACM0[@1000000] (an H4 controller on a serial line), btsnoop:FILE (a capture), \
             simulate[:FILE] (synthetic beacons). Stops at the end of a capture, after --duration, or on Ctrl-C. \
-            Exit status 2 for a bad source or file.
+            A new node: `presence-agent scan --source hci0 --duration 30 --suggest` prints the config/beacons \
+            entries of the beacons it hears. Exit status 2 for a bad source or file.
             """
     )
 
@@ -42,6 +43,9 @@ struct ScanCommand: ParsableCommand {
     @Option(name: .long, help: "The agent's state directory: the known devices the broker pushed (beacons.json) name lines as --config does, and replace the file's, as in the agent.")
     var stateDir: String?
 
+    @Flag(name: .long, help: "Instead of a line per report, print at the end the config/beacons entries for the beacons heard (YAML and the mosquitto_pub line), strongest first; an identity sent by several devices is flagged.")
+    var suggest = false
+
     func validate() throws {
         if let speed, !(speed >= 0 && speed.isFinite) { throw ValidationError("--speed must be 0 or more") }
         if let duration, !(duration > 0 && duration.isFinite) { throw ValidationError("--duration must be more than 0 seconds") }
@@ -65,7 +69,9 @@ struct ScanCommand: ParsableCommand {
         } catch {
             exitWithError(error.description)
         }
-        var names = ScanDeviceNames(knownBeacons: knownDevices())
+        var settings = AgentConfiguration()
+        var names = ScanDeviceNames(knownBeacons: knownDevices(&settings))
+        var suggestions = ScanSuggestions()
         StopSignal.install()
         var output = OutputBuffer()
         let format = json ? ScanLineFormatter.json : ScanLineFormatter.text
@@ -82,7 +88,11 @@ struct ScanCommand: ParsableCommand {
         sayNotices()
         do {
             while !StopSignal.requested {
-                let more = try feed.poll(timeout: 0.2) { output.line(format($0, names.isEmpty ? nil : names.name(of: $0))) }
+                let more = try feed.poll(timeout: 0.2) { advertisement in
+                    if suggest { suggestions.add(advertisement) } else {
+                        output.line(format(advertisement, names.isEmpty ? nil : names.name(of: advertisement)))
+                    }
+                }
                 sayNotices()
                 if !more { break }
                 // Live sources print as they hear; a capture prints in large blocks.
@@ -94,6 +104,7 @@ struct ScanCommand: ParsableCommand {
             feed.close()
             exitWithError(error.description)
         }
+        if suggest { output.line(suggestions.report(root: settings.root, source: specification.description)) }
         output.flush()
         feed.close()
         if feed.malformedEventCount > 0 {
@@ -106,10 +117,9 @@ extension ScanCommand {
     /// The known devices to name: the list the broker pushed (kept in `--state-dir`) when there is
     /// one, else the `beacons:` of `--config` — as the agent would know them. A file that does not
     /// read or parse stops the scan with status 2, naming it.
-    func knownDevices() -> [KnownBeacon] {
+    func knownDevices(_ settings: inout AgentConfiguration) -> [KnownBeacon] {
         var known: [KnownBeacon] = []
         if let config {
-            var settings = AgentConfiguration()
             settings.apply(file: config)
             if let problem = settings.problems.first { exitWithError("\(problem)") }
             known = settings.knownBeacons
