@@ -46,7 +46,8 @@ import ConfigFile
             ("beacon", plain("ibeacon-fda50693-a4e2-4fb1-afcf-c6eb07647825-5-6")), ("id", plain("alice-keys")),
             ("name", plain("Alice's keys")),
         ])]))
-        #expect(aggregator["decision"]?.mapping?["margin"] == plain("0.25"))
+        #expect(aggregator["decision"]?.mapping?["margin"] == plain("0"))
+        #expect(aggregator["decision"]?.mapping?["fallRate"] == plain("4"))
         #expect(aggregator["failover"]?.mapping?["instance"]?.isNull == true)
     }
 
