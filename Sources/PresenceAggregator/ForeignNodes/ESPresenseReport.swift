@@ -46,13 +46,7 @@ public struct ESPresenseReport: Sendable, Hashable {
 
     /// Parses a device message. Never traps; an error names the field that is wrong.
     public init(payload: [UInt8]) throws(ForeignMessageError) {
-        let value: JSONValue
-        do {
-            value = try JSONParser.parse(payload, maximumBytes: Self.maximumBytes, maximumDepth: 4)
-        } catch {
-            throw ForeignMessageError("not JSON (\(error.description))")
-        }
-        guard case .object(let object) = value else { throw ForeignMessageError("expected a JSON object") }
+        let object = try ForeignMessageError.jsonObject(payload, maximumBytes: Self.maximumBytes)
         func number(_ key: String, _ range: ClosedRange<Double>) throws(ForeignMessageError) -> Double? {
             switch object[key] {
             case nil, .null?: return nil

@@ -34,13 +34,7 @@ public struct GatewayAdvert: Sendable, Hashable {
 
     /// Parses a gateway's message. Never traps; an error names the field that is wrong.
     public init(payload: [UInt8]) throws(ForeignMessageError) {
-        let value: JSONValue
-        do {
-            value = try JSONParser.parse(payload, maximumBytes: Self.maximumBytes, maximumDepth: 4)
-        } catch {
-            throw ForeignMessageError("not JSON (\(error.description))")
-        }
-        guard case .object(let object) = value else { throw ForeignMessageError("expected a JSON object") }
+        let object = try ForeignMessageError.jsonObject(payload, maximumBytes: Self.maximumBytes)
         func integer(_ key: String) throws(ForeignMessageError) -> Int64? {
             switch object[key] {
             case nil, .null?: return nil
