@@ -72,8 +72,6 @@ public struct AggregatorCore: Sendable {
     /// Nil when discovery is off. Its `rooms` grow as rooms are met (node info, measurements,
     /// restored locations).
     public internal(set) var discovery: HomeAssistantDiscovery?
-    /// How long a node device the broker kept waits for its node before it is removed, seconds.
-    public static var unclaimedNodeDeviceGrace: Double { HomeAssistantDiscovery.unclaimedNodeDeviceGrace }
     /// The physics rule, and the learned site model over it when the configuration names one
     /// (`decision.model`): with a model, the model's decisions are the ones published.
     public internal(set) var decider: SiteRoomDecider
@@ -309,8 +307,8 @@ public struct AggregatorCore: Sendable {
 
     /// A node device's retained connectivity config, as the broker kept it (`payload` non-empty)
     /// from an earlier run. Unless the node's info, status or a measurement of it arrives within
-    /// `unclaimedNodeDeviceGrace`, a tick removes the device: its node was retired while the
-    /// aggregator was down.
+    /// `HomeAssistantDiscovery.unclaimedNodeDeviceGrace`, a tick removes the device: its node was
+    /// retired while the aggregator was down.
     public mutating func retainedNodeDevice(node: TopicLevelID, payload: [UInt8], at time: Instant) {
         guard discovery != nil, !payload.isEmpty else { return }
         discovery!.retainedNodeDevice(node, at: time)
