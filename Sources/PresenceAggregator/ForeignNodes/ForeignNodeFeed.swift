@@ -81,13 +81,7 @@ struct ForeignNodeFeed {
             case .nodeStatus(let node, let online):
                 out += core.nodeStatus(node: node, online: online, at: now)
             case .nodeInfo(let node, let room, let version):
-                guard core.discovery != nil else { continue }
-                // The info our agents publish, from what the foreign node told.
-                var info = JSONObjectWriter()
-                info.add("node", node)
-                info.add("room", room)
-                if let version { info.add("version", version) }
-                out += core.nodeInfo(node: node, payload: Array(info.finish().utf8))
+                out += core.nodeInfo(node: node, room: room, version: version)
             }
         }
         return out

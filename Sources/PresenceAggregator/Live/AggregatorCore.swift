@@ -305,6 +305,16 @@ public struct AggregatorCore: Sendable {
         return out
     }
 
+    /// A node's room and version as a foreign node reports them (not as our agents' retained info):
+    /// its device shows them, checked as the info's fields are.
+    public mutating func nodeInfo(node: String, room: String, version: String?) -> [AggregatorPublication] {
+        guard discovery != nil else { return [] }
+        let shown = HomeAssistantDiscovery.nodeShows(room: room, version: version)
+        var out: [AggregatorPublication] = []
+        noteNode(node, room: shown.room, version: shown.version, into: &out)
+        return out
+    }
+
     /// A node device's retained connectivity config, as the broker kept it (`payload` non-empty)
     /// from an earlier run. Unless the node's info, status or a measurement of it arrives within
     /// `HomeAssistantDiscovery.unclaimedNodeDeviceGrace`, a tick removes the device: its node was

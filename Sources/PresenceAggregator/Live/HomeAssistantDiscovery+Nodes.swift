@@ -65,18 +65,24 @@ extension HomeAssistantDiscovery {
         return out
     }
 
-    /// What a node's retained info (`{"node","room","version",…}`) gives its device: its room (not
-    /// `not_home`, a valid topic level) and version (1–64 bytes); nil for a message that is not a
-    /// JSON object. Fields of another type are left out: the info is a display, not evidence.
+    /// What a node's retained info (`{"node","room","version",…}`) gives its device (`nodeShows`);
+    /// nil for a message that is not a JSON object. Fields of another type are left out: the info
+    /// is a display, not evidence.
     static func nodeInfo(_ payload: [UInt8]) -> (room: String?, version: String?)? {
         guard let value = try? JSONParser.parse(payload, maximumBytes: 4096, maximumDepth: 4),
             case .object(let object) = value
         else { return nil }
-        var room: String?
-        if case .string(let text)? = object["room"], TopicLevelID.isValid(text), text != RoomDecision.notHome { room = text }
-        var version: String?
-        if case .string(let text)? = object["version"], !text.isEmpty, text.utf8.count <= 64 { version = text }
-        return (room, version)
+        var room: String?, version: String?
+        if case .string(let text)? = object["room"] { room = text }
+        if case .string(let text)? = object["version"] { version = text }
+        return nodeShows(room: room, version: version)
+    }
+
+    /// What a node's device may show of a room and version it reported: the room when it is a
+    /// valid topic level and not `not_home`, the version when it has 1–64 bytes.
+    static func nodeShows(room: String?, version: String?) -> (room: String?, version: String?) {
+        (room.flatMap { TopicLevelID.isValid($0) && $0 != RoomDecision.notHome ? $0 : nil },
+         version.flatMap { !$0.isEmpty && $0.utf8.count <= 64 ? $0 : nil })
     }
 
     /// The aggregator device's identifier, which node devices name as `via_device`.
