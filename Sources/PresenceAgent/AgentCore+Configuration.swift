@@ -52,12 +52,12 @@ extension AgentCore {
     /// Starts monitoring the restored regions in their saved states: a region saved `inside` gives no
     /// `enter` for a beacon still there, and exits one exit delay after the last match as usual.
     mutating func restoreRegionStates(_ payload: [UInt8], at time: Instant) -> [AgentAction] {
-        guard case .object(let object)? = try? JSONParser.parse(payload) else {
+        guard let saved = JSONFieldReader(lenient: payload) else {
             return [.log(level: .error, message: "the saved region states are not a JSON object and were not applied")]
         }
         var states: [TopicLevelID: RegionState] = [:]
-        for (key, value) in zip(object.keys, object.values) {
-            guard let region = TopicLevelID(key), case .string(let text) = value, let state = RegionState(rawValue: text) else {
+        for key in saved.object.keys {
+            guard let region = TopicLevelID(key), let state = saved.lenientString(key).flatMap(RegionState.init(rawValue:)) else {
                 return [.log(level: .error, message: "the saved region states hold '\(key)', which is not a region state")]
             }
             states[region] = state

@@ -18,9 +18,9 @@ public struct AggregatorLease: Sendable, Hashable, CustomStringConvertible {
     /// Never traps on any input.
     public init?(payload: [UInt8]) {
         guard !payload.isEmpty, payload.count <= 1024,
-            case .object(let object)? = try? JSONParser.parse(payload, maximumBytes: 1024, maximumDepth: 2),
-            case .string(let text)? = object["instance"], let instance = TopicLevelID(text),
-            case .number(let number)? = object["term"], let term = number.integer, term >= 1, term <= Int64(Int32.max)
+            let lease = JSONFieldReader(lenient: payload, maximumBytes: 1024, maximumDepth: 2),
+            let instance = lease.lenientString("instance").flatMap(TopicLevelID.init),
+            let term = lease.lenientInteger("term"), term >= 1, term <= Int64(Int32.max)
         else { return nil }
         self.instance = instance
         self.term = Int(term)

@@ -99,31 +99,23 @@ public struct BeaconLocation: Sendable, Hashable {
     /// Reads a retained location back (restore at start). Nil unless it is a JSON object with at
     /// least a canonical `beacon`, a valid `room` (or `not_home`) and an ISO-8601 `since`.
     public init?(retainedPayload payload: [UInt8]) {
-        guard let value = try? JSONParser.parse(payload, maximumBytes: 16_384, maximumDepth: 4),
-            case .object(let object) = value,
-            case .string(let beaconText)? = object["beacon"], BeaconIDSyntax.canonical(beaconText) == beaconText,
-            case .string(let room)? = object["room"], TopicLevelID.isValid(room),
-            case .string(let sinceText)? = object["since"], let since = ISO8601Timestamp.instant(from: sinceText)
+        guard let location = JSONFieldReader(lenient: payload, maximumBytes: 16_384, maximumDepth: 4),
+            let beaconText = location.lenientString("beacon"), BeaconIDSyntax.canonical(beaconText) == beaconText,
+            let room = location.lenientString("room"), TopicLevelID.isValid(room),
+            let since = location.lenientString("since").flatMap(ISO8601Timestamp.instant(from:))
         else { return nil }
         let beacon = BeaconID(rawValue: beaconText)
-        var id = beaconText
-        if case .string(let text)? = object["id"], TopicLevelID.isValid(text) || text == beaconText { id = text }
-        var name = id
-        if case .string(let text)? = object["name"], !text.isEmpty { name = text }
-        var distance: Double?
-        if case .number(let number)? = object["distance"], number.double >= 0 { distance = number.double }
-        var proximity = Proximity.unknown
-        if case .string(let text)? = object["proximity"], let parsed = Proximity(rawValue: text) { proximity = parsed }
-        var node: String?
-        if case .string(let text)? = object["node"], TopicLevelID.isValid(text) { node = text }
-        var confidence = 0.0
-        if case .number(let number)? = object["confidence"], (0...1).contains(number.double) { confidence = number.double }
-        var floor: String?
-        if case .string(let text)? = object["floor"], TopicLevelID.isValid(text), room != RoomDecision.notHome { floor = text }
+        let id = location.lenientString("id").flatMap { TopicLevelID.isValid($0) || $0 == beaconText ? $0 : nil } ?? beaconText
+        let name = location.lenientString("name").flatMap { $0.isEmpty ? nil : $0 } ?? id
+        let distance = location.lenientNumber("distance").flatMap { $0 >= 0 ? $0 : nil }
+        let proximity = location.lenientString("proximity").flatMap(Proximity.init(rawValue:)) ?? .unknown
+        let node = location.lenientString("node").flatMap { TopicLevelID.isValid($0) ? $0 : nil }
+        let confidence = location.lenientNumber("confidence").flatMap { (0...1).contains($0) ? $0 : nil } ?? 0
+        let floor = location.lenientString("floor").flatMap { TopicLevelID.isValid($0) && room != RoomDecision.notHome ? $0 : nil }
         var candidates: [String: Double] = [:]
-        if case .object(let list)? = object["candidates"] {
-            for (index, key) in list.keys.enumerated() where TopicLevelID.isValid(key) {
-                if case .number(let number) = list.values[index] { candidates[key] = number.double }
+        if let list = location.lenientObject("candidates") {
+            for key in list.object.keys where TopicLevelID.isValid(key) {
+                if let number = list.lenientNumber(key) { candidates[key] = number }
             }
         }
         self.init(id: id, beacon: beacon, name: name, room: room, distance: distance, proximity: proximity,

@@ -69,13 +69,8 @@ extension HomeAssistantDiscovery {
     /// nil for a message that is not a JSON object. Fields of another type are left out: the info
     /// is a display, not evidence.
     static func nodeInfo(_ payload: [UInt8]) -> (room: String?, version: String?)? {
-        guard let value = try? JSONParser.parse(payload, maximumBytes: 4096, maximumDepth: 4),
-            case .object(let object) = value
-        else { return nil }
-        var room: String?, version: String?
-        if case .string(let text)? = object["room"] { room = text }
-        if case .string(let text)? = object["version"] { version = text }
-        return nodeShows(room: room, version: version)
+        guard let info = JSONFieldReader(lenient: payload, maximumBytes: 4096, maximumDepth: 4) else { return nil }
+        return nodeShows(room: info.lenientString("room"), version: info.lenientString("version"))
     }
 
     /// What a node's device may show of a room and version it reported: the room when it is a

@@ -49,20 +49,13 @@ public struct ReceivedMeasurement: Sendable, Hashable {
             throw ReceivedMeasurementError(error.description)
         }
         guard case .object(let object) = value else { throw ReceivedMeasurementError("expected a JSON object") }
-
+        // Unknown keys are allowed: a newer agent may publish more than this aggregator reads.
+        let fields = JSONFieldReader(object: object, at: .root)
         func string(_ key: String) throws(ReceivedMeasurementError) -> String? {
-            switch object[key] {
-            case nil, .null?: return nil
-            case .string(let text)?: return text
-            case let other?: throw ReceivedMeasurementError("\(key): expected a string, got \(other.kindDescription)")
-            }
+            do { return try fields.optionalString(key) } catch { throw ReceivedMeasurementError(error.description) }
         }
         func number(_ key: String) throws(ReceivedMeasurementError) -> Double? {
-            switch object[key] {
-            case nil, .null?: return nil
-            case .number(let number)?: return number.double
-            case let other?: throw ReceivedMeasurementError("\(key): expected a number, got \(other.kindDescription)")
-            }
+            do { return try fields.optionalNumber(key) } catch { throw ReceivedMeasurementError(error.description) }
         }
 
         guard let beaconText = try string("beacon") else { throw ReceivedMeasurementError("beacon: required") }

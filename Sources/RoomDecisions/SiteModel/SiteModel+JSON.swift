@@ -85,7 +85,7 @@ extension SiteModel {
     private static func model(from value: JSONValue) throws(ConfigError) -> SiteModel {
         let top = try JSONFieldReader(value, at: .root)
         try top.rejectUnknownKeys(["format", "version", "decision", "parameters", "rooms", "nodeRooms", "classifier"])
-        let format = try top.string(try top.required("format"), key: "format")
+        let format = try top.requiredString("format")
         guard format == Self.format else {
             throw ConfigError(.invalidValue, path: FieldPath.root.appending("format"),
                               message: "\(ConfigError.quoted(format)) is not \(JSONText.quoted(Self.format))")
@@ -96,8 +96,7 @@ extension SiteModel {
                               message: "version \(version) is not supported (this program reads versions 1 and \(Self.version))")
         }
         var decision = Decision.model
-        if let given = top.optional("decision") {
-            let text = try top.string(given, key: "decision")
+        if let text = try top.optionalString("decision") {
             guard let chosen = Decision(rawValue: text) else {
                 throw ConfigError(.invalidValue, path: FieldPath.root.appending("decision"),
                                   message: "\(ConfigError.quoted(text)) is not model or physics")
@@ -118,14 +117,13 @@ extension SiteModel {
             let path = FieldPath.root.appending("rooms").appending(index: index)
             let room = try JSONFieldReader(roomValue, at: path)
             try room.rejectUnknownKeys(["name", "floor", "samples", "nodes"])
-            let name = try room.string(try room.required("name"), key: "name")
+            let name = try room.requiredString("name")
             guard !name.isEmpty, name != RoomDecision.notHome, !named.contains(where: { $0.name == name }) else {
                 throw ConfigError(.invalidValue, path: path.appending("name"),
                                   message: "\(ConfigError.quoted(name)) is empty, not_home or a repeated room")
             }
             var floor: String?
-            if let given = room.optional("floor") {
-                let text = try room.string(given, key: "floor")
+            if let text = try room.optionalString("floor") {
                 guard TopicLevelID.isValid(text), text != RoomDecision.notHome else {
                     throw ConfigError(.invalidValue, path: path.appending("floor"),
                                       message: "\(ConfigError.quoted(text)) is not a floor name (\(TopicLevelID.rule))")
@@ -137,15 +135,12 @@ extension SiteModel {
                 samples = Int(try room.integer(given, key: "samples", in: 0...Int64(Int32.max)))
             }
             let nodesPath = path.appending("nodes")
-            guard case .object(let nodesObject) = try room.required("nodes") else {
-                throw ConfigError(.wrongType, path: nodesPath, message: "expected an object of node → look")
-            }
+            let nodesObject = try room.requiredObject("nodes")
             var looks: [String: Look] = [:]
-            for node in nodesObject.keys {
-                guard let lookValue = nodesObject[node] else { continue }
-                looks[node] = try Self.look(from: lookValue, at: nodesPath.appending(node))
+            for node in nodesObject.object.keys {
+                looks[node] = try Self.look(from: try nodesObject.required(node), at: nodesPath.appending(node))
             }
-            let names = nodesObject.keys.sorted()
+            let names = nodesObject.object.keys.sorted()
             if let known = nodeNames, known != names {
                 throw ConfigError(.invalidValue, path: nodesPath,
                                   message: "lists nodes \(names.joined(separator: ",")); rooms[0] lists \(known.joined(separator: ","))")
@@ -216,15 +211,13 @@ extension SiteModel {
         let means = try numbers(try reader.required("means"), at: path.appending("means"), range: -1e6...1e6)
         let scales = try numbers(try reader.required("scales"), at: path.appending("scales"), range: 1e-9...1e6)
         let roomsPath = path.appending("rooms")
-        guard case .object(let roomObject) = try reader.required("rooms") else {
-            throw ConfigError(.wrongType, path: roomsPath, message: "expected an object of room → bias and weights")
-        }
+        let roomObject = try reader.requiredObject("rooms")
         var weights: [[Double]] = [], biases: [Double] = []
-        for key in roomObject.keys where !rooms.contains(key) {
+        for key in roomObject.object.keys where !rooms.contains(key) {
             throw ConfigError(.invalidValue, path: roomsPath.appending(key), message: "is not a room of the model")
         }
         for room in rooms {
-            guard let entry = roomObject[room] else {
+            guard let entry = roomObject.optional(room) else {
                 throw ConfigError(.missing, path: roomsPath.appending(room), message: "required (every room of the model)")
             }
             let roomReader = try JSONFieldReader(entry, at: roomsPath.appending(room))

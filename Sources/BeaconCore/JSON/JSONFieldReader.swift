@@ -16,6 +16,12 @@ public struct JSONFieldReader {
         self.path = path
     }
 
+    /// A reader of an object already taken apart.
+    public init(object: JSONObject, at path: FieldPath) {
+        self.object = object
+        self.path = path
+    }
+
     /// Fails on the first key not in `known`.
     public func rejectUnknownKeys(_ known: [String]) throws(ConfigError) {
         for key in object.keys where !known.contains(key) {
