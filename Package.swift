@@ -129,7 +129,7 @@ let package = Package(
         // Test support: a real mosquitto on a free loopback port, and a killable client process.
         .target(
             name: "TestSupport",
-            dependencies: ["MQTTClient", "BluetoothHCI", "BeaconCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["MQTTClient", "BluetoothHCI", "BeaconCore", "IdentityCrypto", .product(name: "Logging", package: "swift-log")],
             path: "Tests/TestSupport"
         ),
         .executableTarget(name: "mqtt-test-client", dependencies: ["MQTTClient"], path: "Tests/MQTTTestClient"),
@@ -149,7 +149,15 @@ let package = Package(
             name: "PresenceAgentTests",
             dependencies: ["PresenceAgent", "BeaconCore", "BluetoothHCI", "MQTTClient", "ConfigFile", "IdentityCrypto", "TestSupport"]
         ),
-        .testTarget(name: "PresenceAgentCLITests", dependencies: ["BeaconCore", "TestSupport"]),
+        // Tests that start mosquitto or one of the programs: apart, so `swift test --skip IntegrationTests`
+        // runs the pure ones in seconds.
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "PresenceAgent", "PresenceAggregator", "RoomDecisions", "BeaconCore", "BluetoothHCI", "MQTTClient", "ConfigFile",
+                "IdentityCrypto", "TestSupport",
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

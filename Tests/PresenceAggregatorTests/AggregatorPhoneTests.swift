@@ -1,6 +1,7 @@
 import BeaconCore
 import RoomDecisions
 import PresenceAggregator
+import TestSupport
 import Testing
 
 /// Phones and watches known by their IRK, as the aggregator sees them: measurements with the

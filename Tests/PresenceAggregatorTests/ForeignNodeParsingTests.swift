@@ -1,6 +1,7 @@
 import BeaconCore
 import Foundation
 import PresenceAggregator
+import TestSupport
 import Testing
 
 /// The pure parts of the foreign sources: ESPresense ids and reports, gateway adverts.

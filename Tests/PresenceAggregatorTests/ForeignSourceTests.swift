@@ -1,5 +1,6 @@
 import BeaconCore
 import PresenceAggregator
+import TestSupport
 import Testing
 
 /// The foreign sources as state machines: messages and time in, the aggregator's inputs out.

@@ -2,25 +2,8 @@ import BeaconCore
 import RoomDecisions
 import Foundation
 import PresenceAggregator
+import TestSupport
 import Testing
-
-/// Package root, found from this file's path (Tests/PresenceAggregatorTests/<file>).
-let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent()
-
-/// shared/data beside the checkout; a missing directory fails the test (it must not be skipped).
-func sharedData(_ path: String) throws -> String {
-    let url = packageRoot.appendingPathComponent("../shared/data/" + path).standardizedFileURL
-    guard FileManager.default.fileExists(atPath: url.path) else {
-        throw SharedDataMissing(path: url.path)
-    }
-    return url.path
-}
-
-struct SharedDataMissing: Error, CustomStringConvertible {
-    var path: String
-    var description: String { "shared data missing: \(path) (CI must provide ../shared/data)" }
-}
 
 /// Writes `text` to a fresh temporary file and returns its path.
 func temporaryFile(_ text: String, name: String = "trace.csv") throws -> String {

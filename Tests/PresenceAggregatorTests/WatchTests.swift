@@ -1,5 +1,6 @@
 import BeaconCore
 @testable import PresenceAggregator
+import TestSupport
 import Testing
 
 /// `presence-aggregator watch` without a broker: `WatchState` fed with the very payloads the agents

@@ -4,7 +4,7 @@ import Testing
 
 /// `presence-aggregator check-config` as an operator runs it before deploying: the real binary, a
 /// real file, a real environment variable and real flags.
-@Suite struct CheckConfigCommandTests {
+@Suite struct AggregatorCheckConfigCommandTests {
     private func file(_ text: String) throws -> String {
         let path = try TestBroker.makeTemporaryDirectory() + "/aggregator.yaml"
         try text.write(toFile: path, atomically: true, encoding: .utf8)

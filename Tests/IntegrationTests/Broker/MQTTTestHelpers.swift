@@ -61,4 +61,3 @@ func connectedClient(
     return connection
 }
 
-func text(_ message: MQTTMessage) -> String { message.payloadString ?? "<\(message.payload.count) bytes>" }

@@ -7,6 +7,9 @@ import ServiceLifecycle
 import TestSupport
 import Testing
 
+// A running aggregator on a real mosquitto: the live tests' service, clock and observer. What they
+// send and read (measurements, JSON payloads) is in TestSupport/AggregatorMessages.swift.
+
 /// A logger that stays quiet unless something goes wrong.
 let quietLogger: Logger = {
     var logger = Logger(label: "aggregator-test")
@@ -55,49 +58,6 @@ final class MessageReader: @unchecked Sendable {
 struct UncheckedBox<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
-}
-
-func text(_ message: MQTTMessage) -> String { message.payloadString ?? "<\(message.payload.count) bytes>" }
-
-/// The payload as a JSON object (fails the test when it is not one).
-func object(_ message: MQTTMessage, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONObject {
-    let value = try JSONParser.parse(message.payload)
-    guard case .object(let object) = value else {
-        Issue.record("not a JSON object: \(text(message))", sourceLocation: sourceLocation)
-        throw TimedOut(what: "an object")
-    }
-    return object
-}
-
-extension JSONObject {
-    func string(_ key: String) -> String? {
-        if case .string(let text)? = self[key] { return text }
-        return nil
-    }
-    func number(_ key: String) -> Double? {
-        if case .number(let number)? = self[key] { return number.double }
-        return nil
-    }
-    func object(_ key: String) -> JSONObject? {
-        if case .object(let object)? = self[key] { return object }
-        return nil
-    }
-    func isNull(_ key: String) -> Bool { self[key] == .null }
-}
-
-let beaconID = BeaconID(rawValue: "ibeacon-fda50693-a4e2-4fb1-afcf-c6eb07647825-5-6")
-let otherBeaconID = BeaconID(rawValue: "ibeacon-fda50693-a4e2-4fb1-afcf-c6eb07647825-7-8")
-/// 2025-11-22T08:00:00Z.
-let startTime = Instant(seconds: 1_763_798_400)
-
-/// A measurement as an agent publishes it.
-func measurementJSON(_ beacon: BeaconID, node: String, room: String, distance: Double?, proximity: String? = nil) -> String {
-    let proximityText = proximity ?? (distance.map { $0 < 0.5 ? "immediate" : $0 < 3 ? "near" : "far" } ?? "unknown")
-    let payload = MeasurementPayload(
-        id: beacon.rawValue, beacon: beacon, node: node, room: room, rssi: -70, rssiFiltered: -69.5, sigma: 1.5,
-        measuredPower: -59, distance: distance, proximity: Proximity(rawValue: proximityText) ?? .unknown,
-        address: nil, timestamp: startTime)
-    return payload.json
 }
 
 /// A running aggregator on a test broker, with a manual clock and an observer connection.

@@ -9,16 +9,16 @@ import IdentityCrypto
 /// `ble_gateway.py` (github.com/theengs/gateway: `manufacturerdata` company id little-endian first,
 /// then `id`, `rssi`; decoded fields from github.com/theengs/decoder's iBeacon_json.h) and
 /// OpenMQTTGateway's `ZgatewayBT.cpp` (`id` upper case, `mac_type`, `adv_type`).
-enum ForeignNodePayloads {
-    static let uuid = "fda50693-a4e2-4fb1-afcf-c6eb07647825"
+public enum ForeignNodePayloads {
+    public static let uuid = "fda50693-a4e2-4fb1-afcf-c6eb07647825"
     /// The Core spec's sample IRK (Vol 3 Part H, appendix D.6): a test key, no one's phone.
-    static let sampleKeyHex = "ec0234a357c8ad05341010a60a397d9b"
-    static let crypto = LibCrypto()
-    static var sampleKey: IdentityResolvingKey { try! IdentityResolvingKey(parsing: sampleKeyHex) }
-    static var sampleKeyID: BeaconID { BeaconID(sampleKey.canonicalID(sha256: crypto.sha256)) }
+    public static let sampleKeyHex = "ec0234a357c8ad05341010a60a397d9b"
+    public static let crypto = LibCrypto()
+    public static var sampleKey: IdentityResolvingKey { try! IdentityResolvingKey(parsing: sampleKeyHex) }
+    public static var sampleKeyID: BeaconID { BeaconID(sampleKey.canonicalID(sha256: crypto.sha256)) }
 
     /// ESPresense's report of an iBeacon it hears.
-    static func espresense(id: String, rssi: Double?, rssiAt1m: Int? = -59, distance: Double? = nil, name: String? = nil,
+    public static func espresense(id: String, rssi: Double?, rssiAt1m: Int? = -59, distance: Double? = nil, name: String? = nil,
                            mac: String = "c4a1b2c3d4e5") -> String {
         var fields = [#""mac":"\#(mac)""#, #""id":"\#(id)""#]
         if let name { fields.append(#""name":"\#(name)""#) }
@@ -34,7 +34,7 @@ enum ForeignNodePayloads {
         return "{" + fields.joined(separator: ",") + "}"
     }
 
-    static func two(_ value: Double) -> String {
+    public static func two(_ value: Double) -> String {
         let hundredths = (value * 100).rounded()
         let sign = hundredths < 0 ? "-" : ""
         let magnitude = Int(abs(hundredths))
@@ -43,17 +43,17 @@ enum ForeignNodePayloads {
     }
 
     /// Theengs Gateway, raw (no decoder match or `publish_advdata`): manufacturer data and address.
-    static func theengsRaw(address: String = "C4:A1:B2:C3:D4:E5", rssi: Int, manufacturerData: String) -> String {
+    public static func theengsRaw(address: String = "C4:A1:B2:C3:D4:E5", rssi: Int, manufacturerData: String) -> String {
         #"{"manufacturerdata":"\#(manufacturerData)","id":"\#(address)","rssi":\#(rssi)}"#
     }
 
     /// Theengs Gateway, decoded iBeacon (its decoder's fields; raw data left out, its default).
-    static func theengsIBeacon(address: String = "C4:A1:B2:C3:D4:E5", rssi: Int, major: Int, minor: Int, txpower: Int = -59) -> String {
+    public static func theengsIBeacon(address: String = "C4:A1:B2:C3:D4:E5", rssi: Int, major: Int, minor: Int, txpower: Int = -59) -> String {
         #"{"id":"\#(address)","rssi":\#(rssi),"brand":"GENERIC","model":"iBeacon","model_id":"IBEACON","mfid":"4c00","uuid":"fda50693a4e24fb1afcfc6eb07647825","major":\#(major),"minor":\#(minor),"txpower":\#(txpower)}"#
     }
 
     /// OpenMQTTGateway with raw advertising data on.
-    static func openMQTTGateway(address: String, macType: Int, rssi: Int, manufacturerData: String? = nil,
+    public static func openMQTTGateway(address: String, macType: Int, rssi: Int, manufacturerData: String? = nil,
                                 serviceData: String? = nil, serviceUUID: String? = nil) -> String {
         var fields = [#""id":"\#(address)""#, #""mac_type":\#(macType)"#, #""adv_type":0"#]
         if let manufacturerData { fields.append(#""manufacturerdata":"\#(manufacturerData)""#) }
@@ -64,17 +64,17 @@ enum ForeignNodePayloads {
     }
 
     /// An iBeacon's manufacturer data as the gateways write it: company id 0x004c little-endian first.
-    static func iBeaconData(major: Int, minor: Int, power: UInt8 = 0xC5) -> String {
+    public static func iBeaconData(major: Int, minor: Int, power: UInt8 = 0xC5) -> String {
         "4c000215" + uuid.replacingOccurrences(of: "-", with: "") + hex16(major) + hex16(minor) + HexDigits.string([power])
     }
 
-    static func hex16(_ value: Int) -> String { HexDigits.string([UInt8(value >> 8), UInt8(value & 0xFF)]) }
+    public static func hex16(_ value: Int) -> String { HexDigits.string([UInt8(value >> 8), UInt8(value & 0xFF)]) }
 
     /// The iBeacon's canonical id.
-    static func iBeacon(major: Int, minor: Int) -> BeaconID { BeaconID(rawValue: "ibeacon-\(uuid)-\(major)-\(minor)") }
+    public static func iBeacon(major: Int, minor: Int) -> BeaconID { BeaconID(rawValue: "ibeacon-\(uuid)-\(major)-\(minor)") }
 
     /// A resolvable private address of the sample key's device.
-    static func phoneAddress(prand: UInt32) -> BluetoothAddress {
+    public static func phoneAddress(prand: UInt32) -> BluetoothAddress {
         IdentityResolvingKey.resolvablePrivateAddress(prand: prand, ah: crypto.addressHash(for: sampleKey))
     }
 }

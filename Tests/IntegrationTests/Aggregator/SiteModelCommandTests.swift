@@ -16,7 +16,7 @@ import Testing
 
     @Test func learnPrintsWhatItLearnedAndItsLeaveOneOutScore() throws {
         let tool = try BuildProducts.executable(named: "presence-aggregator")
-        let traces = try sharedData("traces")
+        let traces = try SharedData.path("traces")
         let work = try directory()
         defer { try? FileManager.default.removeItem(atPath: work) }
         let result = try ToolRunner.run(tool, ["learn", "--traces", traces, "--output", work + "/danis.json"], separateErrors: true)
@@ -59,7 +59,7 @@ import Testing
         let tool = try BuildProducts.executable(named: "presence-aggregator")
         let work = try directory()
         defer { try? FileManager.default.removeItem(atPath: work) }
-        let result = try ToolRunner.run(tool, ["learn", "--traces", try sharedData("traces-sal"), "--output", work + "/sal.json"],
+        let result = try ToolRunner.run(tool, ["learn", "--traces", try SharedData.path("traces-sal"), "--output", work + "/sal.json"],
                                         separateErrors: true)
         #expect(result.status == 0, "\(result.errors)")
         let summary = result.output.split(separator: "\n").first { $0.hasPrefix("  model:") }.map(String.init) ?? ""
@@ -88,7 +88,7 @@ import Testing
     /// only), and learn names those rooms to walk again.
     @Test func onTheFlatFullWalksBeatPhysicsAndHalfWalksNameTheRoomsToWalkAgain() throws {
         let tool = try BuildProducts.executable(named: "presence-aggregator")
-        let flat = try sharedData("traces-flat")
+        let flat = try SharedData.path("traces-flat")
         let work = try directory()
         defer { try? FileManager.default.removeItem(atPath: work) }
         let full = try ToolRunner.run(tool, ["learn", "--traces", flat, "--output", work + "/flat.json"], separateErrors: true)
@@ -135,7 +135,7 @@ import Testing
         let look = #"{"heard":0.9,"mean":0,"sigma":3}"#
         try #"{"format":"beacon-presence-site-model","version":1,"rooms":[{"name":"attic","nodes":{"x1":\#(look)}},{"name":"cellar","nodes":{"x1":\#(look)}}]}"#
             .write(toFile: work + "/other.json", atomically: true, encoding: .utf8)
-        let trace = try sharedData("traces/danis-straight_01.trace.csv")
+        let trace = try SharedData.path("traces/danis-straight_01.trace.csv")
         let withModel = try ToolRunner.run(tool, ["replay", "--trace", trace, "--model", work + "/other.json"], separateErrors: true)
         let physics = try ToolRunner.run(tool, ["replay", "--trace", trace], separateErrors: true)
         #expect(withModel.status == 0)
@@ -166,7 +166,7 @@ import Testing
         let tool = try BuildProducts.executable(named: "presence-aggregator")
         let work = try directory()
         defer { try? FileManager.default.removeItem(atPath: work) }
-        let trace = try sharedData("traces/danis-straight_04.trace.csv")
+        let trace = try SharedData.path("traces/danis-straight_04.trace.csv")
         try "{\n  \"format\": \"beacon-presence-site-model\",\n  \"version\": 1,\n  \"rooms\": [\n}\n"
             .write(toFile: work + "/broken.json", atomically: true, encoding: .utf8)
         let replay = try ToolRunner.run(tool, ["replay", "--trace", trace, "--model", work + "/broken.json"], separateErrors: true)
@@ -179,21 +179,6 @@ import Testing
         let run = try ToolRunner.run(tool, ["run", "--model", work + "/field.json"], separateErrors: true)
         #expect(run.status == 2)
         #expect(run.errors.contains("--model: \(work)/field.json: rooms[0].nodes.n.heard: 2 is not in"), "\(run.errors)")
-    }
-
-    @Test func publishedOutputIsARecordedTraceThatReplaysAsReceived() throws {
-        let trace = try sharedData("traces/danis-straight_01.trace.csv")
-        var published: [String] = []
-        try TraceReplayRunner.run(path: trace, output: .published) { published.append($0) }
-        #expect(published.first == ReplayCSV.recordHeader)
-        let recorded = try temporaryFile(published.joined(separator: "\n") + "\n", name: "recorded.trace.csv")
-        // The recorded trace decides the rooms the raw one does: the same measurements reach the
-        // decision (only the instants of the ticks between them differ).
-        var fromRaw: [String] = [], fromRecord: [String] = []
-        try TraceReplayRunner.run(path: trace, output: .decisions) { fromRaw.append($0) }
-        try TraceReplayRunner.run(path: recorded, output: .decisions) { fromRecord.append($0) }
-        #expect(fromRaw.count > 2)
-        #expect(fromRaw.map { $0.split(separator: ",")[2] } == fromRecord.map { $0.split(separator: ",")[2] })
     }
 
     @Test func labelStampsEachTypedRoomAndRefusesUnknownOnes() throws {
@@ -223,59 +208,4 @@ import Testing
         #expect(truth.allSatisfy { $0.time.seconds >= before.rounded(.down) && $0.time.seconds <= after + 0.001 })
         #expect(truth.allSatisfy { $0.beacon.rawValue == "keys" })
     }
-}
-
-@Suite struct TruthLabelerTests {
-    @Test func fillsEachRoomAtTheIntervalUntilTheNextOne() {
-        var labeler = TruthLabeler(beacon: BeaconID(rawValue: "keys"), interval: 1)
-        var rows = labeler.enter("kitchen", at: Instant(seconds: 100))
-        rows += labeler.enter("hall", at: Instant(seconds: 102.5))
-        rows += labeler.finish(at: Instant(seconds: 104))
-        #expect(rows.map(\.time.seconds) == [100, 101, 102, 102.5, 103.5, 104])
-        #expect(rows.map(\.room) == ["kitchen", "kitchen", "kitchen", "hall", "hall", "hall"])
-        #expect(rows.map(TruthLabeler.row).first == "100.000,keys,kitchen")
-    }
-
-    @Test func acceptsNumbersAndNamesOfTheGivenRoomsOnly() throws {
-        let labeler = TruthLabeler(beacon: BeaconID(rawValue: "keys"), rooms: ["kitchen", "hall"])
-        #expect(try labeler.room(named: "2") == "hall")
-        #expect(try labeler.room(named: " kitchen ") == "kitchen")
-        #expect(try labeler.room(named: "") == nil)
-        #expect(throws: TruthLabeler.LineError.self) { _ = try labeler.room(named: "3") }
-        #expect(throws: TruthLabeler.LineError.self) { _ = try labeler.room(named: "cellar") }
-    }
-}
-
-@Suite struct SiteModelConfigurationTests {
-    @Test func decisionModelLoadsTheModelAndABadOneNamesTheKeyAndTheFile() throws {
-        let model = try #require(SiteModelEvaluation.learn(
-            try SiteModelEvaluation.loadRecordings(
-                directory: try sharedData("traces"),
-                names: ["danis-straight_01.trace.csv", "danis-straight_01.truth.csv"])))
-        let good = try temporaryFile(model.json, name: "site.model.json")
-        let config = try temporaryFile("decision:\n  model: \(good)\n", name: "aggregator.yaml")
-        let loaded = try AggregatorConfiguration.load(file: config, environment: [:], flags: [:])
-        #expect(loaded.siteModel == model.roundTripped)
-
-        let bad = try temporaryFile("{\"format\": \"beacon-presence-site-model\",\n\"version\": 7}", name: "bad.json")
-        let badConfig = try temporaryFile("decision:\n  model: \(bad)\n", name: "aggregator.yaml")
-        #expect(throws: AggregatorConfigurationProblems.self) {
-            _ = try AggregatorConfiguration.load(file: badConfig, environment: [:], flags: [:])
-        }
-        do {
-            _ = try AggregatorConfiguration.load(file: badConfig, environment: [:], flags: [:])
-        } catch {
-            #expect("\(error)" == "\(badConfig):2: decision.model: \(bad): version: version 7 is not supported (this program reads versions 1 and 2)")
-        }
-        do {
-            _ = try AggregatorConfiguration.load(file: nil, environment: ["PRESENCE_MODEL": bad], flags: [:])
-        } catch {
-            #expect("\(error)".hasPrefix("PRESENCE_MODEL: \(bad): version: "))
-        }
-    }
-}
-
-extension SiteModel {
-    /// The model as its file reads back (numbers rounded as written).
-    var roundTripped: SiteModel? { try? SiteModel(json: Array(json.utf8)) }
 }

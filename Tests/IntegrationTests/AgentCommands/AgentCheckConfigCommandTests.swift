@@ -4,7 +4,7 @@ import Testing
 
 /// `presence-agent check-config` as an operator runs it before deploying a node: the real binary,
 /// a real file, a real environment variable and real flags.
-@Suite struct CheckConfigCommandTests {
+@Suite struct AgentCheckConfigCommandTests {
     private func file(_ text: String) throws -> String {
         let path = try TestBroker.makeTemporaryDirectory() + "/agent.yaml"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
