@@ -17,6 +17,9 @@ public struct AggregatorConfiguration: Sendable {
     /// Password, default none; also read from a file (`passwordFile`), so it need not sit in the
     /// YAML or the environment.
     public var password: String?
+    /// The file `password` was read from (`passwordFile`), for `check-config`, which shows the path
+    /// and never the password.
+    public var passwordFile: String?
     /// CA file that verifies the broker's certificate; used with `mqtts://`. Default for `mqtts://`:
     /// the system bundle `/etc/ssl/certs/ca-certificates.crt`.
     public var caFile: String?
