@@ -35,16 +35,8 @@ public struct SettingLayers<ID: Hashable & Sendable, Configuration> {
     /// The row of `id`; every id a program passes is in its own table.
     public func setting(_ id: ID) -> Setting<ID, Configuration> { table[positions[id]!] }
 
-    /// The keys the table gives the file in `section` (nil: the top level, sections included), in
-    /// the table's order and as written inside the section (`dwell`, not `decision.dwell`).
-    public func fileKeys(in section: String?) -> [String] {
-        var keys: [String] = []
-        for setting in table where setting.inFile {
-            let key = section == nil ? (setting.section ?? setting.name) : setting.section == section ? setting.key : nil
-            if let key, !keys.contains(key) { keys.append(key) }
-        }
-        return keys
-    }
+    /// The keys the table gives the file in `section` (`Array.fileKeys(in:)`).
+    public func fileKeys(in section: String?) -> [String] { table.fileKeys(in: section) }
 
     // MARK: - Gathering layers
 
@@ -163,3 +155,17 @@ public struct SettingLayers<ID: Hashable & Sendable, Configuration> {
 }
 
 extension SettingLayers: Sendable where Configuration: Sendable {}
+
+extension Array {
+    /// The keys a settings table gives the file in `section` (nil: the top level, sections
+    /// included), in the table's order and as written inside the section (`dwell`, not
+    /// `decision.dwell`): what an unknown key's error lists.
+    public func fileKeys<ID, Configuration>(in section: String?) -> [String] where Element == Setting<ID, Configuration> {
+        var keys: [String] = []
+        for setting in self where setting.inFile {
+            let key = section == nil ? (setting.section ?? setting.name) : setting.section == section ? setting.key : nil
+            if let key, !keys.contains(key) { keys.append(key) }
+        }
+        return keys
+    }
+}
