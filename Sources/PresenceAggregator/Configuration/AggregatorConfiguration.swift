@@ -6,7 +6,7 @@ import RoomDecisions
 ///
 /// Loaded from a YAML file (`etc/presence-aggregator.yaml` is the documented example), then the
 /// environment (`PRESENCE_BROKER`, …), then command-line flags: each layer overrides the one before
-/// (see `AggregatorSetting` for every key, variable and flag). Every value is validated as it is
+/// (`AggregatorConfiguration.settings` gives every key, variable, flag and default). Every value is validated as it is
 /// read and an error names the field as the user wrote it (`decision.dwell: -1 is not a positive
 /// number of seconds`).
 public struct AggregatorConfiguration: Sendable {
