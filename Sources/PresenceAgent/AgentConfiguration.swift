@@ -95,16 +95,7 @@ public struct AgentConfiguration: Sendable, Equatable {
         public var description: String { errors.map(\.description).joined(separator: "\n") }
     }
 
-    // MARK: - YAML
-
-    static let fileKeys: Set<String> = [
-        "node", "room", "source", "speed", "broker", "root", "stateDir", "reportUnknown", "telemetryInterval", "tracking",
-        "maxTrackedBeacons",
-        "regions", "beacons",
-    ]
-    static let brokerKeys: Set<String> = ["url", "username", "password", "passwordFile", "caFile", "certFile", "keyFile", "clientId"]
-    static let trackingKeys: Set<String> = ["pathLossExponent", "rssiOffset", "measuredPower", "heartbeat", "rssiStep"]
-    static let regionKeys: Set<String> = ["exitDelay"]
+    // MARK: - Layers
 
     /// Applies the YAML file at `path` (`--config`) over the current values; a file that cannot be
     /// read is a problem named `--config`. `run`, `check-config` and `scan` read it so.
@@ -116,97 +107,58 @@ public struct AgentConfiguration: Sendable, Equatable {
         }
     }
 
-    /// Applies a YAML document over the current values. `file` names the file in errors. Every
-    /// mistake is kept in `problems` (the valid settings are applied all the same).
+    /// Applies a YAML document over the current values, through `settings`. `file` names the file
+    /// in errors. Every mistake is kept in `problems` (the valid settings are applied all the same):
+    /// those of the file's shape (unknown keys, a list where a value belongs, `beacons:`) in the
+    /// file's order, then those of values in `settings`' order.
     public mutating func apply(yaml text: String, file: String) {
-        let document: YAMLNode?
-        do {
-            document = try YAMLReader.parse(text)
-        } catch {
-            problems.append(Error("", "not valid YAML: \(error.message)", source: .file(path: file, line: error.line)))
-            return
-        }
-        guard let document else { return }  // an empty file sets nothing
-        guard let mapping = document.mapping else {
-            problems.append(Error("", "expected a mapping of settings at the top level", source: .file(path: file, line: document.line)))
-            return
-        }
-        var reader = YAMLFieldReader(file: file, mapping: mapping, path: "")
-        reader.rejectUnknown(Self.fileKeys)
-        reader.string("node", into: &node)
-        reader.string("room", into: &room)
-        reader.string("source", into: &source)
-        reader.number("speed", into: &speed)
-        reader.string("root", into: &root)
-        reader.string("stateDir", into: &stateDir)
-        reader.bool("reportUnknown", into: &reportUnknown)
-        reader.number("telemetryInterval", into: &telemetryInterval)
-        reader.wholeNumber("maxTrackedBeacons", into: &maxTrackedBeacons)
-        if var broker = reader.child("broker") {
-            broker.rejectUnknown(Self.brokerKeys)
-            broker.string("url", into: &self.broker)
-            broker.string("username", into: &username)
-            broker.string("password", into: &password)
-            broker.string("passwordFile", into: &passwordFile)
-            broker.string("caFile", into: &caFile)
-            broker.string("certFile", into: &certFile)
-            broker.string("keyFile", into: &keyFile)
-            broker.string("clientId", into: &clientID)
-            reader.merge(broker)
-        }
-        if var tracking = reader.child("tracking") {
-            tracking.rejectUnknown(Self.trackingKeys)
-            tracking.number("pathLossExponent", into: &pathLossExponent)
-            tracking.number("rssiOffset", into: &rssiOffset)
-            tracking.number("measuredPower", into: &measuredPower)
-            tracking.number("heartbeat", into: &heartbeat)
-            tracking.number("rssiStep", into: &rssiStep)
-            reader.merge(tracking)
-        }
-        if var regions = reader.child("regions") {
-            regions.rejectUnknown(Self.regionKeys)
-            regions.number("exitDelay", into: &exitDelay)
-            reader.merge(regions)
-        }
-        if let beacons = mapping["beacons"], !beacons.isNull {
-            do {
-                knownBeacons = try KnownBeaconsYAML.beacons(beacons, crypto: AgentCore.crypto)
-                sources["beacons"] = .file(path: file, line: mapping.line(of: "beacons") ?? beacons.line)
-            } catch {
-                problems.append(Error(error.field, error.message, source: .file(path: file, line: error.line)))
+        var layers = SettingLayers(Self.settings, configuration: self)
+        let layer = layers.fileLayer(yaml: text, file: file) { section in
+            // Sorted, `beacons` (read here, not a row) among them.
+            (section == nil ? Self.settings.fileKeys(in: nil) + ["beacons"] : Self.settings.fileKeys(in: section)).sorted()
+        } other: { layers, key, line, value in
+            guard key == "beacons" else { return false }
+            if !value.isNull, let beacons = Self.knownBeacons(value, file: file, problems: &layers.problems) {
+                layers.configuration.knownBeacons = beacons
+                layers.record("beacons", from: .file(path: file, line: line))
             }
+            return true
         }
-        problems += reader.problems
-        sources.merge(reader.sources) { _, new in new }
+        layers.apply(layer)
+        take(layers)
     }
 
-    // MARK: - Environment
-
-    /// The variables the agent reads, by the file key they override.
-    static let environmentVariables: KeyValuePairs<String, String> = [
-        "node": "PRESENCE_NODE", "room": "PRESENCE_ROOM", "source": "PRESENCE_SOURCE", "broker.url": "PRESENCE_BROKER",
-        "broker.username": "PRESENCE_USERNAME", "broker.password": "PRESENCE_PASSWORD",
-        "broker.passwordFile": "PRESENCE_PASSWORD_FILE", "root": "PRESENCE_ROOT", "stateDir": "PRESENCE_STATE_DIR",
-    ]
+    /// Known beacons and devices (YAML `beacons`), checked as the `config/beacons` message is.
+    private static func knownBeacons(_ node: YAMLNode, file: String, problems: inout [SettingProblem]) -> [KnownBeacon]? {
+        do {
+            return try KnownBeaconsYAML.beacons(node, crypto: AgentCore.crypto)
+        } catch {
+            problems.append(SettingProblem(field: error.field, message: error.message, source: .file(path: file, line: error.line)))
+            return nil
+        }
+    }
 
     /// `PRESENCE_NODE`, `PRESENCE_ROOM`, `PRESENCE_SOURCE`, `PRESENCE_BROKER`, `PRESENCE_USERNAME`,
-    /// `PRESENCE_PASSWORD`, `PRESENCE_PASSWORD_FILE`, `PRESENCE_ROOT`, `PRESENCE_STATE_DIR`.
+    /// `PRESENCE_PASSWORD`, `PRESENCE_PASSWORD_FILE`, `PRESENCE_ROOT`, `PRESENCE_STATE_DIR`
+    /// (`settings`). A variable set to nothing sets the empty text, which `resolve` names.
     public mutating func apply(environment: [String: String]) {
-        for (key, variable) in Self.environmentVariables {
-            guard let value = environment[variable] else { continue }
-            switch key {
-            case "node": node = value
-            case "room": room = value
-            case "source": source = value
-            case "broker.url": broker = value
-            case "broker.username": username = value
-            case "broker.password": password = value
-            case "broker.passwordFile": passwordFile = value
-            case "root": root = value
-            default: stateDir = value
-            }
-            sources[key] = .environment(variable)
-        }
+        var layers = SettingLayers(Self.settings, configuration: self)
+        layers.apply(layers.environmentLayer(environment, ignoringEmpty: false))
+        take(layers)
+    }
+
+    /// The values, sources and mistakes of layers read over this configuration.
+    private mutating func take(_ layers: SettingLayers<String, AgentConfiguration>) {
+        let found = layers.problems.map { Error($0.field, $0.message, source: $0.source) }
+        self = layers.configuration  // its sources and problems are this configuration's before the layer
+        sources.merge(layers.sources) { _, new in new }
+        problems += found
+    }
+
+    /// Sets one setting from its command-line flag, typed by the argument parser, remembering it
+    /// came from the flag `settings` names for `name`.
+    public mutating func set<Value>(_ setting: WritableKeyPath<AgentConfiguration, Value>, to value: Value, flagOf name: String) {
+        set(setting, to: value, key: name, flag: Self.setting(name).flag ?? name)
     }
 
     /// Sets one setting from a command-line flag, remembering it came from `flag`.
@@ -334,140 +286,13 @@ public struct AgentConfiguration: Sendable, Equatable {
 
     // MARK: - check-config
 
-    /// Every setting with its effective value and where it came from, in the file's order; the
-    /// password only as `(set)`.
+    /// Every setting with its effective value and where it came from, in `settings`' order, then
+    /// the known devices; the password only as `(set)`.
     public var effectiveSettings: [EffectiveSetting] {
-        func text(_ value: String?) -> String { value ?? "(none)" }
-        let tracking = TrackingParameters.default
-        func number(_ value: Double) -> String {
-            return value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
-        }
-        let values: KeyValuePairs<String, String> = [
-            "node": text(node), "room": text(room), "source": source, "speed": number(speed),
-            "broker.url": broker, "broker.username": text(username), "broker.password": EffectiveSetting.secret(password != nil),
-            "broker.passwordFile": text(passwordFile), "broker.caFile": text(caFile), "broker.certFile": text(certFile),
-            "broker.keyFile": text(keyFile), "broker.clientId": clientID ?? "presence-agent-\(node ?? "<node>")",
-            "root": root, "stateDir": stateDir, "reportUnknown": String(reportUnknown),
-            "telemetryInterval": number(telemetryInterval), "maxTrackedBeacons": String(maxTrackedBeacons),
-            "tracking.pathLossExponent": number(pathLossExponent ?? tracking.distance.pathLossExponent),
-            "tracking.rssiOffset": number(rssiOffset ?? tracking.distance.rssiOffset),
-            "tracking.measuredPower": number(measuredPower ?? tracking.distance.defaultMeasuredPower),
-            "tracking.heartbeat": number(heartbeat ?? tracking.publish.heartbeat),
-            "tracking.rssiStep": number(rssiStep ?? tracking.publish.rssiStep),
-            "regions.exitDelay": number(exitDelay ?? RegionMonitorSettings().exitDelay),
-            "exitAtEnd": String(exitAtEnd), "record": text(record), "waitForConfig": number(configurationWait),
-            // Known devices by the ids their topics use: a phone's alias and canonical irk- id, never its key.
-            "beacons": knownBeacons.isEmpty ? "(none)" : knownBeacons.map(\.topicID).joined(separator: ", "),
-        ]
-        return values.map { EffectiveSetting(key: $0.key, value: $0.value, source: sources[$0.key] ?? .defaultValue) }
-    }
-}
-
-/// Reads typed values from a YAML mapping into settings, naming the field (`tracking.heartbeat`)
-/// and its line in errors and remembering each value's line. Keeps going past a mistake, so the
-/// user sees every one.
-struct YAMLFieldReader {
-    let file: String
-    let mapping: YAMLMapping
-    let path: String
-    private(set) var problems: [AgentConfiguration.Error] = []
-    private(set) var sources: [String: SettingSource] = [:]
-
-    init(file: String, mapping: YAMLMapping, path: String) {
-        self.file = file
-        self.mapping = mapping
-        self.path = path
-    }
-
-    private func field(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
-
-    private func location(_ key: String) -> SettingSource { .file(path: file, line: mapping.line(of: key) ?? 1) }
-
-    private mutating func fail(_ key: String, _ message: String) {
-        problems.append(AgentConfiguration.Error(field(key), message, source: location(key)))
-    }
-
-    /// The value at `key`, unless absent or null (the setting keeps its value).
-    private func node(_ key: String) -> YAMLNode? {
-        guard let node = mapping[key], !node.isNull else { return nil }
-        return node
-    }
-
-    /// A child's findings become this reader's.
-    mutating func merge(_ child: YAMLFieldReader) {
-        problems += child.problems
-        sources.merge(child.sources) { _, new in new }
-    }
-
-    mutating func rejectUnknown(_ known: Set<String>) {
-        for name in mapping.keys where !known.contains(name) {
-            fail(name, "unknown key (known keys: \(known.sorted().joined(separator: ", ")))")
-        }
-    }
-
-    /// Text settings; optional ones (`username`) and those with a default (`source`).
-    mutating func string(_ key: String, into setting: inout String?) {
-        if let value = text(key) { setting = value }
-    }
-
-    mutating func string(_ key: String, into setting: inout String) {
-        if let value = text(key) { setting = value }
-    }
-
-    private mutating func text(_ key: String) -> String? {
-        guard let node = node(key) else { return nil }
-        guard let scalar = node.scalar else {
-            fail(key, "expected text, not a list or mapping")
-            return nil
-        }
-        sources[field(key)] = location(key)
-        return scalar.text
-    }
-
-    mutating func number(_ key: String, into setting: inout Double?) {
-        guard let node = node(key) else { return }
-        guard let scalar = node.scalar, let number = Double(scalar.text), number.isFinite else {
-            return fail(key, "expected a number, got \(node.scalar.map { "'\($0.text)'" } ?? "a list or mapping")")
-        }
-        setting = number
-        sources[field(key)] = location(key)
-    }
-
-    mutating func number(_ key: String, into setting: inout Double) {
-        var value: Double? = nil
-        number(key, into: &value)
-        if let value { setting = value }
-    }
-
-    mutating func wholeNumber(_ key: String, into setting: inout Int) {
-        var value: Double? = nil
-        number(key, into: &value)
-        guard let value else { return }
-        guard value == value.rounded(), let count = Int(exactly: value) else {
-            sources[field(key)] = nil
-            return fail(key, "\(value) is not a whole number")
-        }
-        setting = count
-    }
-
-    /// `true`/`false`, or YAML 1.1's `yes`/`no`/`on`/`off` (`YAMLScalar.boolean`).
-    mutating func bool(_ key: String, into setting: inout Bool) {
-        guard let node = node(key) else { return }
-        guard let value = node.scalar?.boolean else {
-            return fail(key, "expected true or false (unquoted), got \(node.scalar.map { "'\($0.text)'" } ?? "a list or mapping")")
-        }
-        setting = value
-        sources[field(key)] = location(key)
-    }
-
-    func child(_ key: String) -> YAMLFieldReader? {
-        guard let node = mapping[key], !node.isNull else { return nil }
-        guard let mapping = node.mapping else {
-            // An empty section that carries the mistake, so the caller's merge reports it.
-            var empty = YAMLFieldReader(file: file, mapping: YAMLMapping(), path: field(key))
-            empty.problems = [AgentConfiguration.Error(field(key), "expected a mapping", source: location(key))]
-            return empty
-        }
-        return YAMLFieldReader(file: file, mapping: mapping, path: field(key))
+        var layers = SettingLayers(Self.settings, configuration: self)
+        layers.sources = sources
+        // Known devices by the ids their topics use: a phone's alias and canonical irk- id, never its key.
+        let beacons = knownBeacons.isEmpty ? "(none)" : knownBeacons.map(\.topicID).joined(separator: ", ")
+        return layers.effectiveSettings + [EffectiveSetting(key: "beacons", value: beacons, source: sources["beacons"] ?? .defaultValue)]
     }
 }

@@ -47,29 +47,30 @@ struct AgentOptions: ParsableArguments {
     var waitForConfig: Double?
 
 
-    /// The file, the environment, then the flags, each value remembering where it came from;
-    /// mistakes are collected in `problems` for `resolve` to report, all of them.
+    /// The file, the environment, then the flags, each value remembering where it came from (the
+    /// flag's name is the one `AgentConfiguration.settings` gives the setting); mistakes are
+    /// collected in `problems` for `resolve` to report, all of them.
     func configuration(environment: [String: String] = ProcessInfo.processInfo.environment) -> AgentConfiguration {
         var settings = AgentConfiguration()
         if let config { settings.apply(file: config) }
         settings.apply(environment: environment)
-        if let node { settings.set(\.node, to: node, key: "node", flag: "--node") }
-        if let room { settings.set(\.room, to: room, key: "room", flag: "--room") }
-        if let broker { settings.set(\.broker, to: broker, key: "broker.url", flag: "--broker") }
-        if let username { settings.set(\.username, to: username, key: "broker.username", flag: "--username") }
-        if let passwordFile { settings.set(\.passwordFile, to: passwordFile, key: "broker.passwordFile", flag: "--password-file") }
-        if let caFile { settings.set(\.caFile, to: caFile, key: "broker.caFile", flag: "--ca-file") }
-        if let certFile { settings.set(\.certFile, to: certFile, key: "broker.certFile", flag: "--cert-file") }
-        if let keyFile { settings.set(\.keyFile, to: keyFile, key: "broker.keyFile", flag: "--key-file") }
-        if let root { settings.set(\.root, to: root, key: "root", flag: "--root") }
-        if let source { settings.set(\.source, to: source, key: "source", flag: "--source") }
-        if let speed { settings.set(\.speed, to: speed, key: "speed", flag: "--speed") }
-        if let stateDir { settings.set(\.stateDir, to: stateDir, key: "stateDir", flag: "--state-dir") }
-        if reportUnknown { settings.set(\.reportUnknown, to: true, key: "reportUnknown", flag: "--report-unknown") }
-        if let maxTrackedBeacons { settings.set(\.maxTrackedBeacons, to: maxTrackedBeacons, key: "maxTrackedBeacons", flag: "--max-tracked-beacons") }
-        if exitAtEnd { settings.set(\.exitAtEnd, to: true, key: "exitAtEnd", flag: "--exit-at-end") }
-        if let record { settings.set(\.record, to: record, key: "record", flag: "--record") }
-        if let waitForConfig { settings.set(\.configurationWait, to: waitForConfig, key: "waitForConfig", flag: "--wait-for-config") }
+        if let node { settings.set(\.node, to: node, flagOf: "node") }
+        if let room { settings.set(\.room, to: room, flagOf: "room") }
+        if let broker { settings.set(\.broker, to: broker, flagOf: "broker.url") }
+        if let username { settings.set(\.username, to: username, flagOf: "broker.username") }
+        if let passwordFile { settings.set(\.passwordFile, to: passwordFile, flagOf: "broker.passwordFile") }
+        if let caFile { settings.set(\.caFile, to: caFile, flagOf: "broker.caFile") }
+        if let certFile { settings.set(\.certFile, to: certFile, flagOf: "broker.certFile") }
+        if let keyFile { settings.set(\.keyFile, to: keyFile, flagOf: "broker.keyFile") }
+        if let root { settings.set(\.root, to: root, flagOf: "root") }
+        if let source { settings.set(\.source, to: source, flagOf: "source") }
+        if let speed { settings.set(\.speed, to: speed, flagOf: "speed") }
+        if let stateDir { settings.set(\.stateDir, to: stateDir, flagOf: "stateDir") }
+        if reportUnknown { settings.set(\.reportUnknown, to: true, flagOf: "reportUnknown") }
+        if let maxTrackedBeacons { settings.set(\.maxTrackedBeacons, to: maxTrackedBeacons, flagOf: "maxTrackedBeacons") }
+        if exitAtEnd { settings.set(\.exitAtEnd, to: true, flagOf: "exitAtEnd") }
+        if let record { settings.set(\.record, to: record, flagOf: "record") }
+        if let waitForConfig { settings.set(\.configurationWait, to: waitForConfig, flagOf: "waitForConfig") }
         return settings
     }
 }

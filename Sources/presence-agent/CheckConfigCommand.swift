@@ -1,6 +1,9 @@
 import ArgumentParser
 import ConfigFile
 import PresenceAgent
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `presence-agent check-config`: reads the configuration exactly as `run` does (same flags, same
 /// loader, same checks) and prints each effective setting with where it came from, or every
@@ -21,11 +24,15 @@ struct CheckConfigCommand: ParsableCommand {
 
     func run() throws {
         let configuration = options.configuration()
+        var errors: [String] = []
         do {
             _ = try configuration.resolve { try? String(contentsOfFile: $0, encoding: .utf8) }
         } catch {
-            exitWithErrors(error)
+            errors = error.errors.map(\.description)
         }
-        print(EffectiveSetting.table(configuration.effectiveSettings), terminator: "")
+        let report = CheckConfigReport(settings: configuration.effectiveSettings, errors: errors, errorPrefix: "error: ")
+        print(report.standardOutput, terminator: "")
+        writeAll(report.standardError, to: STDERR_FILENO)
+        if report.status != 0 { Glibc.exit(report.status) }
     }
 }

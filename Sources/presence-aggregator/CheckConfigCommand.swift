@@ -23,10 +23,10 @@ struct CheckConfigCommand: ParsableCommand {
     func run() throws {
         let loaded = AggregatorConfigurationLoad(
             file: options.configFile, environment: ProcessInfo.processInfo.environment, flags: options.flags)
-        guard loaded.errors.isEmpty else {
-            StandardOutput.error(AggregatorConfigurationProblems(errors: loaded.errors).lines(prefix: "check-config: "))
-            throw ExitCode(2)
-        }
-        print(EffectiveSetting.table(loaded.effectiveSettings), terminator: "")
+        let report = CheckConfigReport(
+            settings: loaded.effectiveSettings, errors: loaded.errors.map(\.description), errorPrefix: "check-config: ")
+        print(report.standardOutput, terminator: "")
+        StandardOutput.error(report.standardError)
+        if report.status != 0 { throw ExitCode(report.status) }
     }
 }

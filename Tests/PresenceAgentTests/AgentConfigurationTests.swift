@@ -53,6 +53,46 @@ import TestSupport
         #expect(settings["telemetryInterval"]?.source == .defaultValue)
     }
 
+    /// Each row of the table states the default `check-config` shows when nothing sets the setting.
+    @Test func theTableStatesTheDefaults() {
+        let shown = AgentConfiguration().effectiveSettings
+        #expect(shown.map(\.key) == AgentConfiguration.settings.map(\.name) + ["beacons"])
+        #expect(shown.dropLast().map(\.value) == AgentConfiguration.settings.map(\.defaultValue))
+        #expect(shown.allSatisfy { $0.source == .defaultValue })
+    }
+
+    /// A flag is named as the table names it, and the variables are the table's.
+    @Test func flagsAndVariablesComeFromTheTable() {
+        var configuration = AgentConfiguration()
+        configuration.set(\.configurationWait, to: 3, flagOf: "waitForConfig")
+        configuration.set(\.broker, to: "mqtt://flag", flagOf: "broker.url")
+        configuration.apply(environment: ["PRESENCE_STATE_DIR": "/tmp/state", "PRESENCE_NODE": ""])
+        let settings = Dictionary(uniqueKeysWithValues: configuration.effectiveSettings.map { ($0.key, $0) })
+        #expect(settings["waitForConfig"]?.value == "3" && settings["waitForConfig"]?.source == .flag("--wait-for-config"))
+        #expect(settings["broker.url"]?.source == .flag("--broker"))
+        #expect(settings["stateDir"]?.value == "/tmp/state" && settings["stateDir"]?.source == .environment("PRESENCE_STATE_DIR"))
+        // An empty variable is a value, which resolve names.
+        #expect(settings["node"]?.value == "" && settings["node"]?.source == .environment("PRESENCE_NODE"))
+    }
+
+    /// Several mistakes of one file: its shape in the file's order, then values in the table's
+    /// order, then the checks of `resolve` (the aggregator's order too).
+    @Test func severalMistakesInOrder() {
+        var configuration = AgentConfiguration()
+        configuration.apply(yaml: "speed: fast\nnode: Kitchen\nroom: b\ntracking:\n  heartbeet: 1\nstateDir: [a]\n", file: "agent.yaml")
+        do {
+            _ = try configuration.resolve()
+            Issue.record("accepted")
+        } catch {
+            #expect(error.errors.map(\.description) == [
+                "agent.yaml:5: tracking.heartbeet: unknown key (known keys: heartbeat, measuredPower, pathLossExponent, rssiOffset, rssiStep)",
+                "agent.yaml:6: stateDir: expected text, not a list or mapping",
+                "agent.yaml:1: speed: expected a number, got 'fast'",
+                "agent.yaml:2: node: 'Kitchen' must be 1–64 characters of a-z, 0-9, '_' and '-'",
+            ])
+        }
+    }
+
     @Test func everyErrorNamesItsField() {
         func error(_ yaml: String) -> String {
             var configuration = AgentConfiguration()

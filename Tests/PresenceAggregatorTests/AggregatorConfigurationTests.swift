@@ -67,6 +67,14 @@ import Testing
         }
     }
 
+    /// Each row of the table states the default `check-config` shows when nothing sets the setting.
+    @Test func theTableStatesTheDefaults() {
+        let shown = AggregatorConfigurationLoad(file: nil, environment: [:], flags: [:]).effectiveSettings
+        #expect(shown.prefix(AggregatorSetting.allCases.count).map(\.key) == AggregatorSetting.allCases.map(\.yamlPath))
+        #expect(shown.prefix(AggregatorSetting.allCases.count).map(\.value) == AggregatorConfiguration.settings.map(\.defaultValue))
+        #expect(AggregatorConfiguration.settings.map(\.id) == AggregatorSetting.allCases)
+    }
+
     @Test func fileThenEnvironmentThenFlags() throws {
         let path = try file("""
             broker: mqtt://file-host:1884

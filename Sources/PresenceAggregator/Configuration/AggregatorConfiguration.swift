@@ -6,7 +6,7 @@ import RoomDecisions
 ///
 /// Loaded from a YAML file (`etc/presence-aggregator.yaml` is the documented example), then the
 /// environment (`PRESENCE_BROKER`, …), then command-line flags: each layer overrides the one before
-/// (see `AggregatorSetting` for every key, variable and flag). Every value is validated as it is
+/// (`AggregatorConfiguration.settings` gives every key, variable, flag and default). Every value is validated as it is
 /// read and an error names the field as the user wrote it (`decision.dwell: -1 is not a positive
 /// number of seconds`).
 public struct AggregatorConfiguration: Sendable {
@@ -17,6 +17,9 @@ public struct AggregatorConfiguration: Sendable {
     /// Password, default none; also read from a file (`passwordFile`), so it need not sit in the
     /// YAML or the environment.
     public var password: String?
+    /// The file `password` was read from (`passwordFile`), for `check-config`, which shows the path
+    /// and never the password.
+    public var passwordFile: String?
     /// CA file that verifies the broker's certificate; used with `mqtts://`. Default for `mqtts://`:
     /// the system bundle `/etc/ssl/certs/ca-certificates.crt`.
     public var caFile: String?
