@@ -30,6 +30,9 @@ let package = Package(
         .target(name: "RoomDecisions", dependencies: ["BeaconCore"]),
         // The bench's calibration figures (static series, phone-to-phone distances, the trace filter).
         .target(name: "Calibration", dependencies: ["BeaconCore"]),
+        // The one clock both services run on (`ServiceClock`) and the system's (`SystemClock`): not in
+        // BeaconCore, whose core takes times as values and never waits; TestSupport has the manual one.
+        .target(name: "Timekeeping", dependencies: ["BeaconCore"]),
 
         // libmosquitto, found by pkg-config; Debian's libmosquitto-dev provides it.
         .systemLibrary(
@@ -129,7 +132,7 @@ let package = Package(
         // Test support: a real mosquitto on a free loopback port, and a killable client process.
         .target(
             name: "TestSupport",
-            dependencies: ["MQTTClient", "BluetoothHCI", "BeaconCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["MQTTClient", "BluetoothHCI", "BeaconCore", "Timekeeping", .product(name: "Logging", package: "swift-log")],
             path: "Tests/TestSupport"
         ),
         .executableTarget(name: "mqtt-test-client", dependencies: ["MQTTClient"], path: "Tests/MQTTTestClient"),
