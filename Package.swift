@@ -78,7 +78,7 @@ let package = Package(
         .target(
             name: "PresenceAggregator",
             dependencies: [
-                "BeaconCore", "RoomDecisions", "MQTTClient", "ConfigFile", "IdentityCrypto",
+                "BeaconCore", "RoomDecisions", "MQTTClient", "ConfigFile", "IdentityCrypto", "Timekeeping",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -102,7 +102,7 @@ let package = Package(
         .executableTarget(
             name: "presence-aggregator",
             dependencies: [
-                "BeaconCore", "RoomDecisions", "PresenceAggregator", "ConfigFile",
+                "BeaconCore", "RoomDecisions", "PresenceAggregator", "ConfigFile", "Timekeeping",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -146,7 +146,7 @@ let package = Package(
         .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "TestSupport"]),
         .testTarget(
             name: "PresenceAggregatorTests",
-            dependencies: ["PresenceAggregator", "RoomDecisions", "BeaconCore", "BluetoothHCI", "MQTTClient", "TestSupport"]
+            dependencies: ["PresenceAggregator", "RoomDecisions", "BeaconCore", "BluetoothHCI", "MQTTClient", "Timekeeping", "TestSupport"]
         ),
         .testTarget(
             name: "PresenceAgentTests",

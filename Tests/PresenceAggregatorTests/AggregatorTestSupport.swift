@@ -103,7 +103,7 @@ func measurementJSON(_ beacon: BeaconID, node: String, room: String, distance: D
 /// A running aggregator on a test broker, with a manual clock and an observer connection.
 struct LiveAggregator {
     let broker: TestBroker
-    let clock: ManualAggregatorClock
+    let clock: ManualClock
     let service: AggregatorService
     let group: ServiceGroup
     let task: Task<Void, any Error>
@@ -129,7 +129,7 @@ struct LiveAggregator {
     ) async throws -> LiveAggregator {
         let configuration = configuration(for: broker, configure)
         let status = MessageReader(try await client.subscribe(configuration.topics.aggregatorStatus))
-        let clock = ManualAggregatorClock(now: time)
+        let clock = ManualClock(now: time)
         let service = AggregatorService(
             configuration: configuration, clock: clock, logger: quietLogger, softwareVersion: "9.8.7",
             supportURL: "https://example.org/beaconpresence",
