@@ -67,7 +67,7 @@ let package = Package(
         .target(
             name: "PresenceAgent",
             dependencies: [
-                "BeaconCore", "BluetoothHCI", "MQTTClient", "ConfigFile", "IdentityCrypto",
+                "BeaconCore", "BluetoothHCI", "MQTTClient", "ConfigFile", "IdentityCrypto", "Timekeeping",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -87,7 +87,7 @@ let package = Package(
         .executableTarget(
             name: "presence-agent",
             dependencies: [
-                "BeaconCore", "BluetoothHCI", "PresenceAgent", "ConfigFile", "IdentityCrypto",
+                "BeaconCore", "BluetoothHCI", "PresenceAgent", "ConfigFile", "IdentityCrypto", "Timekeeping",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -150,7 +150,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PresenceAgentTests",
-            dependencies: ["PresenceAgent", "BeaconCore", "BluetoothHCI", "MQTTClient", "ConfigFile", "IdentityCrypto", "TestSupport"]
+            dependencies: ["PresenceAgent", "BeaconCore", "BluetoothHCI", "MQTTClient", "ConfigFile", "IdentityCrypto", "Timekeeping", "TestSupport"]
         ),
         .testTarget(name: "PresenceAgentCLITests", dependencies: ["BeaconCore", "TestSupport"]),
     ],
