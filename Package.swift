@@ -30,6 +30,9 @@ let package = Package(
         .target(name: "RoomDecisions", dependencies: ["BeaconCore"]),
         // The bench's calibration figures (static series, phone-to-phone distances, the trace filter).
         .target(name: "Calibration", dependencies: ["BeaconCore"]),
+        // The one clock both services run on (`ServiceClock`) and the system's (`SystemClock`): not in
+        // BeaconCore, whose core takes times as values and never waits; TestSupport has the manual one.
+        .target(name: "Timekeeping", dependencies: ["BeaconCore"]),
 
         // libmosquitto, found by pkg-config; Debian's libmosquitto-dev provides it.
         .systemLibrary(
@@ -64,7 +67,7 @@ let package = Package(
         .target(
             name: "PresenceAgent",
             dependencies: [
-                "BeaconCore", "BluetoothHCI", "MQTTClient", "ConfigFile", "IdentityCrypto",
+                "BeaconCore", "BluetoothHCI", "MQTTClient", "ConfigFile", "IdentityCrypto", "Timekeeping",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -75,7 +78,7 @@ let package = Package(
         .target(
             name: "PresenceAggregator",
             dependencies: [
-                "BeaconCore", "RoomDecisions", "MQTTClient", "ConfigFile", "IdentityCrypto",
+                "BeaconCore", "RoomDecisions", "MQTTClient", "ConfigFile", "IdentityCrypto", "Timekeeping",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -84,7 +87,7 @@ let package = Package(
         .executableTarget(
             name: "presence-agent",
             dependencies: [
-                "BeaconCore", "BluetoothHCI", "PresenceAgent", "ConfigFile", "IdentityCrypto",
+                "BeaconCore", "BluetoothHCI", "PresenceAgent", "ConfigFile", "IdentityCrypto", "Timekeeping",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -99,7 +102,7 @@ let package = Package(
         .executableTarget(
             name: "presence-aggregator",
             dependencies: [
-                "BeaconCore", "RoomDecisions", "PresenceAggregator", "ConfigFile",
+                "BeaconCore", "RoomDecisions", "PresenceAggregator", "ConfigFile", "Timekeeping",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -129,7 +132,7 @@ let package = Package(
         // Test support: a real mosquitto on a free loopback port, and a killable client process.
         .target(
             name: "TestSupport",
-            dependencies: ["MQTTClient", "BluetoothHCI", "BeaconCore", "IdentityCrypto", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["MQTTClient", "BluetoothHCI", "BeaconCore", "IdentityCrypto", "Timekeeping", .product(name: "Logging", package: "swift-log")],
             path: "Tests/TestSupport"
         ),
         .executableTarget(name: "mqtt-test-client", dependencies: ["MQTTClient"], path: "Tests/MQTTTestClient"),
@@ -143,11 +146,11 @@ let package = Package(
         .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "TestSupport"]),
         .testTarget(
             name: "PresenceAggregatorTests",
-            dependencies: ["PresenceAggregator", "RoomDecisions", "BeaconCore", "BluetoothHCI", "MQTTClient", "TestSupport"]
+            dependencies: ["PresenceAggregator", "RoomDecisions", "BeaconCore", "BluetoothHCI", "MQTTClient", "Timekeeping", "TestSupport"]
         ),
         .testTarget(
             name: "PresenceAgentTests",
-            dependencies: ["PresenceAgent", "BeaconCore", "BluetoothHCI", "MQTTClient", "ConfigFile", "IdentityCrypto", "TestSupport"]
+            dependencies: ["PresenceAgent", "BeaconCore", "BluetoothHCI", "MQTTClient", "ConfigFile", "IdentityCrypto", "Timekeeping", "TestSupport"]
         ),
         // Tests that start mosquitto or one of the programs: apart, so `swift test --skip IntegrationTests`
         // runs the pure ones in seconds.
@@ -155,7 +158,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "PresenceAgent", "PresenceAggregator", "RoomDecisions", "BeaconCore", "BluetoothHCI", "MQTTClient", "ConfigFile",
-                "IdentityCrypto", "TestSupport",
+                "IdentityCrypto", "Timekeeping", "TestSupport",
             ]
         ),
     ],

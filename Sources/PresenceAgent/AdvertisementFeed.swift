@@ -1,9 +1,6 @@
 import BeaconCore
 import BluetoothHCI
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import Timekeeping
 
 /// Decoded advertisements from any source, pulled by the caller's loop: a capture replayed at its
 /// recorded pace (or faster), a controller on a serial line or socket, or the simulator.
@@ -57,34 +54,11 @@ public struct FeedOptions: Sendable {
     public var simulatedNode: String?
     /// How long a simulation runs, in simulated seconds; nil runs until stopped.
     public var simulationDuration: Double?
-    /// The wall clock, Unix seconds; injected so tests control it.
-    public var wallClock: @Sendable () -> Double = WallClock.now
+    /// The clock a source reads and waits on: a radio's time, the pace of a replay or of the
+    /// simulator; injected so tests move it by hand.
+    public var clock: any ServiceClock = SystemClock()
 
     public init() {}
-}
-
-public enum WallClock {
-    /// Unix time in seconds, from the system's real-time clock.
-    @Sendable public static func now() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-    }
-
-    /// Seconds on a clock that never jumps, for timeouts.
-    @Sendable public static func monotonic() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-    }
-
-    /// Waits `seconds` of real time: pacing a replay, not a test.
-    public static func pause(_ seconds: Double) {
-        guard seconds > 0 else { return }
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
-    }
 }
 
 /// Opens the feed a `--source` names.
@@ -99,15 +73,15 @@ public enum AdvertisementFeeds {
     public static func open(_ source: SourceSpecification, options: FeedOptions) throws(FeedError) -> any AdvertisementFeed {
         switch source {
         case .btsnoop(let path):
-            return try CaptureFeed(path: path, speed: options.speed, wallClock: options.wallClock)
+            return try CaptureFeed(path: path, speed: options.speed, clock: options.clock)
         case .simulate(let scenarioPath):
             return try SimulatorFeed(scenarioPath: scenarioPath, options: options)
         case .uart(let settings):
             return try ControllerFeed(open: { () throws(HCITransportError) in try UARTTransport(settings: settings) },
-                                      configureController: true, wallClock: options.wallClock)
+                                      configureController: true, clock: options.clock)
         case .hciSocket(let deviceID):
             return try ControllerFeed(open: { () throws(HCITransportError) in try HCISocketTransport(deviceID: deviceID) },
-                                      configureController: false, wallClock: options.wallClock)
+                                      configureController: false, clock: options.clock)
         }
     }
 }

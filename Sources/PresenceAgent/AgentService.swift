@@ -5,6 +5,7 @@ import Logging
 import MQTTClient
 import ServiceLifecycle
 import Synchronization
+import Timekeeping
 
 /// `presence-agent run`: a source, the agent core and MQTT wired together as one Service.
 ///
@@ -21,7 +22,8 @@ public final class AgentService: Service {
     public let configuration: AgentConfiguration.Resolved
     let logger: Logger
     let version: String
-    let wallClock: @Sendable () -> Double
+    /// The agent's one clock: the sources read and wait on it, the loop beats on it.
+    let clock: any ServiceClock
     /// A broker that refuses this account refuses every publication: one line a minute, not one each.
     private let refusalLog = Mutex(RepeatedLogGate(interval: 60))
     /// The decoded advertisements are handed over in batches of at most this many pending.
@@ -33,7 +35,7 @@ public final class AgentService: Service {
     /// beacons heard each second the trims did not show in the agent's CPU time (20 s runs, within
     /// the noise of ±5 %); at 2 s they were under 0.5 % of its CPU samples (perf).
     static let memoryReliefInterval = clockBeat
-    /// Seconds between the loop's wall-clock beats (telemetry, memory relief, the clock after a capture).
+    /// Seconds between the loop's beats on the clock (telemetry, memory relief, the clock after a capture).
     static let clockBeat = 0.5
     /// How long the broker keeps this node's session while it is away (one week): the configuration
     /// messages sent meanwhile, a clearing one included, wait for the node there. A clean session
@@ -55,19 +57,19 @@ public final class AgentService: Service {
 
     public init(
         configuration: AgentConfiguration.Resolved, logger: Logger, version: String,
-        wallClock: @escaping @Sendable () -> Double = WallClock.now
+        clock: any ServiceClock = SystemClock()
     ) {
         self.configuration = configuration
         self.logger = logger
         self.version = version
-        self.wallClock = wallClock
+        self.clock = clock
     }
 
     public func run() async throws {
         let settings = configuration.core
         let topics = settings.topics
         let node = settings.node
-        let startedAt = Instant(seconds: wallClock())
+        let startedAt = clock.now()
 
         // 1. The last good configuration, before any broker is reachable.
         let stateDirectory = StateDirectory(path: configuration.stateDir)
@@ -85,7 +87,7 @@ public final class AgentService: Service {
         var feedOptions = FeedOptions()
         feedOptions.speed = configuration.speed
         feedOptions.simulatedNode = node.rawValue
-        feedOptions.wallClock = wallClock
+        feedOptions.clock = clock
         let feed = try AdvertisementFeeds.open(configuration.source, options: feedOptions)
         // The agent's clock starts where the source's does (a capture's first timestamp, the
         // simulator's start, a radio's wall clock), so the restored state and the configuration
@@ -94,7 +96,7 @@ public final class AgentService: Service {
         var core = AgentCore(settings: settings, persisted: loaded.files, at: agentStart)
         core.hint.source = configuration.source.description
         for file in core.rejectedStateFiles {
-            if let aside = stateDirectory.setAside(file, at: wallClock()) {
+            if let aside = stateDirectory.setAside(file, at: clock.now().seconds) {
                 logger.error("a saved configuration no longer validates; kept aside", metadata: ["file": "\(aside)"])
             }
         }
@@ -215,12 +217,10 @@ public final class AgentService: Service {
                     startGate.signal()
                 }
             }
+            let beats = clock.ticks(every: Self.clockBeat)
             group.addTask {
-                // Wall-clock beat: telemetry, and the agent's clock once a capture has ended.
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(Self.clockBeat))
-                    continuation.yield(.clock)
-                }
+                // The clock's beat: telemetry, and the agent's clock once a capture has ended.
+                for await _ in beats { continuation.yield(.clock) }
             }
 
             await withGracefulShutdownHandler {
@@ -274,12 +274,12 @@ public final class AgentService: Service {
         var now = agentStart
         var lastTick: Instant?
         var ended: (at: Instant, wall: Double)?
-        var lastTelemetry = wallClock()
+        var lastTelemetry = clock.now().seconds
         var advertsSinceTelemetry = 0
         var recordFailureLogged = false
         /// Freed heap goes back to the system every `memoryReliefInterval` seconds of wall clock, and
         /// once when a capture has ended (its burst is over).
-        var lastMemoryRelief = wallClock()
+        var lastMemoryRelief = clock.now().seconds
         var relievedAfterEnd = false
         /// The radio's state for telemetry (nil for a capture or the simulator).
         var radio: RadioStatus?
@@ -330,11 +330,11 @@ public final class AgentService: Service {
             case .sourceEnded(let at):
                 logger.info("the source ended", metadata: ["source": "\(configuration.source)"])
                 if configuration.exitAtEnd { return }
-                ended = (max(now, at), wallClock())
+                ended = (max(now, at), clock.now().seconds)
             case .sourceFailed(let message):
                 logger.error("the source failed", metadata: ["reason": "\(message)"])
                 if configuration.exitAtEnd { return }
-                ended = (now, wallClock())
+                ended = (now, clock.now().seconds)
             case .configuration(let topic, let payload):
                 let actions = core.receiveConfiguration(topic: topic, payload: payload, at: now)
                 perform(actions, connection: connection, state: state, persistent: persistent, recorder: recorder, send: send)
@@ -360,10 +360,10 @@ public final class AgentService: Service {
                 }
                 if let ended {
                     // After a capture the clock goes on in real time, so pending exits still happen.
-                    now = ended.at + (wallClock() - ended.wall)
+                    now = ended.at + (clock.now().seconds - ended.wall)
                     tick(to: now)
                 }
-                let wall = wallClock()
+                let wall = clock.now().seconds
                 if wall - lastMemoryRelief >= Self.memoryReliefInterval || (ended != nil && !relievedAfterEnd) {
                     MemoryRelief.releaseFreedMemory()
                     lastMemoryRelief = wall
@@ -407,7 +407,7 @@ public final class AgentService: Service {
                 try await publication.acknowledged()
             } catch let error as MQTTError {
                 guard case .publishRejected(let reasonCode) = error.code else { return }
-                let now = Instant(seconds: wallClock())
+                let now = clock.now()
                 guard let refused = refusalLog.withLock({ $0.note(at: now) }) else { return }
                 logger.error(
                     "the broker refused a publication; check that the account name is the node id",

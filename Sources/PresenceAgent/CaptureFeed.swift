@@ -1,4 +1,5 @@
 import BeaconCore
+import Timekeeping
 
 /// A btsnoop capture replayed at its recorded pace, `speed` times faster, or (speed 0) as fast as
 /// the CPU allows. Times are the capture's own, at every speed.
@@ -12,7 +13,7 @@ final class CaptureFeed: AdvertisementFeed {
     private let reader: BtsnoopFileReader
     private let path: String
     private let speed: Double
-    private let wallClock: @Sendable () -> Double
+    private let clock: any ServiceClock
     private var decoder = AdvertisementDecoder()
     /// The first record's capture time and the wall time it was replayed at.
     private var anchor: (capture: Double, wall: Double)?
@@ -22,7 +23,7 @@ final class CaptureFeed: AdvertisementFeed {
     private(set) var now: Instant
 
     /// Throws when the file cannot be opened or its header and first record are not btsnoop.
-    init(path: String, speed: Double, wallClock: @escaping @Sendable () -> Double) throws(FeedError) {
+    init(path: String, speed: Double, clock: any ServiceClock) throws(FeedError) {
         do {
             reader = try BtsnoopFileReader(path: path)
         } catch {
@@ -30,11 +31,11 @@ final class CaptureFeed: AdvertisementFeed {
         }
         self.path = path
         self.speed = max(0, speed)
-        self.wallClock = wallClock
+        self.clock = clock
         now = Instant(seconds: 0)
         held = try readRecord()
         // An empty capture has no time of its own: its (immediate) end is now.
-        now = held?.timestamp ?? Instant(seconds: wallClock())
+        now = held?.timestamp ?? clock.now()
     }
 
     var malformedEventCount: Int { decoder.malformedEventCount }
@@ -42,7 +43,7 @@ final class CaptureFeed: AdvertisementFeed {
     func poll(timeout: Double, _ body: (DecodedAdvertisement) -> Void) throws(FeedError) -> Bool {
         let step = AdvertisementFeeds.sourceSecondsPerPoll
         let timeout = speed > 0 ? min(timeout, step / speed) : timeout
-        let pollStart = wallClock()
+        let pollStart = clock.now().seconds
         let pollFrom = now
         var delivered = 0
         while !ended {
@@ -55,22 +56,22 @@ final class CaptureFeed: AdvertisementFeed {
                 record = next
             }
             if speed > 0 {
-                let anchor = self.anchor ?? (record.timestamp.seconds, wallClock())
+                let anchor = self.anchor ?? (record.timestamp.seconds, clock.now().seconds)
                 self.anchor = anchor
                 let due = anchor.wall + (record.timestamp.seconds - anchor.capture) / speed
-                let wait = due - wallClock()
+                let wait = due - clock.now().seconds
                 if wait > 0 {
-                    let left = timeout - (wallClock() - pollStart)
+                    let left = timeout - (clock.now().seconds - pollStart)
                     if wait > left {
                         held = record
-                        WallClock.pause(max(0, left))
+                        clock.sleep(for: left)
                         // The capture's clock runs on at its pace while nothing is recorded, so an
                         // exit that falls due in a quiet stretch happens when it would have live.
-                        let paced = anchor.capture + (wallClock() - anchor.wall) * speed
+                        let paced = anchor.capture + (clock.now().seconds - anchor.wall) * speed
                         now = max(now, Instant(seconds: min(paced, record.timestamp.seconds)))
                         return true
                     }
-                    WallClock.pause(wait)
+                    clock.sleep(for: wait)
                 }
             }
             now = record.timestamp

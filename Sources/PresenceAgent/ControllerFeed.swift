@@ -1,5 +1,6 @@
 import BeaconCore
 import BluetoothHCI
+import Timekeeping
 
 /// A controller on a serial line or an HCI socket, kept scanning whatever the host does.
 ///
@@ -18,7 +19,7 @@ final class ControllerFeed: AdvertisementFeed {
 
     private let open: () throws(HCITransportError) -> any HCITransport
     private let configureController: Bool
-    private let wallClock: @Sendable () -> Double
+    private let clock: any ServiceClock
     private let watchSettings: ScanWatch.Settings
     private var session: ControllerSession?
     private var watch: ScanWatch
@@ -53,13 +54,13 @@ final class ControllerFeed: AdvertisementFeed {
 
     init(
         open: @escaping () throws(HCITransportError) -> any HCITransport, configureController: Bool,
-        wallClock: @escaping @Sendable () -> Double, watch: ScanWatch.Settings = ScanWatch.Settings()
+        clock: any ServiceClock, watch: ScanWatch.Settings = ScanWatch.Settings()
     ) throws(FeedError) {
         self.open = open
         self.configureController = configureController
-        self.wallClock = wallClock
+        self.clock = clock
         self.watchSettings = watch
-        self.watch = ScanWatch(settings: watch, startedAt: wallClock())
+        self.watch = ScanWatch(settings: watch, startedAt: clock.now().seconds)
         // The first open must work: a wrong path or missing permission is a configuration error
         // to report at start, not something to retry forever.
         do {
@@ -69,7 +70,7 @@ final class ControllerFeed: AdvertisementFeed {
         }
     }
 
-    var now: Instant { Instant(seconds: wallClock()) }
+    var now: Instant { clock.now() }
     var malformedEventCount: Int { decoder.malformedEventCount }
 
     func takeNotices() -> [RadioNotice] {
@@ -80,9 +81,9 @@ final class ControllerFeed: AdvertisementFeed {
     func poll(timeout: Double, _ body: (DecodedAdvertisement) -> Void) throws(FeedError) -> Bool {
         guard let session else {
             if case .retrying(let at, _) = state {
-                let wait = at - wallClock()
+                let wait = at - clock.now().seconds
                 if wait > 0 {
-                    WallClock.pause(min(wait, timeout))
+                    clock.sleep(for: min(wait, timeout))
                     return true
                 }
             }
@@ -101,8 +102,8 @@ final class ControllerFeed: AdvertisementFeed {
         // A lightly loaded radio is read at most every `readInterval`, all that is ready at once:
         // the CPU of an agent at rest is the wake-up per read (one advertisement each), not the work.
         if lastRead.rate * readInterval <= Double(lightLoad) {
-            let wait = lastRead.end + readInterval - wallClock()
-            if wait > 0 { WallClock.pause(min(wait, timeout)) }
+            let wait = lastRead.end + readInterval - clock.now().seconds
+            clock.sleep(for: min(wait, timeout))
         }
         do {
             var heard = 0
@@ -111,12 +112,12 @@ final class ControllerFeed: AdvertisementFeed {
             var answers: [[UInt8]] = []
             let events = try session.readEvents(timeout: timeout, reads: readsPerRound) { event in
                 if let code = event.first, code == 0x0E || code == 0x10 { answers.append(Array(event.prefix(6))) }
-                decoder.decode(eventPacket: event, at: Instant(seconds: wallClock())) {
+                decoder.decode(eventPacket: event, at: clock.now()) {
                     heard += 1
                     body($0)
                 }
             }
-            let time = wallClock()
+            let time = clock.now().seconds
             if events > 0 { lastRead = (time, Double(events) / max(time - lastRead.end, 0.001)) }
             for command in session.takeForeignCommands() { watch.foreignCommand(command, at: time) }
             for answer in answers { watch.event(answer[...], at: time) }
@@ -141,7 +142,7 @@ final class ControllerFeed: AdvertisementFeed {
 
     func close() {
         guard let session else { return }
-        session.stop(now: WallClock.monotonic)
+        session.stop(now: SystemClock.monotonic)
         session.transport.close()
         self.session = nil
     }
@@ -155,11 +156,11 @@ final class ControllerFeed: AdvertisementFeed {
         }
         let session = ControllerSession(transport: transport)
         do {
-            let mode = try session.start(ControllerSetup(configureController: configureController), now: WallClock.monotonic)
+            let mode = try session.start(ControllerSetup(configureController: configureController), now: SystemClock.monotonic)
             self.session = session
             state = .scanning(mode)
             failures = 0
-            let time = wallClock()
+            let time = clock.now().seconds
             watch = ScanWatch(settings: watchSettings, startedAt: time)
             lastDeviceCheck = time
             radio = RadioStatus(state: .scanning, since: Instant(seconds: time), reopens: radio?.reopens ?? 0, lastError: radio?.lastError)
@@ -178,7 +179,7 @@ final class ControllerFeed: AdvertisementFeed {
         session?.transport.close()
         session = nil
         awaitingFirstReport = true
-        let time = wallClock()
+        let time = clock.now().seconds
         radio = RadioStatus(state: .retrying, since: Instant(seconds: time), reopens: radio?.reopens ?? 0, lastError: cause)
         if let retryAt {
             state = .retrying(at: retryAt, error: cause)
@@ -193,7 +194,7 @@ final class ControllerFeed: AdvertisementFeed {
     /// A reopen that failed: try again after the backoff.
     private func scheduleRetry(_ error: String) {
         let delay = nextDelay()
-        state = .retrying(at: wallClock() + delay, error: error)
+        state = .retrying(at: clock.now().seconds + delay, error: error)
         radio?.lastError = error
         notices.append(RadioNotice(.warning, "cannot set the controller up (attempt \(failures)): \(error); retrying in \(Int(delay)) s"))
     }

@@ -1,20 +1,22 @@
 import BeaconCore
 import BluetoothHCI
 import FoundationEssentials
+import Timekeeping
 
 /// The simulator as a source: the embedded demo building or a scenario file, heard from one node.
-/// Simulated time is wall time at speed 1 (so every agent of a demo hears the same building),
-/// `speed` times faster otherwise, and at speed 0 runs through `simulationDuration` as fast as
-/// possible.
+/// Simulated time is the injected clock's time at speed 1 (the wall clock live, so every agent of a
+/// demo hears the same building), `speed` times faster otherwise, and at speed 0 runs through
+/// `simulationDuration` as fast as possible. On a test's manual clock it runs as fast as the test
+/// moves the clock.
 ///
-/// At a paced speed a poll sleeps until the next simulated advertisement is due (or its timeout,
+/// At a paced speed a poll sleeps on the clock until the next simulated advertisement is due (or its timeout,
 /// at most `AdvertisementFeeds.sourceSecondsPerPoll` of simulated time), as a radio's read blocks
 /// until the controller sends a report: it does not spin. The simulator is a pure function of
 /// time, so the advertisements of the next stretch are asked for once and handed out as they fall due.
 final class SimulatorFeed: AdvertisementFeed {
     private let simulator: BeaconSimulator
     private let speed: Double
-    private let wallClock: @Sendable () -> Double
+    private let clock: any ServiceClock
     private let start: Double
     private let wallStart: Double
     private let end: Double?
@@ -38,8 +40,8 @@ final class SimulatorFeed: AdvertisementFeed {
         }
         self.simulator = simulator
         speed = max(0, options.speed)
-        wallClock = options.wallClock
-        let startedAt = options.wallClock()
+        clock = options.clock
+        let startedAt = options.clock.now().seconds
         wallStart = startedAt
         start = startedAt
         end = options.simulationDuration.map { startedAt + $0 }
@@ -55,13 +57,13 @@ final class SimulatorFeed: AdvertisementFeed {
             target = now.seconds + 1
         } else {
             let timeout = min(max(0, timeout), AdvertisementFeeds.sourceSecondsPerPoll / speed)
-            let limit = simulated(atWall: wallClock() + timeout)
+            let limit = simulated(atWall: clock.now().seconds + timeout)
             let next = nextAdvertisementTime(before: limit)
-            let wait = wallStart + (next - start) / speed - wallClock()
-            if wait > 0 { WallClock.pause(min(wait, timeout)) }
+            let wait = wallStart + (next - start) / speed - clock.now().seconds
+            clock.sleep(for: min(wait, timeout))
             // `next` itself is due (`nextUp`: delivery is of times before the target), even when
             // the sleep ended a rounding error early.
-            target = max(simulated(atWall: wallClock()), next.nextUp)
+            target = max(simulated(atWall: clock.now().seconds), next.nextUp)
         }
         if let end { target = min(target, end) }
         if target > now.seconds {

@@ -3,6 +3,7 @@ import BeaconCore
 import BluetoothHCI
 import PresenceAgent
 import Synchronization
+import Timekeeping
 
 #if canImport(Glibc)
 import Glibc
@@ -76,7 +77,7 @@ struct ScanCommand: ParsableCommand {
         var output = OutputBuffer()
         let format = json ? ScanLineFormatter.json : ScanLineFormatter.text
         // The simulator counts --duration in simulated time itself; other sources in wall time.
-        var wallDeadline = duration.map { WallClock.monotonic() + $0 }
+        var wallDeadline = duration.map { SystemClock.monotonic() + $0 }
         if case .simulate = specification { wallDeadline = nil }
         // What happens to a radio (stopped and why, retrying, hearing again) goes to stderr.
         func sayNotices() {
@@ -97,7 +98,7 @@ struct ScanCommand: ParsableCommand {
                 if !more { break }
                 // Live sources print as they hear; a capture prints in large blocks.
                 if case .btsnoop = specification {} else { output.flush() }
-                if let wallDeadline, WallClock.monotonic() >= wallDeadline { break }
+                if let wallDeadline, SystemClock.monotonic() >= wallDeadline { break }
             }
         } catch {
             output.flush()

@@ -3,6 +3,7 @@ import BeaconCore
 import RoomDecisions
 import Foundation
 import PresenceAggregator
+import Timekeeping
 
 /// `presence-aggregator label`: the person walking types the room they are entering (a name, or
 /// its number in --rooms) and Enter; each line is stamped with the aggregator's clock (Unix
@@ -57,7 +58,7 @@ struct LabelCommand: ParsableCommand {
             fflush(file)
         }
         fputs(TruthLabeler.header + "\n", file)
-        let clock = SystemAggregatorClock()
+        let clock = SystemClock()
         var labeler = TruthLabeler(beacon: BeaconID(rawValue: canonical), rooms: roomList, interval: interval)
         if !roomList.isEmpty {
             StandardOutput.error(roomList.enumerated().map { "\($0.offset + 1) \($0.element)" }.joined(separator: "  ") + "\n")

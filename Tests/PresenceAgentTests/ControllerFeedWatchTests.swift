@@ -3,6 +3,7 @@ import BluetoothHCI
 import Foundation
 import Testing
 import TestSupport
+import Timekeeping
 @testable import PresenceAgent
 
 /// A controller that stops scanning while the device stays open: the feed notices from the bytes
@@ -11,18 +12,22 @@ import TestSupport
 @Suite struct ControllerFeedWatchTests {
     static let report = HexDigits.bytes("043e2702010400ab6fbf38c1a41b1aff4c000215494e54454c4c495f524f434b535f48575072f2ffc2cf")!
 
-    final class ManualClock: @unchecked Sendable {
+    /// Time moves only when the test sets it, and a sleep returns at once: the feed runs on the
+    /// test's thread, which is the one that moves the clock.
+    final class StillClock: ServiceClock, @unchecked Sendable {
         // @unchecked: read and moved only on the test's thread.
         var seconds = 1_800_000_000.0
-        func now() -> Double { seconds }
+        func now() -> Instant { Instant(seconds: seconds) }
+        func sleep(until deadline: Instant) {}
+        func ticks(every interval: Double) -> AsyncStream<Instant> { AsyncStream { $0.finish() } }
     }
 
-    func makeFeed(_ behaviour: FakeController.Behaviour, clock: ManualClock) throws -> (FakeController, ControllerFeed) {
+    func makeFeed(_ behaviour: FakeController.Behaviour, clock: StillClock) throws -> (FakeController, ControllerFeed) {
         let controller = try FakeController(behaviour: behaviour)
         let path = controller.pty.devicePath
         let feed = try ControllerFeed(
             open: { () throws(HCITransportError) in try UARTTransport(settings: .init(path: path)) },
-            configureController: true, wallClock: { clock.now() })
+            configureController: true, clock: clock)
         return (controller, feed)
     }
 
@@ -37,7 +42,7 @@ import TestSupport
     @Test func aControllerThatRestartsIsSetUpAgainAndSaysSo() throws {
         var behaviour = FakeController.Behaviour()
         behaviour.reportsAfterScanEnable = [Self.report]
-        let clock = ManualClock()
+        let clock = StillClock()
         let (controller, feed) = try makeFeed(behaviour, clock: clock)
         defer { controller.unplug() }
         try poll(feed) { $0 > 0 }
@@ -64,7 +69,7 @@ import TestSupport
     @Test func anotherProgramsDiscoveryIsLeftToRunAndOurScanComesBackAfterIt() throws {
         var behaviour = FakeController.Behaviour()
         behaviour.reportsAfterScanEnable = [Self.report]
-        let clock = ManualClock()
+        let clock = StillClock()
         let (controller, feed) = try makeFeed(behaviour, clock: clock)
         defer { controller.unplug() }
         try poll(feed) { $0 > 0 }
@@ -97,7 +102,7 @@ import TestSupport
     @Test func reportsThatStopAfterHearingMeanSetUpAgain() throws {
         var behaviour = FakeController.Behaviour()
         behaviour.reportsAfterScanEnable = Array(repeating: Self.report, count: 12)
-        let clock = ManualClock()
+        let clock = StillClock()
         let (controller, feed) = try makeFeed(behaviour, clock: clock)
         defer { controller.unplug() }
         #expect(try poll(feed) { $0 >= 12 } == 12)
@@ -108,7 +113,7 @@ import TestSupport
     }
 
     @Test func aVanishedDeviceIsRetriedAloudWithItsBackoff() throws {
-        let clock = ManualClock()
+        let clock = StillClock()
         let (controller, feed) = try makeFeed(FakeController.Behaviour(), clock: clock)
         try poll(feed) { _ in feed.state == .scanning(.extended) }
         _ = feed.takeNotices()

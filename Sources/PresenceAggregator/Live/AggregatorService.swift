@@ -3,6 +3,7 @@ import Logging
 import MQTTClient
 import ServiceLifecycle
 import Synchronization
+import Timekeeping
 
 /// The live aggregator: a swift-service-lifecycle `Service` that connects to the broker, feeds
 /// `AggregatorCore` from it and publishes what the core decides (MQTT.md's aggregator topics).
@@ -69,7 +70,7 @@ public final class AggregatorService: Service, Sendable {
     }
 
     public let configuration: AggregatorConfiguration
-    private let clock: any AggregatorClock
+    private let clock: any ServiceClock
     private let logger: Logger
     private let softwareVersion: String
     private let supportURL: String?
@@ -88,7 +89,7 @@ public final class AggregatorService: Service, Sendable {
     ///   - reconnect: the backoff between attempts to reach the broker.
     ///   - recorder: writes every received measurement as a trace (`run --record`), when set.
     public init(
-        configuration: AggregatorConfiguration, clock: any AggregatorClock = SystemAggregatorClock(), logger: Logger,
+        configuration: AggregatorConfiguration, clock: any ServiceClock = SystemClock(), logger: Logger,
         softwareVersion: String, supportURL: String? = nil, reconnect: MQTTReconnectPolicy = MQTTReconnectPolicy(),
         recorder: MeasurementRecorder? = nil
     ) {

@@ -19,7 +19,7 @@ import Testing
         let recorder = try await TopicRecorder.start(broker, filter: "presence/#", clientID: "aggregator-recorder", persistentSession: true)
         let node = try await observer(broker, "fake-node")
         let configuration = LiveAggregator.configuration(for: broker) { $0.knownBeacons = [Self.alice] }
-        let clock = ManualAggregatorClock(now: startTime)
+        let clock = ManualClock(now: startTime)
         // Reconnects after 1 s, so the recorder (100 ms) is subscribed again before it publishes.
         let service = AggregatorService(
             configuration: configuration, clock: clock, logger: quietLogger, softwareVersion: "1",

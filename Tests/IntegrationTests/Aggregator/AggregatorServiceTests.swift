@@ -330,7 +330,7 @@ import Testing
         try await client.connect(timeout: .seconds(10))
         let status = MessageReader(try await client.subscribe("presence/aggregator/status"))
         let service = AggregatorService(
-            configuration: configuration, clock: ManualAggregatorClock(now: startTime), logger: quietLogger,
+            configuration: configuration, clock: ManualClock(now: startTime), logger: quietLogger,
             softwareVersion: "1")
         let group = ServiceGroup(configuration: .init(services: [.init(service: service)], logger: quietLogger))
         let task = Task { try await group.run() }

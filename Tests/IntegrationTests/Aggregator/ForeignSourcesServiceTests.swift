@@ -223,7 +223,7 @@ struct ForeignAggregator {
         // The nodes' own silence, not the safety net, ends their word here.
         configuration.decision.staleAfter = 150
         let status = MessageReader(try await client.subscribe(configuration.topics.aggregatorStatus))
-        let clock = ManualAggregatorClock(now: startTime)
+        let clock = ManualClock(now: startTime)
         let log = CapturedLog()
         var logger = Logger(label: "foreign-test") { _ in log.handler() }
         logger.logLevel = .info

@@ -63,7 +63,7 @@ struct UncheckedBox<Value>: @unchecked Sendable {
 /// A running aggregator on a test broker, with a manual clock and an observer connection.
 struct LiveAggregator {
     let broker: TestBroker
-    let clock: ManualAggregatorClock
+    let clock: ManualClock
     let service: AggregatorService
     let group: ServiceGroup
     let task: Task<Void, any Error>
@@ -89,7 +89,7 @@ struct LiveAggregator {
     ) async throws -> LiveAggregator {
         let configuration = configuration(for: broker, configure)
         let status = MessageReader(try await client.subscribe(configuration.topics.aggregatorStatus))
-        let clock = ManualAggregatorClock(now: time)
+        let clock = ManualClock(now: time)
         let service = AggregatorService(
             configuration: configuration, clock: clock, logger: quietLogger, softwareVersion: "9.8.7",
             supportURL: "https://example.org/beaconpresence",
