@@ -80,8 +80,8 @@ struct ForeignNodeFeed {
                 statistics.measurements += 1
             case .nodeStatus(let node, let online):
                 out += core.nodeStatus(node: node, online: online, at: now)
-            case .nodeInfo(let node, let room, let version):
-                out += core.nodeInfo(node: node, room: room, version: version)
+            case .nodeInfo(let node, let room, let version, let kind):
+                out += core.nodeInfo(node: node, room: room, version: version, kind: kind)
             }
         }
         return out
