@@ -11,6 +11,9 @@ import RoomDecisions
 ///   becomes its `irk-…` device under its alias; the key is only hashed, never kept or shown.
 /// - `<prefix>/rooms/<node>/status`: `online`/`offline` (retained, the node's last will is
 ///   `offline`) become node statuses; an offline node's evidence ends at once.
+/// - A node met for the first time (status, report or telemetry) is first handed on as node info
+///   with its kind, `NodeKind.espresense` and its status topic: its Home Assistant device reads its
+///   connectivity there.
 /// - ESPresense never says it stopped hearing a device, it just stops reporting it: `tick` turns a
 ///   (device, node) silent for `silenceTimeout` into the "no longer heard" measurement our agents
 ///   send, which drops that node's evidence at once.
