@@ -73,14 +73,18 @@ import Testing
 
     @Test func statusesBecomeNodeStatuses() {
         var source = espresense()
+        // A node met for the first time is handed on as an ESPresense node, with its status topic,
+        // before its status: its Home Assistant device reads its connectivity there.
+        let kitchen = NodeKind.espresense(statusTopic: "espresense/rooms/kitchen/status")
         #expect(source.receive(topic: "espresense/rooms/kitchen/status", payload: Array("offline".utf8), at: startTime)
-            == .used([.nodeStatus(node: "kitchen", online: false)]))
+            == .used([.nodeInfo(node: "kitchen", room: "kitchen", version: nil, kind: kitchen), .nodeStatus(node: "kitchen", online: false)]))
         #expect(source.receive(topic: "espresense/rooms/kitchen/status", payload: Array("online".utf8), at: startTime)
             == .used([.nodeStatus(node: "kitchen", online: true)]))
         // Telemetry gives the node's device its room and firmware version (`ver`), nothing else.
         let telemetry = #"{"ip":"192.168.1.23","uptime":5123,"firm":"esp32","rssi":-61,"ver":"v4.1.6","adverts":2012,"freeHeap":101232}"#
         #expect(source.receive(topic: "espresense/rooms/desk-node/telemetry", payload: Array(telemetry.utf8), at: startTime)
-            == .used([.nodeInfo(node: "desk-node", room: "office", version: "v4.1.6")]))
+            == .used([.nodeInfo(node: "desk-node", room: "office", version: "v4.1.6",
+                                kind: .espresense(statusTopic: "espresense/rooms/desk-node/status"))]))
         #expect(source.receive(topic: "espresense/rooms/kitchen/set", payload: Array("{}".utf8), at: startTime) == .ignored)
         if case .rejected(let node, _) = source.receive(topic: "espresense/rooms/kitchen/status", payload: Array("maybe".utf8), at: startTime) {
             #expect(node == "kitchen")
@@ -111,6 +115,11 @@ import Testing
         #expect(published.first?.beacon == Self.keys)
         #expect(published.first?.node == "gw-office")
         #expect(published.first?.room == "office")
+        // Its device reads its connectivity on its last will, beside its BTtoMQTT topic.
+        var again = gateways()
+        guard case .used(let inputs) = again.receive(topic: topic, payload: Array(P.theengsRaw(rssi: -70,
+            manufacturerData: P.iBeaconData(major: 5, minor: 6)).utf8), at: startTime) else { return #expect(Bool(false)) }
+        #expect(inputs.first == .nodeInfo(node: "gw-office", room: "office", version: nil, kind: .gateway(lastWillTopic: "home/gw-office/LWT")))
         let silence = source.tick(at: startTime + 8)
         #expect(silence.count == 1)
         if case .measurement(let m)? = silence.first { #expect(m.isSilence) }

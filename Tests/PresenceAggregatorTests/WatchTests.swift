@@ -142,6 +142,47 @@ import Testing
 
     /// Retained topics cleared with an empty payload (a forgotten beacon, a removed room or node)
     /// leave the view; an empty aggregator status is "not seen".
+    /// Foreign nodes (an ESPresense node, a gateway) beside an agent: their summaries, as the
+    /// aggregator publishes them, put them in the node table with their kind and status, and their
+    /// distances beside the agent's; a node that goes offline hears nothing.
+    @Test func showsForeignNodesBesideOurAgents() throws {
+        var site = Deployment()
+        var summaries = ForeignNodeSummaries(topics: .default)
+        site.receive("presence/nodes/kitchen-1/status", "online")
+        try site.measure("alice", Self.alice, node: "kitchen-1", room: "kitchen", distance: 3.0)
+        func foreign(_ inputs: [ForeignNodeInput]) {
+            for input in inputs { summaries.note(input) }
+            site.tick(for: 1.5)
+            site.deliver(summaries.due(at: site.time))
+        }
+        func heard(_ node: String, _ room: String, _ distance: Double?) -> ForeignNodeInput {
+            var measurement = ReceivedMeasurement(beacon: Self.alice, node: node, room: room, distance: distance,
+                                                  proximity: distance.map { $0 < 3 ? .near : .far } ?? .unknown)
+            measurement.alias = TopicLevelID("alice")
+            return .measurement(measurement)
+        }
+        foreign([
+            .nodeInfo(node: "office", room: "office", version: nil, kind: .espresense(statusTopic: "espresense/rooms/office/status")),
+            .nodeStatus(node: "office", online: true), heard("office", "office", 1.23),
+            .nodeInfo(node: "gw-hall", room: "hall", version: nil, kind: .gateway(lastWillTopic: "home/gw-hall/LWT")),
+            heard("gw-hall", "hall", 6.04),
+        ])
+        let lines = site.render()
+        #expect(lines.contains("DISTANCE BY NODE  gw-hall     kitchen-1   office"))
+        #expect(lines.contains { $0.hasSuffix("           6.00 m far  3.00 m far  1.20 m near") })
+        #expect(lines.contains("NODES        ROOM     STATUS  KIND"))
+        #expect(lines.contains("  gw-hall    hall     ?       gateway"))
+        #expect(lines.contains("  kitchen-1  kitchen  online  agent"))
+        #expect(lines.contains("  office     office   online  ESPresense"))
+        #expect(site.watch.malformedMessages == 0)
+
+        foreign([.nodeStatus(node: "office", online: false)])
+        let offline = site.render()
+        #expect(offline.contains("  office     office   OFFLINE  ESPresense"))
+        #expect(offline.contains("  Alice           6.00 m far  3.00 m far  not heard"))
+        #expect(site.watch.malformedMessages == 0)
+    }
+
     @Test func clearedTopicsLeaveTheView() throws {
         var site = Deployment()
         try site.measure("alice", Self.alice, node: "kitchen-1", room: "kitchen", distance: 1.0)

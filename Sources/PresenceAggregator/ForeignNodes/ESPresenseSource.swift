@@ -11,6 +11,9 @@ import RoomDecisions
 ///   becomes its `irk-…` device under its alias; the key is only hashed, never kept or shown.
 /// - `<prefix>/rooms/<node>/status`: `online`/`offline` (retained, the node's last will is
 ///   `offline`) become node statuses; an offline node's evidence ends at once.
+/// - A node met for the first time (status, report or telemetry) is first handed on as node info
+///   with its kind, `NodeKind.espresense` and its status topic: its Home Assistant device reads its
+///   connectivity there.
 /// - ESPresense never says it stopped hearing a device, it just stops reporting it: `tick` turns a
 ///   (device, node) silent for `silenceTimeout` into the "no longer heard" measurement our agents
 ///   send, which drops that node's evidence at once.
@@ -28,6 +31,11 @@ public struct ESPresenseSource: Sendable {
     private var heard: [Heard: (at: Instant, room: String)] = [:]
     /// The most (node, device) pairs followed at once: bounds memory under `followUnknown`.
     public static let maximumFollowed = 100_000
+    /// Nodes already handed on as ESPresense nodes (`nodeInfo` with their status topic), so that a
+    /// node's device is announced as what it is before its first status or measurement.
+    private var introduced: Set<String> = []
+    /// The most nodes remembered as introduced; past it a node is introduced with each message.
+    public static let maximumIntroduced = 1_024
 
     private static let crypto = LibCrypto()
     /// How a refused message names a node whose name is no id: not by that name, which could be
@@ -85,7 +93,7 @@ public struct ESPresenseSource: Sendable {
 
     /// A node's telemetry (`{"ip","uptime","firm","rssi","ver",…}`, every 30 s: `reportTelemetry` in
     /// src/main.cpp): its room and firmware version for its device; nothing else is read.
-    private func telemetry(node: String, payload: [UInt8]) -> ForeignMessageOutcome {
+    private mutating func telemetry(node: String, payload: [UInt8]) -> ForeignMessageOutcome {
         guard TopicLevelID.isValid(node) else {
             return .rejected(source: Self.invalidNode, ForeignMessageError("node name is not a valid id (\(TopicLevelID.rule))"))
         }
@@ -96,20 +104,36 @@ public struct ESPresenseSource: Sendable {
         if case .string(let text)? = object["ver"], !text.isEmpty, text.utf8.count <= 64 { version = text }
         let room = settings.room(of: node)
         guard TopicLevelID.isValid(room), room != RoomDecision.notHome else { return .ignored }
-        return .used([.nodeInfo(node: node, room: room, version: version)])
+        if introduced.count < Self.maximumIntroduced { introduced.insert(node) }
+        return .used([.nodeInfo(node: node, room: room, version: version, kind: kind(of: node))])
+    }
+
+    /// What an ESPresense node is to its device: its availability is `<prefix>/rooms/<node>/status`.
+    public func kind(of node: String) -> NodeKind {
+        .espresense(statusTopic: settings.topic + "/rooms/" + node + "/status")
+    }
+
+    /// The node's info (its room and kind) when it was not handed on yet.
+    private mutating func introduce(_ node: String, into out: inout [ForeignNodeInput]) {
+        guard !introduced.contains(node) else { return }
+        if introduced.count < Self.maximumIntroduced { introduced.insert(node) }
+        out.append(.nodeInfo(node: node, room: settings.room(of: node), version: nil, kind: kind(of: node)))
     }
 
     private mutating func status(node: String, payload: [UInt8]) -> ForeignMessageOutcome {
         guard TopicLevelID.isValid(node) else {
             return .rejected(source: Self.invalidNode, ForeignMessageError("node name is not a valid id (\(TopicLevelID.rule))"))
         }
+        var out: [ForeignNodeInput] = []
         switch String(decoding: payload, as: UTF8.self) {
         case "online":
-            return .used([.nodeStatus(node: node, online: true)])
+            introduce(node, into: &out)
+            return .used(out + [.nodeStatus(node: node, online: true)])
         case "offline":
             // The core drops the node's evidence; nothing of it is left to fall silent.
             heard = heard.filter { $0.key.node != node }
-            return .used([.nodeStatus(node: node, online: false)])
+            introduce(node, into: &out)
+            return .used(out + [.nodeStatus(node: node, online: false)])
         case "":
             return .ignored  // a cleared retained status
         default:
@@ -156,6 +180,9 @@ public struct ESPresenseSource: Sendable {
             beacon: beacon, name: ESPresenseDeviceID.carriesKey(id) ? nil : report.name, node: node, room: room,
             rssiFiltered: evidence.rssi, sigma: evidence.sigma, distance: evidence.distance, proximity: evidence.proximity)
         measurement.alias = known.aliases[beacon]
-        return .used([.measurement(measurement)])
+        var out: [ForeignNodeInput] = []
+        introduce(node, into: &out)
+        out.append(.measurement(measurement))
+        return .used(out)
     }
 }

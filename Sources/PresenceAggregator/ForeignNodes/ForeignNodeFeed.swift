@@ -15,16 +15,19 @@ public struct ForeignNodeStatistics: Sendable, Hashable {
 /// The service's side of the foreign sources (`sources:`): subscribes to their topics, turns each
 /// message into the core's input as its agents' would be (measurements through `run --record`
 /// too), and logs what it refuses once per node a minute — never with the topic, which for
-/// ESPresense may carry a phone's key. Kept out of `AggregatorService`, which only relays.
+/// ESPresense may carry a phone's key. It also publishes each foreign node's summary for `watch`
+/// (`ForeignNodeSummaries`). Kept out of `AggregatorService`, which only relays.
 struct ForeignNodeFeed {
     private(set) var statistics = ForeignNodeStatistics()
     private var sources: ForeignSources
+    private var summaries: ForeignNodeSummaries
     private var rejectionLogs = RejectionLog()
     private let logger: Logger
     private let recorder: MeasurementRecorder?
 
     init(configuration: AggregatorConfiguration, known: AggregatorKnownBeacons, logger: Logger, recorder: MeasurementRecorder?) {
         sources = ForeignSources(configuration: configuration)
+        summaries = ForeignNodeSummaries(topics: configuration.topics)
         sources.setKnown(known.byBeacon.values)
         self.logger = logger
         self.recorder = recorder
@@ -58,9 +61,9 @@ struct ForeignNodeFeed {
         }
     }
 
-    /// The sources' silences due at this tick.
+    /// The sources' silences due at this tick, and the foreign nodes' summaries that changed.
     mutating func tick(into core: inout AggregatorCore, at now: Instant) -> [AggregatorPublication] {
-        feed(sources.tick(at: now), into: &core, at: now)
+        feed(sources.tick(at: now), into: &core, at: now) + summaries.due(at: now)
     }
 
     /// `<root>/config/beacons` was applied (or refused) by the core: the devices followed and the
@@ -73,6 +76,7 @@ struct ForeignNodeFeed {
     private mutating func feed(_ inputs: [ForeignNodeInput], into core: inout AggregatorCore, at now: Instant) -> [AggregatorPublication] {
         var out: [AggregatorPublication] = []
         for input in inputs {
+            summaries.note(input)
             switch input {
             case .measurement(let measurement):
                 recorder?.record(measurement, at: now)
@@ -80,8 +84,8 @@ struct ForeignNodeFeed {
                 statistics.measurements += 1
             case .nodeStatus(let node, let online):
                 out += core.nodeStatus(node: node, online: online, at: now)
-            case .nodeInfo(let node, let room, let version):
-                out += core.nodeInfo(node: node, room: room, version: version)
+            case .nodeInfo(let node, let room, let version, let kind):
+                out += core.nodeInfo(node: node, room: room, version: version, kind: kind)
             }
         }
         return out

@@ -5,8 +5,10 @@ import BeaconCore
 public enum ForeignNodeInput: Sendable, Hashable {
     case measurement(ReceivedMeasurement)
     case nodeStatus(node: String, online: Bool)
-    /// What a node's device shows (`AggregatorCore.nodeInfo`): its room and, when it says, its version.
-    case nodeInfo(node: String, room: String, version: String?)
+    /// What a node's device shows (`AggregatorCore.nodeInfo`): its room, its version when it says,
+    /// and its kind (where its availability is published). Comes before the node's first
+    /// measurement or status, so that its device is announced as what it is.
+    case nodeInfo(node: String, room: String, version: String?, kind: NodeKind)
 }
 
 /// What became of one message on a foreign source's topic.

@@ -75,6 +75,12 @@ public struct GatewaySettings: Sendable, Hashable {
         return levels.firstIndex(of: "+")
     }
 
+    /// Whether the gateway's level comes right before a `BTtoMQTT` level, as OpenMQTTGateway and
+    /// Theengs Gateway write it: their last will (`<…>/<gateway>/LWT`) is then beside it.
+    public var namesGatewayBeforeBTtoMQTT: Bool {
+        (topic.split(separator: "/", omittingEmptySubsequences: false).firstIndex(of: "BTtoMQTT") ?? 0) > 0
+    }
+
     /// The room of gateway `name`, nil when not configured.
     public func room(of name: String) -> String? { rooms[name] ?? room }
 }

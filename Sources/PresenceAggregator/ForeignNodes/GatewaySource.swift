@@ -19,9 +19,10 @@ public struct GatewaySource: Sendable {
     struct TrackKey: Hashable { var gateway: Int32; var device: BeaconID.Components }
     struct Track { var state: BeaconTrack.State; var node: String; var room: String }
     private var tracks: [TrackKey: Track] = [:]
-    /// Per gateway met (by index): its name's bytes as in its topic, and its node name and room.
+    /// Per gateway met (by index): its name's bytes as in its topic, and its node name, room and
+    /// last-will topic (`NodeKind.gateway`).
     private var gatewayNames: [[UInt8]] = []
-    private var nodes: [(node: String, room: String)] = []
+    private var nodes: [(node: String, room: String, lastWill: String?)] = []
     /// Gateways whose room was handed on as node info.
     private var announced: Set<Int32> = []
 
@@ -93,8 +94,15 @@ public struct GatewaySource: Sendable {
         if let known = found.gateway {
             gateway = known
         } else {
-            let name = String(decoding: Array(topic.utf8)[found.name], as: UTF8.self)
-            guard let made = self.gateway(name, entry: entry) else {
+            let bytes = Array(topic.utf8)
+            let name = String(decoding: bytes[found.name], as: UTF8.self)
+            // OpenMQTTGateway's will is `<mqtt_topic><gateway_name>/LWT` beside
+            // `<mqtt_topic><gateway_name>/BTtoMQTT` (`connectMQTT` in main/main.ino); Theengs
+            // Gateway's `lwt_topic` defaults to `home/TheengsGateway/LWT` beside its
+            // `publish_topic`, `home/TheengsGateway/BTtoMQTT` (TheengsGateway/config.py).
+            let lastWill = settings[entry].namesGatewayBeforeBTtoMQTT
+                ? String(decoding: bytes[..<found.name.upperBound], as: UTF8.self) + "/LWT" : nil
+            guard let made = self.gateway(name, entry: entry, lastWill: lastWill) else {
                 return .rejected(source: String(name.prefix(64)), ForeignMessageError(
                     "gateway has no room: name it under sources.gateways[\(entry)].rooms"))
             }
@@ -139,7 +147,8 @@ public struct GatewaySource: Sendable {
         var out: [ForeignNodeInput] = []
         if !announced.contains(gateway) {
             announced.insert(gateway)
-            out.append(.nodeInfo(node: nodes[Int(gateway)].node, room: nodes[Int(gateway)].room, version: nil))
+            let node = nodes[Int(gateway)]
+            out.append(.nodeInfo(node: node.node, room: node.room, version: nil, kind: .gateway(lastWillTopic: node.lastWill)))
         }
         guard update.shouldPublish, let distance = update.distance else { return .used(out) }
         let beacon = BeaconID(device)
@@ -173,11 +182,11 @@ public struct GatewaySource: Sendable {
 
     /// The index of gateway `name` seen through entry `entry`, made at its first advert; nil when
     /// the configuration gives it no room.
-    private mutating func gateway(_ name: String, entry: Int) -> Int32? {
+    private mutating func gateway(_ name: String, entry: Int, lastWill: String?) -> Int32? {
         // A flood of made-up gateway names under a default `room` must not grow this without end.
         guard nodes.count < Self.maximumGateways, let room = settings[entry].room(of: name) else { return nil }
         let index = Int32(nodes.count)
-        nodes.append((Self.nodeName(name), room))
+        nodes.append((Self.nodeName(name), room, lastWill))
         gatewayNames.append(Array(name.utf8))
         return index
     }

@@ -116,11 +116,11 @@ extension AggregatorCore {
 
     /// A node met (status, info or measurement): its device is announced, or announced again when
     /// what it shows changed; its room is added to the options.
-    mutating func noteNode(_ name: String, room: String?, version: String?, into out: inout [AggregatorPublication]) {
+    mutating func noteNode(_ name: String, room: String?, version: String?, kind: NodeKind? = nil, into out: inout [AggregatorPublication]) {
         guard discovery != nil else { return }
         if let room { addRoom(room, into: &out) }
         guard let node = TopicLevelID(name) else { return }
-        discovery!.noteNode(node, room: room, version: version, into: &out)
+        discovery!.noteNode(node, room: room, version: version, kind: kind, into: &out)
     }
 
     /// Stops tracking the beacon in `slot`: clears its retained topics and discovery entities.

@@ -306,12 +306,13 @@ public struct AggregatorCore: Sendable {
     }
 
     /// A node's room and version as a foreign node reports them (not as our agents' retained info):
-    /// its device shows them, checked as the info's fields are.
-    public mutating func nodeInfo(node: String, room: String, version: String?) -> [AggregatorPublication] {
+    /// its device shows them, checked as the info's fields are, and its kind says where its
+    /// connectivity is read.
+    public mutating func nodeInfo(node: String, room: String, version: String?, kind: NodeKind) -> [AggregatorPublication] {
         guard discovery != nil else { return [] }
         let shown = HomeAssistantDiscovery.nodeShows(room: room, version: version)
         var out: [AggregatorPublication] = []
-        noteNode(node, room: shown.room, version: shown.version, into: &out)
+        noteNode(node, room: shown.room, version: shown.version, kind: kind, into: &out)
         return out
     }
 

@@ -20,16 +20,38 @@ extension HomeAssistantDiscovery {
         out.append(aggregatorConfiguration())
     }
 
-    /// A node met: its device is announced, or announced again when what it shows changed.
-    mutating func noteNode(_ node: TopicLevelID, room: String?, version: String?, into out: inout [AggregatorPublication]) {
+    /// A node met: its device is announced, or announced again when what it shows changed. A
+    /// node whose kind changed (an agent's name taken by a foreign node) loses the sensors the new
+    /// kind cannot fill; so does a foreign node met for the first time in this run, whose device
+    /// the broker may keep from a version that gave every node an agent's sensors.
+    mutating func noteNode(_ node: TopicLevelID, room: String?, version: String?, kind: NodeKind? = nil,
+                           into out: inout [AggregatorPublication]) {
         let known = nodeDevices[node]
         var device = known ?? NodeDevice()
         if let room { device.room = room }
         if let version { device.version = version }
+        if let kind { device.kind = kind }
         guard device != known else { return }
         nodeDevices[node] = device
         announceAggregator(into: &out)
+        if (known?.kind ?? .agent) != device.kind {
+            let offered = Self.entities(of: device.kind)
+            for entity in Self.entities(of: known?.kind ?? .agent) where !offered.contains(entity) {
+                out.append(.clear(configTopic(entity, node: node)))
+            }
+        }
         out += nodeConfigurations(node: node, device: device)
+    }
+
+    /// The sensors a node of `kind` can fill: all for our agents; for a foreign node only its
+    /// connectivity, on the availability it publishes itself (its telemetry, if any, is not ours),
+    /// and none for a gateway whose availability topic is not known.
+    public static func entities(of kind: NodeKind) -> [NodeEntity] {
+        switch kind {
+        case .agent: NodeEntity.allCases
+        case .espresense: [.connectivity]
+        case .gateway(let lastWill): lastWill == nil ? [] : [.connectivity]
+        }
     }
 
     /// A retired node (its info cleared): its device's configs are cleared, if it was announced.
@@ -125,9 +147,9 @@ extension HomeAssistantDiscovery {
     /// The node device's identifier.
     public func nodeIdentifier(_ node: TopicLevelID) -> String { "\(siteID)/nodes/\(node)" }
 
-    /// The retained config messages of one node's device.
+    /// The retained config messages of one node's device: the entities its kind can fill.
     public func nodeConfigurations(node: TopicLevelID, device: NodeDevice) -> [AggregatorPublication] {
-        NodeEntity.allCases.map { .retained(configTopic($0, node: node), nodePayload($0, node: node, device: device)) }
+        Self.entities(of: device.kind).map { .retained(configTopic($0, node: node), nodePayload($0, node: node, device: device)) }
     }
 
     /// The empty retained messages that remove one node's device (every entity of it).
@@ -137,7 +159,7 @@ extension HomeAssistantDiscovery {
 
     /// The discovery payload of one entity of a node.
     public func nodePayload(_ entity: NodeEntity, node: TopicLevelID, device nodeDevice: NodeDevice) -> String {
-        let status = topics.nodeStatus(node)
+        let status = nodeDevice.kind.foreignAvailabilityTopic ?? topics.nodeStatus(node)
         var json = JSONObjectWriter()
         json.add("name", entity.name)
         json.add("unique_id", "\(nodeIdentifier(node))/\(entity.rawValue)")
@@ -167,9 +189,19 @@ extension HomeAssistantDiscovery {
         json.add("entity_category", "diagnostic")
         var device = JSONObjectWriter()
         device.addRaw("identifiers", JSONObjectWriter.array([Self.quoted(nodeIdentifier(node))]))
-        device.add("name", "Node \(node)")
-        device.add("manufacturer", origin.name)
-        device.add("model", "presence-agent")
+        switch nodeDevice.kind {
+        case .agent:
+            device.add("name", "Node \(node)")
+            device.add("manufacturer", origin.name)
+            device.add("model", "presence-agent")
+        case .espresense:
+            device.add("name", "ESPresense \(node)")
+            device.add("manufacturer", "ESPresense")
+            device.add("model", "ESPresense node")
+        case .gateway:
+            device.add("name", "Gateway \(node)")
+            device.add("model", "BLE-to-MQTT gateway")
+        }
         if let version = nodeDevice.version { device.add("sw_version", version) }
         if let room = nodeDevice.room { device.add("suggested_area", room) }
         device.add("via_device", aggregatorIdentifier)

@@ -16,7 +16,8 @@ import RoomDecisions
 /// - The aggregator is a device of its own, with a connectivity sensor on its status.
 /// - Each node is a device `via` the aggregator, with a connectivity sensor on
 ///   `<root>/nodes/<node>/status` and its telemetry as diagnostic sensors, unavailable while the
-///   node is offline and expiring when telemetry stops coming.
+///   node is offline and expiring when telemetry stops coming. A foreign node's device has only
+///   its connectivity, on the availability topic the node itself publishes (`NodeKind`).
 ///
 /// Config topics are `<prefix>/<component>/beaconpresence_<root>/<object>/config` with `/` in the
 /// root written `_` (`siteID`), and `unique_id`s and device identifiers carry the root too, so two
@@ -82,15 +83,18 @@ public struct HomeAssistantDiscovery: Sendable {
         }
     }
 
-    /// What a node's device shows besides its id: from its info message, when one was seen.
+    /// What a node's device shows besides its id: from its info message, when one was seen, and
+    /// what kind of node it is (which topics its sensors read, which sensors it has).
     public struct NodeDevice: Sendable, Hashable {
         /// Given to Home Assistant as the device's suggested area.
         public var room: String?
         public var version: String?
+        public var kind: NodeKind
 
-        public init(room: String? = nil, version: String? = nil) {
+        public init(room: String? = nil, version: String? = nil, kind: NodeKind = .agent) {
             self.room = room
             self.version = version
+            self.kind = kind
         }
     }
 

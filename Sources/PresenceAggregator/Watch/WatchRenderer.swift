@@ -70,7 +70,9 @@ public struct WatchRenderer: Sendable {
             lines.append("NODES")
             lines.append("  (no nodes yet)")
         } else {
-            var rows = [["NODES", "ROOM", "STATUS"]]
+            // The kind only where a foreign node (ESPresense, a gateway) is among our agents.
+            let mixed = state.nodes.values.contains { $0.foreignKind != nil }
+            var rows = [["NODES", "ROOM", "STATUS"] + (mixed ? ["KIND"] : [])]
             for id in state.nodeIDs {
                 let node = state.nodes[id]
                 let status = switch node?.online {
@@ -78,7 +80,12 @@ public struct WatchRenderer: Sendable {
                 case false?: "OFFLINE"
                 case nil: "?"
                 }
-                rows.append([id, node?.room ?? "?", status])
+                let kind = switch node?.foreignKind {
+                case nil: "agent"
+                case "espresense"?: "ESPresense"
+                case let other?: other
+                }
+                rows.append([id, node?.room ?? "?", status] + (mixed ? [kind] : []))
             }
             lines += Self.table(rows, headed: true)
         }

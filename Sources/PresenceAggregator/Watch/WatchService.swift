@@ -60,7 +60,7 @@ public final class WatchService: Service, Sendable {
         let root = topics.root
         return [
             "\(root)/aggregator/status", "\(root)/nodes/+/status", "\(root)/nodes/+/info", "\(root)/rooms/+",
-            "\(root)/locations/#", "\(root)/beacons/+/+", "\(root)/events",
+            "\(root)/locations/#", "\(root)/beacons/+/+", "\(root)/events", "\(root)/aggregator/nodes/+",
         ]
     }
 

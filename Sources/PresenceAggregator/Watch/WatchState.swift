@@ -3,7 +3,8 @@ import RoomDecisions
 
 /// What `presence-aggregator watch` knows about a deployment, built only from the messages on its
 /// topics (MQTT.md): the aggregator's retained rooms and locations, its status, the nodes' status,
-/// info and measurements, and the aggregator's events.
+/// info and measurements, the aggregator's events, and its summaries of the foreign nodes
+/// (ESPresense nodes, BLE gateways: `ForeignNodeSummaries`), whose own topics a viewer cannot read.
 ///
 /// Feed it every message with `receive(topic:payload:at:)`; it never reads a clock and never
 /// traps. A payload it cannot read is ignored and counted in `malformedMessages`; topics under the
@@ -49,10 +50,13 @@ public struct WatchState: Sendable, Hashable {
     /// A receiver node.
     public struct Node: Sendable, Hashable {
         public var id: String
-        /// From `<root>/nodes/<node>/status`: true `online`, false `offline`, nil not known.
+        /// From `<root>/nodes/<node>/status` (a foreign node: its summary): true `online`, false
+        /// `offline`, nil not known.
         public var online: Bool?
         /// The room it serves, from its info or its measurements.
         public var room: String?
+        /// A foreign node's kind as its summary names it (`espresense`, `gateway`); nil for our agents.
+        public var foreignKind: String?
 
         public init(id: String) { self.id = id }
     }
@@ -142,6 +146,8 @@ public struct WatchState: Sendable, Hashable {
             used = receiveNodeStatus(levels[1], payload)
         case 3 where levels[0] == "nodes" && levels[2] == "info":
             used = receiveNodeInfo(levels[1], payload)
+        case 3 where levels[0] == "aggregator" && levels[1] == "nodes":
+            used = receiveForeignNode(levels[2], payload, at: time)
         default:
             return false
         }
@@ -262,6 +268,47 @@ public struct WatchState: Sendable, Hashable {
             proximity: measurement.isSilence ? .unknown : measurement.proximity, receivedAt: time)
         beacons[id] = beacon
         if nodes[node]?.room != measurement.room { nodes[node, default: Node(id: node)].room = measurement.room }
+        return true
+    }
+
+    /// A foreign node's summary, `{"node","room","source","status","beacons":[{"id","distance","proximity"}]}`:
+    /// the node with its kind, room and status, and its word on each beacon it hears; a beacon it
+    /// listed before and no longer lists is not heard. Empty: the node is forgotten.
+    private mutating func receiveForeignNode(_ node: String, _ payload: [UInt8], at time: Instant) -> Bool {
+        guard TopicLevelID.isValid(node) else { return false }
+        if payload.isEmpty {
+            nodes[node] = nil
+            for id in beacons.keys { beacons[id]?.readings[node] = nil }
+            return true
+        }
+        guard case .object(let object)? = Self.parse(payload), case .string(let kind)? = object["source"], !kind.isEmpty,
+            case .array(let list)? = object["beacons"]
+        else { return false }
+        var room: String?
+        if case .string(let text)? = object["room"], TopicLevelID.isValid(text) { room = text }
+        var heard: [String: Reading] = [:]
+        for entry in list {
+            guard case .object(let beacon) = entry, case .string(let id)? = beacon["id"], Self.isBeaconTopicID(id),
+                case .number(let distance)? = beacon["distance"], distance.double.isFinite, distance.double >= 0
+            else { return false }
+            var proximity = Proximity.unknown
+            if case .string(let text)? = beacon["proximity"], let known = Proximity(rawValue: text) { proximity = known }
+            heard[id] = Reading(room: room ?? "?", distance: distance.double, proximity: proximity, receivedAt: time)
+        }
+        var entry = nodes[node] ?? Node(id: node)
+        entry.foreignKind = kind
+        entry.room = room
+        switch object["status"] {
+        case .string("online")?: entry.online = true
+        case .string("offline")?: entry.online = false
+        default: entry.online = nil
+        }
+        nodes[node] = entry
+        for id in beacons.keys where heard[id] == nil {
+            guard let reading = beacons[id]?.readings[node], reading.distance != nil else { continue }
+            beacons[id]?.readings[node] = Reading(room: reading.room, distance: nil, proximity: .unknown, receivedAt: time)
+        }
+        for (id, reading) in heard { beacons[id, default: Beacon(id: id, name: id)].readings[node] = reading }
         return true
     }
 

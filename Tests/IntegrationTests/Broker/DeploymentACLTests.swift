@@ -271,6 +271,41 @@ struct DeploymentACLTests {
         for client in [kitchen, operatorClient] { await client.disconnect() }
     }
 
+    @Test("the aggregator reads the foreign nodes' reports, Home Assistant only their status and last will, a viewer nothing of ESPresense")
+    func foreignNodes() async throws {
+        let site = try await SiteBroker.start()
+        var reads: [String: MQTTSubscription] = [:]
+        var clients: [MQTTConnection] = []
+        for account in ["aggregator", "homeassistant", "viewer"] {
+            let client = try await site.client(account)
+            reads[account] = try await client.subscribe("#")
+            clients.append(client)
+        }
+        let node = try await site.client(SiteAccounts.espresense)
+        let gateway = try await site.client(SiteAccounts.gateway)
+        let kitchen = try await site.client("kitchen-1")
+        clients += [node, gateway, kitchen]
+        // As ESPresense and OpenMQTTGateway publish them; the report's topic names a phone's key.
+        let report = "espresense/devices/irk:ec0234a357c8ad05341010a60a397d9b/kitchen"
+        try await publishAcknowledged(node, "espresense/rooms/kitchen/status", "online", retain: true)
+        try await publishAcknowledged(node, "espresense/rooms/kitchen/known_irks", "ec0234a357c8ad05341010a60a397d9b", retain: true)
+        try await publishAcknowledged(node, "espresense/rooms/kitchen/telemetry", #"{"ver":"v4.1.6"}"#)
+        try await publishAcknowledged(node, report, #"{"id":"irk:ec0234a357c8ad05341010a60a397d9b","rssi":-62}"#)
+        try await publishAcknowledged(gateway, "home/gw-hall/LWT", "online", retain: true)
+        try await publishAcknowledged(gateway, "home/gw-hall/BTtoMQTT/C4A1B2C3D4E5", #"{"id":"C4:A1:B2:C3:D4:E5","rssi":-70}"#)
+        let marker = "presence/nodes/kitchen-1/status"
+        try await publishAcknowledged(kitchen, marker, "online")
+        func read(_ account: String) async throws -> [String] {
+            try await collect(reads[account]!) { $0.topic == marker }.map(\.topic).filter { $0 != marker }
+        }
+        #expect(try await read("aggregator") == [
+            "espresense/rooms/kitchen/status", "espresense/rooms/kitchen/telemetry", report, "home/gw-hall/BTtoMQTT/C4A1B2C3D4E5",
+        ])
+        #expect(try await read("homeassistant") == ["espresense/rooms/kitchen/status", "home/gw-hall/LWT"])
+        #expect(try await read("viewer").isEmpty)
+        for client in clients { await client.disconnect() }
+    }
+
     @Test("unknown users, wrong passwords and anonymous clients are refused")
     func authentication() async throws {
         let site = try await SiteBroker.start()

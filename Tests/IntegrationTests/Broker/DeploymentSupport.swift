@@ -31,14 +31,27 @@ enum SiteAccounts {
     static let passwords: [String: String] = [
         "kitchen-1": "kitchen-secret", "hall-1": "hall-secret", "operator": "operator-secret",
         "aggregator": "aggregator-secret", "homeassistant": "ha-secret", "viewer": "viewer-secret",
-        observer: "observer-secret",
+        observer: "observer-secret", espresense: "espresense-secret", gateway: "gateway-secret",
     ]
     static let observer = "test-observer"
+    /// Foreign nodes' own accounts (an ESPresense node, a BLE gateway): their firmware's, not shipped.
+    static let espresense = "test-espresense"
+    static let gateway = "test-gateway"
 
-    /// The shipped ACL plus the observer's section. Appended after every shipped line, so it
-    /// changes nothing that the shipped file says about the other accounts.
+    /// The shipped ACL plus the observer's and the foreign nodes' sections. Appended after every
+    /// shipped line, so they change nothing that the shipped file says about the other accounts.
     static func aclText() throws -> String {
-        try DeploymentFiles.text("etc/mosquitto/acl") + "\n# Added by the tests: an account that sees everything.\nuser \(observer)\ntopic read #\n"
+        try DeploymentFiles.text("etc/mosquitto/acl") + """
+
+            # Added by the tests: an account that sees everything, and foreign nodes that write their own topics.
+            user \(observer)
+            topic read #
+            user \(espresense)
+            topic write espresense/#
+            user \(gateway)
+            topic write home/#
+
+            """
     }
 
     /// Writes a file that mosquitto (running as user `mosquitto` when started as root) can read.
