@@ -1,5 +1,6 @@
 import BeaconCore
 import PresenceAggregator
+import TestSupport
 import Testing
 
 /// A foreign node's Home Assistant device, without a broker: what the ESPresense and gateway
