@@ -86,7 +86,7 @@ public final class MQTTConnection: Sendable {
     /// case it is dropped, counted in `statistics.droppedMessages`, and `queueFull` is thrown.
     @discardableResult
     public func publish(topic: String, payload: [UInt8], qos: MQTTQoS = .atMostOnce, retain: Bool = false)
-        throws(MQTTError) -> MQTTPublication
+        throws(MQTTError) -> MQTTPublishReceipt
     {
         try core.publish(handle, topic: topic, payload: payload, qos: qos, retain: retain)
     }
@@ -94,7 +94,7 @@ public final class MQTTConnection: Sendable {
     /// `publish` with a UTF-8 string payload.
     @discardableResult
     public func publish(topic: String, string: String, qos: MQTTQoS = .atMostOnce, retain: Bool = false)
-        throws(MQTTError) -> MQTTPublication
+        throws(MQTTError) -> MQTTPublishReceipt
     {
         try core.publish(handle, topic: topic, payload: Array(string.utf8), qos: qos, retain: retain)
     }

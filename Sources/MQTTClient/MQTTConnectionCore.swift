@@ -205,7 +205,7 @@ final class MQTTConnectionCore: MosquittoEventHandler {
     // MARK: - Publish
 
     func publish(_ handle: MosquittoHandle, topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool) throws(MQTTError)
-        -> MQTTPublication
+        -> MQTTPublishReceipt
     {
         try TopicFilter.validateTopicName(topic)
         let limit = options.maxPendingMessages
@@ -245,13 +245,13 @@ final class MQTTConnectionCore: MosquittoEventHandler {
             }
             throw error
         case .queued(let acknowledgement):
-            return MQTTPublication(qos: qos, acknowledgement: acknowledgement)
+            return MQTTPublishReceipt(qos: qos, acknowledgement: acknowledgement)
         case .direct:
             if qos == .atMostOnce {
                 switch handle.publish(topic: topic, payload: payload, qos: qos, retain: retain) {
                 case .sent(let messageID), .queuedWhileDisconnected(let messageID):
                     _ = state.withLock { $0.claim(messageID, as: .ignore("publish \(topic)")) }
-                    return MQTTPublication(qos: qos, acknowledgement: nil)
+                    return MQTTPublishReceipt(qos: qos, acknowledgement: nil)
                 case .failed(let error):
                     throw error
                 }
@@ -259,7 +259,7 @@ final class MQTTConnectionCore: MosquittoEventHandler {
             let acknowledgement = PendingResult<Void>()
             hand(QueuedMessage(topic: topic, payload: payload, qos: qos, retain: retain, acknowledgement: acknowledgement), to: handle)
             if case .failure(let error)? = acknowledgement.result { throw error }
-            return MQTTPublication(qos: qos, acknowledgement: acknowledgement)
+            return MQTTPublishReceipt(qos: qos, acknowledgement: acknowledgement)
         }
     }
 

@@ -401,7 +401,7 @@ public final class AgentService: Service {
     /// e.g. 0x87 not authorized: the account may not write the topic): the first at once, then one
     /// line a minute with the number refused since (`refused`). The agent runs on; the most likely
     /// cause is an account name that is not the node id.
-    private func reportRefusal(of publication: MQTTPublication, topic: String) {
+    private func reportRefusal(of publication: MQTTPublishReceipt, topic: String) {
         Task { [self] in
             do {
                 try await publication.acknowledged()

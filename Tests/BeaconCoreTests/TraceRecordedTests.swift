@@ -18,7 +18,7 @@ import Testing
             1.000,n1,hall,b1,-70,,-70.40,3.10,far
             2.000,n1,hall,b1,-70,,-70.40,,unknown
             """)
-        #expect(samples[0].publication == TracePublication(rssiFiltered: -70.4, distance: 3.1, proximity: .far))
+        #expect(samples[0].publication == RecordedMeasurement(rssiFiltered: -70.4, distance: 3.1, proximity: .far))
         #expect(samples[1].publication?.isSilence == true)
     }
 

@@ -43,6 +43,13 @@ extension JSONFieldReader {
         self.path = .root
     }
 
+    /// A value that must be an object (an array's entry), or nil.
+    public init?(lenient value: JSONValue, at path: FieldPath = .root) {
+        guard case .object(let object) = value else { return nil }
+        self.object = object
+        self.path = path
+    }
+
     /// The string at `key`; nil when absent, `null` or of another type.
     public func lenientString(_ key: String) -> String? {
         guard case .string(let text)? = object[key] else { return nil }

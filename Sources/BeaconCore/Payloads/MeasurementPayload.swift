@@ -2,6 +2,7 @@
 ///
 /// Its `id` and `distance` make it usable by Home Assistant's `mqtt_room` as it is. Fields the
 /// node does not know (a beacon's name, a distance while the beacon is not heard) are left out.
+/// Its own shape because it is the wire's: every field of the message, written in MQTT.md's order.
 public struct MeasurementPayload: Hashable, Sendable {
     /// The alias of a known beacon, else the canonical id; also the topic level.
     public var id: String

@@ -68,7 +68,7 @@ public struct TraceParser: Sendable {
             let text = try field(index, "measuredPower")
             if !text.isEmpty { measuredPower = try Self.integer(text, name: "measuredPower", line: number) }
         }
-        var publication: TracePublication?
+        var publication: RecordedMeasurement?
         if let columns = publicationColumns {
             publication = try Self.publication(columns, field: field, line: number)
         }
@@ -82,7 +82,7 @@ public struct TraceParser: Sendable {
     private static func publication(
         _ columns: (proximity: Int, rssiFiltered: Int?, distance: Int?),
         field: (Int, String) throws(TraceError) -> Substring, line: Int
-    ) throws(TraceError) -> TracePublication {
+    ) throws(TraceError) -> RecordedMeasurement {
         let text = try field(columns.proximity, "proximity")
         guard let proximity = Proximity(rawValue: String(text)) else {
             throw TraceError(line: line, problem: "proximity '\(text)' is not immediate, near, far or unknown")
@@ -102,7 +102,7 @@ public struct TraceParser: Sendable {
         guard distance != nil || proximity == .unknown else {
             throw TraceError(line: line, problem: "distance is empty but proximity is \(proximity.rawValue)")
         }
-        return TracePublication(rssiFiltered: rssiFiltered, distance: distance, proximity: proximity)
+        return RecordedMeasurement(rssiFiltered: rssiFiltered, distance: distance, proximity: proximity)
     }
 
     /// dBm as an integer; "-71.0" is accepted, "-71.5", "abc" and values beyond ±1000 are not.

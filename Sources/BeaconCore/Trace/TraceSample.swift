@@ -1,4 +1,5 @@
 /// One received advertisement of a trace (TRACE.md): who heard which beacon how loud, when.
+/// Its own shape because it comes before any filter: a replay runs the node's tracking on it.
 public struct TraceSample: Sendable, Hashable {
     /// When the advertisement was heard, on the trace's clock.
     public var time: Instant
@@ -14,11 +15,11 @@ public struct TraceSample: Sendable, Hashable {
     public var measuredPower: Int?
     /// For a recorded trace of published measurements (a `proximity` column): what the node
     /// published; nil for a trace of received advertisements.
-    public var publication: TracePublication?
+    public var publication: RecordedMeasurement?
 
     /// Creates a sample from its columns.
     public init(time: Instant, node: String, room: String, beacon: BeaconID, rssi: Int, measuredPower: Int?,
-                publication: TracePublication? = nil) {
+                publication: RecordedMeasurement? = nil) {
         self.publication = publication
         self.time = time
         self.node = node

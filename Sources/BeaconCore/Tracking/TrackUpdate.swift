@@ -1,5 +1,7 @@
 /// What one advertisement (or a silence) did to a beacon's track: the values of a measurement
 /// message and whether to publish it.
+/// Its own shape because it is the tracker's answer, numbers not yet text: the agent writes it
+/// as a `MeasurementPayload`, the bench and replay read it directly.
 public struct TrackUpdate: Sendable, Hashable {
     /// RSSI of this advertisement, dBm (of the last one heard, for a silence).
     public var rssi: Int

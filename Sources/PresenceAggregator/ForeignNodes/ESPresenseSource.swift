@@ -97,11 +97,10 @@ public struct ESPresenseSource: Sendable {
         guard TopicLevelID.isValid(node) else {
             return .rejected(source: Self.invalidNode, ForeignMessageError("node name is not a valid id (\(TopicLevelID.rule))"))
         }
-        guard let value = try? JSONParser.parse(payload, maximumBytes: 4096, maximumDepth: 4), case .object(let object) = value else {
+        guard let telemetry = JSONFieldReader(lenient: payload, maximumBytes: 4096, maximumDepth: 4) else {
             return .rejected(source: node, ForeignMessageError("telemetry: expected a JSON object"))
         }
-        var version: String?
-        if case .string(let text)? = object["ver"], !text.isEmpty, text.utf8.count <= 64 { version = text }
+        let version = telemetry.lenientString("ver").flatMap { !$0.isEmpty && $0.utf8.count <= 64 ? $0 : nil }
         let room = settings.room(of: node)
         guard TopicLevelID.isValid(room), room != RoomDecision.notHome else { return .ignored }
         if introduced.count < Self.maximumIntroduced { introduced.insert(node) }

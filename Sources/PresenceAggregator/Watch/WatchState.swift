@@ -194,11 +194,10 @@ public struct WatchState: Sendable, Hashable {
     private mutating func receiveNodeInfo(_ node: String, _ payload: [UInt8]) -> Bool {
         guard TopicLevelID.isValid(node) else { return false }
         if payload.isEmpty { return true }
-        guard case .object(let object)? = Self.parse(payload) else { return false }
-        guard case .string(let room)? = object["room"], TopicLevelID.isValid(room) else {
+        guard let info = Self.read(payload) else { return false }
+        guard let room = info.lenientString("room"), TopicLevelID.isValid(room) else {
             // An agent whose room comes later from its node config publishes info without one.
-            if object["room"] == nil || object["room"] == .null { return true }
-            return false
+            return info.optional("room") == nil
         }
         nodes[node, default: Node(id: node)].room = room
         return true
@@ -211,16 +210,13 @@ public struct WatchState: Sendable, Hashable {
             rooms[room] = nil
             return true
         }
-        guard case .object(let object)? = Self.parse(payload), case .array(let list)? = object["occupants"] else { return false }
+        guard let message = Self.read(payload), let list = message.lenientArray("occupants") else { return false }
         var occupants: [Occupant] = []
         for entry in list {
-            guard case .object(let occupant) = entry, case .string(let id)? = occupant["id"], !id.isEmpty else { return false }
-            var name = id
-            if case .string(let text)? = occupant["name"], !text.isEmpty { name = text }
-            var since: Instant?
-            if case .string(let text)? = occupant["since"] { since = ISO8601Timestamp.instant(from: text) }
-            var distance: Double?
-            if case .number(let number)? = occupant["distance"], number.double >= 0 { distance = number.double }
+            guard let occupant = JSONFieldReader(lenient: entry), let id = occupant.lenientString("id"), !id.isEmpty else { return false }
+            let name = occupant.lenientString("name").flatMap { $0.isEmpty ? nil : $0 } ?? id
+            let since = occupant.lenientString("since").flatMap(ISO8601Timestamp.instant(from:))
+            let distance = occupant.lenientNumber("distance").flatMap { $0 >= 0 ? $0 : nil }
             occupants.append(Occupant(id: id, name: name, since: since, distance: distance))
         }
         rooms[room] = occupants
@@ -314,20 +310,18 @@ public struct WatchState: Sendable, Hashable {
 
     /// `{"type","id","from","to","at"}`.
     private mutating func receiveEvent(_ payload: [UInt8], at time: Instant) -> Bool {
-        guard case .object(let object)? = Self.parse(payload),
-            case .string(let type)? = object["type"], !type.isEmpty,
-            case .string(let id)? = object["id"], !id.isEmpty
+        guard let event = Self.read(payload),
+            let type = event.lenientString("type"), !type.isEmpty,
+            let id = event.lenientString("id"), !id.isEmpty
         else { return false }
+        /// Absent or null: no room (`.some(nil)`); a valid room; anything else: malformed (nil).
         func room(_ key: String) -> String?? {
-            switch object[key] {
-            case nil, .null?: return .some(nil)
-            case .string(let text)? where TopicLevelID.isValid(text): return .some(text)
-            default: return nil
-            }
+            guard event.optional(key) != nil else { return .some(nil) }
+            guard let text = event.lenientString(key), TopicLevelID.isValid(text) else { return nil }
+            return .some(text)
         }
         guard let from = room("from"), let to = room("to") else { return false }
-        var at = time
-        if case .string(let text)? = object["at"], let instant = ISO8601Timestamp.instant(from: text) { at = instant }
+        let at = event.lenientString("at").flatMap(ISO8601Timestamp.instant(from:)) ?? time
         events.append(Event(type: type, id: id, from: from, to: to, at: at))
         if events.count > Self.maximumEvents { events.removeFirst(events.count - Self.maximumEvents) }
         return true
@@ -337,6 +331,11 @@ public struct WatchState: Sendable, Hashable {
 
     private static func parse(_ payload: [UInt8]) -> JSONValue? {
         try? JSONParser.parse(payload, maximumBytes: maximumPayloadBytes, maximumDepth: 6)
+    }
+
+    /// A message's object, read leniently: watch shows what it can of any aggregator's version.
+    private static func read(_ payload: [UInt8]) -> JSONFieldReader? {
+        JSONFieldReader(lenient: payload, maximumBytes: maximumPayloadBytes, maximumDepth: 6)
     }
 
     /// An alias or a canonical beacon id.

@@ -125,7 +125,7 @@ struct MQTTConnectionTests {
 
         // Published while no broker is there: queued, acknowledged after the reconnect.
         let count = 20
-        var publications: [MQTTPublication] = []
+        var publications: [MQTTPublishReceipt] = []
         for index in 0..<count {
             publications.append(try connection.publish(topic: "test/outage/queued", string: "\(index)", qos: .atLeastOnce))
         }
@@ -219,7 +219,7 @@ struct MQTTConnectionTests {
         let connection = try MQTTConnection(options: options, logger: testLogger)
         try connection.start()  // no broker yet: it keeps trying
 
-        var accepted: [MQTTPublication] = []
+        var accepted: [MQTTPublishReceipt] = []
         var refused: [MQTTError] = []
         for index in 0..<8 {
             do {
@@ -338,7 +338,7 @@ struct MQTTConnectionTests {
         let publisher = try await connectedClient(to: broker, "publisher") { $0.maxPendingMessages = 10_000 }
 
         let count = 10_000
-        var last: MQTTPublication?
+        var last: MQTTPublishReceipt?
         for index in 0..<count {
             last = try publisher.publish(topic: "test/bulk", string: "\(index)", qos: .atLeastOnce)
         }

@@ -1,5 +1,5 @@
 /// A message handed to libmosquitto. For QoS ≥ 1 its acknowledgement can be awaited.
-public struct MQTTPublication: Sendable {
+public struct MQTTPublishReceipt: Sendable {
     /// The QoS the message was published with.
     public let qos: MQTTQoS
     let acknowledgement: PendingResult<Void>?

@@ -3,7 +3,8 @@
 /// received them, after the node's filter, so a replay hands them to the room decision as they
 /// are instead of filtering them again. A trace is of this kind when its header has a
 /// `proximity` column (TRACE.md "Recorded traces").
-public struct TracePublication: Sendable, Hashable {
+/// Its own shape because it comes after the node's filter: a replay must not filter it again.
+public struct RecordedMeasurement: Sendable, Hashable {
     /// The published filtered RSSI, dBm; nil when the message had none.
     public var rssiFiltered: Double?
     /// The published distance, metres; nil when the node no longer hears the beacon.
