@@ -19,7 +19,7 @@ import PresenceAggregator
 /// beside them). The "strongest raw RSSI in the last 1 s" baseline is
 /// scored the same way; it validates the scorer against the published reference figures.
 ///
-/// JSON shape: `{ parameters, publish, messagesPerBeaconNodeMinuteAtRest, sites: { NAME: {
+/// JSON shape: `{ parameters, filter, publish, messagesPerBeaconNodeMinuteAtRest, sites: { NAME: {
 /// directory, recordings, modes: { MODE: { recordings: [Row], summary: Summary,
 /// messagesPerBeaconNodeMinuteMoving? } }, baseline: { recordings, summary } } }, grid? }`.
 /// A further mode (the learned site model, judged leave-one-recording-out) adds its own key under
@@ -69,6 +69,12 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: "The agents' heartbeat in seconds.")
     var heartbeat: Double?
 
+    @Option(help: "The agents' Kalman process noise q in dB²/s (default: RSSIKalmanFilter.Parameters.default).")
+    var processNoise: Double?
+
+    @Option(help: "The agents' Kalman measurement noise r in dB².")
+    var measurementNoise: Double?
+
     @Flag(help: "Also score a grid of margin × dwell × evidence settings on every site (the table in the Room decisions article).")
     var grid = false
 
@@ -95,6 +101,8 @@ struct EvaluateCommand: ParsableCommand {
         if let heartbeat { tracking.publish.heartbeat = heartbeat }
         if let movingStep { tracking.publish.movingStep = movingStep }
         if let movingFor { tracking.publish.movingFor = movingFor }
+        if let processNoise { tracking.filter.processNoise = processNoise }
+        if let measurementNoise { tracking.filter.measurementNoise = measurementNoise }
 
         let sites: [Site]
         if let traces {
@@ -106,10 +114,11 @@ struct EvaluateCommand: ParsableCommand {
                 return Site(name: site.name, directory: directory, recordings: try Self.loadTraces(directory: directory))
             }
         }
-        var report = Report(parameters: .init(parameters), publish: tracking.publish, sites: [:])
-        // The at-rest rate is the still beacons' (static-rssi), the same for every site.
+        var report = Report(parameters: .init(parameters), filter: tracking.filter, publish: tracking.publish, sites: [:])
+        // The at-rest rate is the still beacons' (static-rssi), the same for every site, with the
+        // agents' tracking as replayed (a filter or publish flag changes it too).
         report.messagesPerBeaconNodeMinuteAtRest =
-            (try? SpeedBenchmarks.messagesAtRest(dataDirectory: data)).map { rounded($0, 3) }
+            (try? SpeedBenchmarks.messagesAtRest(dataDirectory: data, tracking: tracking)).map { rounded($0, 3) }
         for site in sites {
             var modes: [String: ModeReport] = [:]
             modes["defaults"] = Self.defaultsMode(site, tracking: tracking, parameters: parameters)
@@ -254,10 +263,13 @@ struct EvaluateCommand: ParsableCommand {
 
     struct Report: Encodable {
         var parameters: Parameters
+        /// The agents' Kalman filter used in the replay.
+        var filter: RSSIKalmanFilter.Parameters
         /// The agents' publish policy used in the replay.
         var publish: MeasurementPublishPolicy.Parameters
         /// Measurements a still beacon makes a node publish per minute (the median of the 60
-        /// static-rssi series, `presence-bench speed`'s figure); nil without `<data>/static-rssi`.
+        /// static-rssi series, `presence-bench speed`'s figure with the default tracking), with the
+        /// tracking replayed here; nil without `<data>/static-rssi`.
         var messagesPerBeaconNodeMinuteAtRest: Double?
         var sites: [String: SiteReport]
         var grid: [GridRow]?
