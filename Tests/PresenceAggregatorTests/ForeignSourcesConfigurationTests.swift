@@ -35,6 +35,51 @@ import Testing
         #expect(shown["sources.espresense.rooms"]?.value == "desk-node → office")
         #expect(shown["sources.gateways[0].topic"]?.source == .file(path: path, line: 6))
         #expect(shown["sources.gateways[0].rooms"]?.value == "gw-office → office")
+        // Where the gateways say online/offline: beside their adverts unless told.
+        #expect(shown["sources.gateways[0].availability"]?.value == "home/+/LWT")
+        #expect(shown["sources.gateways[0].availability"]?.source == .defaultValue)
+    }
+
+    @Test func aGatewaysAvailabilityIsReadWithItsLine() throws {
+        let (loaded, path) = try load("""
+            sources:
+              gateways:
+                - availability: gateways/hall/lwt
+                  topic: home/TheengsGateway/BTtoMQTT/+
+                  rooms: {TheengsGateway: hall}
+                - topic: home/+/BTtoMQTT/+
+                  room: office
+                  availability: lwt/+/state
+                - topic: ble/+/+
+                  room: office
+            """)
+        #expect(loaded.errors.isEmpty, "\(loaded.errors)")
+        let gateways = loaded.configuration.sources.gateways
+        #expect(gateways.map(\.availability) == ["gateways/hall/lwt", "lwt/+/state", nil])
+        let shown = Dictionary(loaded.effectiveSettings.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
+        #expect(shown["sources.gateways[0].availability"]?.value == "gateways/hall/lwt")
+        #expect(shown["sources.gateways[0].availability"]?.source == .file(path: path, line: 3))
+        #expect(shown["sources.gateways[1].availability"]?.source == .file(path: path, line: 8))
+        #expect(shown["sources.gateways[2].availability"]?.value == "(none: no BTtoMQTT level after the gateway's)")
+    }
+
+    @Test func aBadAvailabilityIsAnErrorNamingItsLine() throws {
+        let (loaded, path) = try load("""
+            sources:
+              gateways:
+                - topic: home/+/BTtoMQTT/+
+                  room: office
+                  availability: home/TheengsGateway/LWT
+                - topic: home/+/BTtoMQTT/+
+                  availability: lwt/#
+                - topic: home/+/BTtoMQTT/+
+                  availability: {a: b}
+            """)
+        let lines = loaded.errors.map(\.description)
+        #expect(lines.contains { $0.hasPrefix("\(path):5: sources.gateways[0].availability: 'home/TheengsGateway/LWT' names no gateway") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("\(path):7: sources.gateways[1].availability: expected the gateways' availability topic") })
+        #expect(lines.contains { $0.hasPrefix("\(path):9: sources.gateways[2].availability: expected") })
+        #expect(lines.count == 3)
     }
 
     @Test func withoutSourcesNoneAreRead() throws {

@@ -15,6 +15,8 @@ import RoomDecisions
 ///     - topic: home/+/BTtoMQTT/+   # the level before BTtoMQTT names the gateway
 ///       rooms: {gw-office: office}
 ///       room: hall                 # any other gateway on this topic (optional)
+///       availability: lwt/+/state  # where they say online/offline, + at the gateway's level
+///                                  # (optional; default <…>/<gateway>/LWT beside BTtoMQTT)
 ///   followUnknown: false           # follow devices that are not known beacons too
 /// ```
 ///
@@ -109,12 +111,15 @@ struct ForeignSourcesYAML {
         for (position, item) in items.enumerated() {
             let path = "sources.gateways[\(position)]"
             guard let mapping = item.mapping else {
-                fail(path, "expected a mapping (topic, rooms, room)", item.line)
+                fail(path, "expected a mapping (topic, rooms, room, availability)", item.line)
                 continue
             }
             var result = GatewaySettings()
             var topicGiven = false
             var shown: [EffectiveSetting] = []
+            // Checked once the topic is read, whatever the keys' order: it says which gateways
+            // a topic without `+` can be about.
+            var availability: (text: String, line: Int)?
             for (key, keyLine, value) in mapping.entries {
                 let field = "\(path).\(key)"
                 switch key {
@@ -137,14 +142,34 @@ struct ForeignSourcesYAML {
                     }
                     result.room = text
                     shown.append(EffectiveSetting(key: field, value: text, source: source(keyLine)))
+                case "availability":
+                    guard let text = value.scalar?.text, !text.isEmpty else {
+                        fail(field, "expected the gateways' availability topic, or a filter with one + where the gateway's name goes", keyLine)
+                        continue
+                    }
+                    availability = (text, keyLine)
                 default:
-                    fail(field, "unknown key (known keys: topic, rooms, room)", keyLine)
+                    fail(field, "unknown key (known keys: topic, rooms, room, availability)", keyLine)
                 }
             }
             guard topicGiven else {
                 if mapping["topic"] != nil { continue }
                 fail("\(path).topic", "required: the filter the gateway's adverts come on, e.g. home/+/BTtoMQTT/+", item.line)
                 continue
+            }
+            if let availability {
+                do {
+                    _ = try GatewayAvailability(configured: availability.text, namedGateway: result.namedGateway)
+                } catch {
+                    fail("\(path).availability", error.reason, availability.line)
+                    continue
+                }
+                result.availability = availability.text
+                shown.append(EffectiveSetting(key: "\(path).availability", value: availability.text, source: source(availability.line)))
+            } else {
+                // Where the aggregator and Home Assistant read the gateways' online/offline.
+                shown.append(EffectiveSetting(key: "\(path).availability", value: result.availabilityTopic?.filter
+                    ?? "(none: no BTtoMQTT level after the gateway's)", source: .defaultValue))
             }
             settings.gateways.append(result)
             self.shown += shown

@@ -8,8 +8,8 @@ import BeaconCore
 ///
 /// `{"node":"kitchen","room":"kitchen","source":"espresense","status":"online","beacons":[{"id":"alice-keys","distance":2.3,"proximity":"near"}]}`:
 /// `source` is `espresense` or `gateway`; `status` is absent while the node has said none (a
-/// gateway never does to the aggregator); `beacons` lists the nearest `maximumListed`, nearest
-/// first, distances to 0.1 m. A node's list empties when it goes offline.
+/// gateway whose availability topic is not known never does); `beacons` lists the nearest
+/// `maximumListed`, nearest first, distances to 0.1 m. A node's list empties when it goes offline.
 public struct ForeignNodeSummaries: Sendable {
     struct Heard: Sendable, Hashable {
         var distance: Double

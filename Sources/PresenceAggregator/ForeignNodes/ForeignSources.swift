@@ -25,7 +25,7 @@ public struct ForeignSources: Sendable {
 
     /// The filters to subscribe to.
     public var subscriptions: [String] {
-        (espresense?.subscriptions ?? []) + (gateways?.settings.map(\.topic) ?? [])
+        (espresense?.subscriptions ?? []) + (gateways?.subscriptions ?? [])
     }
 
     /// One message of the subscriptions.

@@ -61,11 +61,16 @@ public struct GatewaySettings: Sendable, Hashable {
     /// The room of a gateway that `rooms` does not name; default none (such a gateway's adverts
     /// are refused, logged once a minute).
     public var room: String?
+    /// Where the gateways say `online`/`offline` when not beside their adverts (a Theengs
+    /// Gateway's moved `lwt_topic`): a topic, or a filter with `+` at the gateway's level
+    /// (`GatewayAvailability`); default nil, `<…>/<gateway>/LWT` beside `BTtoMQTT`.
+    public var availability: String?
 
-    public init(topic: String = "home/+/BTtoMQTT/+", rooms: [String: String] = [:], room: String? = nil) {
+    public init(topic: String = "home/+/BTtoMQTT/+", rooms: [String: String] = [:], room: String? = nil, availability: String? = nil) {
         self.topic = topic
         self.rooms = rooms
         self.room = room
+        self.availability = availability
     }
 
     /// Which level of a matching topic names the gateway.
@@ -79,6 +84,21 @@ public struct GatewaySettings: Sendable, Hashable {
     /// Theengs Gateway write it: their last will (`<…>/<gateway>/LWT`) is then beside it.
     public var namesGatewayBeforeBTtoMQTT: Bool {
         (topic.split(separator: "/", omittingEmptySubsequences: false).firstIndex(of: "BTtoMQTT") ?? 0) > 0
+    }
+
+    /// The gateway the topic names at its gateway level, nil when that level is a wildcard (the
+    /// entry reads any gateway).
+    public var namedGateway: String? {
+        guard let level = gatewayLevel else { return nil }
+        let name = topic.split(separator: "/", omittingEmptySubsequences: false)[level]
+        return name == "+" || name == "#" ? nil : String(name)
+    }
+
+    /// Where this entry's gateways say `online`/`offline`: `availability` when given and valid,
+    /// else beside their adverts; nil when neither is known.
+    public var availabilityTopic: GatewayAvailability? {
+        guard let availability else { return GatewayAvailability.besideAdverts(of: self) }
+        return try? GatewayAvailability(configured: availability, namedGateway: namedGateway)
     }
 
     /// The room of gateway `name`, nil when not configured.

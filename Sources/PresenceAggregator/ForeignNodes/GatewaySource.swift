@@ -8,12 +8,19 @@ import RoomDecisions
 /// goes through our Kalman filter, distance, proximity and publish policy (`BeaconTrack`), so what
 /// reaches the decision is what one of our agents in that room would have published — a
 /// measurement when the proximity or filtered RSSI changes or the heartbeat is due, and the
-/// "no longer heard" measurement after the silence (`tick`).
+/// "no longer heard" measurement after the silence (`tick`). Each gateway's availability
+/// (`GatewayAvailability`, its last will) becomes its node status: `offline` ends its evidence at
+/// once, as an ESPresense node's or one of our agents'.
 public struct GatewaySource: Sendable {
     public let settings: [GatewaySettings]
     public let followUnknown: Bool
     public private(set) var known: ForeignKnownBeacons
     private let filters: [TopicFilter?]
+    /// Per entry, where its gateways say `online`/`offline`, and the filter that matches it.
+    private let availability: [(topic: GatewayAvailability, filter: TopicFilter)?]
+    /// Whether a message of the one entry's subscriptions is its advert without matching: no
+    /// availability filter can match a topic ending in an address.
+    private let singleEntryShortcut: Bool
     private let tuning: BeaconTrack.Tuning
 
     struct TrackKey: Hashable { var gateway: Int32; var device: BeaconID.Components }
@@ -42,7 +49,21 @@ public struct GatewaySource: Sendable {
         self.followUnknown = followUnknown
         self.known = known
         filters = settings.map { try? TopicFilter($0.topic) }
+        availability = settings.map { entry in
+            entry.availabilityTopic.flatMap { topic in (try? TopicFilter(topic.filter)).map { (topic, $0) } }
+        }
+        singleEntryShortcut = settings.count == 1 && !availability.contains { entry in
+            guard let last = entry?.topic.filter.split(separator: "/", omittingEmptySubsequences: false).last else { return false }
+            return last == "+" || Self.isAddress(last.utf8)
+        }
         tuning = BeaconTrack.Tuning(tracking)
+    }
+
+    /// The filters to subscribe to: each entry's adverts, then the gateways' availability.
+    public var subscriptions: [String] {
+        var out = settings.map(\.topic)
+        for entry in availability { if let filter = entry?.topic.filter, !out.contains(filter) { out.append(filter) } }
+        return out
     }
 
     /// Tracks held now.
@@ -59,26 +80,35 @@ public struct GatewaySource: Sendable {
         keyIdentities = keys.map(\.device)
     }
 
-    /// One message on a gateway topic.
+    /// One message on a gateway topic: an advert, or a gateway's availability.
     public mutating func receive(topic: String, payload: [UInt8], at time: Instant) -> ForeignMessageOutcome {
-        // Every message is one advert, tens of thousands a second on a busy site: the topic is
-        // read as bytes, with no level array, and a gateway met before is found without a String.
-        // One entry needs no matching: only its subscription's messages come here.
-        let entry: Int
-        if filters.count == 1 {
+        // Every message but a rare availability is one advert, tens of thousands a second on a
+        // busy site: the topic is read as bytes, with no level array, and a gateway met before is
+        // found without a String. One entry needs no matching when its availability cannot look
+        // like an advert: only its subscriptions' messages come here.
+        let entry: Int?
+        if singleEntryShortcut {
             entry = 0
         } else {
-            guard let matching = filters.firstIndex(where: { $0?.matches(topic) == true }) else { return .ignored }
-            entry = matching
+            entry = filters.firstIndex { $0?.matches(topic) == true }
         }
-        guard let level = settings[entry].gatewayLevel else { return .ignored }
+        if let entry, let outcome = advert(topic: topic, entry: entry, payload: payload, at: time) { return outcome }
+        return availability(topic: topic, payload: payload)
+    }
+
+    /// A topic level that is a Bluetooth address as the gateways write it (12 hex digits).
+    private static func isAddress(_ level: some Collection<UInt8>) -> Bool {
+        level.count == 12 && level.allSatisfy { HexDigits.value(of: Unicode.Scalar($0)) != nil }
+    }
+
+    /// One message on entry `entry`'s advert topic; nil when the topic is not an advert's.
+    private mutating func advert(topic: String, entry: Int, payload: [UInt8], at time: Instant) -> ForeignMessageOutcome? {
+        guard let level = settings[entry].gatewayLevel else { return nil }
         var topic = topic
         let found: (gateway: Int32?, name: Range<Int>)? = topic.withUTF8 { bytes in
             // The level after the gateway's `BTtoMQTT` names the advertiser; anything else there
             // (OpenMQTTGateway's `undecoded`, Theengs Gateway's presence topic) is no advert.
-            guard let lastSlash = bytes.lastIndex(of: UInt8(ascii: "/")), bytes.count - lastSlash - 1 == 12,
-                bytes[(lastSlash + 1)...].allSatisfy({ HexDigits.value(of: Unicode.Scalar($0)) != nil })
-            else { return nil }
+            guard let lastSlash = bytes.lastIndex(of: UInt8(ascii: "/")), Self.isAddress(bytes[(lastSlash + 1)...]) else { return nil }
             var start = 0
             for _ in 0..<level {
                 guard let slash = bytes[start...].firstIndex(of: UInt8(ascii: "/")) else { return nil }
@@ -89,19 +119,17 @@ public struct GatewaySource: Sendable {
             let known = gatewayNames.firstIndex { $0.count == name.count && $0.elementsEqual(name) }
             return (known.map { Int32($0) }, start..<end)
         }
-        guard let found else { return .ignored }
+        guard let found else { return nil }
         let gateway: Int32
         if let known = found.gateway {
             gateway = known
         } else {
-            let bytes = Array(topic.utf8)
-            let name = String(decoding: bytes[found.name], as: UTF8.self)
+            let name = String(decoding: Array(topic.utf8)[found.name], as: UTF8.self)
             // OpenMQTTGateway's will is `<mqtt_topic><gateway_name>/LWT` beside
             // `<mqtt_topic><gateway_name>/BTtoMQTT` (`connectMQTT` in main/main.ino); Theengs
             // Gateway's `lwt_topic` defaults to `home/TheengsGateway/LWT` beside its
             // `publish_topic`, `home/TheengsGateway/BTtoMQTT` (TheengsGateway/config.py).
-            let lastWill = settings[entry].namesGatewayBeforeBTtoMQTT
-                ? String(decoding: bytes[..<found.name.upperBound], as: UTF8.self) + "/LWT" : nil
+            let lastWill = availability[entry]?.topic.topic(of: name, advertTopic: topic)
             guard let made = self.gateway(name, entry: entry, lastWill: lastWill) else {
                 return .rejected(source: String(name.prefix(64)), ForeignMessageError(
                     "gateway has no room: name it under sources.gateways[\(entry)].rooms"))
@@ -143,13 +171,8 @@ public struct GatewaySource: Sendable {
             update = state.observe(rssi: rssi, measuredPower: advert.measuredPower, at: time, tuning)
             tracks[key] = Track(state: state, node: nodes[Int(gateway)].node, room: nodes[Int(gateway)].room)
         }
-        // A gateway met for the first time shows its room on its device, as an agent's info does.
         var out: [ForeignNodeInput] = []
-        if !announced.contains(gateway) {
-            announced.insert(gateway)
-            let node = nodes[Int(gateway)]
-            out.append(.nodeInfo(node: node.node, room: node.room, version: nil, kind: .gateway(lastWillTopic: node.lastWill)))
-        }
+        announce(gateway, into: &out)
         guard update.shouldPublish, let distance = update.distance else { return .used(out) }
         let beacon = BeaconID(device)
         var measurement = ReceivedMeasurement(
@@ -158,6 +181,52 @@ public struct GatewaySource: Sendable {
         measurement.alias = known.aliases[beacon]
         out.append(.measurement(measurement))
         return .used(out)
+    }
+
+    /// A message on a gateway's availability topic: `online` or `offline`, retained, as both
+    /// gateways publish it. Gateways no entry gives a room are not ours (an OpenMQTTGateway that
+    /// hears no BLE says it too): their availability is ignored, as their adverts are refused.
+    private mutating func availability(topic: String, payload: [UInt8]) -> ForeignMessageOutcome {
+        for (entry, reading) in availability.enumerated() {
+            guard let reading, reading.filter.matches(topic),
+                let name = reading.topic.gateway(in: topic, namedGateway: settings[entry].namedGateway)
+            else { continue }
+            let gateway: Int32
+            if let known = gatewayNames.firstIndex(where: { $0.elementsEqual(name.utf8) }) {
+                // Read where its device reads it: a gateway met through another entry says it there.
+                guard nodes[known].lastWill == topic else { continue }
+                gateway = Int32(known)
+            } else {
+                guard let made = self.gateway(name, entry: entry, lastWill: topic) else { continue }
+                gateway = made
+            }
+            let node = nodes[Int(gateway)].node
+            let online: Bool
+            switch payload {
+            case Array("online".utf8): online = true
+            case Array("offline".utf8): online = false
+            case []: return .ignored  // a cleared retained availability
+            default: return .rejected(source: node, ForeignMessageError("availability: expected online or offline"))
+            }
+            var out: [ForeignNodeInput] = []
+            announce(gateway, into: &out)
+            if !online {
+                // The core drops the gateway's evidence; nothing of it is left to fall silent.
+                tracks = tracks.filter { $0.key.gateway != gateway }
+            }
+            out.append(.nodeStatus(node: node, online: online))
+            return .used(out)
+        }
+        return .ignored
+    }
+
+    /// The gateway's room and kind, when not handed on yet: a gateway met for the first time
+    /// shows them on its device, as an agent's info does.
+    private mutating func announce(_ gateway: Int32, into out: inout [ForeignNodeInput]) {
+        guard !announced.contains(gateway) else { return }
+        announced.insert(gateway)
+        let node = nodes[Int(gateway)]
+        out.append(.nodeInfo(node: node.node, room: node.room, version: nil, kind: .gateway(lastWillTopic: node.lastWill)))
     }
 
     /// The "no longer heard" measurements due at `time`, once per silence, as an agent's tick.

@@ -9,8 +9,8 @@ public enum NodeKind: Sendable, Hashable {
     case espresense(statusTopic: String)
     /// A BLE-to-MQTT gateway: its last-will topic, `<base>/<gateway>/LWT` beside its
     /// `<base>/<gateway>/BTtoMQTT` (`online` retained, last will `offline` retained, as both
-    /// OpenMQTTGateway and Theengs Gateway publish it by default); nil when the gateway's
-    /// configured topic has no `BTtoMQTT` level to find it beside.
+    /// OpenMQTTGateway and Theengs Gateway publish it by default) or its entry's `availability`
+    /// (`GatewayAvailability`); nil when neither is known.
     case gateway(lastWillTopic: String?)
 
     /// The topic that says `online` or `offline` for the node: nil for an agent (its

@@ -69,4 +69,32 @@ import Testing
         #expect(run.status == 2)
         #expect(run.errors == result.errors.replacingOccurrences(of: "check-config: ", with: "run: "))
     }
+
+    @Test func aGatewaysAvailabilityIsShownAndAMistakeNamesItsLine() throws {
+        let good = try file("""
+            sources:
+              gateways:
+                - topic: home/TheengsGateway/BTtoMQTT/+
+                  rooms: {TheengsGateway: hall}
+                  availability: gateways/hall/lwt
+                - topic: home/+/BTtoMQTT/+
+                  room: office
+            """)
+        let shown = try checkConfig(["--config", good])
+        #expect(shown.status == 0)
+        let rows = CheckConfigTable.rows(shown.output)
+        #expect(rows["sources.gateways[0].availability"] == ["gateways/hall/lwt", "\(good):5"])
+        #expect(rows["sources.gateways[1].availability"] == ["home/+/LWT", "default"])
+
+        let bad = try file("""
+            sources:
+              gateways:
+                - topic: home/+/BTtoMQTT/+
+                  room: office
+                  availability: home/TheengsGateway/LWT
+            """)
+        let result = try checkConfig(["--config", bad])
+        #expect(result.status == 2)
+        #expect(result.errors.hasPrefix("check-config: \(bad):5: sources.gateways[0].availability: 'home/TheengsGateway/LWT' names no gateway"), "\(result.errors)")
+    }
 }

@@ -271,7 +271,7 @@ struct DeploymentACLTests {
         for client in [kitchen, operatorClient] { await client.disconnect() }
     }
 
-    @Test("the aggregator reads the foreign nodes' reports, Home Assistant only their status and last will, a viewer nothing of ESPresense")
+    @Test("the aggregator reads the foreign nodes' reports, status and last will, Home Assistant only their status and last will, a viewer nothing of ESPresense")
     func foreignNodes() async throws {
         let site = try await SiteBroker.start()
         var reads: [String: MQTTSubscription] = [:]
@@ -299,7 +299,8 @@ struct DeploymentACLTests {
             try await collect(reads[account]!) { $0.topic == marker }.map(\.topic).filter { $0 != marker }
         }
         #expect(try await read("aggregator") == [
-            "espresense/rooms/kitchen/status", "espresense/rooms/kitchen/telemetry", report, "home/gw-hall/BTtoMQTT/C4A1B2C3D4E5",
+            "espresense/rooms/kitchen/status", "espresense/rooms/kitchen/telemetry", report, "home/gw-hall/LWT",
+            "home/gw-hall/BTtoMQTT/C4A1B2C3D4E5",
         ])
         #expect(try await read("homeassistant") == ["espresense/rooms/kitchen/status", "home/gw-hall/LWT"])
         #expect(try await read("viewer").isEmpty)
