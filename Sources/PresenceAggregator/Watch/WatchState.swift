@@ -277,26 +277,24 @@ public struct WatchState: Sendable, Hashable {
             for id in beacons.keys { beacons[id]?.readings[node] = nil }
             return true
         }
-        guard case .object(let object)? = Self.parse(payload), case .string(let kind)? = object["source"], !kind.isEmpty,
-            case .array(let list)? = object["beacons"]
+        guard let summary = Self.read(payload), let kind = summary.lenientString("source"), !kind.isEmpty,
+            let list = summary.lenientArray("beacons")
         else { return false }
-        var room: String?
-        if case .string(let text)? = object["room"], TopicLevelID.isValid(text) { room = text }
+        let room = summary.lenientString("room").flatMap { TopicLevelID.isValid($0) ? $0 : nil }
         var heard: [String: Reading] = [:]
         for entry in list {
-            guard case .object(let beacon) = entry, case .string(let id)? = beacon["id"], Self.isBeaconTopicID(id),
-                case .number(let distance)? = beacon["distance"], distance.double.isFinite, distance.double >= 0
+            guard let beacon = JSONFieldReader(lenient: entry), let id = beacon.lenientString("id"), Self.isBeaconTopicID(id),
+                let distance = beacon.lenientNumber("distance"), distance.isFinite, distance >= 0
             else { return false }
-            var proximity = Proximity.unknown
-            if case .string(let text)? = beacon["proximity"], let known = Proximity(rawValue: text) { proximity = known }
-            heard[id] = Reading(room: room ?? "?", distance: distance.double, proximity: proximity, receivedAt: time)
+            let proximity = beacon.lenientString("proximity").flatMap(Proximity.init(rawValue:)) ?? .unknown
+            heard[id] = Reading(room: room ?? "?", distance: distance, proximity: proximity, receivedAt: time)
         }
         var entry = nodes[node] ?? Node(id: node)
         entry.foreignKind = kind
         entry.room = room
-        switch object["status"] {
-        case .string("online")?: entry.online = true
-        case .string("offline")?: entry.online = false
+        switch summary.lenientString("status") {
+        case "online": entry.online = true
+        case "offline": entry.online = false
         default: entry.online = nil
         }
         nodes[node] = entry
@@ -328,10 +326,6 @@ public struct WatchState: Sendable, Hashable {
     }
 
     // MARK: - Helpers
-
-    private static func parse(_ payload: [UInt8]) -> JSONValue? {
-        try? JSONParser.parse(payload, maximumBytes: maximumPayloadBytes, maximumDepth: 6)
-    }
 
     /// A message's object, read leniently: watch shows what it can of any aggregator's version.
     private static func read(_ payload: [UInt8]) -> JSONFieldReader? {

@@ -9,7 +9,7 @@ import Testing
     @Test("the at-rest rate follows the node filter replayed: within the budget by default, far above it with q = 3")
     func atRestFollowsTheFilter() throws {
         let bench = try BuildProducts.executable(named: "presence-bench")
-        let data = try sharedData("")
+        let data = try SharedData.path("")
         // Two of the hall's shortest walks, linked into a site of their own.
         let site = FileManager.default.temporaryDirectory.appendingPathComponent("evaluate-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
