@@ -2,7 +2,6 @@ import BeaconCore
 import Foundation
 import MQTTClient
 import PresenceAggregator
-import Synchronization
 import TestSupport
 import Testing
 
@@ -88,14 +87,7 @@ import Testing
         try await run.aggregator.advance(by: 2)
         _ = try await summaries.until { $0.topic.hasSuffix("/gw-hall") }
 
-        let output = Output()
-        let watch = WatchService(
-            options: .init(connection: MQTTConnectionOptions(host: broker.host, port: broker.port, clientID: "watch"),
-                           topics: .default, title: "presence", terminal: false, once: true),
-            logger: quietLogger, output: { text in output.text.withLock { $0 += text } }, screenSize: { (160, 50) },
-            now: { startTime })
-        try await watch.run()
-        let lines = output.text.withLock { $0 }.split(separator: "\n").map(String.init)
+        let lines = try await watchOnce(broker)
         #expect(lines.contains { $0.hasPrefix("NODES") && $0.hasSuffix("KIND") })
         #expect(lines.contains { $0.hasPrefix("  desk-node ") && $0.contains(" office ") && $0.contains(" online ") && $0.hasSuffix(" ESPresense") })
         #expect(lines.contains { $0.hasPrefix("  gw-hall ") && $0.contains(" hall ") && $0.hasSuffix(" gateway") })
@@ -106,8 +98,4 @@ import Testing
     }
 
     struct NotAnArray: Error {}
-
-    final class Output: Sendable {
-        let text = Mutex("")
-    }
 }

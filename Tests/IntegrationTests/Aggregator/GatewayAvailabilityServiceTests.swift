@@ -59,14 +59,7 @@ import Testing
         guard case .array(let heard)? = office["beacons"] else { throw ForeignNodeDevicesServiceTests.NotAnArray() }
         #expect(heard.isEmpty)
 
-        let output = ForeignNodeDevicesServiceTests.Output()
-        let watch = WatchService(
-            options: .init(connection: MQTTConnectionOptions(host: broker.host, port: broker.port, clientID: "watch"),
-                           topics: .default, title: "presence", terminal: false, once: true),
-            logger: quietLogger, output: { text in output.text.withLock { $0 += text } }, screenSize: { (160, 50) },
-            now: { startTime })
-        try await watch.run()
-        let lines = output.text.withLock { $0 }.split(separator: "\n").map(String.init)
+        let lines = try await watchOnce(broker)
         #expect(lines.contains { $0.hasPrefix("  gw-office ") && $0.contains(" office ") && $0.contains(" OFFLINE ") && $0.hasSuffix(" gateway") }, "\(lines)")
         #expect(lines.contains { $0.hasPrefix("  theengsgateway ") && $0.contains(" hall ") && $0.contains(" online ") && $0.hasSuffix(" gateway") }, "\(lines)")
 

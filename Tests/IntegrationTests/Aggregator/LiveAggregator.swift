@@ -5,6 +5,7 @@ import MQTTClient
 import PresenceAggregator
 import ServiceLifecycle
 import TestSupport
+import Synchronization
 import Testing
 
 // A running aggregator on a real mosquitto: the live tests' service, clock and observer. What they
@@ -142,4 +143,17 @@ func observer(_ broker: TestBroker, _ clientID: String = "observer") async throw
     let connection = try MQTTConnection(options: options, logger: quietLogger)
     try await connection.connect(timeout: .seconds(10))
     return connection
+}
+
+/// What `presence-aggregator watch --once` prints for the broker's retained state, line by line
+/// (160 columns, on the tests' start time).
+func watchOnce(_ broker: TestBroker) async throws -> [String] {
+    let output = Mutex("")
+    let watch = WatchService(
+        options: .init(connection: MQTTConnectionOptions(host: broker.host, port: broker.port, clientID: "watch"),
+                       topics: .default, title: "presence", terminal: false, once: true),
+        logger: quietLogger, output: { text in output.withLock { $0 += text } }, screenSize: { (160, 50) },
+        now: { startTime })
+    try await watch.run()
+    return output.withLock { $0 }.split(separator: "\n").map(String.init)
 }
