@@ -37,10 +37,8 @@ extension JSONFieldReader {
         lenient payload: [UInt8], maximumBytes: Int = JSONParser.defaultMaximumBytes,
         maximumDepth: Int = JSONParser.defaultMaximumDepth
     ) {
-        guard case .object(let object)? = try? JSONParser.parse(payload, maximumBytes: maximumBytes, maximumDepth: maximumDepth)
-        else { return nil }
-        self.object = object
-        self.path = .root
+        guard let value = try? JSONParser.parse(payload, maximumBytes: maximumBytes, maximumDepth: maximumDepth) else { return nil }
+        self.init(lenient: value)
     }
 
     /// A value that must be an object (an array's entry), or nil.
