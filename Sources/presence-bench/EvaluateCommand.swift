@@ -19,7 +19,10 @@ import PresenceAggregator
 /// beside them). The "strongest raw RSSI in the last 1 s" baseline is
 /// scored the same way; it validates the scorer against the published reference figures.
 ///
-/// JSON shape: `{ parameters, filter, publish, messagesPerBeaconNodeMinuteAtRest, sites: { NAME: {
+/// With `--body-fades` every recording's advertisements first get simulated body fades
+/// (`SimulatedBodyFades`), and the report says which under `bodyFades`.
+///
+/// JSON shape: `{ parameters, filter, publish, messagesPerBeaconNodeMinuteAtRest, bodyFades?, sites: { NAME: {
 /// directory, recordings, modes: { MODE: { recordings: [Row], summary: Summary,
 /// messagesPerBeaconNodeMinuteMoving? } }, baseline: { recordings, summary } } }, grid? }`.
 /// A further mode (the learned site model, judged leave-one-recording-out) adds its own key under
@@ -75,6 +78,11 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: "The agents' Kalman measurement noise r in dB².")
     var measurementNoise: Double?
 
+    @Option(help: ArgumentHelp(
+        "Adds body fades to every recording's advertisements: on average every this many seconds one node hears the tag 10–20 dB lower for 2–6 s (a tag worn on a body; seeded, so runs repeat).",
+        valueName: "seconds"))
+    var bodyFades: Double?
+
     @Flag(help: "Also score a grid of margin × dwell × evidence settings on every site (the table in the Room decisions article).")
     var grid = false
 
@@ -85,6 +93,12 @@ struct EvaluateCommand: ParsableCommand {
     static let sharedSites = [
         (name: "danis", directory: "traces"), (name: "sal", directory: "traces-sal"), (name: "flat", directory: "traces-flat"),
     ]
+
+    func validate() throws {
+        if let bodyFades, !(bodyFades.isFinite && bodyFades > 0) {
+            throw ValidationError("--body-fades: \(bodyFades) is not a positive number of seconds")
+        }
+    }
 
     func run() throws {
         var parameters = RoomDecisionParameters.default
@@ -104,7 +118,7 @@ struct EvaluateCommand: ParsableCommand {
         if let processNoise { tracking.filter.processNoise = processNoise }
         if let measurementNoise { tracking.filter.measurementNoise = measurementNoise }
 
-        let sites: [Site]
+        var sites: [Site]
         if let traces {
             let name = URL(fileURLWithPath: traces).standardizedFileURL.lastPathComponent
             sites = [Site(name: name, directory: traces, recordings: try Self.loadTraces(directory: traces))]
@@ -114,7 +128,18 @@ struct EvaluateCommand: ParsableCommand {
                 return Site(name: site.name, directory: directory, recordings: try Self.loadTraces(directory: directory))
             }
         }
-        var report = Report(parameters: .init(parameters), filter: tracking.filter, publish: tracking.publish, sites: [:])
+        // Fades before anything is replayed or learned: a worn tag fades in the walks learned from too.
+        let fades = bodyFades.map { SimulatedBodyFades(meanInterval: $0) }
+        if let fades {
+            for site in sites.indices {
+                for index in sites[site].recordings.indices {
+                    let recording = sites[site].recordings[index]
+                    sites[site].recordings[index].samples = fades.apply(to: recording.samples, name: recording.name).samples
+                }
+            }
+        }
+        var report = Report(parameters: .init(parameters), filter: tracking.filter, publish: tracking.publish,
+                            bodyFades: fades.map(BodyFadesReport.init), sites: [:])
         // The at-rest rate is the still beacons' (static-rssi), the same for every site, with the
         // agents' tracking as replayed (a filter or publish flag changes it too).
         report.messagesPerBeaconNodeMinuteAtRest =
@@ -271,8 +296,23 @@ struct EvaluateCommand: ParsableCommand {
         /// static-rssi series, `presence-bench speed`'s figure with the default tracking), with the
         /// tracking replayed here; nil without `<data>/static-rssi`.
         var messagesPerBeaconNodeMinuteAtRest: Double?
+        /// The simulated body fades added to every recording (`--body-fades`); nil without.
+        var bodyFades: BodyFadesReport?
         var sites: [String: SiteReport]
         var grid: [GridRow]?
+    }
+
+    /// What `--body-fades` added: the same figures `SimulatedBodyFades` draws from.
+    struct BodyFadesReport: Encodable {
+        var meanInterval: Double
+        var depth: [Double]
+        var duration: [Double]
+
+        init(_ fades: SimulatedBodyFades) {
+            meanInterval = fades.meanInterval
+            depth = [fades.depth.lowerBound, fades.depth.upperBound]
+            duration = [fades.duration.lowerBound, fades.duration.upperBound]
+        }
     }
 
     struct SiteReport: Encodable {

@@ -21,7 +21,7 @@ enum IRKBenchmark {
 
     static func run(adverts: Int, newAddresses: Int) throws -> Result {
         let crypto = LibCrypto()
-        var generator = SplitMix(seed: 19)
+        var generator = SplitMix64(seed: 19)
         let keys = (0..<100).map { _ in IdentityResolvingKey(specOrder: (0..<16).map { _ in UInt8(truncatingIfNeeded: generator.next()) })! }
 
         func replay(keys count: Int) throws -> PipelineBenchmark.Replay {
@@ -80,17 +80,5 @@ enum IRKBenchmark {
         var report: [UInt8] = [0x02, 0x01, 0x00, 0x01] + address.bytes.reversed() + [UInt8(data.count)] + data
         report.append(UInt8(bitPattern: -70))
         return [0x3E, UInt8(report.count)] + report
-    }
-
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

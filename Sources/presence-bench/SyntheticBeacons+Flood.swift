@@ -5,15 +5,8 @@ extension SyntheticBeacons {
     /// distinct random iBeacon id (random uuid, so none falls in a region), spread evenly over
     /// `seconds`. Seeded: the same bytes every run.
     static func floodCapture(count: Int, seconds: Double, seed: UInt64 = 7, start: Double = 1_800_000_000) -> [UInt8] {
-        var state = seed
-        func next() -> UInt64 {
-            // SplitMix64.
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var generator = SplitMix64(seed: seed)
+        func next() -> UInt64 { generator.next() }
         let writer = BtsnoopWriter(datalink: .hciUART)
         var out = writer.header
         out.reserveCapacity(16 + count * 70)

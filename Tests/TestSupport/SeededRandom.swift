@@ -1,19 +1,15 @@
-/// SplitMix64: a small seeded generator, so every random-input test is repeatable and a failing
-/// case can be replayed from its seed.
+import BeaconCore
+
+/// BeaconCore's SplitMix64 with what tests draw from it, so every random-input test is repeatable
+/// and a failing case can be replayed from its seed.
 public struct SeededRandom: RandomNumberGenerator, Sendable {
-    private var state: UInt64
+    private var generator: SplitMix64
 
     public init(seed: UInt64) {
-        state = seed
+        generator = SplitMix64(seed: seed)
     }
 
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    public mutating func next() -> UInt64 { generator.next() }
 
     /// `count` random bytes.
     public mutating func bytes(_ count: Int) -> [UInt8] {
