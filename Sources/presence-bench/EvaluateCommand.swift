@@ -95,8 +95,8 @@ struct EvaluateCommand: ParsableCommand {
     ]
 
     func validate() throws {
-        if let bodyFades, !(bodyFades.isFinite && bodyFades > 0) {
-            throw ValidationError("--body-fades: \(bodyFades) is not a positive number of seconds")
+        if let bodyFades, !(bodyFades.isFinite && bodyFades >= SimulatedBodyFades.minimumInterval) {
+            throw ValidationError("--body-fades: \(bodyFades) is not a number of seconds of at least \(SimulatedBodyFades.minimumInterval)")
         }
     }
 

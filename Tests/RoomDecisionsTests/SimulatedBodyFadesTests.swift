@@ -57,8 +57,12 @@ import Testing
             copy.publication = RecordedMeasurement(rssiFiltered: Double(sample.rssi), distance: 2, proximity: .near)
             return copy
         }
-        let (faded, fades) = SimulatedBodyFades(meanInterval: 0.1).apply(to: Array(published), name: "x")
+        let (faded, fades) = SimulatedBodyFades(meanInterval: 1).apply(to: Array(published), name: "x")
         #expect(fades.isEmpty)
         #expect(faded == Array(published))
+        // A tiny interval is taken as a second: a bounded number of fades, not a hang.
+        let tiny = SimulatedBodyFades(meanInterval: 1e-12).fades(in: samples, name: "x")
+        let span = samples.last!.time.seconds - samples.first!.time.seconds
+        #expect(!tiny.isEmpty && Double(tiny.count) < span * 3, "\(tiny.count)")
     }
 }

@@ -26,6 +26,9 @@ public struct SimulatedBodyFades: Sendable, Hashable {
         public var depth: Int
     }
 
+    /// The shortest mean interval used, seconds.
+    public static let minimumInterval = 1.0
+
     /// Mean time between two fades in a recording, seconds.
     public var meanInterval: Double
     /// How deep a fade is, dB (uniform in the range, rounded to whole dB as RSSI is).
@@ -42,20 +45,23 @@ public struct SimulatedBodyFades: Sendable, Hashable {
     }
 
     /// The fades of a recording of `samples` named `name`, in time order; none when
-    /// `meanInterval` is not a positive finite number or the recording has no advertisement.
+    /// `meanInterval` is not a positive finite number or the recording has no advertisement. An
+    /// interval under `minimumInterval` counts as that (fades last seconds; a shorter one would only
+    /// pile up fades without end).
     public func fades(in samples: [TraceSample], name: String) -> [Fade] {
         let heard = samples.filter { $0.publication == nil }
         guard meanInterval.isFinite, meanInterval > 0, let first = heard.first, let last = heard.last else { return [] }
         let nodes = Set(heard.map(\.node)).sorted()
         var random = Draws(seed: Self.seed(name))
         var fades: [Fade] = []
-        var time = first.time.seconds + random.exponential(mean: meanInterval)
+        let mean = max(meanInterval, Self.minimumInterval)
+        var time = first.time.seconds + random.exponential(mean: mean)
         while time < last.time.seconds {
             let length = random.uniform(in: duration)
             let node = nodes[Int(random.next() % UInt64(nodes.count))]
             fades.append(Fade(start: time, end: time + length, node: node,
                               depth: Int(random.uniform(in: depth).rounded())))
-            time += random.exponential(mean: meanInterval)
+            time += random.exponential(mean: mean)
         }
         return fades
     }

@@ -24,7 +24,7 @@ import Testing
         #expect(atRestFaster > 5, "\(atRestFaster)")
     }
 
-    @Test("--body-fades reports the fades it added and changes what is decided; an interval that is no positive number is refused by name")
+    @Test("--body-fades reports the fades it added and changes what is decided; an interval under a second or no number is refused by name")
     func bodyFades() throws {
         let site = try TwoWalks()
         defer { site.remove() }
@@ -40,7 +40,7 @@ import Testing
             return (modes?["defaults"] as? [String: Any])?["summary"] as? NSDictionary
         }
         #expect(summary(plain) != nil && summary(plain) != summary(faded))
-        for bad in ["0", "-3", "nan"] {
+        for bad in ["0", "-3", "0.001", "nan"] {
             let result = try ToolRunner.run(site.bench, ["evaluate", "--traces", site.directory.path, "--body-fades=\(bad)"],
                                             separateErrors: true)
             #expect(result.status != 0)
