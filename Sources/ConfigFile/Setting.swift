@@ -67,8 +67,11 @@ public struct SettingError: Error, Hashable, Sendable {
 
 /// One mistake found while reading the layers: the field as the layer names it (a YAML path, a
 /// variable or a flag; empty for the file as a whole), what is wrong, and where the value came from.
-/// Each program turns it into its own error, which renders it.
-public struct SettingProblem: Hashable, Sendable {
+///
+/// Renders as `field: message`, a file's line leading it (`aggregator.yaml:7: decision.dwell: …`);
+/// the aggregator reports it as it is (`AggregatorConfigurationError`), the agent adds the variable
+/// or flag to the field (`AgentConfiguration.Error`).
+public struct SettingProblem: Error, Hashable, Sendable, CustomStringConvertible {
     public var field: String
     public var message: String
     public var source: SettingSource?
@@ -78,4 +81,6 @@ public struct SettingProblem: Hashable, Sendable {
         self.message = message
         self.source = source
     }
+
+    public var description: String { (source?.errorPrefix ?? "") + (field.isEmpty ? "" : "\(field): ") + message }
 }

@@ -1,25 +1,13 @@
 import ConfigFile
 
 /// Why the aggregator's configuration was rejected: the field (as the user wrote it — a YAML path,
-/// an environment variable or a flag) and what is wrong with it.
+/// an environment variable or a flag, or the config file's path), what is wrong with it, and where
+/// the value came from. It is the settings layer's own problem, reported as it is.
 ///
 /// Renders as `field: message`, e.g. `decision.dwell: -1 is not a positive number of seconds` or
-/// `PRESENCE_BROKER: 'foo' is not mqtt://host[:port] or mqtts://host[:port]`.
-public struct AggregatorConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// `decision.dwell`, `PRESENCE_BROKER`, `--broker`, or the config file's path.
-    public var field: String
-    public var message: String
-    /// Where the value came from; a file's line leads the message (`aggregator.yaml:7: …`).
-    public var source: SettingSource?
-
-    public init(field: String, message: String, source: SettingSource? = nil) {
-        self.field = field
-        self.message = message
-        self.source = source
-    }
-
-    public var description: String { (source?.errorPrefix ?? "") + (field.isEmpty ? "" : "\(field): ") + message }
-}
+/// `PRESENCE_BROKER: 'foo' is not mqtt://host[:port] or mqtts://host[:port]`; a file's line leads
+/// the message (`aggregator.yaml:7: …`).
+public typealias AggregatorConfigurationError = SettingProblem
 
 /// Every mistake of one configuration (file, environment and flags together), in the order found.
 public struct AggregatorConfigurationProblems: Error, Hashable, Sendable, CustomStringConvertible {

@@ -58,7 +58,7 @@ public struct AggregatorConfigurationLoad: Sendable {
                 }
             case "sources":
                 let sources = ForeignSourcesYAML(value, file: file)
-                layers.problems += sources.errors.map { SettingProblem(field: $0.field, message: $0.message, source: $0.source) }
+                layers.problems += sources.errors
                 layers.configuration.sources = sources.settings
                 sourcesShown = sources.shown
             case "beacons":
@@ -86,7 +86,7 @@ public struct AggregatorConfigurationLoad: Sendable {
         } else {
             layers.apply(layer)
         }
-        errors += layers.problems.map { AggregatorConfigurationError(field: $0.field, message: $0.message, source: $0.source) }
+        errors += layers.problems
         layers.problems = []
     }
 
