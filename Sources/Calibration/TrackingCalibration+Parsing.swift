@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// Text parsers for the recorded data sets the calibration reads (shared/data/README.md). They
+/// Text parsers for the recorded data sets the calibration reads (data/README.md). They
 /// take file contents, so the core does no I/O; malformed lines are skipped, never trapped on.
 extension TrackingCalibration {
     /// Splits CSV text into lines of fields (no quoting: none of these files quote).

@@ -4,7 +4,7 @@ import Calibration
 import Foundation
 
 /// Chooses the tracking defaults (Kalman q and r, silence, path-loss exponent and P₁, hysteresis,
-/// publish step under the at-rest budget) from shared/data and prints every figure as one JSON
+/// publish step under the at-rest budget) from the recordings in data/ and prints every figure as one JSON
 /// object. `--at-rest-step` instead measures one candidate publish policy on the still beacons. The rules live in
 /// `TrackingCalibration.run`; this command only reads the files.
 struct CalibrateCommand: ParsableCommand {
@@ -14,7 +14,7 @@ struct CalibrateCommand: ParsableCommand {
     )
 
     @Option(help: "The shared data directory (static-rssi/, traces/, rssi-vs-distance/).")
-    var data: String = "../shared/data"
+    var data: String = "data"
 
     @Option(help: "Only measure the at-rest publish rate of this step floor (dB) with the other defaults, and print it.")
     var atRestStep: Double?

@@ -34,7 +34,7 @@ struct EvaluateCommand: ParsableCommand {
     )
 
     @Option(help: "The shared data directory: the sites are its traces/ (danis), traces-sal/ (sal) and traces-flat/ (flat).")
-    var data: String = "../shared/data"
+    var data: String = "data"
 
     @Option(help: "Score only this directory of NAME.trace.csv + NAME.truth.csv pairs (one site, named after it).")
     var traces: String?

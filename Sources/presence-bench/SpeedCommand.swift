@@ -30,7 +30,7 @@ struct SpeedCommand: ParsableCommand {
     )
 
     @Option(help: "The shared data directory (captures/, traces/, static-rssi/, rssi-vs-distance/).")
-    var data: String = "../shared/data"
+    var data: String = "data"
 
     @Option(help: "The presence-agent executable (default: the one beside this program).")
     var agent: String?

@@ -7,7 +7,7 @@ import TestSupport
     /// LE Advertising Reports (H4 event 0x3e, subevent 0x02) in the horizon capture, one report each:
     /// (record number from 1, address, advertising data).
     func horizonReports() throws -> [(record: Int, address: BluetoothAddress, data: ArraySlice<UInt8>)] {
-        let url = URL(fileURLWithPath: try SharedData.path(SharedData.horizonCapture))
+        let url = URL(fileURLWithPath: try RecordedData.path(RecordedData.horizonCapture))
         let file = try Data(contentsOf: url)  // missing file: the test fails, as it should
         let bytes = [UInt8](file)
         #expect(Array(bytes.prefix(8)) == Array("btsnoop".utf8) + [0])

@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func iBeaconFromTheHorizonCaptureRecord134() throws {
-        // Record 134 of shared/data/captures/horizon-74-at-ble.btsnoop: an LE Advertising Report
+        // Record 134 of data/captures/horizon-74-at-ble.btsnoop: an LE Advertising Report
         // (scan response) whose 27 bytes of advertising data start at byte 14 of the H4 packet.
         let packet = fromHex("043e2702010400ab6fbf38c1a41b1aff4c000215494e54454c4c495f524f434b535f48575072f2ffc2cf")
         let advertisingData = packet[14..<(14 + Int(packet[13]))]

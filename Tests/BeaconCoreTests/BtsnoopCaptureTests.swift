@@ -7,11 +7,11 @@ import Darwin
 #endif
 
 @Suite struct BtsnoopCaptureTests {
-    /// The horizon capture's bytes; fails the test (not skips) when shared data is missing.
+    /// The horizon capture's bytes; fails the test (not skips) when the capture is missing.
     static func horizonBytes() throws -> [UInt8] {
         let path = HCITestData.horizonCapturePath
         guard let file = fopen(path, "rb") else {
-            Issue.record("missing shared data: \(path) (CI must provide ../shared/data beside the checkout)")
+            Issue.record("missing recorded data: \(path) (the package's data/ folder)")
             throw BtsnoopError(.io("missing \(path)"))
         }
         defer { fclose(file) }

@@ -2,7 +2,7 @@ import Testing
 @testable import BeaconCore
 
 @Suite struct HCIEventTests {
-    /// Record 134 of the horizon capture (shared/data/README.md), without its H4 indicator.
+    /// Record 134 of the horizon capture (data/README.md), without its H4 indicator.
     static let record134 = HCITestData.hex(
         "3e2702010400ab6fbf38c1a41b1aff4c000215494e54454c4c495f524f434b535f48575072f2ffc2cf")
 

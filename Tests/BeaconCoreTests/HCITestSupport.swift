@@ -14,7 +14,7 @@ typealias HCITestRandom = SeededRandom
 
 enum HCITestData {
     /// The horizon capture (a missing file makes the reading test fail, not skip).
-    static var horizonCapturePath: String { SharedData.expectedPath(SharedData.horizonCapture) }
+    static var horizonCapturePath: String { RecordedData.expectedPath(RecordedData.horizonCapture) }
 
     /// An LE Meta event packet (code, length, subevent, parameters), without the H4 indicator.
     static func leMetaEvent(subevent: UInt8, _ parameters: [UInt8]) -> [UInt8] {

@@ -4,11 +4,11 @@ import TestSupport
 import BeaconCore
 @testable import Calibration
 
-/// Tests on the recorded data of ../shared/data: they fail (not skip) when it is missing.
+/// Tests on the recordings in data/: they fail (not skip) when it is missing.
 @Suite struct TrackingCalibrationTests {
     @Test func filterOnARealStaticSeriesIsFarCalmerThanTheRawSignal() throws {
         // Receiver sensor10, beacon 9.65 m away for 30 minutes: raw std 4.11 dB (DISTANCES.csv).
-        let series = TrackingCalibration.parseStaticSeries(try SharedData.text("static-rssi/sensor10_0.19_0.28_1.85.mbd"))
+        let series = TrackingCalibration.parseStaticSeries(try RecordedData.text("static-rssi/sensor10_0.19_0.28_1.85.mbd"))
         #expect(series.count == 3424)
         let figures = try #require(TrackingCalibration.staticFilterFigures([series], filter: .default).first)
         #expect(abs(figures.rawStd - 4.11) < 0.01)
@@ -17,7 +17,7 @@ import BeaconCore
     }
 
     @Test func parsersReadTheRecordedFormats() throws {
-        let distances = TrackingCalibration.parseStaticDistances(try SharedData.text("static-rssi/DISTANCES.csv"))
+        let distances = TrackingCalibration.parseStaticDistances(try RecordedData.text("static-rssi/DISTANCES.csv"))
         #expect(distances.count == 60)
         #expect(distances.first?.file == "sensor10_0.19_0.28_1.85.mbd")
         #expect(distances.first?.receiver == "sensor10")
@@ -47,14 +47,14 @@ import BeaconCore
 
     /// The defaults in code are exactly what the calibration measures on the recorded data.
     @Test func defaultsAreWhatTheDataSays() async throws {
-        let distances = TrackingCalibration.parseStaticDistances(try SharedData.text("static-rssi/DISTANCES.csv"))
+        let distances = TrackingCalibration.parseStaticDistances(try RecordedData.text("static-rssi/DISTANCES.csv"))
         let statics = try distances.map {
-            (series: TrackingCalibration.parseStaticSeries(try SharedData.text("static-rssi/" + $0.file)),
+            (series: TrackingCalibration.parseStaticSeries(try RecordedData.text("static-rssi/" + $0.file)),
              receiver: $0.receiver, distance: $0.distance)
         }
-        let traces = try FileManager.default.contentsOfDirectory(atPath: try SharedData.path("traces"))
+        let traces = try FileManager.default.contentsOfDirectory(atPath: try RecordedData.path("traces"))
             .filter { $0.hasSuffix(".trace.csv") }.sorted()
-        let walking = try traces.flatMap { TrackingCalibration.parseTraceSeries(try SharedData.text("traces/" + $0)) }
+        let walking = try traces.flatMap { TrackingCalibration.parseTraceSeries(try RecordedData.text("traces/" + $0)) }
         #expect(statics.count == 60 && walking.count == 108)
         // Herald is only the check of step 7; it does not move the recommended parameters.
         // Seconds of computation: on a thread of its own, so the suite's waiting tests keep running.

@@ -24,7 +24,7 @@ import ConfigFile
     }
 
     private func shippedFile(_ name: String) throws -> String {
-        try String(contentsOfFile: SharedData.packageRoot().appendingPathComponent("etc/" + name).path, encoding: .utf8)
+        try String(contentsOfFile: RecordedData.packageRoot().appendingPathComponent("etc/" + name).path, encoding: .utf8)
     }
 
     // MARK: - What the configuration files use

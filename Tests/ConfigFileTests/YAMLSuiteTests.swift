@@ -28,7 +28,7 @@ import TestSupport
     }
 
     static func cases() throws -> [Case] {
-        let root = SharedData.packageRoot().appendingPathComponent("Tests/ConfigFileTests/yaml-test-suite")
+        let root = RecordedData.packageRoot().appendingPathComponent("Tests/ConfigFileTests/yaml-test-suite")
         var found: [Case] = []
         let enumerator = FileManager.default.enumerator(atPath: root.path)
         while let path = enumerator?.nextObject() as? String {

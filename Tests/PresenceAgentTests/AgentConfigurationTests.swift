@@ -6,7 +6,7 @@ import TestSupport
 
 @Suite struct AgentConfigurationTests {
     @Test func theShippedExampleIsValid() throws {
-        let path = SharedData.packageRoot().appendingPathComponent("etc/presence-agent.yaml").path
+        let path = RecordedData.packageRoot().appendingPathComponent("etc/presence-agent.yaml").path
         var configuration = AgentConfiguration()
         configuration.apply(yaml: try String(contentsOfFile: path, encoding: .utf8), file: path)
         let resolved = try configuration.resolve { _ in "s3cret\n" }

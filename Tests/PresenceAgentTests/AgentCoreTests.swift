@@ -15,7 +15,7 @@ import TestSupport
     func replay(_ core: inout AgentCore, extraSeconds: Double = 0) throws -> [AgentPublication] {
         var options = FeedOptions()
         options.speed = 0
-        let feed = try AdvertisementFeeds.open(.btsnoop(path: try SharedData.path(SharedData.horizonCapture)), options: options)
+        let feed = try AdvertisementFeeds.open(.btsnoop(path: try RecordedData.path(RecordedData.horizonCapture)), options: options)
         var out: [AgentPublication] = []
         var lastTick: Instant?
         func take(_ actions: [AgentAction]) {

@@ -102,7 +102,7 @@ import TestSupport
     @Test func theSharedCaptureGivesTheHintOnItsOwnClock() throws {
         var options = FeedOptions()
         options.speed = 0
-        let feed = try AdvertisementFeeds.open(.btsnoop(path: try SharedData.path(SharedData.horizonCapture)), options: options)
+        let feed = try AdvertisementFeeds.open(.btsnoop(path: try RecordedData.path(RecordedData.horizonCapture)), options: options)
         var adverts: [DecodedAdvertisement] = []
         while try feed.poll(timeout: 0, { adverts.append($0) }) {}
         let start = try #require(adverts.first?.time)

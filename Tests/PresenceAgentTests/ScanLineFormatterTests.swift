@@ -3,7 +3,7 @@ import Testing
 @testable import PresenceAgent
 
 @Suite struct ScanLineFormatterTests {
-    /// Record 134 of the horizon capture (shared/data/README.md): a Govee sensor's iBeacon scan response.
+    /// Record 134 of the horizon capture (data/README.md): a Govee sensor's iBeacon scan response.
     static let record134 = HexDigits.bytes(
         "043e2702010400ab6fbf38c1a41b1aff4c000215494e54454c4c495f524f434b535f48575072f2ffc2cf")!
 

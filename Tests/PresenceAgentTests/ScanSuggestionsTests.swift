@@ -15,7 +15,7 @@ import TestSupport
     func captureSuggestions() throws -> ScanSuggestions {
         var options = FeedOptions()
         options.speed = 0
-        let feed = try AdvertisementFeeds.open(.btsnoop(path: try SharedData.path(SharedData.horizonCapture)), options: options)
+        let feed = try AdvertisementFeeds.open(.btsnoop(path: try RecordedData.path(RecordedData.horizonCapture)), options: options)
         var suggestions = ScanSuggestions()
         while try feed.poll(timeout: 0, { suggestions.add($0) }) {}
         return suggestions

@@ -41,7 +41,7 @@ import Testing
 
     /// The shipped example documents the defaults: loading it changes nothing but its example beacon.
     @Test func shippedExampleStatesTheDefaults() throws {
-        let path = SharedData.packageRoot().appendingPathComponent("etc/presence-aggregator.yaml").path
+        let path = RecordedData.packageRoot().appendingPathComponent("etc/presence-aggregator.yaml").path
         let configuration = try AggregatorConfiguration.load(file: path, environment: [:], flags: [:])
         let defaults = AggregatorConfiguration.default
         #expect(configuration.broker == defaults.broker)

@@ -18,7 +18,7 @@ import TestSupport
     @Test func replayedDecisionsAndPublishedPayloadsMatchTheRecordedBaseline() throws {
         var lines: [String] = []
         for site in Self.sites {
-            let directory = try SharedData.path(site)
+            let directory = try RecordedData.path(site)
             let names = try FileManager.default.contentsOfDirectory(atPath: directory)
             let recordings = try SiteModelEvaluation.loadRecordings(directory: directory, names: names)
             let model = SiteModelEvaluation.learn(recordings)
@@ -32,7 +32,7 @@ import TestSupport
             }
         }
         let text = lines.joined(separator: "\n") + "\n"
-        let path = SharedData.packageRoot().appendingPathComponent("Tests/Baselines/decisions.txt").path
+        let path = RecordedData.packageRoot().appendingPathComponent("Tests/Baselines/decisions.txt").path
         if ProcessInfo.processInfo.environment["RECORD_DECISION_BASELINE"] != nil {
             try text.write(toFile: path, atomically: true, encoding: .utf8)
         }

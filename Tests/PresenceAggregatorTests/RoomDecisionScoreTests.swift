@@ -82,7 +82,7 @@ struct SiteScoreTests {
 /// Every `NAME.trace.csv` with its `NAME.truth.csv` in a shared-data directory, replayed with the
 /// defaults (the agents' tracking and the aggregator's decision) and scored.
 private func replaySite(_ directory: String, decision: RoomDecisionParameters = .default) throws -> SiteScore {
-    let path = try SharedData.path(directory)
+    let path = try RecordedData.path(directory)
     let names = try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".trace.csv") }.sorted()
     return SiteScore(try names.map { name in
         let samples = try TraceFile.samples(path: path + "/" + name)
@@ -148,8 +148,8 @@ struct SharedSitesTests {
 struct RealTraceEvaluationTests {
     @Test("zigzagging_without_rotation: decisions in a sane range, far fewer flaps than the baseline")
     func realTrace() throws {
-        let samples = try TraceFile.samples(path: try SharedData.path("traces/danis-zigzagging_without_rotation.trace.csv"))
-        let truthRows = try TraceFile.truth(path: try SharedData.path("traces/danis-zigzagging_without_rotation.truth.csv"))
+        let samples = try TraceFile.samples(path: try RecordedData.path("traces/danis-zigzagging_without_rotation.trace.csv"))
+        let truthRows = try TraceFile.truth(path: try RecordedData.path("traces/danis-zigzagging_without_rotation.truth.csv"))
         #expect(samples.count == 2203)
         #expect(truthRows.count == 2203)
         let decisions = TraceReplay.decisions(of: samples).map { ($0.time, $0.decision.room) }
@@ -166,7 +166,7 @@ struct RealTraceEvaluationTests {
 
     @Test("the baseline reproduces the data README's pooled accuracy 0.781 over the nine traces")
     func baselineReproducesReference() throws {
-        let directory = try SharedData.path("traces")
+        let directory = try RecordedData.path("traces")
         let names = try FileManager.default.contentsOfDirectory(atPath: directory)
             .filter { $0.hasPrefix("danis-") && $0.hasSuffix(".trace.csv") }.sorted()
         #expect(names.count == 9)
@@ -183,7 +183,7 @@ struct RealTraceEvaluationTests {
 
     @Test("the defaults meet issue 5's targets over the nine traces with issue 6's light publish policy")
     func defaultsMeetTheTargets() throws {
-        let directory = try SharedData.path("traces")
+        let directory = try RecordedData.path("traces")
         let names = try FileManager.default.contentsOfDirectory(atPath: directory)
             .filter { $0.hasPrefix("danis-") && $0.hasSuffix(".trace.csv") }.sorted()
         #expect(names.count == 9)

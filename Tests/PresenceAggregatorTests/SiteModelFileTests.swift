@@ -8,7 +8,7 @@ import Testing
 /// A recorded trace replays as it was received.
 @Suite struct RecordedTraceTests {
     @Test func publishedOutputIsARecordedTraceThatReplaysAsReceived() throws {
-        let trace = try SharedData.path("traces/danis-straight_01.trace.csv")
+        let trace = try RecordedData.path("traces/danis-straight_01.trace.csv")
         var published: [String] = []
         try TraceReplayRunner.run(path: trace, output: .published) { published.append($0) }
         #expect(published.first == ReplayCSV.recordHeader)
@@ -48,7 +48,7 @@ import Testing
     @Test func decisionModelLoadsTheModelAndABadOneNamesTheKeyAndTheFile() throws {
         let model = try #require(SiteModelEvaluation.learn(
             try SiteModelEvaluation.loadRecordings(
-                directory: try SharedData.path("traces"),
+                directory: try RecordedData.path("traces"),
                 names: ["danis-straight_01.trace.csv", "danis-straight_01.truth.csv"])))
         let good = try temporaryFile(model.json, name: "site.model.json")
         let config = try temporaryFile("decision:\n  model: \(good)\n", name: "aggregator.yaml")

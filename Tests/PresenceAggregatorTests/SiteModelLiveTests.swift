@@ -9,7 +9,7 @@ import Testing
 /// them), decided by a model learned from the other four recordings.
 @Suite struct SiteModelLiveTests {
     @Test func liveAggregatorDecidesAsReplayWithTheModel() throws {
-        let directory = try SharedData.path("traces-sal")
+        let directory = try RecordedData.path("traces-sal")
         let names = [
             "sal-car_sensor_1_measurement_1", "sal-car_sensor_1_measurement_2", "sal-car_sensor_1_measurement_3",
             "sal-car_sensor_2_measurement_1", "sal-walk_sensor_1_measurement_1",

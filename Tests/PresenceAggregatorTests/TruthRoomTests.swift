@@ -12,7 +12,7 @@ import Testing
 struct TruthRoomTests {
     /// The flat's real calib3 trace beside a copy of its real truth in which line `line` names `room`.
     private func flatRecording(truthLine line: Int, room: String) throws -> (directory: String, truth: String) {
-        let source = try SharedData.path("traces-flat")
+        let source = try RecordedData.path("traces-flat")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("truth-rooms-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: source + "/flat-calib3.trace.csv", toPath: directory + "/flat-calib3.trace.csv")
@@ -44,7 +44,7 @@ struct TruthRoomTests {
 
     @Test("the real truth loads; not_home is always a room a truth may name")
     func realTruthAndNotHome() throws {
-        let source = try SharedData.path("traces-flat")
+        let source = try RecordedData.path("traces-flat")
         let samples = try TraceFile.samples(path: source + "/flat-calib3.trace.csv")
         let truth = try TraceFile.truth(path: source + "/flat-calib3.truth.csv", rooms: TraceFile.rooms(of: samples))
         #expect(!truth.isEmpty)

@@ -10,7 +10,7 @@ import Testing
     static func flatRecording() throws -> [TraceSample] {
         // The shared traces end their lines with CR LF, one Character to Swift: split on any newline.
         var parser = TraceParser()
-        return try SharedData.text("traces-flat/flat-calib3.trace.csv").split(whereSeparator: \.isNewline)
+        return try RecordedData.text("traces-flat/flat-calib3.trace.csv").split(whereSeparator: \.isNewline)
             .compactMap { try parser.parse(line: $0) }
     }
 

@@ -12,7 +12,7 @@ public struct TraceParser: Sendable {
     /// Lines consumed so far (the next line is `linesRead + 1`).
     public private(set) var linesRead = 0
     /// Samples whose time was up to `reorderTolerance` before the previous one and were taken at
-    /// the previous time instead (receivers' clocks jitter by a millisecond; shared/data has such lines).
+    /// the previous time instead (receivers' clocks jitter by a millisecond; the recordings in data/ have such lines).
     public var reorderedLines: Int { timeColumn.reorderedLines }
     /// How far (seconds) a time may go backwards and still be accepted, clamped; default 10 ms.
     /// Anything further back is an error.

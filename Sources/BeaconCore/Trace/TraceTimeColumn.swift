@@ -1,6 +1,6 @@
 /// The `time` column of a trace or truth file: a finite number of seconds, never going backwards
 /// by more than `reorderTolerance`. A row up to that much earlier than the previous one (receivers'
-/// clocks jitter by a millisecond; shared/data has such lines) is taken at the previous time and
+/// clocks jitter by a millisecond; the recordings in data/ have such lines) is taken at the previous time and
 /// counted; anything further back is an error naming the line.
 package struct TraceTimeColumn: Sendable {
     package let reorderTolerance: Double

@@ -24,7 +24,7 @@ public struct RSSIEstimate: Sendable, Hashable {
 /// unchanged), a sample older than the last one is treated as Δt = 0 (out-of-order delivery) and
 /// does not move `lastSampleTime` back.
 public struct RSSIKalmanFilter: Sendable {
-    /// The filter's noise model. Defaults are measured on shared/data (see `presence-bench calibrate`).
+    /// The filter's noise model. Defaults are measured on the recordings in data/ (see `presence-bench calibrate`).
     public struct Parameters: Sendable, Hashable, Codable {
         /// q, dB² per second: the predicted variance grows by q·Δt between samples.
         public var processNoise: Double

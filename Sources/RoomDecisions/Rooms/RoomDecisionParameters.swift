@@ -1,7 +1,7 @@
 import BeaconCore
 
 /// Every setting of the room decision, with documented defaults chosen on the nine walking traces
-/// of shared/data and checked on the SAL bay's five recordings and the furnished flat's five, one
+/// of data/ and checked on the SAL bay's five recordings and the furnished flat's five, one
 /// set for every site
 /// (`presence-bench evaluate`; the Room decisions article of PresenceAggregator.docc shows how they trade speed against stability).
 ///

@@ -1,7 +1,7 @@
 import BeaconCore
 
 /// How well a timeline of room decisions matches a ground truth, scored at every truth row
-/// (shared/data/README.md). The decision at time t is the last decision row at or before t.
+/// (data/README.md). The decision at time t is the last decision row at or before t.
 ///
 /// - `accuracy`: share of truth rows whose decided room equals the true room (no decision yet
 ///   counts as wrong).

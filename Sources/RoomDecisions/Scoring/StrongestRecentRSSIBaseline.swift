@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// The reference baseline of shared/data/README.md: after every sample, the room of the strongest
+/// The reference baseline of data/README.md: after every sample, the room of the strongest
 /// raw RSSI heard in the last `window` seconds (ties go to the most recent sample). No filter, no
 /// hysteresis; used to validate the scorer against the README's published figures.
 public struct StrongestRecentRSSIBaseline: Sendable {

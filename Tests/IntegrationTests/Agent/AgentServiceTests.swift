@@ -16,13 +16,13 @@ import TestSupport
         _ broker: TestBroker, capture: String? = nil, stateDir: String? = nil, extra: [String] = [], output: Int32? = nil
     ) throws -> Agent {
         try AgentProcess.start(
-            broker, capture: try capture ?? SharedData.path(SharedData.horizonCapture), stateDir: stateDir, extra: extra, output: output)
+            broker, capture: try capture ?? RecordedData.path(RecordedData.horizonCapture), stateDir: stateDir, extra: extra, output: output)
     }
 
     /// The horizon capture's first 20 s, as a file: the beacon is last heard 12.8 s in, so this
     /// capture ends with it still in its region (its exit falls due 30 s after that, beyond the end).
     static func horizonBeginning() throws -> String {
-        let reader = try BtsnoopFileReader(path: try SharedData.path(SharedData.horizonCapture))
+        let reader = try BtsnoopFileReader(path: try RecordedData.path(RecordedData.horizonCapture))
         var records: [BtsnoopRecord] = []
         while let record = try reader.next(), record.timestamp - (records.first?.timestamp ?? record.timestamp) < 20 {
             records.append(record)
@@ -306,7 +306,7 @@ import TestSupport
         let badKey = try ToolRunner.run(binary, ["run", "--config", file], separateErrors: true)
         #expect(badKey.status == 2)
         #expect(badKey.errors == "error: \(file):4: tracking.heartbeet: unknown key (known keys: heartbeat, measuredPower, pathLossExponent, rssiOffset, rssiStep)\n")
-        let capture = try SharedData.path(SharedData.horizonCapture)
+        let capture = try RecordedData.path(RecordedData.horizonCapture)
         let unwritable = try ToolRunner.run(binary, ["run", "--node", "a", "--room", "b", "--source", "btsnoop:" + capture,
                                                      "--record", "/nonexistent/trace.csv"], separateErrors: true)
         #expect(unwritable.status == 2)

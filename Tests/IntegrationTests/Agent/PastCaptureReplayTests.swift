@@ -156,7 +156,7 @@ import TestSupport
         try broker.mosquittoPub(
             topic: "presence/config/regions", message: #"{"revision":1,"regions":[{"id":"office","uuid":"494e5445-4c4c-495f-524f-434b535f4857"}]}"#,
             qos: 1, retain: true)
-        let agent = try AgentProcess.start(broker, capture: try SharedData.path(SharedData.horizonCapture), extra: ["--exit-at-end"])
+        let agent = try AgentProcess.start(broker, capture: try RecordedData.path(RecordedData.horizonCapture), extra: ["--exit-at-end"])
         #expect(try await agent.exitStatus() == 0, "\(agent.output)")
         try await recorder.wait(forTopic: "presence/nodes/test/status") { $0.text == "offline" }
 

@@ -9,7 +9,7 @@ import TestSupport
     }
 
     @Test func theRealCaptureGives412ReportsAndElevenIBeacons() throws {
-        let capture = try SharedData.path(SharedData.horizonCapture)
+        let capture = try RecordedData.path(RecordedData.horizonCapture)
         let result = try scan(["--source", "btsnoop:" + capture, "--json"])
         #expect(result.status == 0)
         #expect(result.errors == "")
@@ -99,7 +99,7 @@ import TestSupport
     }
 
     @Test func aTruncatedCaptureNamesTheRecordAndKeepsWhatCameBefore() throws {
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: try SharedData.path(SharedData.horizonCapture)))
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: try RecordedData.path(RecordedData.horizonCapture)))
         let truncated = NSTemporaryDirectory() + "truncated-\(UUID().uuidString).btsnoop"
         try bytes.prefix(7_000).write(to: URL(fileURLWithPath: truncated))
         defer { try? FileManager.default.removeItem(atPath: truncated) }

@@ -6,7 +6,7 @@ import TestSupport
 /// the config/beacons entries at the end, the shared identity flagged, the command's exit 0.
 @Suite struct ScanSuggestCommandTests {
     @Test func suggestPrintsTheEntriesAndFlagsTheSharedIdentity() throws {
-        let capture = try SharedData.path(SharedData.horizonCapture)
+        let capture = try RecordedData.path(RecordedData.horizonCapture)
         let result = try ToolRunner.run(
             try BuildProducts.executable(named: "presence-agent"), ["scan", "--source", "btsnoop:" + capture, "--suggest"],
             separateErrors: true)

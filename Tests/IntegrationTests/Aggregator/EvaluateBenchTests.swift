@@ -56,7 +56,7 @@ import Testing
 
         init() throws {
             bench = try BuildProducts.executable(named: "presence-bench")
-            data = try SharedData.path("")
+            data = try RecordedData.path("")
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("evaluate-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             for walk in ["danis-straight_03", "danis-straight_04"] {

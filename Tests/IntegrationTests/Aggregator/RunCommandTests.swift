@@ -30,7 +30,7 @@ import Testing
     /// `replay --config` takes the decision settings of the live configuration file: a long dwell
     /// gives fewer room changes on the same trace.
     @Test func replayUsesTheConfigurationFilesDecision() throws {
-        let trace = try SharedData.path("traces/danis-rectangular_with_rotation.trace.csv")
+        let trace = try RecordedData.path("traces/danis-rectangular_with_rotation.trace.csv")
         let executable = try BuildProducts.executable(named: "presence-aggregator")
         let config = try TestBroker.makeTemporaryDirectory() + "/slow.yaml"
         try "decision:\n  dwell: 20\n".write(toFile: config, atomically: true, encoding: .utf8)

@@ -16,7 +16,7 @@ import Testing
 
     @Test func learnPrintsWhatItLearnedAndItsLeaveOneOutScore() throws {
         let tool = try BuildProducts.executable(named: "presence-aggregator")
-        let traces = try SharedData.path("traces")
+        let traces = try RecordedData.path("traces")
         let work = try directory()
         defer { try? FileManager.default.removeItem(atPath: work) }
         let result = try ToolRunner.run(tool, ["learn", "--traces", traces, "--output", work + "/danis.json"], separateErrors: true)
@@ -59,7 +59,7 @@ import Testing
         let tool = try BuildProducts.executable(named: "presence-aggregator")
         let work = try directory()
         defer { try? FileManager.default.removeItem(atPath: work) }
-        let result = try ToolRunner.run(tool, ["learn", "--traces", try SharedData.path("traces-sal"), "--output", work + "/sal.json"],
+        let result = try ToolRunner.run(tool, ["learn", "--traces", try RecordedData.path("traces-sal"), "--output", work + "/sal.json"],
                                         separateErrors: true)
         #expect(result.status == 0, "\(result.errors)")
         let summary = result.output.split(separator: "\n").first { $0.hasPrefix("  model:") }.map(String.init) ?? ""
@@ -88,7 +88,7 @@ import Testing
     /// only), and learn names those rooms to walk again.
     @Test func onTheFlatFullWalksBeatPhysicsAndHalfWalksNameTheRoomsToWalkAgain() throws {
         let tool = try BuildProducts.executable(named: "presence-aggregator")
-        let flat = try SharedData.path("traces-flat")
+        let flat = try RecordedData.path("traces-flat")
         let work = try directory()
         defer { try? FileManager.default.removeItem(atPath: work) }
         let full = try ToolRunner.run(tool, ["learn", "--traces", flat, "--output", work + "/flat.json"], separateErrors: true)
@@ -135,7 +135,7 @@ import Testing
         let look = #"{"heard":0.9,"mean":0,"sigma":3}"#
         try #"{"format":"beacon-presence-site-model","version":1,"rooms":[{"name":"attic","nodes":{"x1":\#(look)}},{"name":"cellar","nodes":{"x1":\#(look)}}]}"#
             .write(toFile: work + "/other.json", atomically: true, encoding: .utf8)
-        let trace = try SharedData.path("traces/danis-straight_01.trace.csv")
+        let trace = try RecordedData.path("traces/danis-straight_01.trace.csv")
         let withModel = try ToolRunner.run(tool, ["replay", "--trace", trace, "--model", work + "/other.json"], separateErrors: true)
         let physics = try ToolRunner.run(tool, ["replay", "--trace", trace], separateErrors: true)
         #expect(withModel.status == 0)
@@ -166,7 +166,7 @@ import Testing
         let tool = try BuildProducts.executable(named: "presence-aggregator")
         let work = try directory()
         defer { try? FileManager.default.removeItem(atPath: work) }
-        let trace = try SharedData.path("traces/danis-straight_04.trace.csv")
+        let trace = try RecordedData.path("traces/danis-straight_04.trace.csv")
         try "{\n  \"format\": \"beacon-presence-site-model\",\n  \"version\": 1,\n  \"rooms\": [\n}\n"
             .write(toFile: work + "/broken.json", atomically: true, encoding: .utf8)
         let replay = try ToolRunner.run(tool, ["replay", "--trace", trace, "--model", work + "/broken.json"], separateErrors: true)

@@ -63,7 +63,7 @@ struct DeploymentSecurityTests {
         /// the capture's time) would reach it milliseconds after their measurements. Returns its
         /// name among `programs`.
         func agent(node: String, room: String, username: String, passwordFile: String) throws -> String {
-            let capture = try SharedData.path(SharedData.horizonCapture)
+            let capture = try RecordedData.path(RecordedData.horizonCapture)
             try programs.start("agent-\(node)", try BuildProducts.executable(named: "presence-agent"), [
                 "run", "--node", node, "--room", room, "--broker", brokerURL, "--username", username,
                 "--password-file", passwordFile, "--ca-file", caFile, "--source", "btsnoop:" + capture, "--speed", "1",

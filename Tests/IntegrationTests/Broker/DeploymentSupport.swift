@@ -9,7 +9,7 @@ import TestSupport
 
 /// Files shipped in the repository (etc/…), read from the package root found from this file.
 enum DeploymentFiles {
-    static var packageRoot: URL { SharedData.packageRoot(filePath: #filePath) }
+    static var packageRoot: URL { RecordedData.packageRoot(filePath: #filePath) }
 
     static func path(_ relative: String) -> String {
         packageRoot.appendingPathComponent(relative).path

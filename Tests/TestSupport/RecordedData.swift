@@ -1,8 +1,9 @@
 import Foundation
 
-/// The recordings in `../shared/data` beside the package (CI clones the project next to shared/).
-/// A test that needs them fails loudly when they are missing; it never skips.
-public enum SharedData {
+/// The recordings in the package's `data/` folder: openly licensed sets by others, each with its
+/// licence beside it (data/README.md). A test that needs them fails loudly when one is missing; it
+/// never skips.
+public enum RecordedData {
     /// The package root, found by walking up from this file to Package.swift.
     public static func packageRoot(filePath: String = #filePath) -> URL {
         var url = URL(fileURLWithPath: filePath)
@@ -13,27 +14,26 @@ public enum SharedData {
         return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     }
 
-    /// Where `../shared/data/<relative>` is, whether or not it exists.
+    /// Where `data/<relative>` is, whether or not it exists.
     public static func expectedPath(_ relative: String) -> String {
-        packageRoot().deletingLastPathComponent()
-            .appendingPathComponent("shared/data").appendingPathComponent(relative).standardizedFileURL.path
+        packageRoot().appendingPathComponent("data").appendingPathComponent(relative).standardizedFileURL.path
     }
 
-    /// `../shared/data/<relative>`; throws naming the path when it is not there.
+    /// `data/<relative>`; throws naming the path when it is not there.
     public static func path(_ relative: String) throws -> String {
         let path = expectedPath(relative)
         guard FileManager.default.fileExists(atPath: path) else { throw Missing(path: path) }
         return path
     }
 
-    /// The text of a shared file.
+    /// The text of a recorded file.
     public static func text(_ relative: String) throws -> String {
         try String(contentsOfFile: try path(relative), encoding: .utf8)
     }
 
     public struct Missing: Error, CustomStringConvertible {
         public let path: String
-        public var description: String { "shared data missing: \(path) (the tests need ../shared/data beside the package)" }
+        public var description: String { "recorded data missing: \(path) (the package's data/ folder; see data/README.md)" }
     }
 
     /// The real Android capture every HCI test reads.
