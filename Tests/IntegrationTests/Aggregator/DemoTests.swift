@@ -15,13 +15,9 @@ import Testing
     static let nodes = [("kitchen-1", "kitchen"), ("living-1", "living"), ("office-1", "office"), ("bedroom-1", "bedroom")]
 
     @Test func everyPersonGetsARoomAndWatchShowsIt() async throws {
-        let agent = try BuildProducts.executable(named: "presence-agent")
-        let aggregator = try BuildProducts.executable(named: "presence-aggregator")
-        let broker = try await TestBroker.start()
-        defer { broker.stop() }
-        let work = try TestBroker.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: work) }
-        let url = "mqtt://127.0.0.1:\(broker.port)"
+        let site = try await ProgramSite.start()
+        defer { site.stop() }
+        let (agent, aggregator, broker, work, url) = (site.agent, site.aggregator, site.broker, site.work, site.url)
 
         // What the demo writes: the beacons pushed to the nodes, n = 2.7 like the simulated radio.
         // Carol carries a phone: the nodes know it by its key, the aggregator by the key's id.

@@ -16,13 +16,9 @@ import Testing
     static let uuid = "fda50693-a4e2-4fb1-afcf-c6eb07647825"
 
     @Test func recordLabelLearnReplay() async throws {
-        let agent = try BuildProducts.executable(named: "presence-agent")
-        let aggregator = try BuildProducts.executable(named: "presence-aggregator")
-        let broker = try await TestBroker.start()
-        defer { broker.stop() }
-        let work = try TestBroker.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: work) }
-        let url = "mqtt://127.0.0.1:\(broker.port)"
+        let site = try await ProgramSite.start()
+        defer { site.stop() }
+        let (agent, aggregator, broker, work, url) = (site.agent, site.aggregator, site.broker, site.work, site.url)
 
         var scenario = SimulationScenario.demo
         scenario.dwellMin = 5

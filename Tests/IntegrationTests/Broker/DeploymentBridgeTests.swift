@@ -14,21 +14,11 @@ struct DeploymentBridgeTests {
     /// The shipped bridge lines with only the address, password and CA file replaced; every
     /// replacement must find its line, and nothing else may point outside the test's directory.
     static func bridgeLines(centralPort: Int, caFile: String) throws -> [String] {
-        var lines = try DeploymentFiles.text("etc/mosquitto/bridge.conf")
-            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        func replace(_ line: String, with replacement: String) throws {
-            guard let index = lines.firstIndex(of: line) else {
-                throw TestBrokerError(.setupFailed, "etc/mosquitto/bridge.conf has no line '\(line)'")
-            }
-            lines[index] = replacement
-        }
-        try replace("address central.example.org:8883", with: "address 127.0.0.1:\(centralPort)")
-        try replace("remote_password CHANGE-ME", with: "remote_password \(bridgePassword)")
-        try replace("bridge_cafile /etc/mosquitto/certs/central-ca.crt", with: "bridge_cafile \(caFile)")
-        for line in lines where !line.hasPrefix("#") && (line.contains("/etc/") || line.contains("/var/")) {
-            throw TestBrokerError(.setupFailed, "bridge.conf line not rewritten by the test: \(line)")
-        }
-        return lines
+        var file = try ShippedFileLines("etc/mosquitto/bridge.conf")
+        try file.replace("address central.example.org:8883", with: "address 127.0.0.1:\(centralPort)")
+        try file.replace("remote_password CHANGE-ME", with: "remote_password \(bridgePassword)")
+        try file.replace("bridge_cafile /etc/mosquitto/certs/central-ca.crt", with: "bridge_cafile \(caFile)")
+        return try file.rewritten()
     }
 
     /// A client of the central broker (TLS, a password); `persistent`: a session the central broker

@@ -25,6 +25,38 @@ enum DeploymentFiles {
     }
 }
 
+/// A shipped file's lines, rewritten for a test: each replacement must find its exact line, so a change
+/// to the shipped file that a test no longer covers fails there; and nothing left may point outside
+/// the test's directory (`/etc/`, `/var/`), so a test never reads or writes the machine's own files.
+struct ShippedFileLines {
+    let name: String
+    private(set) var lines: [String]
+
+    init(_ relative: String) throws {
+        try self.init(name: relative, text: DeploymentFiles.text(relative))
+    }
+
+    init(name: String, text: String) {
+        self.name = name
+        lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    mutating func replace(_ line: String, with replacement: String) throws {
+        guard let index = lines.firstIndex(of: line) else {
+            throw TestBrokerError(.setupFailed, "\(name) has no line '\(line)'")
+        }
+        lines[index] = replacement
+    }
+
+    /// The lines, once none left outside a comment points at the machine's own files.
+    func rewritten() throws -> [String] {
+        for line in lines where !line.hasPrefix("#") && (line.contains("/etc/") || line.contains("/var/")) {
+            throw TestBrokerError(.setupFailed, "\(name) line not rewritten by the test: \(line)")
+        }
+        return lines
+    }
+}
+
 /// The accounts of a site (etc/mosquitto/acl) with test passwords, and `test-observer`, the tests'
 /// instrument, which may read every topic.
 enum SiteAccounts {
