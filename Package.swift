@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Targets follow ../shared/design/ARCHITECTURE.md: a pure core, C libraries wrapped once,
+// Targets follow docs/Architecture.md: a pure core, C libraries wrapped once,
 // executables that only parse and wire.
 let package = Package(
     name: "BeaconPresence",

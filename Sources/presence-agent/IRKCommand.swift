@@ -32,7 +32,7 @@ struct IRKImportCommand: ParsableCommand {
     @Argument(help: "The paired device's address, or the path of its BlueZ info file.")
     var device: String
 
-    @Option(name: .long, help: "The alias its topics use, e.g. alice-phone (required: MQTT.md).")
+    @Option(name: .long, help: "The alias its topics use, e.g. alice-phone (required: docs/MQTT.md).")
     var id: String
 
     @Option(name: .long, help: "A display name (default: the name BlueZ stored).")

@@ -26,7 +26,7 @@ struct ScanCommand: ParsableCommand {
     @Option(name: .long, help: "Where advertisements come from: hci0, hci:N, uart:PATH[@BAUD], btsnoop:FILE, simulate[:FILE].")
     var source: String
 
-    @Flag(name: .long, help: "One JSON object per line (MQTT.md field names).")
+    @Flag(name: .long, help: "One JSON object per line (docs/MQTT.md's field names).")
     var json = false
 
     @Option(name: .long, help: "Replay pace for captures and the simulator: 1 real time, 0 as fast as possible. Default: 0 for captures, 1 for the simulator.")

@@ -20,7 +20,7 @@ struct LabelCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The truth file to write (TRACE.md: time,beacon,room).")
+    @Option(help: "The truth file to write (docs/Files.md: time,beacon,room).")
     var output: String
 
     @Option(help: "The beacon being carried, as the aggregator names it (canonical id).")

@@ -21,7 +21,7 @@ struct LearnCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "Directory of labelled recordings: NAME.trace.csv and NAME.truth.csv (TRACE.md).")
+    @Option(help: "Directory of labelled recordings: NAME.trace.csv and NAME.truth.csv (docs/Files.md).")
     var traces: String
 
     @Option(help: "The model file to write (JSON).")

@@ -23,7 +23,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var options: AggregatorOptions
 
-    @Option(help: "Write every measurement received to this file as a recorded trace (TRACE.md), on the clock `label` uses.")
+    @Option(help: "Write every measurement received to this file as a recorded trace (docs/Files.md), on the clock `label` uses.")
     var record: String?
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
