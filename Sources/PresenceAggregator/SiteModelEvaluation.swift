@@ -119,16 +119,38 @@ public enum SiteModelEvaluation {
             return total
         }
 
-        /// `learn`'s verdict when these are a model's figures and `physics` the physics decision's on
-        /// the same recordings: the model decides when it is more accurate, with at most two more
-        /// flaps per recording. Accuracy first, since it already pays for late and wrong rooms; the
-        /// allowance is the flap budget issue 14 sets a learned model (10 over five recordings), so
-        /// a model that buys accuracy with flapping beyond it is kept out. Where the truth gives
-        /// floors, the model must also put the beacon on the right floor at least as often as
-        /// physics: a model that names more rooms right but more floors wrong would break the
-        /// upstairs/downstairs automations floors are for.
+        /// Seconds of truth, summed over the recordings.
+        public var seconds: Double { recordings.map { $0.tally.seconds.values.reduce(0, +) }.reduce(0, +) }
+
+        /// What these decisions cost, in seconds: each recording's seconds decided wrong (its share of
+        /// truth rows wrong times its length) plus `flapSeconds` for every flap. A flap is a room
+        /// shown that was never entered — a light switched on, an automation fired — which a
+        /// household notices as much as a room shown late for `flapSeconds`.
+        public func cost(flapSeconds: Double = SiteModelEvaluation.flapSeconds) -> Double {
+            recordings.map { (1 - $0.score.accuracy) * $0.tally.seconds.values.reduce(0, +) }.reduce(0, +)
+                + flapSeconds * Double(flaps)
+        }
+
+        /// Per room, which decision serves it when these are the model's figures and `physics` the
+        /// physics decision's on the same recordings: physics where it was right more of the room's
+        /// time, the model elsewhere (where only it can name the room, or where it wins or ties).
+        public func roomDecisions(against physics: Summary) -> [String: SiteModel.Decision] {
+            let model = tally, alone = physics.tally
+            var decisions: [String: SiteModel.Decision] = [:]
+            for room in model.rows.keys {
+                decisions[room] = (alone.accuracy(room: room) ?? 0) > (model.accuracy(room: room) ?? 0) ? .physics : .model
+            }
+            return decisions
+        }
+
+        /// `learn`'s verdict when these are the figures of the model deciding with physics (each in
+        /// the rooms it serves) and `physics` the physics decision's alone on the same recordings:
+        /// the model decides when it costs less (`cost`: seconds wrong plus `flapSeconds` a flap).
+        /// Where the truth gives floors, the model must also put the beacon on the right floor at
+        /// least as often as physics: a model that names more rooms right but more floors wrong
+        /// would break the upstairs/downstairs automations floors are for.
         public func verdict(against physics: Summary) -> SiteModel.Decision {
-            guard meanAccuracy > physics.meanAccuracy, flaps <= physics.flaps + 2 * recordings.count else { return .physics }
+            guard cost() < physics.cost() else { return .physics }
             if let floors = tally.floorAccuracy, let physicsFloors = physics.tally.floorAccuracy, floors < physicsFloors {
                 return .physics
             }
@@ -143,19 +165,26 @@ public enum SiteModelEvaluation {
         }
     }
 
+    /// What a flap costs against a second decided wrong, in `Summary.cost`: a flap counts as this
+    /// many seconds of a wrong room.
+    public static let flapSeconds = 10.0
+
     /// Why a directory of recordings cannot be learned from.
     public struct LoadError: Error, Sendable, CustomStringConvertible {
         public var description: String
     }
 
     /// Every `NAME.trace.csv` of `directory` with its `NAME.truth.csv`, sorted by name. A trace
-    /// without its truth file, or a malformed file, is an error naming the file (and the line).
-    public static func loadRecordings(directory: String, names: [String]) throws -> [Recording] {
+    /// without its truth file, or a malformed file, is an error naming the file (and the line); so is
+    /// a room two truth files put on two floors. A truth room that no node serves is a room without a
+    /// receiver, learned like any other; one that looks like a misspelt node room is passed to `warn`
+    /// (`TraceFile.checkedTruth`).
+    public static func loadRecordings(directory: String, names: [String],
+                                      warn: (String) -> Void = { _ in }) throws -> [Recording] {
         let traces = names.filter { $0.hasSuffix(".trace.csv") }.sorted()
         guard !traces.isEmpty else { throw LoadError(description: "\(directory): no *.trace.csv files") }
         var recordings: [Recording] = []
-        // Room → its floor and the truth file that first gave it: every file must agree.
-        var floors: [String: (floor: String, file: String)] = [:]
+        var floors = TraceFile.SiteFloors()
         for file in traces {
             let name = String(file.dropLast(".trace.csv".count))
             let truthFile = name + ".truth.csv"
@@ -163,22 +192,17 @@ public enum SiteModelEvaluation {
             guard names.contains(truthFile) else {
                 throw LoadError(description: "\(tracePath): no ground truth beside it (expected \(truthPath), TRACE.md `time,beacon,room`)")
             }
-            let samples: [TraceSample], truth: [TruthSample]
+            let samples: [TraceSample], checked: TraceFile.CheckedTruth
             do { samples = try TraceFile.samples(path: tracePath) } catch let error as TraceError {
                 throw LoadError(description: "\(tracePath): \(error)")
             }
-            do { truth = try TraceFile.truth(path: truthPath, rooms: TraceFile.rooms(of: samples)) } catch let error as TraceError {
+            do { checked = try TraceFile.checkedTruth(path: truthPath, nodeRooms: TraceFile.rooms(of: samples)) } catch let error as TraceError {
                 throw LoadError(description: "\(truthPath): \(error)")
             }
+            let truth = checked.rows
             guard !truth.isEmpty else { throw LoadError(description: "\(truthPath): no truth rows") }
-            for row in truth {
-                guard let floor = row.floor else { continue }
-                if let known = floors[row.room], known.floor != floor {
-                    throw LoadError(description: "\(truthPath): room '\(row.room)' is on floor '\(floor)' (at \(row.time.seconds) s) "
-                        + "but on '\(known.floor)' in \(known.file)")
-                }
-                if floors[row.room] == nil { floors[row.room] = (floor, truthPath) }
-            }
+            for warning in checked.warnings { warn("\(truthPath): \(warning)") }
+            do { try floors.add(checked, path: truthPath) } catch { throw LoadError(description: error.description) }
             if let first = samples.first?.time, let last = samples.last?.time,
                 truth.last!.time < first || truth.first!.time > last
             {
@@ -234,11 +258,15 @@ public enum SiteModelEvaluation {
         public var leaveOneOut: Summary?
         /// Each recording under the physics decision alone.
         public var physics: Summary?
+        /// Each recording under the model learned from the others deciding with physics, each in the
+        /// rooms it serves (the model's `roomDecisions`): what the verdict judged.
+        public var combined: Summary?
 
-        public init(model: SiteModel, leaveOneOut: Summary? = nil, physics: Summary? = nil) {
+        public init(model: SiteModel, leaveOneOut: Summary? = nil, physics: Summary? = nil, combined: Summary? = nil) {
             self.model = model
             self.leaveOneOut = leaveOneOut
             self.physics = physics
+            self.combined = combined
         }
 
         /// How much less accurate than physics a recording may be, decided by the model learned
@@ -268,10 +296,7 @@ public enum SiteModelEvaluation {
                         physics: recordings.count >= 2)
         guard var model = site.learn(Array(recordings.indices)) else { return nil }
         guard recordings.count >= 2 else { return Judgement(model: model) }
-        let leaveOneOut = Summary(recordings: site.heldOut(Array(recordings.indices), judge: false))
-        let physics = site.physicsSummary(Array(recordings.indices))
-        model.decision = leaveOneOut.verdict(against: physics)
-        return Judgement(model: model, leaveOneOut: leaveOneOut, physics: physics)
+        return site.judged(model, among: Array(recordings.indices))
     }
 
     /// A site's recordings with what every leave-one-out over them needs, worked out once: each
@@ -313,17 +338,39 @@ public enum SiteModelEvaluation {
         }
 
         /// Each member scored under a model learned from the other members; with `judge`, that model
-        /// decides as its verdict among those others says.
+        /// decides as `learn` would have judged it among those others.
         func heldOut(_ members: [Int], judge: Bool) -> [RecordingScore] {
             members.map { index in
                 let others = members.filter { $0 != index }
                 var model = learn(others)
-                if judge, others.count >= 2, model != nil {
-                    model?.decision = Summary(recordings: heldOut(others, judge: false)).verdict(against: physicsSummary(others))
-                }
-                let assessed = assess(recordings[index], model: model, tracking: tracking, decision: decision, floors: floors)
-                return RecordingScore(name: recordings[index].name, score: assessed.score, tally: assessed.tally)
+                if judge, others.count >= 2, let learned = model { model = judged(learned, among: others).model }
+                return score(index, model: model)
             }
+        }
+
+        func score(_ index: Int, model: SiteModel?) -> RecordingScore {
+            let assessed = assess(recordings[index], model: model, tracking: tracking, decision: decision, floors: floors)
+            return RecordingScore(name: recordings[index].name, score: assessed.score, tally: assessed.tally)
+        }
+
+        /// `model` (learned from `members`) judged as `learn` judges it: each member decided by a
+        /// model learned from the other members, room by room against physics (which decision
+        /// serves each room, `Summary.roomDecisions`), then again with each room so served, and the
+        /// verdict on that against physics alone.
+        func judged(_ model: SiteModel, among members: [Int]) -> Judgement {
+            let models = members.map { index in learn(members.filter { $0 != index }) }
+            let alone = Summary(recordings: zip(members, models).map { score($0, model: $1) })
+            let physics = physicsSummary(members)
+            let served = alone.roomDecisions(against: physics)
+            func serving(_ model: SiteModel) -> SiteModel {
+                var model = model
+                model.roomDecisions = model.rooms.map { served[$0] ?? .model }
+                return model
+            }
+            let combined = Summary(recordings: zip(members, models).map { score($0, model: $1.map(serving)) })
+            var judged = serving(model)
+            judged.decision = combined.verdict(against: physics)
+            return Judgement(model: judged, leaveOneOut: alone, physics: physics, combined: combined)
         }
     }
 

@@ -14,9 +14,11 @@ struct LearnCommand: ParsableCommand {
         discussion: """
             Prints the rooms, nodes and samples per room it learned, and each recording's score under \
             a model learned from the others (leave-one-recording-out) beside the physics decision's: \
-            accuracy, flaps and median switch latency as presence-bench evaluate defines them. A model \
-            that does not beat physics there is written with "decision": "physics", and --model then \
-            decides with physics. The model's hyper-parameters are \
+            accuracy, flaps and median switch latency as presence-bench evaluate defines them. Each room \
+            is served by the decision right more of its time there (physics, or the model: always where \
+            no receiver stands); the file says which. When the two together cost no less than physics \
+            alone (seconds decided wrong plus 10 s a flap) it is written with "decision": "physics", \
+            and --model then decides with physics. The model's hyper-parameters are \
             one fixed set for every site; the options below that change them are for experiments.
             """
     )
@@ -54,7 +56,9 @@ struct LearnCommand: ParsableCommand {
         let recordings: [SiteModelEvaluation.Recording]
         do {
             let names = try FileManager.default.contentsOfDirectory(atPath: traces)
-            recordings = try SiteModelEvaluation.loadRecordings(directory: traces, names: names)
+            recordings = try SiteModelEvaluation.loadRecordings(directory: traces, names: names) {
+                StandardOutput.error("learn: warning: \($0)\n")
+            }
         } catch let error as SiteModelEvaluation.LoadError {
             StandardOutput.error("learn: \(error)\n")
             throw ExitCode(2)
@@ -90,13 +94,17 @@ struct LearnCommand: ParsableCommand {
         if let leaveOneOut = judgement.leaveOneOut, let physics = judgement.physics {
             out.write("leave-one-recording-out (each recording decided by a model learned from the others),")
             out.write("beside the physics decision (no model) on the same recording:")
-            out.write("  recording: model accuracy / flaps / median switch latency | physics")
-            for (model, alone) in zip(leaveOneOut.recordings, physics.recordings) {
-                out.write("  \(model.name): \(Self.figures(model.score)) | \(Self.figures(alone.score))")
+            out.write("  recording: model accuracy / flaps / median switch latency | physics | both, each in the rooms it serves")
+            for (index, (model, alone)) in zip(leaveOneOut.recordings, physics.recordings).enumerated() {
+                let both = judgement.combined.map { " | " + Self.figures($0.recordings[index].score) } ?? ""
+                out.write("  \(model.name): \(Self.figures(model.score)) | \(Self.figures(alone.score))\(both)")
             }
-            for (name, summary) in [("model:  ", leaveOneOut), ("physics:", physics)] {
+            var summaries = [("model:  ", leaveOneOut), ("physics:", physics)]
+            if let combined = judgement.combined { summaries.append(("both:   ", combined)) }
+            for (name, summary) in summaries {
                 out.write("  \(name) mean accuracy \(Self.format(summary.meanAccuracy)), flaps \(summary.flaps), median switch latency "
-                    + (summary.medianSwitchLatency.map { Self.format($0) + " s" } ?? "-"))
+                    + (summary.medianSwitchLatency.map { Self.format($0) + " s" } ?? "-")
+                    + ", cost \(ReplayCSV.fixed(summary.cost(), decimals: 0)) s")
             }
             Self.writeRoomsAndFloors(judgement, recordings: recordings, into: &out)
             for unlike in judgement.unlikeTheOthers {
@@ -104,14 +112,19 @@ struct LearnCommand: ParsableCommand {
                     + "physics (\(Self.format(unlike.model)) against \(Self.format(unlike.physics))): the others did not teach "
                     + "what it holds (another carrier, route or beacon?); record more like it")
             }
+            let rule = "(cost: seconds decided wrong + \(Int(SiteModelEvaluation.flapSeconds)) s a flap"
+                + (leaveOneOut.tally.floorAccuracy != nil ? "; and floors right at least as often" : "") + ")"
+            let physicsRooms = model.rooms.indices.filter { model.roomDecisions[$0] == .physics }.map { model.rooms[$0] }
             if model.decision == .model {
-                out.write("verdict: the model decides better than physics on these recordings; it decides with --model or decision.model")
+                out.write("verdict: the model with physics, each in the rooms it serves, costs less than physics alone \(rule); "
+                    + (physicsRooms.isEmpty ? "the model serves every room" : "physics serves \(physicsRooms.joined(separator: ", "))")
+                    + "; it decides with --model or decision.model")
             } else {
-                out.write("verdict: the model does not beat the physics decision on these recordings; the file says so "
-                    + "(\"decision\": \"physics\") and --model decides with physics (record longer walks, both directions "
-                    + "through every doorway, and learn again)")
+                out.write("verdict: the model with physics costs no less than physics alone on these recordings \(rule); "
+                    + "the file says so (\"decision\": \"physics\") and --model decides with physics (record longer walks, both "
+                    + "directions through every doorway, and learn again)")
             }
-        } else if !noScore {
+                } else if !noScore {
             out.write("verdict: one recording cannot be judged leave-one-out; the model decides (record a second walk to check it)")
         }
         out.flush()
@@ -125,20 +138,21 @@ struct LearnCommand: ParsableCommand {
         guard let leaveOneOut = judgement.leaveOneOut, let physics = judgement.physics else { return }
         let model = leaveOneOut.tally, alone = physics.tally
         let floors = judgement.model.floors
-        out.write("per room (true rows decided right, leave-one-out): model | physics, better; time walked, recordings:")
+        out.write("per room (true rows decided right, leave-one-out): model | physics, which serves it; time walked, recordings:")
         var needsWalking: [String] = []
         for room in model.rows.keys.sorted() {
             let inRecordings = recordings.filter { $0.truth.contains { $0.room == room } }.count
             let seconds = model.seconds[room] ?? 0
             let modelAccuracy = model.accuracy(room: room) ?? 0, physicsAccuracy = alone.accuracy(room: room) ?? 0
             let floor = judgement.model.roomIndex(room).flatMap { floors[$0] }.map { " (floor \($0))" } ?? ""
+            let served = judgement.model.roomIndex(room).map { judgement.model.roomDecisions[$0] }
             out.write("  \(room)\(floor): \(format(modelAccuracy)) | \(format(physicsAccuracy)), "
-                + (modelAccuracy > physicsAccuracy ? "model" : modelAccuracy < physicsAccuracy ? "physics" : "even")
+                + (served == .physics ? "physics" : physicsAccuracy == 0 && modelAccuracy > 0 ? "model (physics never names it)" : "model")
                 + "; \(ReplayCSV.fixed(seconds, decimals: 0)) s, \(inRecordings) recording(s)")
             var reasons: [String] = []
             if inRecordings < 2 { reasons.append("in \(inRecordings) recording only: leave-one-out cannot learn it from the others") }
             if seconds < minimumSecondsPerRoom { reasons.append("\(ReplayCSV.fixed(seconds, decimals: 0)) s walked, less than \(Int(minimumSecondsPerRoom)) s") }
-            if modelAccuracy < roomAccuracyWanted {
+            if served != .physics, modelAccuracy < roomAccuracyWanted {
                 reasons.append("the model learned from the other recordings has it right \(format(modelAccuracy)) of its time")
             }
             if !reasons.isEmpty { needsWalking.append("\(room) (" + reasons.joined(separator: "; ") + ")") }

@@ -236,23 +236,48 @@ struct RealTraceEvaluationTests {
     }
 }
 
-/// The verdict: more accurate, within the flap allowance, and — where the truth gives floors — on
-/// the right floor at least as often as physics.
+/// The verdict: the model with physics costs less than physics alone (seconds decided wrong plus
+/// 10 s a flap) and — where the truth gives floors — is on the right floor at least as often; and
+/// which decision serves each room.
 @Suite struct SiteModelVerdictTests {
-    private func summary(accuracy: Double, flaps: Int, floorRight: Int) -> SiteModelEvaluation.Summary {
+    /// One 1000-second walk (its room `hall` held all of it).
+    private func summary(accuracy: Double, flaps: Int, floorRight: Int = 100, rooms: [String: (rows: Int, right: Int)] = [:])
+        -> SiteModelEvaluation.Summary
+    {
         var tally = SiteModelEvaluation.RoomTally()
         tally.floorRows = ["ground": 100]
         tally.floorCorrect = ["ground": floorRight]
-        let score = RoomDecisionScore(truthRows: 100, correctRows: Int(accuracy * 100), decidedChanges: flaps, trueChanges: 0,
+        tally.seconds = ["hall": 1000]
+        tally.rows = rooms.mapValues(\.rows)
+        tally.correct = rooms.mapValues(\.right)
+        let score = RoomDecisionScore(truthRows: 100, correctRows: Int((accuracy * 100).rounded()), decidedChanges: flaps, trueChanges: 0,
                                       switchLatencies: [])
         return SiteModelEvaluation.Summary(recordings: [.init(name: "walk", score: score, tally: tally)])
     }
 
-    @Test func theModelMustBeMoreAccurateWithinTheFlapAllowanceAndNotWorseOnFloors() {
+    @Test func theModelDecidesWhenItCostsLessAndIsNotWorseOnFloors() {
         let physics = summary(accuracy: 0.6, flaps: 1, floorRight: 95)
-        #expect(summary(accuracy: 0.9, flaps: 3, floorRight: 97).verdict(against: physics) == .model)
-        #expect(summary(accuracy: 0.9, flaps: 4, floorRight: 97).verdict(against: physics) == .physics)
-        #expect(summary(accuracy: 0.55, flaps: 1, floorRight: 99).verdict(against: physics) == .physics)
+        #expect(abs(physics.cost() - (400 + 10)) < 1e-6)
+        // 100 s wrong + 30 flaps (400 s) against 400 s wrong + 1 flap: the model.
+        #expect(summary(accuracy: 0.9, flaps: 30, floorRight: 97).verdict(against: physics) == .model)
+        #expect(summary(accuracy: 0.9, flaps: 32, floorRight: 97).verdict(against: physics) == .physics)
+        #expect(summary(accuracy: 0.55, flaps: 0, floorRight: 99).verdict(against: physics) == .physics)
         #expect(summary(accuracy: 0.9, flaps: 1, floorRight: 90).verdict(against: physics) == .physics)
+        // Issue 36's home, 2.5 hours: the model 0.911 with 153 flaps against physics 0.590 with 9
+        // is never discarded.
+        func home(_ accuracy: Double, _ flaps: Int) -> SiteModelEvaluation.Summary {
+            var tally = SiteModelEvaluation.RoomTally()
+            tally.seconds = ["hall": 9000]
+            let score = RoomDecisionScore(truthRows: 1000, correctRows: Int(accuracy * 1000), decidedChanges: flaps, trueChanges: 0,
+                                          switchLatencies: [])
+            return SiteModelEvaluation.Summary(recordings: [.init(name: "home", score: score, tally: tally)])
+        }
+        #expect(home(0.911, 153).verdict(against: home(0.590, 9)) == .model)
+    }
+
+    @Test func eachRoomIsServedByTheDecisionRightMoreOfItsTime() {
+        let model = summary(accuracy: 0.8, flaps: 0, rooms: ["hall": (100, 55), "bathroom": (100, 72), "bedroom": (100, 90)])
+        let physics = summary(accuracy: 0.8, flaps: 0, rooms: ["hall": (100, 94), "bathroom": (100, 0), "bedroom": (100, 90)])
+        #expect(model.roomDecisions(against: physics) == ["hall": .physics, "bathroom": .model, "bedroom": .model])
     }
 }

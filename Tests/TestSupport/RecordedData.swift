@@ -31,6 +31,31 @@ public enum RecordedData {
         try String(contentsOfFile: try path(relative), encoding: .utf8)
     }
 
+    /// The nodes the stand-in for a home with rooms that have no receiver leaves out of the flat:
+    /// the bathroom's (`anchor5`) and the kitchen's (`anchor6`), so two of its five rooms have none
+    /// (issue 36; `presence-bench evaluate` scores it as the site `flat-no-bath-kitchen`).
+    public static let standInDroppedNodes: Set<String> = ["anchor5", "anchor6"]
+
+    /// Writes the stand-in into `directory`: the flat's real recordings (`traces-flat`, or only
+    /// `names` of them), each trace without the rows of `standInDroppedNodes`, each truth as it is.
+    public static func writeFlatWithoutBathAndKitchenReceivers(to directory: String, names: [String]? = nil) throws {
+        let flat = try path("traces-flat")
+        let stems = try names ?? FileManager.default.contentsOfDirectory(atPath: flat)
+            .filter { $0.hasSuffix(".truth.csv") }.map { String($0.dropLast(".truth.csv".count)) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        for stem in stems {
+            try FileManager.default.copyItem(atPath: flat + "/" + stem + ".truth.csv", toPath: directory + "/" + stem + ".truth.csv")
+            // The shared files end their lines with CR LF: one Character, so split at any newline.
+            let lines = try String(contentsOfFile: flat + "/" + stem + ".trace.csv", encoding: .utf8).split(whereSeparator: \.isNewline)
+            let node = lines[0].split(separator: ",").firstIndex(of: "node") ?? 1
+            let kept = [lines[0]] + lines.dropFirst().filter { line in
+                let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+                return !(node < fields.count && standInDroppedNodes.contains(String(fields[node])))
+            }
+            try (kept.joined(separator: "\n") + "\n").write(toFile: directory + "/" + stem + ".trace.csv", atomically: true, encoding: .utf8)
+        }
+    }
+
     public struct Missing: Error, CustomStringConvertible {
         public let path: String
         public var description: String { "recorded data missing: \(path) (the package's data/ folder; see data/README.md)" }

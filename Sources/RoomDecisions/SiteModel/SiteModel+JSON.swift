@@ -9,7 +9,7 @@ import BeaconCore
 ///   "decision": "model",
 ///   "parameters": {"sampleInterval": 0.1, "evidenceRate": 4, …},
 ///   "rooms": [
-///     {"name": "inside", "samples": 812, "nodes": {
+///     {"name": "inside", "decidedBy": "model", "samples": 812, "nodes": {
 ///       "i-dl": {"heard": 0.998, "mean": -66.2, "sigma": 4.1},
 ///       …}},
 ///     …],
@@ -18,7 +18,8 @@ import BeaconCore
 ///     "means": […], "scales": […], "rooms": {"inside": {"bias": 0.12, "weights": […]}, …}}
 /// }
 /// ```
-/// Every room lists the same nodes. Version 1 files (no `decision`, `nodeRooms`, `classifier`)
+/// `decidedBy` (optional, default `model`) says which decision serves the room where the file's
+/// `decision` is `model` (`SiteModelDecider`). Every room lists the same nodes. Version 1 files (no `decision`, `nodeRooms`, `classifier`)
 /// are still read, and decide by their looks. Unknown keys are errors (a typo must not leave a default in
 /// force); `parameters` may leave keys out (the default applies).
 extension SiteModel {
@@ -35,7 +36,8 @@ extension SiteModel {
         text += "},\n  \"rooms\": [\n"
         for (roomIndex, room) in rooms.enumerated() {
             let floor = floors[roomIndex].map { "\"floor\": \(JSONText.quoted($0)), " } ?? ""
-            text += "    {\"name\": \(JSONText.quoted(room)), \(floor)\"samples\": \(samples[roomIndex]), \"nodes\": {\n"
+            let decidedBy = roomDecisions[roomIndex] == .model ? "" : "\"decidedBy\": \(JSONText.quoted(roomDecisions[roomIndex].rawValue)), "
+            text += "    {\"name\": \(JSONText.quoted(room)), \(floor)\(decidedBy)\"samples\": \(samples[roomIndex]), \"nodes\": {\n"
             for (nodeIndex, node) in nodes.enumerated() {
                 let look = looks[roomIndex][nodeIndex]
                 text += "      \(JSONText.quoted(node)): {\"heard\": \(JSONObjectWriter.number(Look.boundedHeard(look.heard), decimals: 4)), "
@@ -111,12 +113,12 @@ extension SiteModel {
         guard !roomValues.isEmpty else {
             throw ConfigError(.invalidValue, path: FieldPath.root.appending("rooms"), message: "a model needs at least one room")
         }
-        var named: [(name: String, samples: Int, looks: [String: Look], floor: String?)] = []
+        var named: [(name: String, samples: Int, looks: [String: Look], floor: String?, decidedBy: Decision)] = []
         var nodeNames: [String]?
         for (index, roomValue) in roomValues.enumerated() {
             let path = FieldPath.root.appending("rooms").appending(index: index)
             let room = try JSONFieldReader(roomValue, at: path)
-            try room.rejectUnknownKeys(["name", "floor", "samples", "nodes"])
+            try room.rejectUnknownKeys(["name", "floor", "decidedBy", "samples", "nodes"])
             let name = try room.requiredString("name")
             guard !name.isEmpty, name != RoomDecision.notHome, !named.contains(where: { $0.name == name }) else {
                 throw ConfigError(.invalidValue, path: path.appending("name"),
@@ -129,6 +131,14 @@ extension SiteModel {
                                       message: "\(ConfigError.quoted(text)) is not a floor name (\(TopicLevelID.rule))")
                 }
                 floor = text
+            }
+            var decidedBy = Decision.model
+            if let text = try room.optionalString("decidedBy") {
+                guard let chosen = Decision(rawValue: text) else {
+                    throw ConfigError(.invalidValue, path: path.appending("decidedBy"),
+                                      message: "\(ConfigError.quoted(text)) is not model or physics")
+                }
+                decidedBy = chosen
             }
             var samples = 0
             if let given = room.optional("samples") {
@@ -147,7 +157,7 @@ extension SiteModel {
             }
             guard !names.isEmpty else { throw ConfigError(.invalidValue, path: nodesPath, message: "no nodes") }
             nodeNames = names
-            named.append((name, samples, looks, floor))
+            named.append((name, samples, looks, floor, decidedBy))
         }
         named.sort { $0.name < $1.name }
         let nodes = nodeNames ?? []
@@ -175,7 +185,8 @@ extension SiteModel {
         return SiteModel(rooms: rooms, nodes: nodes,
                          looks: named.map { room in nodes.map { room.looks[$0]! } },
                          samples: named.map(\.samples), parameters: parameters,
-                         nodeRooms: nodeRooms, classifier: classifier, decision: decision, floors: named.map(\.floor))
+                         nodeRooms: nodeRooms, classifier: classifier, decision: decision, floors: named.map(\.floor),
+                         roomDecisions: named.map(\.decidedBy))
     }
 
     /// The classifier: its feature names must be those of the model's rooms and nodes, in order,
@@ -247,7 +258,8 @@ extension SiteModel {
          ("outlierRange", \.outlierRange, 1...1000), ("minimumSigma", \.minimumSigma, 0.1...100),
          ("priorSnapshots", \.priorSnapshots, 0...1_000_000), ("switchOdds", \.switchOdds, 1...1_000_000),
          ("staleAfter", \.staleAfter, 0.1...86_400), ("classifierInterval", \.classifierInterval, 0.01...60),
-         ("classifierPenalty", \.classifierPenalty, 0...1000), ("classifierIterations", \.classifierIterations, 0...100_000)]
+         ("classifierPenalty", \.classifierPenalty, 0...1000), ("classifierIterations", \.classifierIterations, 0...100_000),
+         ("handOverDwell", \.handOverDwell, 0...3600), ("handOverPosterior", \.handOverPosterior, 0...1)]
     }
 
     private static func parameters(from value: JSONValue, at path: FieldPath) throws(ConfigError) -> SiteModelParameters {

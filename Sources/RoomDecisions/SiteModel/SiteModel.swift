@@ -80,6 +80,10 @@ public struct SiteModel: Sendable, Hashable {
     public var classifier: SiteModelClassifier?
     /// The decision `learn` chose; `.model` when it could not judge (a single recording).
     public var decision: Decision
+    /// Per room (indexed as `rooms`), which decision serves it when `decision` is `.model`:
+    /// `learn` gives a room to physics where physics, judged leave-one-recording-out, was right
+    /// more of that room's time (`SiteModelDecider` says how the two make one decision).
+    public var roomDecisions: [Decision]
     /// Per room (indexed as `rooms`), its floor as the walks' truth gave it (`floor` column), nil
     /// when none did. The aggregator's configured floors win over these.
     public var floors: [String?]
@@ -87,7 +91,7 @@ public struct SiteModel: Sendable, Hashable {
     /// Creates a model; `looks` is indexed as `rooms` and `nodes`, `nodeRooms` as `nodes`.
     public init(rooms: [String], nodes: [String], looks: [[Look]], samples: [Int], parameters: SiteModelParameters,
                 nodeRooms: [String?]? = nil, classifier: SiteModelClassifier? = nil, decision: Decision = .model,
-                floors: [String?]? = nil) {
+                floors: [String?]? = nil, roomDecisions: [Decision]? = nil) {
         self.rooms = rooms
         self.nodes = nodes
         self.looks = looks
@@ -97,6 +101,7 @@ public struct SiteModel: Sendable, Hashable {
         self.classifier = classifier
         self.decision = decision
         self.floors = floors.flatMap { $0.count == rooms.count ? $0 : nil } ?? Array(repeating: nil, count: rooms.count)
+        self.roomDecisions = roomDecisions.flatMap { $0.count == rooms.count ? $0 : nil } ?? Array(repeating: .model, count: rooms.count)
     }
 
     /// Per node, the index of its room in `rooms`.

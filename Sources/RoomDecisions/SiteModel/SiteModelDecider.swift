@@ -6,7 +6,8 @@ import BeaconCore
 /// Per beacon a `SiteModelFilter` follows the measurements of the model's nodes. The decided room is:
 /// - `not_home` when the physics decision is `not_home` (the away timeout: no node hears the
 ///   beacon any more); the filter then starts afresh;
-/// - the filter's room once a node of the model has heard the beacon;
+/// - once a node of the model has heard the beacon, the filter's room where the model serves it, and
+///   the physics room where physics does (`combined(modelRoom:physicsRoom:held:model:)`);
 /// - the physics room for a beacon heard only by nodes the model does not know.
 /// Deciding starts when the physics decision starts (its settle time). Measurements of nodes the
 /// model does not know are left to the physics decision; each such node is reported once
@@ -25,6 +26,9 @@ public struct SiteModelDecider: Sendable {
         var modelHeard = false
         var room: String?
         var since = Instant(seconds: 0)
+        /// The filter's decided room and since when (for the dwell before physics hands a room over).
+        var modelRoom: Int?
+        var modelSince = Instant(seconds: 0)
         /// The latest measurement of every node (model or not), for the decision's details.
         var held: [String: Held] = [:]
     }
@@ -205,8 +209,14 @@ public struct SiteModelDecider: Sendable {
             state.modelHeard = false
             state.held.removeAll()
         } else if model.decision == .model, state.modelHeard, let index = state.filter.decidedRoom() {
-            room = model.rooms[index]
-            confidence = state.filter.posterior[index]
+            if state.modelRoom != index {
+                state.modelRoom = index
+                state.modelSince = time
+            }
+            let settled = time.since(state.modelSince) >= model.parameters.handOverDwell
+                && state.filter.posterior[index] >= model.parameters.handOverPosterior
+            room = combined(modelRoom: index, physicsRoom: physicsRoom, held: state.room, settled: settled, model: model)
+            if room == model.rooms[index] { confidence = state.filter.posterior[index] }
         } else {
             room = physicsRoom
         }
@@ -215,6 +225,27 @@ public struct SiteModelDecider: Sendable {
         state.since = time
         return decision(state, model: model, beacon: beacon, room: room, confidence: confidence ?? physics.confidence,
                         physics: physics, at: time)
+    }
+
+    /// One room from the two decisions, each in the rooms it serves (`SiteModel.roomDecisions`):
+    /// - the model's room when the model serves it (a room no receiver stands in, or one the model
+    ///   was found better at) — but while physics serves the room decided, only once the model has
+    ///   held its room `handOverDwell` seconds with a posterior of `handOverPosterior` (`settled`):
+    ///   physics is steady where it serves, and a model's brief guess must not break that;
+    /// - otherwise physics' room, when physics serves it or the model does not know it;
+    /// - when each names a room the other serves, the room already decided if it is one of the two
+    ///   (no switching back and forth while they disagree), else the model's.
+    /// With every room the model's (a file written before rooms were judged one by one) this is
+    /// the model's room, as it was.
+    static func combined(modelRoom index: Int, physicsRoom: String, held: String?, settled: Bool, model: SiteModel) -> String {
+        let modelRoom = model.rooms[index]
+        if model.roomDecisions[index] == .model {
+            let heldByPhysics = held.flatMap { model.roomIndex($0) }.map { model.roomDecisions[$0] == .physics } ?? (held != nil)
+            return held == modelRoom || !heldByPhysics || settled ? modelRoom : physicsRoom
+        }
+        guard let physicsIndex = model.roomIndex(physicsRoom), model.roomDecisions[physicsIndex] == .model else { return physicsRoom }
+        if let held, held == modelRoom || held == physicsRoom { return held }
+        return modelRoom
     }
 
     /// The decision with the physics decision's details when it agrees on the room; otherwise the

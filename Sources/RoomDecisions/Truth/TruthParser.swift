@@ -11,8 +11,12 @@ public struct TruthParser: Sendable {
     public static let requiredColumns = ["time", "beacon", "room"]
 
     private var columns: (time: Int, beacon: Int, room: Int, floor: Int?)?
-    /// Per room, its floor and the line that first gave it.
-    private var floors: [String: (floor: String, line: Int)] = [:]
+    /// Per room, its floor and the line that first gave it (a reader checks other files against it).
+    public private(set) var floors: [String: (floor: String, line: Int)] = [:]
+    /// Rooms a malformed room name is compared with, to say which was meant (the trace's rooms),
+    /// beside the rooms the file named before it.
+    public var knownRooms: Set<String> = []
+    private var namedRooms: Set<String> = []
     private var timeColumn: TraceTimeColumn
     /// Lines consumed so far (the next line is `linesRead + 1`).
     public private(set) var linesRead = 0
@@ -51,7 +55,8 @@ public struct TruthParser: Sendable {
         guard !beacon.isEmpty else { throw TraceError(line: number, problem: "beacon is empty") }
         guard !room.isEmpty else { throw TraceError(line: number, problem: "room is empty") }
         guard TopicLevelID.isValid(String(room)) else {
-            throw TraceError(line: number, problem: "room '\(room)' is not a room name (\(TopicLevelID.rule))")
+            let meant = RoomNameSuggestion.closest(to: String(room), among: knownRooms.union(namedRooms)).map { "; did you mean '\($0)'?" } ?? ""
+            throw TraceError(line: number, problem: "room '\(room)' is not a room name (\(TopicLevelID.rule))\(meant)")
         }
         var floor: String?
         if let column = columns.floor, column < fields.count {
@@ -71,6 +76,7 @@ public struct TruthParser: Sendable {
             }
         }
         timeColumn.accept(time)
+        if !namedRooms.contains(String(room)) { namedRooms.insert(String(room)) }
         return TruthSample(time: Instant(seconds: time), beacon: BeaconID(rawValue: String(beacon)), room: String(room), floor: floor)
     }
 }

@@ -1,0 +1,105 @@
+import Foundation
+import PresenceAggregator
+import RoomDecisions
+import TestSupport
+import Testing
+
+/// A walk whose truth names rooms that have no receiver (issue 36), run as a user runs it: the
+/// stand-in is the flat without the bathroom's and the kitchen's receivers (anchor5, anchor6),
+/// written from the real recordings (`RecordedData.writeFlatWithoutBathAndKitchenReceivers`).
+@Suite struct RoomsWithoutReceiverTests {
+    private func directory() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("no-receiver-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// Replaces line `number` (1-based) of a file whose lines may end in CR LF; `edit` gets its fields.
+    private func edit(_ path: String, line number: Int, _ change: (inout [String]) -> Void) throws {
+        var lines = try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: \.isNewline).map(String.init)
+        var fields = lines[number - 1].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        change(&fields)
+        lines[number - 1] = fields.joined(separator: ",")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    @Test func learnReplayAndCheckConfigTakeAWalkThroughRoomsWithoutAReceiver() throws {
+        let tool = try BuildProducts.executable(named: "presence-aggregator")
+        let work = try directory()
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let standIn = work + "/flat-no-bath-kitchen"
+        try RecordedData.writeFlatWithoutBathAndKitchenReceivers(to: standIn)
+        let learned = try ToolRunner.run(tool, ["learn", "--traces", standIn, "--output", work + "/model.json"], separateErrors: true)
+        #expect(learned.status == 0, "\(learned.errors)")
+        #expect(!learned.errors.contains("warning"), "\(learned.errors)")
+        #expect(learned.output.contains("nodes (4): anchor1, anchor2, anchor3, anchor4"), "\(learned.output)")
+        #expect(learned.output.contains("rooms (5)"), "\(learned.output)")
+        // Per room, which decision serves it (leave-one-out, model | physics): the model where no
+        // receiver stands, physics where it is right more of the room's time (issue 36's figures).
+        #expect(learned.output.contains("  bathroom: 0.720 | 0.000, model (physics never names it); 110 s, 2 recording(s)"),
+                "\(learned.output)")
+        #expect(learned.output.contains("  kitchen: 0.831 | 0.000, model (physics never names it); 138 s, 2 recording(s)"),
+                "\(learned.output)")
+        #expect(learned.output.contains("  hall: 0.550 | 0.944, physics; 393 s, 5 recording(s)"), "\(learned.output)")
+        #expect(learned.output.contains("verdict: "), "\(learned.output)")
+        #expect(learned.output.contains("(cost: seconds decided wrong + 10 s a flap)"), "\(learned.output)")
+        let model = try SiteModelFile.load(path: work + "/model.json")
+        #expect(model.rooms == ["bathroom", "bedroom", "hall", "kitchen", "living_room"])
+        #expect(model.roomDecisions == [.model, .physics, .physics, .model, .physics])
+
+        // replay --model names the rooms that have no receiver (a model that decides: learned
+        // unjudged, as with one walk; the judged file decides as its verdict says).
+        let unjudged = try ToolRunner.run(tool, ["learn", "--traces", standIn, "--output", work + "/unjudged.json", "--no-score"],
+                                          separateErrors: true)
+        #expect(unjudged.status == 0, "\(unjudged.errors)")
+        let replay = try ToolRunner.run(tool, ["replay", "--trace", standIn + "/flat-test_robot.trace.csv", "--model", work + "/unjudged.json"],
+                                        separateErrors: true)
+        #expect(replay.status == 0, "\(replay.errors)")
+        let rooms = Set(replay.output.split(separator: "\n").dropFirst().compactMap { row in
+            model.rooms.first { row.contains(",\($0),") }
+        })
+        #expect(rooms.contains("bathroom") && rooms.contains("kitchen"), "\(rooms)")
+        // run loads a model file as check-config does.
+        let check = try ToolRunner.run(tool, ["check-config", "--model", work + "/model.json"], separateErrors: true)
+        #expect(check.status == 0 && check.output.contains("5 rooms, 4 nodes"), "\(check.output)\(check.errors)")
+    }
+
+    @Test func aMisspeltRoomIsAWarningAndAMalformedOneAnErrorBothNamingWhatWasMeant() throws {
+        let tool = try BuildProducts.executable(named: "presence-aggregator")
+        let work = try directory()
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let standIn = work + "/walk"
+        try RecordedData.writeFlatWithoutBathAndKitchenReceivers(to: standIn, names: ["flat-calib2", "flat-calib3"])
+        // 'bedrom' is a good room name, one letter from the bedroom's receiver: learned, with a warning.
+        try edit(standIn + "/flat-calib3.truth.csv", line: 100) { $0[2] = "bedrom" }
+        let warned = try ToolRunner.run(tool, ["learn", "--traces", standIn, "--output", work + "/m.json"], separateErrors: true)
+        #expect(warned.status == 0, "\(warned.errors)")
+        #expect(warned.errors.contains("learn: warning: \(standIn)/flat-calib3.truth.csv: line 100: room 'bedrom' has no receiver "
+            + "in the trace; did you mean 'bedroom'?"), "\(warned.errors)")
+        // 'Bathroom' is no room name: an error naming file and line, and the room the walk named before.
+        try edit(standIn + "/flat-calib2.truth.csv", line: 250) { $0[2] = "Bathroom" }
+        let refused = try ToolRunner.run(tool, ["learn", "--traces", standIn, "--output", work + "/m2.json"], separateErrors: true)
+        #expect(refused.status == 2)
+        #expect(refused.errors.contains("\(standIn)/flat-calib2.truth.csv: line 250: room 'Bathroom' is not a room name"), "\(refused.errors)")
+        #expect(refused.errors.contains("did you mean 'bathroom'?"), "\(refused.errors)")
+        #expect(!FileManager.default.fileExists(atPath: work + "/m2.json"))
+    }
+
+    @Test func aRoomOnTwoFloorsIsAnErrorNamingBothFilesAndLines() throws {
+        let tool = try BuildProducts.executable(named: "presence-aggregator")
+        let work = try directory()
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let standIn = work + "/walk"
+        try RecordedData.writeFlatWithoutBathAndKitchenReceivers(to: standIn, names: ["flat-calib2", "flat-calib3"])
+        for (name, floor) in [("flat-calib2", "ground"), ("flat-calib3", "upstairs")] {
+            let path = standIn + "/" + name + ".truth.csv"
+            let lines = try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: \.isNewline)
+            let withFloors = [lines[0] + ",floor"] + lines.dropFirst().map { $0 + "," + floor }
+            try (withFloors.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        let result = try ToolRunner.run(tool, ["learn", "--traces", standIn, "--output", work + "/m.json"], separateErrors: true)
+        #expect(result.status == 2)
+        #expect(result.errors.contains("learn: \(standIn)/flat-calib3.truth.csv: line 2: room 'hall' is on floor 'upstairs' here "
+            + "but on 'ground' in \(standIn)/flat-calib2.truth.csv: line 89"), "\(result.errors)")
+    }
+}
