@@ -136,6 +136,13 @@ public final class MQTTConnection: Sendable {
         }
     }
 
+    /// Returns once at most `count` QoS ≥ 1 messages wait to be sent or acknowledged (at once if
+    /// so already), or when the connection stops. A publisher that holds messages back while
+    /// the broker is behind waits on it to send more.
+    public func pendingMessages(atMost count: Int) async {
+        try? await core.pending(atMost: max(0, count))
+    }
+
     /// When connected, waits (at most `flushTimeout`) until every QoS ≥ 1 message is
     /// acknowledged, then sends DISCONNECT behind anything still queued (so the broker discards
     /// the last will), and returns when the network thread has ended. When not connected it stops

@@ -63,7 +63,8 @@ extension MQTTConnectionCore {
         var droppedMessages = 0
         var receivedMessages = 0
         var observers: [UInt64: AsyncStream<MQTTConnectionEvent>.Continuation] = [:]
-        var drainWaiters: [PendingResult<Void>] = []
+        /// Who waits for the unacknowledged messages to fall to `atMost` (0: a flush).
+        var drainWaiters: [(atMost: Int, waiter: PendingResult<Void>)] = []
 
         mutating func makeID() -> UInt64 {
             nextID += 1
@@ -93,13 +94,14 @@ extension MQTTConnectionCore {
             return entry
         }
 
-        /// One publish acknowledged or abandoned; returns the drain waiters to resume when it was
-        /// the last.
+        /// One publish acknowledged or abandoned; returns the drain waiters to resume: those whose
+        /// bound the pending messages have now fallen to.
         mutating func releasePending() -> [PendingResult<Void>] {
             pendingMessages = max(0, pendingMessages - 1)
-            guard pendingMessages == 0 else { return [] }
-            defer { drainWaiters = [] }
-            return drainWaiters
+            guard !drainWaiters.isEmpty, drainWaiters.contains(where: { pendingMessages <= $0.atMost }) else { return [] }
+            let due = drainWaiters.filter { pendingMessages <= $0.atMost }.map(\.waiter)
+            drainWaiters.removeAll { pendingMessages <= $0.atMost }
+            return due
         }
     }
 

@@ -149,7 +149,7 @@ final class MQTTConnectionCore: MosquittoEventHandler {
             }
             return (
                 Array(state.observers.values), state.subscriptions.values.map(\.continuation), Array(state.acks.values),
-                state.drainWaiters, state.outbox
+                state.drainWaiters.map(\.waiter), state.outbox
             )
         }
         let stopped = MQTTError(.stopped, "the MQTT connection was stopped")
@@ -193,10 +193,16 @@ final class MQTTConnectionCore: MosquittoEventHandler {
 
     /// Resolves when no QoS ≥ 1 message waits for its acknowledgement.
     func drained() async throws {
+        try await pending(atMost: 0)
+    }
+
+    /// Resolves when at most `count` QoS ≥ 1 messages wait for their acknowledgement (at once if
+    /// so already), or when the connection stops.
+    func pending(atMost count: Int) async throws {
         let waiter: PendingResult<Void>? = state.withLock { state in
-            guard state.pendingMessages > 0 else { return nil }
+            guard state.pendingMessages > count else { return nil }
             let waiter = PendingResult<Void>()
-            state.drainWaiters.append(waiter)
+            state.drainWaiters.append((count, waiter))
             return waiter
         }
         try await waiter?.value()
@@ -240,9 +246,8 @@ final class MQTTConnectionCore: MosquittoEventHandler {
         }
         switch route {
         case .refused(let error):
-            if case .queueFull = error.code {
-                logger.warning("MQTT out-queue full, message dropped", metadata: ["topic": "\(topic)"])
-            }
+            // Not logged here: under overload every publish is refused, and a line each flooded
+            // the log (1.7 million in two minutes). The caller counts and summarises.
             throw error
         case .queued(let acknowledgement):
             return MQTTPublishReceipt(qos: qos, acknowledgement: acknowledgement)

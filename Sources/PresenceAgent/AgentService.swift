@@ -283,6 +283,15 @@ public final class AgentService: Service {
         var relievedAfterEnd = false
         /// The radio's state for telemetry (nil for a capture or the simulator).
         var radio: RadioStatus?
+        /// Publications the client's full out-queue refused: one line per 10 s with the count, not
+        /// one per publication (under overload every publication is refused).
+        var queueFullLog = RepeatedLogGate(interval: 10)
+        func logQueueFull(_ summary: RepeatedLogGate.Summary?) {
+            guard let summary else { return }
+            logger.warning("MQTT out-queue full: publications dropped", metadata: [
+                "dropped": "\(summary.count)", "seconds": "\(Int(summary.seconds.rounded()))",
+            ])
+        }
 
         func publishRetainedState() {
             send(AgentPublication(topic: topics.nodeStatus(node), text: "online", qos: .atLeastOnce, retain: true))
@@ -308,6 +317,9 @@ public final class AgentService: Service {
                 if publication.qos == .atLeastOnce { reportRefusal(of: handed, topic: publication.topic) }
             } catch {
                 counters.dropped.add(1, ordering: .relaxed)
+                // A QoS 0 measurement while disconnected is dropped by design (the loss of the
+                // connection is logged once); a full out-queue is news.
+                if case .queueFull = error.code { logQueueFull(queueFullLog.summary(at: clock.now())) }
             }
         }
         func tick(to time: Instant) {
@@ -354,6 +366,7 @@ public final class AgentService: Service {
                 for publication in core.currentMeasurements(at: now) { send(publication) }
             case .clock:
                 recorder?.flush()
+                logQueueFull(queueFullLog.flush(at: clock.now()))
                 if let failure = recorder?.failure, !recordFailureLogged {
                     logger.error("cannot record", metadata: ["reason": "\(failure)"])
                     recordFailureLogged = true

@@ -186,6 +186,8 @@ struct FleetCommand: ParsableCommand {
             "aggregatorCPUPercent": figure(100 * result.aggregatorCPUSeconds / max(result.seconds, 1e-9), 1),
             "aggregatorCPUMicrosecondsPerMessage": figure(1e6 * result.aggregatorCPUSeconds / Double(max(result.messagesPublished, 1)), 1),
             "brokerCPUPercent": figure(100 * result.brokerCPUSeconds / max(result.seconds, 1e-9), 1),
+            "aggregatorLogLinesPerMinute": figure(result.aggregatorLogLinesPerMinute, 1),
+            "aggregatorLogLinesMaxPerSecondPerKind": result.aggregatorLogLinesMaxPerSecondPerKind,
         ]
         if result.aggregatorExitStatus != 0 {
             out["aggregatorExitStatus"] = Int(result.aggregatorExitStatus)

@@ -8,8 +8,10 @@ import MQTTClient
 /// `presence-aggregator run` process, and this process playing every node of a `FleetLayout`.
 ///
 /// 1. Every node's `status` (`online`) and `info` are published retained, as agents do.
-/// 2. Warm-up: every (beacon, node) pair publishes once, then the run waits until the aggregator
-///    has placed every beacon in its room (not measured).
+/// 2. Warm-up: every (beacon, node) pair publishes once, beacon after beacon, paced by the
+///    aggregator itself: at most `warmUpWindow` beacons are sent and not yet placed (so a site of
+///    100,000 beacons does not bury the aggregator under 300,000 messages at once); then the run
+///    waits until the aggregator has placed every beacon in its room (not measured).
 /// 3. Steady phase, `duration` seconds: pair after pair publishes its measurement, evenly spaced
 ///    (message `i` is due at `i / messagesPerSecond`, never in bursts), each pair every
 ///    `60 / rate` seconds; the moving beacons move every `moveEvery` seconds, their moves spread
@@ -39,8 +41,10 @@ enum FleetLoadTest {
         var deadline: Double = 5
         var aggregator: String
         var mosquitto: String = "/usr/sbin/mosquitto"
-        /// Messages per second while warming up.
+        /// Messages per second while warming up, at most.
         var warmUpRate: Double = 3_000
+        /// Beacons sent and not yet placed while warming up, at most.
+        var warmUpWindow = 2_000
         var dwell: Double = RoomDecisionParameters.default.dwell
 
         var messagesPerSecond: Double { Double(layout.pairs) * rate / 60 }
@@ -66,6 +70,11 @@ enum FleetLoadTest {
         var aggregatorCPUSeconds = 0.0
         var brokerCPUSeconds = 0.0
         var aggregatorExitStatus: Int32 = 0
+        /// Lines the aggregator logged (warnings and errors) during the steady phase, and the most
+        /// lines of one kind (the same message) in any one second of the whole run.
+        var aggregatorLogLines = 0
+        var aggregatorLogLinesMaxPerSecondPerKind = 0
+        var aggregatorLogLinesPerMinute: Double { seconds > 0 ? Double(aggregatorLogLines) * 60 / seconds : 0 }
         /// The aggregator's log, when it wrote anything (warnings and errors only).
         var aggregatorLogTail = ""
 
@@ -89,6 +98,30 @@ enum FleetLoadTest {
         var due: [UInt64]
         var lagsNs: [Int64] = []
         var brokerDropped: Int?
+    }
+
+    /// The sum of `failed=<count>` over the aggregator's `aggregator publications failed` lines.
+    static func failedPublications(inLog log: String) -> Int {
+        var total = 0
+        for line in log.split(separator: "\n") where line.contains("aggregator publications failed") {
+            guard let range = line.range(of: "failed=") else { continue }
+            total += Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0
+        }
+        return total
+    }
+
+    /// The log's lines, and the most lines with the same message in one second (swift-log's
+    /// `<timestamp to the second> <level> <label>: <metadata> [<source>] <message>`).
+    static func logLines(_ log: String) -> (lines: Int, maxPerSecondPerKind: Int) {
+        var counts: [String: Int] = [:]
+        var lines = 0
+        for line in log.split(separator: "\n") {
+            lines += 1
+            guard let time = line.split(separator: " ", maxSplits: 1).first,
+                  let source = line.range(of: "] ", options: .backwards) else { continue }
+            counts["\(time) \(line[source.upperBound...])", default: 0] += 1
+        }
+        return (lines, counts.values.max() ?? 0)
     }
 
     static func run(_ options: Options, progress: (String) -> Void) throws -> Result {
@@ -164,8 +197,11 @@ enum FleetLoadTest {
                     }
                 }
             }
-            let publisher = try MQTTConnection(
-                options: MQTTConnectionOptions(host: "127.0.0.1", port: port, clientID: "fleet-nodes"), logger: logger)
+            // Room for every node's retained status and info (two each) and more: at the default
+            // 1,000 the tool could not play 900 nodes (`queueFull`).
+            var publisherOptions = MQTTConnectionOptions(host: "127.0.0.1", port: port, clientID: "fleet-nodes")
+            publisherOptions.maxPendingMessages = 65_000
+            let publisher = try MQTTConnection(options: publisherOptions, logger: logger)
             try await publisher.connect(timeout: .seconds(10))
             return (subscriber, publisher, listener)
         }
@@ -190,10 +226,11 @@ enum FleetLoadTest {
                 result.aggregatorPeakResidentBytes = max(result.aggregatorPeakResidentBytes, bytes)
             }
         }
-        /// The aggregator logs every publication its client refuses (out-queue full, no connection).
+        /// The aggregator logs the publications its client refuses (out-queue full, no connection)
+        /// in summary lines, `failed=<count>` each.
         func failedPublications() -> Int {
             guard let log = try? String(contentsOfFile: aggregatorLog, encoding: .utf8) else { return 0 }
-            return log.components(separatedBy: "aggregator publication failed").count - 1
+            return FleetLoadTest.failedPublications(inLog: log)
         }
         func waitUntil(_ what: String, seconds: Double, _ condition: (Observations) -> Bool) throws {
             let deadline = BenchProcess.nanoseconds() + UInt64(seconds * 1e9)
@@ -212,6 +249,9 @@ enum FleetLoadTest {
         try waitUntil("the aggregator's status online", seconds: 30) { $0.aggregatorOnline }
         let startedAt = Instant(seconds: Date().timeIntervalSince1970)
         for node in 0..<layout.nodes {
+            if publisher.statistics.pendingMessages > 20_000 {
+                _ = try SpeedCommand.blocking { await publisher.pendingMessages(atMost: 10_000) }
+            }
             let name = layout.nodeName(node)
             try publisher.publish(topic: "\(FleetLayout.root)/nodes/\(name)/status", string: "online", qos: .atLeastOnce, retain: true)
             try publisher.publish(
@@ -219,18 +259,31 @@ enum FleetLoadTest {
                 qos: .atLeastOnce, retain: true)
         }
 
-        // Warm-up: every pair once, nearest node first.
+        _ = try SpeedCommand.blocking { await publisher.pendingMessages(atMost: 0) }
+
+        // Warm-up: every pair once, beacon after beacon (nearest node first), at most
+        // `warmUpWindow` beacons ahead of the aggregator's placements.
         progress("warm-up: \(layout.pairs) measurements, then waiting until \(layout.beacons) beacons are placed")
         let warmUpStart = BenchProcess.nanoseconds()
         var topics: [String] = []
         topics.reserveCapacity(layout.pairs)
         for pair in 0..<layout.pairs { topics.append(layout.topic(beacon: pair % layout.beacons, slot: pair / layout.beacons)) }
-        try pace(messages: layout.pairs, perSecond: options.warmUpRate, seconds: .infinity) { pair in
-            let beacon = pair % layout.beacons
-            let slot = pair / layout.beacons
+        let warmUpDeadline = BenchProcess.nanoseconds() + UInt64((60 + Double(layout.pairs) / 500) * 1e9)
+        try pace(messages: layout.pairs, perSecond: options.warmUpRate, seconds: .infinity) { index in
+            let beacon = index / layout.nodesPerBeacon
+            let slot = index % layout.nodesPerBeacon
+            if slot == 0 {
+                while beacon - observed.withLock({ $0.placedCount }) > options.warmUpWindow {
+                    guard BenchProcess.processIsRunning(aggregator), BenchProcess.nanoseconds() < warmUpDeadline else {
+                        throw BenchProcess.Failure("the warm-up stalled at beacon \(beacon); see \(aggregatorLog)")
+                    }
+                    sampleMemory()
+                    usleep(2_000)
+                }
+            }
             let payload = layout.payload(
                 beacon: beacon, slot: slot, nearestSlot: 0, sequence: 0, time: Instant(seconds: Date().timeIntervalSince1970))
-            try publisher.publish(topic: topics[pair], string: payload)
+            try publisher.publish(topic: topics[slot * layout.beacons + beacon], string: payload)
         } between: { sampleMemory() }
         do {
             try waitUntil("every beacon placed", seconds: 60 + Double(layout.pairs) / 500) { $0.placedCount == layout.beacons }
@@ -246,6 +299,7 @@ enum FleetLoadTest {
         }
         result.warmUpSeconds = Double(BenchProcess.nanoseconds() - warmUpStart) / 1e9
         result.aggregatorPublicationFailuresWarmUp = failedPublications()
+        let warmUpLogLines = logLines((try? String(contentsOfFile: aggregatorLog, encoding: .utf8)) ?? "").lines
 
         // The moves: each moving beacon every `moveEvery` s, the movers' phases spread evenly,
         // none in the last `deadline` s of the run.
@@ -343,7 +397,12 @@ enum FleetLoadTest {
         aggregatorRunning = false
         result.aggregatorExitStatus = exit.status
         result.aggregatorPeakResidentBytes = max(result.aggregatorPeakResidentBytes, exit.maxResidentBytes)
-        if let log = try? String(contentsOfFile: aggregatorLog, encoding: .utf8) { result.aggregatorLogTail = String(log.suffix(1_000)) }
+        if let log = try? String(contentsOfFile: aggregatorLog, encoding: .utf8) {
+            result.aggregatorLogTail = String(log.suffix(1_000))
+            let lines = logLines(log)
+            result.aggregatorLogLines = lines.lines - warmUpLogLines
+            result.aggregatorLogLinesMaxPerSecondPerKind = lines.maxPerSecondPerKind
+        }
         // Kept after a failure (the logs are there); a finished run leaves nothing behind.
         try? FileManager.default.removeItem(atPath: broker.directory)
         return result

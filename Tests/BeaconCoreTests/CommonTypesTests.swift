@@ -93,4 +93,23 @@ import Testing
         // A quiet hour: the next occurrence is logged at once.
         #expect(gate.note(at: Instant(seconds: 5000)) == 2)
     }
+
+    /// A flood summarised every 10 s: each line says how many and over how long; the flood's tail
+    /// is reported at the next tick after the interval even when nothing more comes, and a gate
+    /// with nothing held back says nothing.
+    @Test func repeatedLogGateSummarisesAFloodAndItsTailOnAnInjectedClock() {
+        var gate = RepeatedLogGate(interval: 10)
+        #expect(gate.summary(at: Instant(seconds: 100)) == .init(count: 1, seconds: 0))
+        var lines: [RepeatedLogGate.Summary] = []
+        // 1,000 occurrences a second for 25 s: at most one line per 10 s.
+        for step in 1...25_000 {
+            if let line = gate.summary(at: Instant(seconds: 100 + Double(step) / 1_000)) { lines.append(line) }
+        }
+        #expect(lines == [.init(count: 10_000, seconds: 10), .init(count: 10_000, seconds: 10)])
+        #expect(gate.flush(at: Instant(seconds: 125.5)) == nil)  // 5.5 s since the last line
+        #expect(gate.flush(at: Instant(seconds: 130)) == .init(count: 5_000, seconds: 10))
+        #expect(gate.flush(at: Instant(seconds: 200)) == nil)  // nothing held back
+        #expect(RepeatedLogGate.Summary(count: 12_345, seconds: 10).description == "12,345 in the last 10 s")
+        #expect(RepeatedLogGate.Summary(count: 1, seconds: 0).description == "1")
+    }
 }

@@ -133,6 +133,17 @@ public final class TestBroker: Sendable {
     /// Same as `kill()`.
     public func stop() { kill() }
 
+    /// SIGSTOP: the broker stops reading and answering, its connections stay open — a broker that
+    /// has fallen behind, at its worst. `resume()` lets it go on where it was.
+    public func pause() {
+        if let pid = process.withLock({ $0 }) { Foundation.kill(pid, SIGSTOP) }
+    }
+
+    /// SIGCONT after `pause()`.
+    public func resume() {
+        if let pid = process.withLock({ $0 }) { Foundation.kill(pid, SIGCONT) }
+    }
+
     public var isRunning: Bool {
         process.withLock { pid in
             guard let running = pid else { return false }

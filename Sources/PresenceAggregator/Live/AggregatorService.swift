@@ -43,6 +43,13 @@ public final class AggregatorService: Service, Sendable {
         public var ticks = 0
         /// Publications libmosquitto refused (queue full, no connection for QoS 0).
         public var failedPublications = 0
+        /// Publications waiting because the broker is behind (`publishingWindow` unacknowledged):
+        /// at most one per retained topic, plus events.
+        public var waitingPublications = 0
+        /// Retained publications replaced, while waiting, by a newer value of their topic.
+        public var coalescedPublications = 0
+        /// Events (`<root>/events`) dropped because the broker stayed behind for too long.
+        public var droppedEvents = 0
         /// Unknown beacons evicted by the `maxUnknownBeacons` cap (a flood of random ids).
         public var evictedBeacons = 0
         /// With failover: terms this instance won.
@@ -66,6 +73,8 @@ public final class AggregatorService: Service, Sendable {
         case leaderConnection(MQTTConnectionEvent)
         case leadership(MQTTMessage)
         case tick(Instant)
+        /// The client's unacknowledged messages fell to half the window: send what waits.
+        case publishingRoom
         case shutdown
     }
 
@@ -78,7 +87,17 @@ public final class AggregatorService: Service, Sendable {
     /// Writes every received measurement as a trace (`run --record`), when set.
     private let recorder: MeasurementRecorder?
     private let counters = Mutex(Statistics())
+    /// Publications refused: one line per 10 s with the count, not one each (under overload every
+    /// publication was refused, and a line each wrote 489 MB of log in two minutes).
+    private let publicationFailureLog = Mutex(RepeatedLogGate(interval: 10))
+    /// Events dropped while the broker stayed behind: the same, one line per 10 s.
+    private let droppedEventLog = Mutex(RepeatedLogGate(interval: 10))
     private let leadershipRole = Mutex<AggregatorLeadership.Role?>(nil)
+    /// QoS 1 messages the service lets its client hold unacknowledged; beyond that what it
+    /// publishes waits in a `PublicationBacklog`, state coalesced per topic.
+    public let publishingWindow: Int
+    /// Events that may wait while the broker is behind; more are dropped and counted.
+    private let backlogEventLimit: Int
 
     /// - Parameters:
     ///   - configuration: the validated settings of `run` (broker, root, decision, discovery, failover).
@@ -88,11 +107,17 @@ public final class AggregatorService: Service, Sendable {
     ///   - supportURL: the project's address for discovery `origin.support_url`, left out when nil.
     ///   - reconnect: the backoff between attempts to reach the broker.
     ///   - recorder: writes every received measurement as a trace (`run --record`), when set.
+    ///   - publishingWindow: QoS 1 messages its client may hold unacknowledged (2,000: a broker
+    ///     that keeps up acknowledges far fewer); beyond that, state waits coalesced per topic.
+    ///     Tests make it tiny.
+    ///   - backlogEventLimit: events that may wait meanwhile (10,000); more are dropped and counted.
     public init(
         configuration: AggregatorConfiguration, clock: any ServiceClock = SystemClock(), logger: Logger,
         softwareVersion: String, supportURL: String? = nil, reconnect: MQTTReconnectPolicy = MQTTReconnectPolicy(),
-        recorder: MeasurementRecorder? = nil
+        recorder: MeasurementRecorder? = nil, publishingWindow: Int = 2_000, backlogEventLimit: Int = 10_000
     ) {
+        self.publishingWindow = max(1, min(publishingWindow, 60_000))
+        self.backlogEventLimit = max(0, backlogEventLimit)
         self.recorder = recorder
         self.configuration = configuration
         self.clock = clock
@@ -235,6 +260,9 @@ public final class AggregatorService: Service, Sendable {
                 var evictionsNoted = 0
                 // The retained list comes again at every reconnect: the same bytes are not news.
                 var lastKnownBeaconsPayload: [UInt8]?
+                // What waits while the broker is behind, and whether a wake-up for room is set.
+                var backlog = PublicationBacklog(eventLimit: backlogEventLimit)
+                var roomAwaited = false
                 loop: for await next in inputs {
                     let now = clock.now()
                     var out: [AggregatorPublication] = []
@@ -244,22 +272,35 @@ public final class AggregatorService: Service, Sendable {
                     switch next {
                     case .shutdown:
                         break loop
+                    case .publishingRoom:
+                        roomAwaited = false  // what waits goes out below
                     case .tick(let time):
                         out = core.tick(at: time) + foreign.tick(into: &core, at: time)
                         actions = leadership?.tick(at: time) ?? []
                         counted = \.ticks
                         let evicted = core.evictedBeacons
                         counters.withLock { ($0.evictedBeacons, $0.foreign) = (evicted, foreign.statistics) }
-                        if evicted > evictionsNoted, let count = evictionLog.note(evicted - evictionsNoted, at: time) {
+                        let evictions = evicted > evictionsNoted
+                            ? evictionLog.summary(evicted - evictionsNoted, at: time) : evictionLog.flush(at: time)
+                        if let evictions {
                             logger.warning("unknown beacons evicted: more than maxUnknownBeacons heard", metadata: [
-                                "evicted": "\(count)", "total": "\(evicted)",
-                                "maxUnknownBeacons": "\(configuration.maxUnknownBeacons)",
+                                "evicted": "\(evictions.count)", "seconds": "\(Int(evictions.seconds.rounded()))",
+                                "total": "\(evicted)", "maxUnknownBeacons": "\(configuration.maxUnknownBeacons)",
                             ])
                         }
                         evictionsNoted = evicted
+                        if let malformed = malformedLog.flush(at: time) {
+                            logger.warning("malformed measurements ignored", metadata: [
+                                "count": "\(malformed.count)", "seconds": "\(Int(malformed.seconds.rounded()))",
+                            ])
+                        }
+                        // The tail of a flood of failures, reported even when nothing more fails.
+                        logPublicationFailures(publicationFailureLog.withLock { $0.flush(at: time) }, last: nil, topic: nil)
+                        logDroppedEvents(droppedEventLog.withLock { $0.flush(at: time) })
                     case .connection(.connected(_, let isReconnect)):
                         if leadership == nil {
-                            out = [.retained(topics.aggregatorStatus, "online")] + core.announceAggregator()
+                            publish([.retained(topics.aggregatorStatus, "online")], on: connection)
+                            out = core.announceAggregator()
                             if isReconnect { out += core.retainedState() }
                         } else {
                             // Sent after the SUBSCRIBEs of this connection, so it comes back after
@@ -276,9 +317,11 @@ public final class AggregatorService: Service, Sendable {
                         break loop
                     case .leaderConnection(.connected(_, let isReconnect)):
                         // The broker may have lost what we hold (restarted without persistence).
-                        if isReconnect, let lease = leadership?.currentLease {
-                            out = [.retained(AggregatorLease.leaderTopic(topics), lease.json(at: now)),
-                                   .retained(topics.aggregatorStatus, "online")] + core.retainedState()
+                        if isReconnect, let lease = leadership?.currentLease, let leaderConnection {
+                            // The lease goes at once, never behind a backlog of state.
+                            publish([.retained(AggregatorLease.leaderTopic(topics), lease.json(at: now)),
+                                     .retained(topics.aggregatorStatus, "online")], on: leaderConnection)
+                            out = core.retainedState()
                         }
                     case .leaderConnection(.connectionLost(let error)):
                         logger.warning("aggregator lost the broker (leader connection)", metadata: ["error": "\(error.message)"])
@@ -314,9 +357,10 @@ public final class AggregatorService: Service, Sendable {
                             counted = \.measurements
                         } catch {
                             counted = \.malformedMeasurements
-                            if let count = malformedLog.note(at: now) {
+                            if let malformed = malformedLog.summary(at: now) {
                                 logger.warning("malformed measurements ignored", metadata: [
-                                    "topic": "\(message.topic)", "error": "\(error)", "count": "\(count)",
+                                    "topic": "\(message.topic)", "error": "\(error)", "count": "\(malformed.count)",
+                                    "seconds": "\(Int(malformed.seconds.rounded()))",
                                 ])
                             }
                         }
@@ -352,16 +396,32 @@ public final class AggregatorService: Service, Sendable {
                     // A standby decides as the leader does (warm) but sends nothing. A leader whose
                     // connection is down sends nothing either: what it would queue could reach the
                     // broker after another instance took over.
+                    var publisher: MQTTConnection?
                     if leadership == nil {
-                        publish(out, on: connection)
+                        publisher = connection
                     } else if leadership?.isLeading == true, let leaderConnection {
                         if leaderConnection.state == .connected {
-                            publish(out, on: leaderConnection)
+                            publisher = leaderConnection
                         } else {
                             leadership?.connectionLost()
                             actions = []
                             publish([AggregatorPublication(topic: syncTopic, payload: "sync", retain: false)], on: connection)
                         }
+                    }
+                    if let publisher {
+                        if send(out, backlog: &backlog, on: publisher), !roomAwaited {
+                            // Woken when the broker has caught up half the window, even if no
+                            // input comes meanwhile.
+                            roomAwaited = true
+                            let half = publishingWindow / 2
+                            group.addTask {
+                                await publisher.pendingMessages(atMost: half)
+                                input.yield(.publishingRoom)
+                            }
+                        }
+                    } else if !backlog.isEmpty {
+                        backlog.removeAll()  // not leading: what waited is another instance's to send
+                        noteBacklog(backlog)
                     }
                     for action in actions {
                         switch action {
@@ -378,11 +438,15 @@ public final class AggregatorService: Service, Sendable {
                             var messages = [AggregatorPublication.retained(AggregatorLease.leaderTopic(topics), lease.json(at: now))]
                             if case .lead = action {
                                 logger.notice("aggregator leads", metadata: ["term": "\(lease.term)"])
-                                messages += [.retained(topics.aggregatorStatus, "online")] + core.retainedState()
+                                messages += [.retained(topics.aggregatorStatus, "online")]
                                 counters.withLock { $0.termsLed += 1 }
                             }
+                            // The lease at once; the state behind what may wait.
                             publish(messages, on: leaderConnection)
+                            if case .lead = action { _ = send(core.retainedState(), backlog: &backlog, on: leaderConnection) }
                         case .stepDown:
+                            backlog.removeAll()
+                            noteBacklog(backlog)
                             logger.notice("aggregator follows", metadata: ["term": "\(leadership?.term ?? 0)"])
                             counters.withLock { $0.stepDowns += 1 }
                             if let closing = leaderConnection {
@@ -393,6 +457,9 @@ public final class AggregatorService: Service, Sendable {
                     }
                     if leadership != nil { leadershipRole.withLock { $0 = leadership?.role } }
                     if let counted { counters.withLock { $0[keyPath: counted] += 1 } }
+                }
+                if !backlog.isEmpty {
+                    logger.warning("aggregator stops with publications waiting for the broker", metadata: ["waiting": "\(backlog.count)"])
                 }
                 // Shutting down: the publisher says `offline` (a leader also gives up its lease, so
                 // a standby takes over at once), flushes and disconnects (the broker then drops
@@ -463,6 +530,46 @@ public final class AggregatorService: Service, Sendable {
         }
     }
 
+    /// Publishes `out` on `connection` while fewer than `publishingWindow` messages wait for the
+    /// broker; beyond that they join the backlog (state coalesced per topic), which is sent, oldest
+    /// first, as the window frees. Returns whether anything still waits.
+    private func send(_ out: [AggregatorPublication], backlog: inout PublicationBacklog, on connection: MQTTConnection) -> Bool {
+        if backlog.isEmpty, out.isEmpty { return false }
+        var room = publishingWindow - connection.statistics.pendingMessages
+        if backlog.isEmpty, out.count <= room {
+            publish(out, on: connection)
+            return false
+        }
+        let droppedBefore = backlog.droppedEvents
+        for publication in out { backlog.add(publication) }
+        if backlog.droppedEvents > droppedBefore {
+            let now = clock.now()
+            logDroppedEvents(droppedEventLog.withLock { $0.summary(backlog.droppedEvents - droppedBefore, at: now) })
+        }
+        while room > 0, let next = backlog.next() {
+            publish([next], on: connection)
+            room -= 1
+        }
+        noteBacklog(backlog)
+        return !backlog.isEmpty
+    }
+
+    private func logDroppedEvents(_ summary: RepeatedLogGate.Summary?) {
+        guard let summary else { return }
+        logger.warning("aggregator events dropped: the broker is behind", metadata: [
+            "dropped": "\(summary.count)", "seconds": "\(Int(summary.seconds.rounded()))",
+            "backlogEventLimit": "\(backlogEventLimit)",
+        ])
+    }
+
+    private func noteBacklog(_ backlog: PublicationBacklog) {
+        counters.withLock {
+            $0.waitingPublications = backlog.count
+            $0.coalescedPublications = backlog.coalesced
+            $0.droppedEvents = backlog.droppedEvents
+        }
+    }
+
     private func publish(_ publications: [AggregatorPublication], on connection: MQTTConnection) {
         for publication in publications {
             do {
@@ -471,8 +578,19 @@ public final class AggregatorService: Service, Sendable {
                     qos: publication.qos >= 1 ? .atLeastOnce : .atMostOnce, retain: publication.retain)
             } catch {
                 counters.withLock { $0.failedPublications += 1 }
-                logger.warning("aggregator publication failed", metadata: ["topic": "\(publication.topic)", "error": "\(error.message)"])
+                let now = clock.now()
+                logPublicationFailures(publicationFailureLog.withLock { $0.summary(at: now) }, last: error, topic: publication.topic)
             }
         }
+    }
+
+    /// One line for the publications refused since the last (`failed` of them in `seconds`), with
+    /// the last one's error and topic.
+    private func logPublicationFailures(_ summary: RepeatedLogGate.Summary?, last error: MQTTError?, topic: String?) {
+        guard let summary else { return }
+        var metadata: Logger.Metadata = ["failed": "\(summary.count)", "seconds": "\(Int(summary.seconds.rounded()))"]
+        if let error { metadata["lastError"] = "\(error.message)" }
+        if let topic { metadata["lastTopic"] = "\(topic)" }
+        logger.warning("aggregator publications failed", metadata: metadata)
     }
 }
