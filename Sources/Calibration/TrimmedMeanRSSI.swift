@@ -1,22 +1,20 @@
 import BeaconCore
 
-/// A running trimmed mean of RSSI over the last `window` seconds: the samples of the window sorted,
-/// the top and bottom `trim` share dropped, the rest averaged. The Android Beacon Library's default
-/// ranging filter (`RunningAverageRssiFilter`: 20 s, 10 % off each end); kept here only as the
-/// yardstick the node's Kalman filter is measured against (`presence-bench calibrate`'s
-/// `proximityAtRest`), causal like the node.
+/// The Android Beacon Library's default ranging filter, `RunningAverageRssiFilter`
+/// (github.com/AltBeacon/android-beacon-library, lib/src/main/java/org/altbeacon/beacon/service),
+/// re-implemented from its source: the samples younger than `window` seconds (20 s), sorted; with
+/// more than two, `count/10 + 1` dropped from each end (integer division: 1 of 3…9, 2 of 10…19);
+/// the rest averaged. Kept here only as a yardstick the node is measured against
+/// (`presence-bench calibrate` and `presence-bench proximity`), causal like the node.
 public struct TrimmedMeanRSSI: Sendable {
-    /// How far back samples count, seconds.
+    /// How far back samples count, seconds: a sample leaves once it is `window` old.
     public let window: Double
-    /// The share dropped from each end of the sorted window.
-    public let trim: Double
     private var samples: [(time: Double, rssi: Double)] = []
     private var start = 0
 
-    /// Creates the filter; the defaults are the Android Beacon Library's.
-    public init(window: Double = 20, trim: Double = 0.1) {
+    /// Creates the filter; the default window is the library's.
+    public init(window: Double = 20) {
         self.window = window.isFinite && window > 0 ? window : 20
-        self.trim = trim.isFinite ? min(max(trim, 0), 0.49) : 0.1
     }
 
     /// Adds a sample at `time` (seconds, non-decreasing) and returns the trimmed mean of the window
@@ -24,7 +22,7 @@ public struct TrimmedMeanRSSI: Sendable {
     public mutating func update(rssi: Double, at time: Double) -> Double {
         if rssi.isFinite, time.isFinite {
             samples.append((time, rssi))
-            while start < samples.count, time - samples[start].time > window { start += 1 }
+            while start < samples.count, time - samples[start].time >= window { start += 1 }
             if start > 1024 {
                 samples.removeFirst(start)
                 start = 0
@@ -32,7 +30,7 @@ public struct TrimmedMeanRSSI: Sendable {
         }
         guard start < samples.count else { return .nan }
         let sorted = samples[start...].map(\.rssi).sorted()
-        let drop = Int(Double(sorted.count) * trim)
+        let drop = sorted.count > 2 ? sorted.count / 10 + 1 : 0
         let kept = sorted[drop..<(sorted.count - drop)]
         return kept.reduce(0, +) / Double(kept.count)
     }

@@ -77,18 +77,66 @@ import BeaconCore
         #expect(rest.node.nearRecall >= rest.trimmedMean20s.nearRecall)
     }
 
-    @Test func trimmedMeanDropsTheExtremesOfTheLastWindow() {
-        var mean = TrimmedMeanRSSI(window: 20, trim: 0.1)
+    @Test func trimmedMeanDropsTheExtremesOfTheLastWindowAsTheAndroidBeaconLibrary() {
+        var mean = TrimmedMeanRSSI(window: 20)
         #expect(mean.update(rssi: .nan, at: 0).isNaN)
-        // Ten samples, one a deep fade and one a spike: 10 % off each end drops exactly those two.
+        // Two samples: nothing is dropped.
+        #expect(mean.update(rssi: -70, at: 0) == -70)
+        #expect(mean.update(rssi: -80, at: 1) == -75)
+        // Three to nine: count/10 + 1 = 1 off each end, so of three only the middle one counts.
+        #expect(mean.update(rssi: -60, at: 2) == -70)
+        // Ten samples, a deep fade and a spike among them: 10/10 + 1 = 2 off each end.
+        var window = TrimmedMeanRSSI(window: 20)
         var last = 0.0
-        for (i, rssi) in [-70.0, -70, -95, -70, -70, -50, -70, -70, -70, -70].enumerated() {
-            last = mean.update(rssi: rssi, at: Double(i))
+        for (i, rssi) in [-70.0, -71, -95, -70, -70, -50, -70, -69, -70, -70].enumerated() {
+            last = window.update(rssi: rssi, at: Double(i))
         }
         #expect(last == -70)
-        // 30 s later the old samples have left the window: only the new level counts.
-        #expect(mean.update(rssi: -60, at: 40) == -60)
+        // A sample leaves the window when it is 20 s old: at 29 s only those from 10 s on count.
+        #expect(window.update(rssi: -60, at: 29) == -60)
         // A non-finite sample changes nothing.
-        #expect(mean.update(rssi: .infinity, at: 41) == -60)
+        #expect(window.update(rssi: .infinity, at: 30) == -60)
+    }
+
+    @Test func iqrFencedMeanDropsWhatLiesBeyondTukeysFences() {
+        var filter = IQRFencedMeanRSSI()
+        #expect(filter.update(rssi: .nan, at: 0).isNaN)
+        // Quartiles -71 and -69.75: -95 lies far beyond q1 - 1.5 IQR and is left out.
+        var last = 0.0
+        for (i, rssi) in [-70.0, -71, -69, -70, -95, -71, -69, -70].enumerated() {
+            last = filter.update(rssi: rssi, at: Double(i) * 1000)
+        }
+        #expect(last == -70)
+        // Readings older than 15 s leave.
+        #expect(filter.update(rssi: -50, at: 30_000) == -50)
+    }
+
+    @Test func proximityIsScoredByBalancedAccuracyOutsideTheBoundariesAndTheFirstSeconds() {
+        // Rows near a boundary (within 15 %) and in the first 5 s are not scored.
+        #expect(!ProximityScoring.isScored(distance: 1, elapsed: 4.9))
+        #expect(ProximityScoring.isScored(distance: 1, elapsed: 5))
+        #expect(!ProximityScoring.isScored(distance: 3.4, elapsed: 60))
+        #expect(!ProximityScoring.isScored(distance: 0.55, elapsed: 60))
+        #expect(ProximityScoring.isScored(distance: 3.5, elapsed: 60))
+        // P1 -60, n 2: -60 dBm reads 1 m (near), -80 dBm 10 m (far). One sample a second.
+        func series(_ rssi: [Double], at distance: Double) -> ProximitySeries {
+            ProximitySeries(name: "s", group: "g", times: rssi.indices.map(Double.init), rssi: rssi,
+                            trueDistances: Array(repeating: distance, count: rssi.count), measuredPower: -60, exponent: 2)
+        }
+        let near = series(Array(repeating: -60, count: 20), at: 1)
+        // Far for 20 s, then one deep fade that reads near to a sample alone.
+        let far = series(Array(repeating: -80, count: 20) + [-55], at: 10)
+        let alone = ProximityScoring.score([near, far], method: .sample, name: "sample")
+        // 15 near rows all right; 16 far rows, one wrong: recalls 1 and 15/16, balanced their mean.
+        #expect(alone.scored == 31)
+        let farRecall = 15.0 / 16
+        #expect(alone.nearRecall == 1)
+        #expect(alone.farRecall == farRecall)
+        #expect(alone.immediateRecall == nil)
+        #expect(alone.balancedAccuracy == (1 + farRecall) / 2)
+        // The running mean and the node ride the fade out.
+        for method in [ProximityMethod.runningMean, .iqrFencedMean, .node(.default)] {
+            #expect(ProximityScoring.score([near, far], method: method, name: "m").balancedAccuracy == 1)
+        }
     }
 }

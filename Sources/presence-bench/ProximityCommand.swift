@@ -1,0 +1,135 @@
+import ArgumentParser
+import BeaconCore
+import Calibration
+import Foundation
+
+/// Scores immediate/near/far on the recordings with known distances, the node's track beside the
+/// peers' estimators, all on one distance calibration (issue 39). The rules live in
+/// `ProximityScoring`; this command reads the files and prints.
+struct ProximityCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "proximity",
+        abstract: "Scores proximity classes on recorded data: the node beside the Android Beacon Library and ESPresense.",
+        discussion: """
+            Every method classifies with the same calibration, d = 10^((P1 - rssi)/(10 n)): on the static \
+            series n and P1 are one path-loss fit on the static series (and, in the leave-one-position-out \
+            set, a fit on the other positions); on the phone-to-phone rail n is that fit's and P1 each \
+            file's mean RSSI at 1 m. Balanced accuracy is the mean recall over the true classes present \
+            (immediate < 0.5 m, near < 3 m, far beyond); samples within 15 % of a boundary and each \
+            series' first 5 s are not scored.
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case json, table
+    }
+
+    @Option(help: "The data directory (static-rssi/, rssi-vs-distance/).")
+    var data: String = "data"
+
+    @Option(help: "json (every figure) or table (markdown, one row per set and method).")
+    var format: Format = .json
+
+    @Flag(help: "Also score the candidates tried for the node (filter noise, hysteresis, settling).")
+    var candidates = false
+
+    func run() throws {
+        let sets = try Self.loadSets(dataDirectory: data)
+        var methods: [(String, ProximityMethod)] = [
+            ("node", .node(.default)),
+            ("android-running-mean-20s", .runningMean),
+            ("espresense-iqr-mean-15s", .iqrFencedMean),
+            ("each-sample", .sample),
+        ]
+        if candidates { methods += ProximityCandidates.all }
+        let report = ProximityReport(
+            warmUpSeconds: ProximityScoring.warmUp, boundaryMargin: ProximityScoring.boundaryMargin,
+            sets: sets.map { set in
+                ProximityReport.SetScores(
+                    set: set.name, series: set.series.count, calibration: set.calibration,
+                    scores: methods.map { ProximityScoring.score(set.series, method: $1, name: $0) })
+            })
+        switch format {
+        case .json:
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+            FileHandle.standardOutput.write(try encoder.encode(report))
+            FileHandle.standardOutput.write(Data("\n".utf8))
+        case .table:
+            print(report.markdownTable())
+        }
+    }
+
+    static func loadSets(dataDirectory: String) throws -> [(name: String, calibration: String, series: [ProximitySeries])] {
+        let staticDirectory = dataDirectory + "/static-rssi"
+        let distances = TrackingCalibration.parseStaticDistances(try CalibrateCommand.read(staticDirectory + "/DISTANCES.csv"))
+        guard !distances.isEmpty else { throw CalibrateCommand.MissingData(path: staticDirectory + "/DISTANCES.csv") }
+        let statics = try distances.map { entry in
+            let parsed = TrackingCalibration.parseStaticSeries(try CalibrateCommand.read(staticDirectory + "/" + entry.file))
+            // `sensorNN_x_y_z.mbd`: the beacon's position is the name after the receiver.
+            let position = entry.file.split(separator: "_", maxSplits: 1).last.map(String.init) ?? entry.file
+            return ProximitySeries(name: entry.file, group: position, times: parsed.times, rssi: parsed.rssi,
+                                   trueDistances: Array(repeating: entry.distance, count: parsed.count))
+        }
+        let heraldDirectory = dataDirectory + "/rssi-vs-distance"
+        let rail = try CalibrateCommand.files(in: heraldDirectory, suffix: ".csv").filter { $0.hasPrefix("herald-2") }.map { name in
+            let parsed = TrackingCalibration.parseHerald(try CalibrateCommand.read(heraldDirectory + "/" + name))
+            return ProximitySeries(name: name, group: name, times: parsed.times, rssi: parsed.rssi, trueDistances: parsed.distances)
+        }
+        guard !rail.isEmpty else { throw CalibrateCommand.MissingData(path: heraldDirectory) }
+        let all = ProximityScoring.calibrated(statics, fittedOn: statics)
+        let n = all.fit.exponent
+        func format(_ x: Double) -> String { String(format: "%.3f", x) }
+        return [
+            ("static-rssi", "n \(format(n)), P1 \(format(all.fit.measuredPower)) dBm: one fit on the 60 series", all.series),
+            ("static-rssi, leave one position out", "n and P1 fitted on the other 4 beacon positions",
+             ProximityScoring.leaveOneGroupOut(statics)),
+            ("herald rail (phone to phone)", "n \(format(n)) (static fit), P1 each file's mean RSSI at 1 m",
+             ProximityScoring.calibratedAtOneMetre(rail, exponent: n)),
+        ]
+    }
+}
+
+/// What `presence-bench proximity` prints.
+struct ProximityReport: Encodable {
+    struct SetScores: Encodable {
+        var set: String
+        var series: Int
+        var calibration: String
+        var scores: [ProximityScoring.Score]
+    }
+
+    var warmUpSeconds: Double
+    var boundaryMargin: Double
+    var sets: [SetScores]
+
+    func markdownTable() -> String {
+        func f(_ x: Double?) -> String { x.map { $0.isFinite ? String(format: "%.3f", $0) : "—" } ?? "—" }
+        var lines = ["| set | method | balanced accuracy | immediate | near | far | accuracy | samples |",
+                     "|---|---|---|---|---|---|---|---|"]
+        for set in sets {
+            for s in set.scores {
+                lines.append("| \(set.set) | \(s.method) | \(f(s.balancedAccuracy)) | \(f(s.immediateRecall)) | "
+                             + "\(f(s.nearRecall)) | \(f(s.farRecall)) | \(f(s.accuracy)) | \(s.scored) |")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// The node variants tried while looking for where near is lost (issue 39).
+enum ProximityCandidates {
+    static var all: [(String, ProximityMethod)] {
+        var list: [(String, ProximityMethod)] = []
+        for q in [0.01, 0.05, 0.1, 0.25, 0.75] {
+            for h in [0.0, 0.1, 0.2, 0.3] {
+                var p = TrackingParameters.default
+                p.filter.processNoise = q
+                p.proximity.hysteresis = h
+                list.append(("node q \(q) h \(h)", .node(p)))
+            }
+        }
+        return list
+    }
+}
