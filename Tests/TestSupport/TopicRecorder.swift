@@ -9,6 +9,8 @@ public final class TopicRecorder: Sendable {
         public let topic: String
         public let payload: [UInt8]
         public let retain: Bool
+        /// The QoS it was delivered with: the publisher's, up to the recorder's own 1.
+        public let qos: Int
         /// When the recorder got it (for measuring how soon something arrived).
         public let receivedAt: ContinuousClock.Instant
         public var text: String { String(decoding: payload, as: UTF8.self) }
@@ -37,7 +39,7 @@ public final class TopicRecorder: Sendable {
         consumer = Task {
             for await message in subscription {
                 let waiters = state.withLock { state in
-                    state.messages.append(Message(topic: message.topic, payload: message.payload, retain: message.retain, receivedAt: .now))
+                    state.messages.append(Message(topic: message.topic, payload: message.payload, retain: message.retain, qos: Int(message.qos.rawValue), receivedAt: .now))
                     defer { state.waiters.removeAll() }
                     return state.waiters
                 }
