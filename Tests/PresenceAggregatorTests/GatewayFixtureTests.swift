@@ -84,6 +84,17 @@ import Testing
         #expect(resolved == 4)
     }
 
+    /// The payloads the other tests write (`ForeignNodePayloads`) are byte for byte what Theengs
+    /// Gateway publishes for the same advert.
+    @Test func theTestsHelpersWriteWhatTheengsGatewayPublishes() throws {
+        let adverts = try GatewayFixture.adverts()
+        let decoded = try #require(adverts.first { $0.source == "iBeacon major 32768 minor 62207" }?.theengs.first)
+        #expect(decoded.payload == P.theengsIBeacon(rssi: -62, major: 32768, minor: 62207))
+        let raw = try #require(adverts.first { $0.source.hasPrefix("AltBeacon") }?.theengs.first)
+        #expect(raw.payload.hasPrefix(P.theengsRaw(address: "D0:11:22:33:44:55", rssi: -70,
+            manufacturerData: "1801beacfda50693a4e24fb1afcfc6eb076478250001c350c500").dropLast()))
+    }
+
     /// Raw data, where it came, is the authority over the decoded fields.
     @Test func rawManufacturerDataWinsOverDecodedFields() throws {
         let raw = P.iBeaconData(major: 62207, minor: 1)
