@@ -131,7 +131,9 @@ import Testing
             (#"{"id":"C4:A1:B2:C3:D4:E5","rssi":-70,"servicedata":"00e7"}"#, "servicedatauuid: required"),
             (#"{"id":"C4:A1:B2:C3:D4:E5","rssi":-70,"mac_type":7}"#, "mac_type: 7 is not an address type"),
             (#"{"id":"C4:A1:B2:C3:D4:E5","rssi":-70,"model_id":"IBEACON","uuid":"x","major":1,"minor":2}"#, "uuid: expected"),
-            (#"{"id":"C4:A1:B2:C3:D4:E5","rssi":-70,"model_id":"IBEACON","uuid":"fda50693a4e24fb1afcfc6eb07647825","major":-1,"minor":2}"#, "major, minor"),
+            (#"{"id":"C4:A1:B2:C3:D4:E5","rssi":-70,"model_id":"IBEACON","uuid":"fda50693a4e24fb1afcfc6eb07647825","major":65536,"minor":2}"#, "major: 65536 is out of range"),
+            // The decoder writes −32768…−1 for 32768…65535 (GatewayFixtureTests); below that no decoder writes.
+            (#"{"id":"C4:A1:B2:C3:D4:E5","rssi":-70,"model_id":"IBEACON","uuid":"fda50693a4e24fb1afcfc6eb07647825","major":1,"minor":-32769}"#, "minor: -32769 is out of range"),
         ]
         for (text, reason) in cases {
             do {

@@ -161,6 +161,10 @@ import Testing
             measurement.alias = TopicLevelID("alice")
             return .measurement(measurement)
         }
+        // The gateway refused two adverts before its first summary (it is announced at the tick
+        // after its first message): its summary counts them.
+        summaries.noteRejected(node: "gw-hall")
+        summaries.noteRejected(node: "gw-hall")
         foreign([
             .nodeInfo(node: "office", room: "office", version: nil, kind: .espresense(statusTopic: "espresense/rooms/office/status")),
             .nodeStatus(node: "office", online: true), heard("office", "office", 1.23),
@@ -170,15 +174,15 @@ import Testing
         let lines = site.render()
         #expect(lines.contains("DISTANCE BY NODE  gw-hall     kitchen-1   office"))
         #expect(lines.contains { $0.hasSuffix("           6.00 m far  3.00 m far  1.20 m near") })
-        #expect(lines.contains("NODES        ROOM     STATUS  KIND"))
-        #expect(lines.contains("  gw-hall    hall     ?       gateway"))
-        #expect(lines.contains("  kitchen-1  kitchen  online  agent"))
-        #expect(lines.contains("  office     office   online  ESPresense"))
+        #expect(lines.contains("NODES        ROOM     STATUS  KIND        REJECTED"))
+        #expect(lines.contains("  gw-hall    hall     ?       gateway     2"))
+        #expect(lines.contains("  kitchen-1  kitchen  online  agent       -"))
+        #expect(lines.contains("  office     office   online  ESPresense  0"))
         #expect(site.watch.malformedMessages == 0)
 
         foreign([.nodeStatus(node: "office", online: false)])
         let offline = site.render()
-        #expect(offline.contains("  office     office   OFFLINE  ESPresense"))
+        #expect(offline.contains("  office     office   OFFLINE  ESPresense  0"))
         #expect(offline.contains("  Alice           6.00 m far  3.00 m far  not heard"))
         #expect(site.watch.malformedMessages == 0)
     }

@@ -7,7 +7,8 @@ import IdentityCrypto
 /// `mac`, `id`, `name`, `rssi@1m`, `rssi`, `rxAdj`, `rssiVar`, `distance`, `var`, `close`, `int`;
 /// numbers with two decimals through `serialized(String(x, 2))`), Theengs Gateway's
 /// `ble_gateway.py` (github.com/theengs/gateway: `manufacturerdata` company id little-endian first,
-/// then `id`, `rssi`; decoded fields from github.com/theengs/decoder's iBeacon_json.h) and
+/// then `id`, `rssi`; decoded fields as TheengsDecoder 2.5.0 writes them, checked against
+/// `GatewayFixture`, which the gateway's own code made) and
 /// OpenMQTTGateway's `ZgatewayBT.cpp` (`id` upper case, `mac_type`, `adv_type`).
 public enum ForeignNodePayloads {
     public static let uuid = "fda50693-a4e2-4fb1-afcf-c6eb07647825"
@@ -42,14 +43,17 @@ public enum ForeignNodePayloads {
         return "\(sign)\(magnitude / 100).\(cents < 10 ? "0" : "")\(cents)"
     }
 
-    /// Theengs Gateway, raw (no decoder match or `publish_advdata`): manufacturer data and address.
+    /// Theengs Gateway, raw (no decoder match or `publish_advdata`): manufacturer data and address,
+    /// with its `json.dumps` spacing (the generated `GatewayFixture` holds what it really publishes).
     public static func theengsRaw(address: String = "C4:A1:B2:C3:D4:E5", rssi: Int, manufacturerData: String) -> String {
-        #"{"manufacturerdata":"\#(manufacturerData)","id":"\#(address)","rssi":\#(rssi)}"#
+        #"{"manufacturerdata": "\#(manufacturerData)", "id": "\#(address)", "rssi": \#(rssi)}"#
     }
 
-    /// Theengs Gateway, decoded iBeacon (its decoder's fields; raw data left out, its default).
+    /// Theengs Gateway, decoded iBeacon, as TheengsDecoder 2.5.0 writes it (`GatewayFixture`): raw
+    /// data left out (its default), `major` and `minor` as signed 16-bit numbers (62207 is −3329).
     public static func theengsIBeacon(address: String = "C4:A1:B2:C3:D4:E5", rssi: Int, major: Int, minor: Int, txpower: Int = -59) -> String {
-        #"{"id":"\#(address)","rssi":\#(rssi),"brand":"GENERIC","model":"iBeacon","model_id":"IBEACON","mfid":"4c00","uuid":"fda50693a4e24fb1afcfc6eb07647825","major":\#(major),"minor":\#(minor),"txpower":\#(txpower)}"#
+        func signed(_ value: Int) -> Int { value > 0x7FFF ? value - 0x1_0000 : value }
+        return #"{"id": "\#(address)", "rssi": \#(rssi), "brand": "GENERIC", "model": "iBeacon", "model_id": "IBEACON", "type": "BCON", "mfid": "4c00", "uuid": "fda50693a4e24fb1afcfc6eb07647825", "major": \#(signed(major)), "minor": \#(signed(minor)), "txpower": \#(txpower)}"#
     }
 
     /// OpenMQTTGateway with raw advertising data on.

@@ -4,7 +4,14 @@ import BeaconCore
 /// used. The text never holds a device id that carries a key (`irk:…`): it is logged.
 public struct ForeignMessageError: Error, Hashable, Sendable, CustomStringConvertible {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// The payload's field that is wrong, when one is (`minor`, `rssi`): what the log line names.
+    public var field: String?
+    /// The device the message was about, when its topic names one (a gateway's advertiser address).
+    public var device: String?
+    public init(_ message: String, field: String? = nil) {
+        self.message = message
+        self.field = field
+    }
     public var description: String { message }
 }
 

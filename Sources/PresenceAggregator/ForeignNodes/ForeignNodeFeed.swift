@@ -52,10 +52,12 @@ struct ForeignNodeFeed {
             return []
         case .rejected(let source, let error):
             statistics.rejected += 1
+            summaries.noteRejected(node: source)
             if let count = rejectionLogs.note(source: source, at: now) {
-                logger.warning("foreign node message rejected", metadata: [
-                    "node": "\(source)", "error": "\(error)", "count": "\(count)",
-                ])
+                var metadata: Logger.Metadata = ["node": "\(source)", "error": "\(error)", "count": "\(count)"]
+                if let device = error.device { metadata["device"] = "\(device)" }
+                if let field = error.field { metadata["field"] = "\(field)" }
+                logger.warning("foreign node message rejected", metadata: metadata)
             }
             return []
         }

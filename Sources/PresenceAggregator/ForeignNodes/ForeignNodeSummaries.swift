@@ -6,10 +6,12 @@ import BeaconCore
 /// topic ids, distances on our scale, our proximities, never a key — at most once a second and
 /// only for the nodes whose summary changed.
 ///
-/// `{"node":"kitchen","room":"kitchen","source":"espresense","status":"online","beacons":[{"id":"alice-keys","distance":2.3,"proximity":"near"}]}`:
+/// `{"node":"kitchen","room":"kitchen","source":"espresense","status":"online","rejected":0,"beacons":[{"id":"alice-keys","distance":2.3,"proximity":"near"}]}`:
 /// `source` is `espresense` or `gateway`; `status` is absent while the node has said none (a
-/// gateway whose availability topic is not known never does); `beacons` lists the nearest
-/// `maximumListed`, nearest first, distances to 0.1 m. A node's list empties when it goes offline.
+/// gateway whose availability topic is not known never does); `rejected` counts the node's
+/// messages refused since the aggregator started (the log names why, once a minute); `beacons`
+/// lists the nearest `maximumListed`, nearest first, distances to 0.1 m. A node's list empties
+/// when it goes offline.
 public struct ForeignNodeSummaries: Sendable {
     struct Heard: Sendable, Hashable {
         var distance: Double
@@ -20,11 +22,15 @@ public struct ForeignNodeSummaries: Sendable {
         var kind: NodeKind
         var room: String
         var online: Bool?
+        var rejected = 0
         var heard: [String: Heard] = [:]
     }
 
     public let root: String
     private var nodes: [String: Node] = [:]
+    /// Refusals of nodes not summarised yet (a gateway is announced at the tick after its first
+    /// message), handed to their summary when it comes.
+    private var rejectedEarly: [String: Int] = [:]
     /// Nodes whose summary changed since it was last published.
     private var pending: Set<String> = []
     private var lastPublished: Instant?
@@ -54,7 +60,7 @@ public struct ForeignNodeSummaries: Sendable {
                 nodes[node] = known
             } else {
                 guard nodes.count < Self.maximumNodes, TopicLevelID.isValid(node) else { return }
-                nodes[node] = Node(kind: kind, room: room)
+                nodes[node] = Node(kind: kind, room: room, rejected: rejectedEarly.removeValue(forKey: node) ?? 0)
             }
             pending.insert(node)
         case .nodeStatus(let node, let online):
@@ -77,6 +83,16 @@ public struct ForeignNodeSummaries: Sendable {
         }
     }
 
+    /// A message of node `node` was refused.
+    public mutating func noteRejected(node: String) {
+        if nodes[node] != nil {
+            nodes[node]!.rejected += 1
+            pending.insert(node)
+        } else if rejectedEarly[node] != nil || rejectedEarly.count < Self.maximumNodes {
+            rejectedEarly[node, default: 0] += 1
+        }
+    }
+
     /// The retained summaries due at `time`: those that changed, once an interval.
     public mutating func due(at time: Instant) -> [AggregatorPublication] {
         guard !pending.isEmpty else { return [] }
@@ -93,6 +109,7 @@ public struct ForeignNodeSummaries: Sendable {
         json.add("room", node.room)
         json.add("source", node.kind.name)
         if let online = node.online { json.add("status", online ? "online" : "offline") }
+        json.add("rejected", node.rejected)
         let listed = node.heard.sorted { ($0.value.distance, $0.key) < ($1.value.distance, $1.key) }.prefix(maximumListed)
         json.addRaw("beacons", JSONObjectWriter.array(listed.map { entry in
             var beacon = JSONObjectWriter()

@@ -1,14 +1,18 @@
 import BeaconCore
 
-/// One advertisement as a BLE-to-MQTT gateway publishes it on `<…>/BTtoMQTT/<address without colons>`:
+/// One advertisement as a BLE-to-MQTT gateway publishes it on `<…>/BTtoMQTT/<address without colons>`,
+/// checked against what the gateways' own code makes (`Tests/Fixtures/Gateways`, `.ci/theengs-fixture`):
 /// Theengs Gateway (TheengsGateway/ble_gateway.py of github.com/theengs/gateway: `id`, `rssi`,
-/// `name`, raw `manufacturerdata` — the company id little-endian first — and `servicedata` with
-/// `servicedatauuid`, or the fields its decoder found) and OpenMQTTGateway (main/ZgatewayBT.cpp of
-/// github.com/1technophile/OpenMQTTGateway: the same, plus `mac_type`, NimBLE's address type).
+/// `name`, and — when its decoder does not know the device — raw `manufacturerdata`, the company id
+/// little-endian first, and `servicedata` with `servicedatauuid`) and OpenMQTTGateway
+/// (main/ZgatewayBT.cpp of github.com/1technophile/OpenMQTTGateway: the same names, `mac_type`,
+/// NimBLE's address type, and raw data only with `pubadvdata` on).
 ///
-/// Raw data goes through our own beacon decoder (`BeaconDecoder`: iBeacon, AltBeacon, Eddystone);
-/// without raw data the Theengs decoder's iBeacon fields (`model_id` `IBEACON`, `uuid` as 32 hex,
-/// `major`, `minor`, `txpower`: src/devices/iBeacon_json.h of github.com/theengs/decoder) give it.
+/// Raw data, where present, is the authority: it goes through our own beacon decoder
+/// (`BeaconDecoder`: iBeacon, AltBeacon, Eddystone). Without it, the Theengs decoder's iBeacon fields
+/// give the beacon (`model_id` `IBEACON`, `uuid` as 32 hex, `major`, `minor`, `txpower`:
+/// src/devices/iBeacon_json.h of github.com/theengs/decoder) — `major` and `minor` read as signed
+/// 16-bit numbers by its `value_from_hex_string`, so −32768…−1 stands for 32768…65535.
 public struct GatewayAdvert: Sendable, Hashable {
     public var address: BluetoothAddress
     /// `mac_type` when the gateway sends it (OpenMQTTGateway); nil otherwise (Theengs Gateway).
@@ -39,9 +43,9 @@ public struct GatewayAdvert: Sendable, Hashable {
             switch object[key] {
             case nil, .null?: return nil
             case .number(let number)?:
-                guard let integer = number.integer else { throw ForeignMessageError("\(key): expected a whole number") }
+                guard let integer = number.integer else { throw ForeignMessageError("\(key): expected a whole number", field: key) }
                 return integer
-            case let other?: throw ForeignMessageError("\(key): expected a number, got \(other.kindDescription)")
+            case let other?: throw ForeignMessageError("\(key): expected a number, got \(other.kindDescription)", field: key)
             }
         }
         func hex(_ key: String) throws(ForeignMessageError) -> [UInt8]? {
@@ -49,24 +53,24 @@ public struct GatewayAdvert: Sendable, Hashable {
             case nil, .null?: return nil
             case .string(let text)?:
                 guard text.utf8.count <= 2 * 251, let bytes = HexDigits.bytes(text) else {
-                    throw ForeignMessageError("\(key): expected an even number of hex digits (at most 251 bytes)")
+                    throw ForeignMessageError("\(key): expected an even number of hex digits (at most 251 bytes)", field: key)
                 }
                 return bytes
-            case let other?: throw ForeignMessageError("\(key): expected a hex string, got \(other.kindDescription)")
+            case let other?: throw ForeignMessageError("\(key): expected a hex string, got \(other.kindDescription)", field: key)
             }
         }
         guard case .string(let idText)? = object["id"], let address = BluetoothAddress(idText) else {
-            throw ForeignMessageError("id: expected the advertiser's address, e.g. AA:BB:CC:DD:EE:FF")
+            throw ForeignMessageError("id: expected the advertiser's address, e.g. AA:BB:CC:DD:EE:FF", field: "id")
         }
         self.address = address
         switch try integer("mac_type") {
         case nil: addressType = nil
         // NimBLE's address types: 0 public, 1 random, 2 and 3 identity addresses the controller resolved.
         case let type? where (0...3).contains(type): addressType = AdvertisingAddressType(rawValue: UInt8(type))
-        case let type?: throw ForeignMessageError("mac_type: \(type) is not an address type (0 public, 1 random, 2 or 3 identity)")
+        case let type?: throw ForeignMessageError("mac_type: \(type) is not an address type (0 public, 1 random, 2 or 3 identity)", field: "mac_type")
         }
         if let value = try integer("rssi") {
-            guard (-127...20).contains(value) else { throw ForeignMessageError("rssi: \(value) is out of range -127…20") }
+            guard (-127...20).contains(value) else { throw ForeignMessageError("rssi: \(value) is out of range -127…20", field: "rssi") }
             // 0 is what some gateways write for "no RSSI" (Theengs Gateway's `get("rssi", 0)`).
             rssi = value == 0 ? nil : Int(value)
         } else {
@@ -75,8 +79,9 @@ public struct GatewayAdvert: Sendable, Hashable {
 
         // The advertising data the gateway heard, rebuilt as AD structures for our decoder.
         var data: [UInt8] = []
-        if let manufacturer = try hex("manufacturerdata") {
-            guard manufacturer.count >= 2 else { throw ForeignMessageError("manufacturerdata: shorter than a company id") }
+        let manufacturer = try hex("manufacturerdata")
+        if let manufacturer {
+            guard manufacturer.count >= 2 else { throw ForeignMessageError("manufacturerdata: shorter than a company id", field: "manufacturerdata") }
             data.reserveCapacity(manufacturer.count + 2)
             data.append(UInt8(manufacturer.count + 1))
             data.append(0xFF)
@@ -84,11 +89,12 @@ public struct GatewayAdvert: Sendable, Hashable {
         }
         if let service = try hex("servicedata") {
             guard case .string(var uuidText)? = object["servicedatauuid"] else {
-                throw ForeignMessageError("servicedatauuid: required with servicedata")
+                throw ForeignMessageError("servicedatauuid: required with servicedata", field: "servicedatauuid")
             }
+            // Theengs Gateway writes `feaa` (ble_gateway.py: `uuid[4:8]`), OpenMQTTGateway `0xfeaa` (NimBLEUUID::toString).
             if uuidText.hasPrefix("0x") || uuidText.hasPrefix("0X") { uuidText.removeFirst(2) }
             guard uuidText.utf8.count == 4, let uuid = HexDigits.bytes(uuidText), service.count <= 251 else {
-                throw ForeignMessageError("servicedatauuid: expected a 16-bit UUID as 4 hex digits")
+                throw ForeignMessageError("servicedatauuid: expected a 16-bit UUID as 4 hex digits", field: "servicedatauuid")
             }
             data += [UInt8(service.count + 3), 0x16, uuid[1], uuid[0]] + service
         }
@@ -97,22 +103,35 @@ public struct GatewayAdvert: Sendable, Hashable {
             measuredPower = beacon.measuredPower
             return
         }
-        // No raw frame of ours: the gateway's own decoding, for iBeacons.
-        guard case .string(let model)? = object["model_id"], model == "IBEACON" else {
+        // No raw frame of ours: the gateway's own decoding, for iBeacons — unless its raw
+        // manufacturer data came too, which the decoded fields were read from and which says it is none.
+        guard manufacturer == nil, case .string(let model)? = object["model_id"], model == "IBEACON" else {
             identity = nil
             measuredPower = nil
             return
         }
         guard case .string(let uuidText)? = object["uuid"], let uuid = BeaconUUID(uuidText) else {
-            throw ForeignMessageError("uuid: expected 32 hex digits")
+            throw ForeignMessageError("uuid: expected 32 hex digits", field: "uuid")
         }
-        guard let major = try integer("major"), let minor = try integer("minor"),
-            (0...0xFFFF).contains(major), (0...0xFFFF).contains(minor)
-        else { throw ForeignMessageError("major, minor: required, 0…65535") }
-        identity = .iBeacon(uuid: uuid, major: UInt16(major), minor: UInt16(minor))
-        // The decoder reads the power byte unsigned; a byte above 127 is a negative dBm.
+        /// A 16-bit field as the decoder writes it: signed (−32768…−1 is 32768…65535), or unsigned
+        /// as a decoder that reads it so would.
+        func sixteenBits(_ key: String) throws(ForeignMessageError) -> UInt16 {
+            guard let value = try integer(key) else { throw ForeignMessageError("\(key): required with model_id IBEACON", field: key) }
+            guard (-0x8000...0xFFFF).contains(value) else {
+                throw ForeignMessageError("\(key): \(value) is out of range -32768…65535", field: key)
+            }
+            return UInt16(truncatingIfNeeded: value)
+        }
+        identity = .iBeacon(uuid: uuid, major: try sixteenBits("major"), minor: try sixteenBits("minor"))
+        // The decoder writes `txpower` only when the power byte's top bit is set, already signed
+        // (−128…−1); otherwise it writes that byte as `volt`, and a `txpower` beside it is
+        // OpenMQTTGateway's TX Power Level structure, the radio's output, not the power at 1 m.
+        if object["volt"] != nil {
+            measuredPower = nil
+            return
+        }
         switch try integer("txpower") {
-        case let power? where (-127...0).contains(power): measuredPower = Int(power)
+        case let power? where (-127 ... -1).contains(power): measuredPower = Int(power)
         case let power? where (129...255).contains(power): measuredPower = Int(power) - 256
         default: measuredPower = nil
         }

@@ -140,6 +140,10 @@ public struct GatewaySource: Sendable {
         do {
             advert = try GatewayAdvert(payload: payload)
         } catch {
+            // Named by its topic's last level, the advertiser's address: what the user looks for
+            // on the gateway's own topics. The gateway itself is announced at the next tick.
+            var error = error
+            error.device = String(topic.utf8.suffix(12))
             return .rejected(source: nodes[Int(gateway)].node, error)
         }
         guard let rssi = advert.rssi else { return .ignored }
@@ -232,6 +236,11 @@ public struct GatewaySource: Sendable {
     /// The "no longer heard" measurements due at `time`, once per silence, as an agent's tick.
     public mutating func tick(at time: Instant) -> [ForeignNodeInput] {
         var out: [ForeignNodeInput] = []
+        // A gateway met only through refused adverts is still a node of the site: shown, with
+        // what it had refused, rather than missing.
+        if announced.count < nodes.count {
+            for gateway in 0..<Int32(nodes.count) { announce(gateway, into: &out) }
+        }
         var forgotten: [TrackKey] = []
         for key in tracks.keys {
             guard var track = tracks[key] else { continue }

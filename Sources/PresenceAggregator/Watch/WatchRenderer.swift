@@ -70,9 +70,10 @@ public struct WatchRenderer: Sendable {
             lines.append("NODES")
             lines.append("  (no nodes yet)")
         } else {
-            // The kind only where a foreign node (ESPresense, a gateway) is among our agents.
+            // The kind, and the messages the aggregator refused, only where a foreign node
+            // (ESPresense, a gateway) is among our agents.
             let mixed = state.nodes.values.contains { $0.foreignKind != nil }
-            var rows = [["NODES", "ROOM", "STATUS"] + (mixed ? ["KIND"] : [])]
+            var rows = [["NODES", "ROOM", "STATUS"] + (mixed ? ["KIND", "REJECTED"] : [])]
             for id in state.nodeIDs {
                 let node = state.nodes[id]
                 let status = switch node?.online {
@@ -85,7 +86,7 @@ public struct WatchRenderer: Sendable {
                 case "espresense"?: "ESPresense"
                 case let other?: other
                 }
-                rows.append([id, node?.room ?? "?", status] + (mixed ? [kind] : []))
+                rows.append([id, node?.room ?? "?", status] + (mixed ? [kind, node?.rejected.map(String.init) ?? "-"] : []))
             }
             lines += Self.table(rows, headed: true)
         }

@@ -57,6 +57,9 @@ public struct WatchState: Sendable, Hashable {
         public var room: String?
         /// A foreign node's kind as its summary names it (`espresense`, `gateway`); nil for our agents.
         public var foreignKind: String?
+        /// A foreign node's messages the aggregator refused, as its summary counts them; nil for
+        /// our agents and for a summary without the count.
+        public var rejected: Int?
 
         public init(id: String) { self.id = id }
     }
@@ -267,7 +270,7 @@ public struct WatchState: Sendable, Hashable {
         return true
     }
 
-    /// A foreign node's summary, `{"node","room","source","status","beacons":[{"id","distance","proximity"}]}`:
+    /// A foreign node's summary, `{"node","room","source","status","rejected","beacons":[{"id","distance","proximity"}]}`:
     /// the node with its kind, room and status, and its word on each beacon it hears; a beacon it
     /// listed before and no longer lists is not heard. Empty: the node is forgotten.
     private mutating func receiveForeignNode(_ node: String, _ payload: [UInt8], at time: Instant) -> Bool {
@@ -292,6 +295,7 @@ public struct WatchState: Sendable, Hashable {
         var entry = nodes[node] ?? Node(id: node)
         entry.foreignKind = kind
         entry.room = room
+        entry.rejected = summary.lenientInteger("rejected").flatMap { $0 >= 0 ? Int(exactly: $0) : nil }
         switch summary.lenientString("status") {
         case "online": entry.online = true
         case "offline": entry.online = false
