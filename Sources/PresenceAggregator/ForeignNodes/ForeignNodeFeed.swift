@@ -63,6 +63,9 @@ struct ForeignNodeFeed {
         }
     }
 
+    /// Every foreign node's summary, for an instance that has just taken the lead.
+    mutating func allSummaries() -> [AggregatorPublication] { summaries.all() }
+
     /// The sources' silences due at this tick, and the foreign nodes' summaries that changed.
     mutating func tick(into core: inout AggregatorCore, at now: Instant) -> [AggregatorPublication] {
         feed(sources.tick(at: now), into: &core, at: now) + summaries.due(at: now)

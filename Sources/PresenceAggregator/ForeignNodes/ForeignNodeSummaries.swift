@@ -103,6 +103,14 @@ public struct ForeignNodeSummaries: Sendable {
         return changed.compactMap { id in nodes[id].map { .retained(Self.topic(root: root, node: id), Self.payload(id, $0)) } }
     }
 
+    /// Every node's summary as it stands, for an instance that has just taken the lead: a standby
+    /// notes what it hears but sends nothing, so what it marked as due while following, and the
+    /// nodes whose reports have not changed since, would otherwise never be published.
+    public mutating func all() -> [AggregatorPublication] {
+        pending = []
+        return nodes.keys.sorted().map { id in .retained(Self.topic(root: root, node: id), Self.payload(id, nodes[id]!)) }
+    }
+
     static func payload(_ id: String, _ node: Node) -> String {
         var json = JSONObjectWriter()
         json.add("node", id)

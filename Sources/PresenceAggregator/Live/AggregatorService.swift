@@ -443,7 +443,9 @@ public final class AggregatorService: Service, Sendable {
                             }
                             // The lease at once; the state behind what may wait.
                             publish(messages, on: leaderConnection)
-                            if case .lead = action { _ = send(core.retainedState(), backlog: &backlog, on: leaderConnection) }
+                            if case .lead = action {
+                                _ = send(core.retainedState() + foreign.allSummaries(), backlog: &backlog, on: leaderConnection)
+                            }
                         case .stepDown:
                             backlog.removeAll()
                             noteBacklog(backlog)
