@@ -472,6 +472,14 @@ final class MQTTConnectionCore: MosquittoEventHandler {
         }
     }
 
+    func logs(_ level: MosquittoLogLevel) -> Bool {
+        switch level {
+        case .error, .warning: true
+        case .notice, .info: logger.logLevel <= .debug
+        case .debug: logger.logLevel <= .trace
+        }
+    }
+
     func log(_ handle: MosquittoHandle, level: MosquittoLogLevel, message: String) {
         switch level {
         case .error:

@@ -37,6 +37,9 @@ protocol MosquittoEventHandler: AnyObject, Sendable {
     func didSubscribe(_ handle: MosquittoHandle, messageID: Int32, grantedQoS: [Int])
     func didUnsubscribe(_ handle: MosquittoHandle, messageID: Int32)
     func log(_ handle: MosquittoHandle, level: MosquittoLogLevel, message: String)
+    /// Whether a line of `level` would be logged at all: libmosquitto writes a debug line per
+    /// packet, not worth a `String` each when nobody reads it.
+    func logs(_ level: MosquittoLogLevel) -> Bool
 }
 
 enum MosquittoLogLevel: Sendable {
@@ -298,5 +301,6 @@ private func onLog(_: OpaquePointer?, _ userData: UnsafeMutableRawPointer?, _ le
     case MOSQ_LOG_INFO: mapped = .info
     default: mapped = .debug
     }
+    guard handle.handler.logs(mapped) else { return }
     handle.handler.log(handle, level: mapped, message: String(cString: text))
 }

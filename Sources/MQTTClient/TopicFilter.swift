@@ -60,26 +60,34 @@ public struct TopicFilter: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether a message published to `topic` is delivered to a subscription with this filter.
     public func matches(_ topic: String) -> Bool {
-        let topicLevels = topic.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-        if topic.utf8.first == UInt8(ascii: "$") {
+        // Every received message is matched against every subscription: walked in place, not
+        // split into an array of levels (an allocation per filter per message).
+        var topic = topic
+        return topic.withUTF8 { matches(bytes: $0) }
+    }
+
+    private func matches(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if bytes.first == UInt8(ascii: "$") {
             switch levels.first {
             case .singleLevel?, .multiLevel?: return false
             default: break
             }
         }
-        var index = 0
+        var start = 0
+        var consumedAll = false
         for level in levels {
-            switch level {
-            case .multiLevel:
-                return true
-            case .singleLevel:
-                guard index < topicLevels.count else { return false }
-            case .exact(let name):
-                guard index < topicLevels.count, topicLevels[index].elementsEqual(name.utf8) else { return false }
+            if case .multiLevel = level { return true }
+            guard !consumedAll else { return false }
+            var end = start
+            while end < bytes.count, bytes[end] != UInt8(ascii: "/") { end += 1 }
+            if case .exact(let name) = level,
+                !name.utf8.elementsEqual(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+            {
+                return false
             }
-            index += 1
+            if end == bytes.count { consumedAll = true } else { start = end + 1 }
         }
-        return index == topicLevels.count
+        return consumedAll
     }
 
     /// Validates a topic name for PUBLISH: non-empty, at most 65,535 UTF-8 bytes, no wildcards,

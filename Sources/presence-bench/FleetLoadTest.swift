@@ -132,6 +132,10 @@ enum FleetLoadTest {
         let aggregator = try BenchProcess.spawn(options.aggregator, [
             "run", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--root", FleetLayout.root,
             "--client-id", "fleet-aggregator", "--tick-interval", "\(options.tickInterval)", "--log-level", "warning",
+            // None of the fleet's beacons is a known beacon: beyond the default cap of 20,000 unknown
+            // beacons the aggregator would evict them as a flood of random ids (issue 38's 30,000
+            // and 100,000 runs did), so the cap is the fleet's size.
+            "--max-unknown-beacons", "\(max(20_000, options.layout.beacons))",
         ], logPath: aggregatorLog)
         var aggregatorRunning = true
         defer {

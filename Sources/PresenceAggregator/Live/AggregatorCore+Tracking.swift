@@ -40,6 +40,8 @@ extension AggregatorCore {
         let (id, shownName) = Self.identity(beacon, known: known, heardAlias: alias, heardName: name)
         entries[slot.index] = Tracked(beacon: beacon, id: id, name: shownName, heardAlias: alias, heardName: name, location: nil)
         hot[slot.index] = Hot(isTracked: true, isKnown: known != nil, lastHeard: time)
+        timers.cancel(slot.index)
+        scheduleTimer(slot.index)
         trackedCount += 1
         if known == nil {
                         unknownBeacons.append(slot.index)
@@ -72,6 +74,7 @@ extension AggregatorCore {
             hot[slot].isKnown = false
                         unknownBeacons.append(slot)
         }
+        scheduleTimer(slot)  // forgettable now, or a new away timeout
         let (id, name) = Self.identity(entry.beacon, known: known, heardAlias: entry.heardAlias, heardName: entry.heardName)
         guard id != entry.id || name != entry.name else { return }
         let room = hot[slot].occupiedRoom
@@ -132,11 +135,13 @@ extension AggregatorCore {
                     }
         hot[slot] = Hot()
         entries[slot] = nil
+        timers.cancel(slot)
         trackedCount -= 1
         decider.forget(beacon: entry.beacon)
         if decider.physics.slotCapacity == 0 {
             hot.removeAll()
             entries.removeAll()
+            timers.removeAll()
         }
         // The entities go first: an empty room payload is no option of the room sensor.
         if let discovery { out += discovery.removals(beacon: entry.id) }

@@ -86,6 +86,9 @@ public struct AggregatorCore: Sendable {
     var roomMessages = RoomMessages()
     /// Unknown (not known) beacons tracked, and the ends of their least-recently-heard list.
     var unknownBeacons = SlotRecencyLists()
+    /// When each beacon next needs the tick (a restored location's away timeout, being
+    /// forgotten): a tick looks at those alone, not at every beacon.
+    var timers = SlotTimers()
 
     /// Unknown beacons evicted since start because `configuration.maxUnknownBeacons` were already
     /// tracked: what a flood of random beacon ids cost.
@@ -177,6 +180,7 @@ public struct AggregatorCore: Sendable {
         entries[slot]?.location = restored
         entries[slot]?.publishedSignificantPart = restored.significantPart
         hot[slot].published.restoredAt = time
+        scheduleTimer(slot)
         // Membership restored as it was published: no room message of its own.
         if restored.room != RoomDecision.notHome { occupy(restored.room, slot: slot, announce: false) }
         roomMessages.publishDue(into: &out)
@@ -212,19 +216,13 @@ public struct AggregatorCore: Sendable {
             guard let slot = decider.physics.slot(of: decision.beacon) else { continue }
             apply(decision, slot: slot.index, at: time, into: &out)
         }
-        // One pass over the tracked beacons; only the few that need something are sorted.
-        // A restored beacon may simply be still: agents re-report a still beacon only every
-        // heartbeat (60 s), so it gets the evidence's whole life (`staleAfter`, 150 s) before it
-        // is sent away, not the away timeout alone (30 s) — else every restart or standby takeover
-        // would send still beacons to `not_home` and back. A device with an away timeout of its
-        // own longer than that (a phone that stays silent for minutes) gets its own.
-        let staleAfter = configuration.decision.staleAfter
-        func restoredAwayTimeout(_ slot: Int) -> Double {
-            max(decider.physics.awayTimeout(for: RoomDecider.BeaconSlot(index: slot)), staleAfter)
-        }
+        // Only the beacons whose timer is due (within a millisecond, so that rounding of the due
+        // time never delays one a tick: the exact test below decides); only those that need
+        // something are sorted.
         let forgetAfter = configuration.forgetAfter
+        let candidates = timers.takeDue(by: time.seconds + 0.001)
         var due: [(beacon: BeaconID, slot: Int)] = []
-        for slot in hot.indices where hot[slot].isTracked {
+        for slot in candidates where slot < hot.count && hot[slot].isTracked {
             let restoredAway = hot[slot].published.restoredAt.map { time.since($0) >= restoredAwayTimeout(slot) } ?? false
             let forgotten = !hot[slot].isKnown && forgetAfter > 0 && time.since(hot[slot].lastHeard) >= forgetAfter
             if restoredAway || forgotten, let beacon = entries[slot]?.beacon { due.append((beacon, slot)) }
@@ -245,10 +243,39 @@ public struct AggregatorCore: Sendable {
             }
             if isForgotten(slot, at: time) { forget(slot, into: &out) }
         }
+        // Still tracked: their next time (a beacon heard since, a restored one now decided).
+        // (Forgetting the last beacon empties `hot`.)
+        for slot in candidates where slot < hot.count && hot[slot].isTracked { scheduleTimer(slot) }
         roomMessages.tick()
         roomMessages.publishDue(into: &out)
         discovery?.removeUnclaimedNodeDevices(at: time, into: &out)
         return out
+    }
+
+    /// A restored beacon may simply be still: agents re-report a still beacon only every heartbeat
+    /// (60 s), so it gets the evidence's whole life (`staleAfter`, 150 s) before it is sent away,
+    /// not the away timeout alone (30 s) — else every restart or standby takeover would send still
+    /// beacons to `not_home` and back. A device with an away timeout of its own longer than that
+    /// (a phone that stays silent for minutes) gets its own.
+    func restoredAwayTimeout(_ slot: Int) -> Double {
+        max(decider.physics.awayTimeout(for: RoomDecider.BeaconSlot(index: slot)), configuration.decision.staleAfter)
+    }
+
+    /// When the beacon in `slot` next needs the tick: its restored location's away timeout, or
+    /// being forgotten (an unknown beacon unheard for `forgetAfter`); +∞ for neither.
+    func nextTimer(_ slot: Int) -> Double {
+        let state = hot[slot]
+        guard state.isTracked else { return .infinity }
+        var due = Double.infinity
+        if let restoredAt = state.published.restoredAt { due = restoredAt.seconds + restoredAwayTimeout(slot) }
+        if !state.isKnown, configuration.forgetAfter > 0 { due = min(due, state.lastHeard.seconds + configuration.forgetAfter) }
+        return due
+    }
+
+    /// After anything that may bring the beacon's next timer earlier (tracked, restored, known no
+    /// more, a new away timeout). One heard again moves it later: found when it comes up.
+    mutating func scheduleTimer(_ slot: Int) {
+        timers.schedule(slot, at: nextTimer(slot))
     }
 
     func isForgotten(_ slot: Int, at time: Instant) -> Bool {

@@ -43,8 +43,7 @@ public final class AggregatorService: Service, Sendable {
         public var ticks = 0
         /// Publications libmosquitto refused (queue full, no connection for QoS 0).
         public var failedPublications = 0
-        /// Publications waiting because the broker is behind (`publishingWindow` unacknowledged):
-        /// at most one per retained topic, plus events.
+        /// Publications waiting while the broker is behind: one per retained topic at most, and events.
         public var waitingPublications = 0
         /// Retained publications replaced, while waiting, by a newer value of their topic.
         public var coalescedPublications = 0
@@ -79,25 +78,22 @@ public final class AggregatorService: Service, Sendable {
     }
 
     public let configuration: AggregatorConfiguration
-    private let clock: any ServiceClock
-    private let logger: Logger
+    let clock: any ServiceClock
+    let logger: Logger
     private let softwareVersion: String
     private let supportURL: String?
     private let reconnect: MQTTReconnectPolicy
     /// Writes every received measurement as a trace (`run --record`), when set.
     private let recorder: MeasurementRecorder?
-    private let counters = Mutex(Statistics())
-    /// Publications refused: one line per 10 s with the count, not one each (under overload every
-    /// publication was refused, and a line each wrote 489 MB of log in two minutes).
-    private let publicationFailureLog = Mutex(RepeatedLogGate(interval: 10))
-    /// Events dropped while the broker stayed behind: the same, one line per 10 s.
-    private let droppedEventLog = Mutex(RepeatedLogGate(interval: 10))
+    let counters = Mutex(Statistics())
+    /// Publications refused and events dropped: a line per 10 s each with the count, not one each.
+    let publicationFailureLog = Mutex(RepeatedLogGate(interval: 10))
+    let droppedEventLog = Mutex(RepeatedLogGate(interval: 10))
     private let leadershipRole = Mutex<AggregatorLeadership.Role?>(nil)
-    /// QoS 1 messages the service lets its client hold unacknowledged; beyond that what it
-    /// publishes waits in a `PublicationBacklog`, state coalesced per topic.
+    /// QoS 1 messages its client may hold unacknowledged; beyond, a `PublicationBacklog` holds them.
     public let publishingWindow: Int
     /// Events that may wait while the broker is behind; more are dropped and counted.
-    private let backlogEventLimit: Int
+    let backlogEventLimit: Int
 
     /// - Parameters:
     ///   - configuration: the validated settings of `run` (broker, root, decision, discovery, failover).
@@ -107,9 +103,8 @@ public final class AggregatorService: Service, Sendable {
     ///   - supportURL: the project's address for discovery `origin.support_url`, left out when nil.
     ///   - reconnect: the backoff between attempts to reach the broker.
     ///   - recorder: writes every received measurement as a trace (`run --record`), when set.
-    ///   - publishingWindow: QoS 1 messages its client may hold unacknowledged (2,000: a broker
-    ///     that keeps up acknowledges far fewer); beyond that, state waits coalesced per topic.
-    ///     Tests make it tiny.
+    ///   - publishingWindow: QoS 1 messages its client may hold unacknowledged (2,000); beyond that,
+    ///     state waits coalesced per topic. Tests make it tiny.
     ///   - backlogEventLimit: events that may wait meanwhile (10,000); more are dropped and counted.
     public init(
         configuration: AggregatorConfiguration, clock: any ServiceClock = SystemClock(), logger: Logger,
@@ -278,25 +273,9 @@ public final class AggregatorService: Service, Sendable {
                         out = core.tick(at: time) + foreign.tick(into: &core, at: time)
                         actions = leadership?.tick(at: time) ?? []
                         counted = \.ticks
-                        let evicted = core.evictedBeacons
-                        counters.withLock { ($0.evictedBeacons, $0.foreign) = (evicted, foreign.statistics) }
-                        let evictions = evicted > evictionsNoted
-                            ? evictionLog.summary(evicted - evictionsNoted, at: time) : evictionLog.flush(at: time)
-                        if let evictions {
-                            logger.warning("unknown beacons evicted: more than maxUnknownBeacons heard", metadata: [
-                                "evicted": "\(evictions.count)", "seconds": "\(Int(evictions.seconds.rounded()))",
-                                "total": "\(evicted)", "maxUnknownBeacons": "\(configuration.maxUnknownBeacons)",
-                            ])
-                        }
-                        evictionsNoted = evicted
-                        if let malformed = malformedLog.flush(at: time) {
-                            logger.warning("malformed measurements ignored", metadata: [
-                                "count": "\(malformed.count)", "seconds": "\(Int(malformed.seconds.rounded()))",
-                            ])
-                        }
-                        // The tail of a flood of failures, reported even when nothing more fails.
-                        logPublicationFailures(publicationFailureLog.withLock { $0.flush(at: time) }, last: nil, topic: nil)
-                        logDroppedEvents(droppedEventLog.withLock { $0.flush(at: time) })
+                        counters.withLock { $0.foreign = foreign.statistics }
+                        logAtTick(time, evicted: core.evictedBeacons, noted: &evictionsNoted, evictionLog: &evictionLog,
+                                  malformedLog: &malformedLog)
                     case .connection(.connected(_, let isReconnect)):
                         if leadership == nil {
                             publish([.retained(topics.aggregatorStatus, "online")], on: connection)
@@ -408,20 +387,11 @@ public final class AggregatorService: Service, Sendable {
                             publish([AggregatorPublication(topic: syncTopic, payload: "sync", retain: false)], on: connection)
                         }
                     }
-                    if let publisher {
-                        if send(out, backlog: &backlog, on: publisher), !roomAwaited {
-                            // Woken when the broker has caught up half the window, even if no
-                            // input comes meanwhile.
-                            roomAwaited = true
-                            let half = publishingWindow / 2
-                            group.addTask {
-                                await publisher.pendingMessages(atMost: half)
-                                input.yield(.publishingRoom)
-                            }
+                    sendOrHold(out, backlog: &backlog, on: publisher, roomAwaited: &roomAwaited) { publisher, half in
+                        group.addTask {
+                            await publisher.pendingMessages(atMost: half)
+                            input.yield(.publishingRoom)
                         }
-                    } else if !backlog.isEmpty {
-                        backlog.removeAll()  // not leading: what waited is another instance's to send
-                        noteBacklog(backlog)
                     }
                     for action in actions {
                         switch action {
@@ -460,9 +430,7 @@ public final class AggregatorService: Service, Sendable {
                     if leadership != nil { leadershipRole.withLock { $0 = leadership?.role } }
                     if let counted { counters.withLock { $0[keyPath: counted] += 1 } }
                 }
-                if !backlog.isEmpty {
-                    logger.warning("aggregator stops with publications waiting for the broker", metadata: ["waiting": "\(backlog.count)"])
-                }
+                noteUnsent(backlog)
                 // Shutting down: the publisher says `offline` (a leader also gives up its lease, so
                 // a standby takes over at once), flushes and disconnects (the broker then drops
                 // the last will).
@@ -530,69 +498,5 @@ public final class AggregatorService: Service, Sendable {
             logger.error("aggregator cannot open its leader connection", metadata: ["error": "\(error)"])
             return nil
         }
-    }
-
-    /// Publishes `out` on `connection` while fewer than `publishingWindow` messages wait for the
-    /// broker; beyond that they join the backlog (state coalesced per topic), which is sent, oldest
-    /// first, as the window frees. Returns whether anything still waits.
-    private func send(_ out: [AggregatorPublication], backlog: inout PublicationBacklog, on connection: MQTTConnection) -> Bool {
-        if backlog.isEmpty, out.isEmpty { return false }
-        var room = publishingWindow - connection.statistics.pendingMessages
-        if backlog.isEmpty, out.count <= room {
-            publish(out, on: connection)
-            return false
-        }
-        let droppedBefore = backlog.droppedEvents
-        for publication in out { backlog.add(publication) }
-        if backlog.droppedEvents > droppedBefore {
-            let now = clock.now()
-            logDroppedEvents(droppedEventLog.withLock { $0.summary(backlog.droppedEvents - droppedBefore, at: now) })
-        }
-        while room > 0, let next = backlog.next() {
-            publish([next], on: connection)
-            room -= 1
-        }
-        noteBacklog(backlog)
-        return !backlog.isEmpty
-    }
-
-    private func logDroppedEvents(_ summary: RepeatedLogGate.Summary?) {
-        guard let summary else { return }
-        logger.warning("aggregator events dropped: the broker is behind", metadata: [
-            "dropped": "\(summary.count)", "seconds": "\(Int(summary.seconds.rounded()))",
-            "backlogEventLimit": "\(backlogEventLimit)",
-        ])
-    }
-
-    private func noteBacklog(_ backlog: PublicationBacklog) {
-        counters.withLock {
-            $0.waitingPublications = backlog.count
-            $0.coalescedPublications = backlog.coalesced
-            $0.droppedEvents = backlog.droppedEvents
-        }
-    }
-
-    private func publish(_ publications: [AggregatorPublication], on connection: MQTTConnection) {
-        for publication in publications {
-            do {
-                try connection.publish(
-                    topic: publication.topic, string: publication.payload,
-                    qos: publication.qos >= 1 ? .atLeastOnce : .atMostOnce, retain: publication.retain)
-            } catch {
-                counters.withLock { $0.failedPublications += 1 }
-                let now = clock.now()
-                logPublicationFailures(publicationFailureLog.withLock { $0.summary(at: now) }, last: error, topic: publication.topic)
-            }
-        }
-    }
-
-    /// One line for the publications refused since the last (`failed` of them in `seconds`), with
-    /// the last one's error and topic.
-    private func logPublicationFailures(_ summary: RepeatedLogGate.Summary?, last error: MQTTError?, topic: String?) {
-        guard let summary else { return }
-        var metadata: Logger.Metadata = ["failed": "\(summary.count)", "seconds": "\(Int(summary.seconds.rounded()))"]
-        if let error { metadata["lastError"] = "\(error.message)" }
-        if let topic { metadata["lastTopic"] = "\(topic)" }
-        logger.warning("aggregator publications failed", metadata: metadata)
     }
 }
