@@ -280,7 +280,8 @@ public final class AggregatorService: Service, Sendable {
                         if leadership == nil {
                             publish([.retained(topics.aggregatorStatus, "online")], on: connection)
                             out = core.announceAggregator()
-                            if isReconnect { out += core.retainedState() }
+                            // The broker may have lost what we hold (restarted without persistence).
+                            if isReconnect { out += core.retainedState() + foreign.allSummaries() }
                         } else {
                             // Sent after the SUBSCRIBEs of this connection, so it comes back after
                             // every retained message of the leadership topics.
@@ -300,7 +301,7 @@ public final class AggregatorService: Service, Sendable {
                             // The lease goes at once, never behind a backlog of state.
                             publish([.retained(AggregatorLease.leaderTopic(topics), lease.json(at: now)),
                                      .retained(topics.aggregatorStatus, "online")], on: leaderConnection)
-                            out = core.retainedState()
+                            out = core.retainedState() + foreign.allSummaries()
                         }
                     case .leaderConnection(.connectionLost(let error)):
                         logger.warning("aggregator lost the broker (leader connection)", metadata: ["error": "\(error.message)"])
