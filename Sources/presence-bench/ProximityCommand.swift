@@ -118,18 +118,30 @@ struct ProximityReport: Encodable {
     }
 }
 
-/// The node variants tried while looking for where near is lost (issue 39).
+/// The node variants tried while looking for where near is lost (issue 39): the class read
+/// from the room filter (as before it had its own estimate), then the steady estimate's knobs one
+/// at a time around the default.
 enum ProximityCandidates {
+    static func node(_ name: String, _ change: (inout ProximityEstimate.Parameters) -> Void) -> (String, ProximityMethod) {
+        var parameters = TrackingParameters.default
+        change(&parameters.proximityEstimate)
+        return ("node: " + name, .node(parameters))
+    }
+
     static var all: [(String, ProximityMethod)] {
-        var list: [(String, ProximityMethod)] = []
-        for q in [0.01, 0.05, 0.1, 0.25, 0.75] {
-            for h in [0.0, 0.1, 0.2, 0.3] {
-                var p = TrackingParameters.default
-                p.filter.processNoise = q
-                p.proximity.hysteresis = h
-                list.append(("node q \(q) h \(h)", .node(p)))
-            }
-        }
+        let room = TrackingParameters.default.filter
+        var list: [(String, ProximityMethod)] = [
+            node("room filter's class (q 0.75, h 0.3, no warm-up, no settle)") {
+                $0 = .init(filter: room, hysteresis: 0.3, warmUp: 0, settle: 0)
+            },
+        ]
+        for q in [0.01, 0.05, 0.25, 0.75] { list.append(node("q \(q)") { $0.filter.processNoise = q }) }
+        for h in [0.0, 0.1, 0.3] { list.append(node("h \(h)") { $0.hysteresis = h }) }
+        for w in [5.0, 10, 20] { list.append(node("warm-up \(w) s") { $0.warmUp = w }) }
+        for s in [0.0, 5, 20] { list.append(node("settle \(s) s") { $0.settle = s }) }
+        list.append(node("q 0.75, h 0.3 (room filter), warm-up 10 s, settle 0 s") {
+            $0 = .init(filter: room, hysteresis: 0.3, warmUp: 10, settle: 0)
+        })
         return list
     }
 }

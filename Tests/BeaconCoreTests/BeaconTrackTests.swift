@@ -50,6 +50,42 @@ import Testing
         #expect(proximityChanges <= 4, "hysteresis keeps a beacon on the boundary from flapping")
     }
 
+    @Test func theReportedClassRidesOutABriefExcursionThatTheRoomFilterFollows() {
+        // Two adverts a second at 1 m (−60 dBm, near) for a minute, then 4 s that read 10 m
+        // (−75 dBm, far: a body in the way), then 1 m again.
+        var track = BeaconTrack(parameters: .default)
+        var roomPublishes = 0
+        var reported: [Proximity] = []
+        func hear(_ rssi: Int, _ seconds: Double) {
+            let u = track.observe(rssi: rssi, measuredPower: nil, at: Instant(seconds: seconds))
+            if u.shouldPublish { roomPublishes += 1 }
+            reported.append(u.proximity)
+        }
+        for i in 0..<120 { hear(-60, Double(i) / 2) }
+        let before = roomPublishes
+        for i in 120..<128 { hear(-75, Double(i) / 2) }
+        // The room filter follows the move: it publishes (its class turned far, or a 3 dB step).
+        #expect(roomPublishes > before)
+        for i in 128..<160 { hear(-60, Double(i) / 2) }
+        // The reported class never left near: a new class must hold 10 s before it is taken.
+        #expect(reported.allSatisfy { $0 == .near })
+        // Held far for longer, it turns far.
+        for i in 160..<220 { hear(-75, Double(i) / 2) }
+        #expect(reported.last == .far)
+    }
+
+    @Test func theReportedClassFollowsTheEstimateWhileItWarmsUp() {
+        // A first advert that reads near, then far ones: within a 10 s warm-up (off by default)
+        // the class follows the steady estimate at once instead of waiting 10 s to settle.
+        var parameters = TrackingParameters.default
+        parameters.proximityEstimate.warmUp = 10
+        var track = BeaconTrack(parameters: parameters)
+        #expect(track.observe(rssi: -60, measuredPower: nil, at: Instant(seconds: 0)).proximity == .near)
+        var last = Proximity.unknown
+        for i in 1..<16 { last = track.observe(rssi: -85, measuredPower: nil, at: Instant(seconds: Double(i) / 2)).proximity }
+        #expect(last == .far)
+    }
+
     @Test func silenceTurnsUnknownThenTheTrackStartsAfresh() {
         var track = BeaconTrack(parameters: .default)
         for i in 0..<20 { _ = track.observe(rssi: -90, measuredPower: nil, at: Instant(seconds: Double(i) * 0.5)) }

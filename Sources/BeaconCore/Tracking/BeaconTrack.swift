@@ -1,7 +1,9 @@
 /// Filter + distance + classifier + publish policy for one (beacon, node): what the agent keeps
 /// per beacon, and what trace replay runs per (beacon, node).
 ///
-/// Distance is computed from the *filtered* RSSI, so proximity and publishing see a smooth value.
+/// Distance is computed from the *filtered* RSSI, so publishing sees a smooth value. The reported
+/// proximity class has its own, steadier estimate from the same samples (`ProximityEstimate`);
+/// the room filter's own class still decides when a class change publishes.
 /// P₁ is `configuredMeasuredPower` when the operator set one for this beacon, else the advertised
 /// measured power, else the model's default.
 ///
@@ -63,11 +65,14 @@ public struct BeaconTrack: Sendable {
         public let tracking: TrackingParameters
         /// `tracking.filter`, sanitized as `RSSIKalmanFilter` uses it.
         let filter: RSSIKalmanFilter.Parameters
+        /// `tracking.proximityEstimate.filter`, sanitized.
+        let proximityFilter: RSSIKalmanFilter.Parameters
 
         /// Prepares `tracking` for every track of a node.
         public init(_ tracking: TrackingParameters) {
             self.tracking = tracking
             filter = tracking.filter.sanitized
+            proximityFilter = tracking.proximityEstimate.filter.sanitized
         }
     }
 
@@ -76,7 +81,10 @@ public struct BeaconTrack: Sendable {
     /// parameters.
     public struct State: Sendable {
         private var filter = RSSIKalmanFilter.State()
+        /// The room filter's class: what triggers a publish, as before the class had its own estimate.
         private var classifier = ProximityClassifier.State()
+        /// The reported class, from its own steadier estimate.
+        private var steady = ProximityEstimate.State()
         private var policy = MeasurementPublishPolicy.State()
         private var lastRSSI = 0
         private var lastMeasuredPower: Double
@@ -100,9 +108,14 @@ public struct BeaconTrack: Sendable {
             let estimate = filter.update(rssi: Double(rssi), at: time, tuning.filter)
             let power = configuredMeasuredPower ?? measuredPower
             let distance = parameters.distance.distance(rssi: estimate.rssi, measuredPower: power.map(Double.init))
-            let proximity = classifier.classify(distance: distance, at: time, parameters.proximity)
+            let roomClass = classifier.classify(distance: distance, at: time, parameters.proximity)
+            let proximity = steady.update(
+                rssi: Double(rssi), measuredPower: power.map(Double.init), at: time, parameters.proximityEstimate,
+                filter: tuning.proximityFilter, distance: parameters.distance, thresholds: parameters.proximity)
+            // The room filter's class decides publishing, so the room decision sees exactly the
+            // measurements it saw before the reported class had its own estimate.
             let publish = policy.shouldPublish(
-                proximity: proximity, rssi: estimate.rssi, sigma: estimate.sigma, at: time, parameters.publish)
+                proximity: roomClass, rssi: estimate.rssi, sigma: estimate.sigma, at: time, parameters.publish)
             let usedPower = power.map(Double.init) ?? parameters.distance.defaultMeasuredPower
             if time.seconds.isFinite {
                 lastRSSI = rssi
@@ -131,7 +144,7 @@ public struct BeaconTrack: Sendable {
         public mutating func current(at time: Instant, _ tuning: Tuning) -> TrackUpdate? {
             let parameters = tuning.tracking
             guard let last = filter.last, let estimate = filter.estimate(at: last, tuning.filter) else { return nil }
-            let proximity = classifier.proximity(at: time, parameters.proximity)
+            let proximity = steady.proximity(at: time, parameters.proximity)
             guard proximity != .unknown else { return nil }
             let distance = parameters.distance.distance(rssi: estimate.rssi, measuredPower: lastMeasuredPower)
             return TrackUpdate(rssi: lastRSSI, rssiFiltered: estimate.rssi, sigma: estimate.sigma,
@@ -140,7 +153,7 @@ public struct BeaconTrack: Sendable {
 
         /// `BeaconTrack.proximity(at:)`.
         public mutating func proximity(at time: Instant, _ tuning: Tuning) -> Proximity {
-            classifier.proximity(at: time, tuning.tracking.proximity)
+            steady.proximity(at: time, tuning.tracking.proximity)
         }
 
         /// `BeaconTrack.estimate(at:)`.

@@ -4,8 +4,11 @@ public struct TrackingParameters: Sendable, Hashable, Codable {
     public var filter: RSSIKalmanFilter.Parameters
     /// RSSI → metres.
     public var distance: DistanceModel
-    /// Metres → immediate/near/far/unknown.
+    /// Metres → immediate/near/far/unknown: the thresholds and silence of the reported class, and
+    /// the hysteresis of the room filter's class, which triggers publishing.
     public var proximity: ProximityClassifier.Parameters
+    /// The reported proximity class's own, steadier estimate from the same samples.
+    public var proximityEstimate: ProximityEstimate.Parameters
     /// When a measurement goes out.
     public var publish: MeasurementPublishPolicy.Parameters
 
@@ -14,12 +17,14 @@ public struct TrackingParameters: Sendable, Hashable, Codable {
         filter: RSSIKalmanFilter.Parameters = .default,
         distance: DistanceModel = .default,
         proximity: ProximityClassifier.Parameters = .default,
-        publish: MeasurementPublishPolicy.Parameters = .default
+        publish: MeasurementPublishPolicy.Parameters = .default,
+        proximityEstimate: ProximityEstimate.Parameters = .default
     ) {
         self.filter = filter
         self.distance = distance
         self.proximity = proximity
         self.publish = publish
+        self.proximityEstimate = proximityEstimate
     }
 
     /// The measured defaults of every part (see `presence-bench calibrate`).
