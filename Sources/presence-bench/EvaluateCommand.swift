@@ -55,6 +55,9 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: "Lead cap in dB.")
     var leadCap: Double?
 
+    @Option(help: "A challenger this many dB ahead of the held score wins at once (inf: never).")
+    var decisiveLead: Double?
+
     @Option(help: "Settle time in seconds.")
     var settleTime: Double?
 
@@ -84,6 +87,9 @@ struct EvaluateCommand: ParsableCommand {
 
     @OptionGroup var wornTagModel: WornTagOptions
 
+    @Flag(help: "Skip the learned site model's modes (quicker, for trying decision settings).")
+    var physicsOnly = false
+
     @Flag(help: "Also score a grid of margin × dwell × evidence settings on every site (the table in the Room decisions article).")
     var grid = false
 
@@ -103,6 +109,7 @@ struct EvaluateCommand: ParsableCommand {
         if let evidence { parameters.evidenceToSwitch = evidence }
         if let leadCap { parameters.leadCap = leadCap }
         if let settleTime { parameters.settleTime = settleTime }
+        if let decisiveLead { parameters.decisiveLead = decisiveLead }
 
         var tracking = TrackingParameters.default
         if let rssiStep { tracking.publish.rssiStep = rssiStep }
@@ -146,7 +153,7 @@ struct EvaluateCommand: ParsableCommand {
             // The site model learned from the site's other recordings (EvaluateCommand+Learned.swift).
             // `learned` follows learn's verdict (the model, or physics where the model did not beat it
             // on the training recordings); `learnedModelAlone` always decides with the model.
-            for judging in [true, false] {
+            for judging in [true, false] where !physicsOnly {
                 let learned = Self.learnedScores(site.recordings.map { ($0.name, $0.samples, $0.truth) },
                                                  tracking: tracking, decision: parameters, judging: judging)
                 modes[judging ? "learned" : "learnedModelAlone"] = ModeReport(
@@ -347,8 +354,11 @@ struct EvaluateCommand: ParsableCommand {
 
     struct Parameters: Encodable {
         var margin, fallRate, dwell, evidenceToSwitch, leadCap, settleTime, staleAfter, awayTimeout, pathLossExponent: Double
+        /// Nil when no lead is decisive (infinite).
+        var decisiveLead: Double?
         init(_ p: RoomDecisionParameters) {
             margin = p.margin; fallRate = p.fallRate; dwell = p.dwell; evidenceToSwitch = p.evidenceToSwitch; leadCap = p.leadCap
+            decisiveLead = p.decisiveLead.isFinite ? p.decisiveLead : nil
             settleTime = p.settleTime
             staleAfter = p.staleAfter; awayTimeout = p.awayTimeout; pathLossExponent = p.pathLossExponent
         }
