@@ -44,7 +44,7 @@ public struct WornTagSignal: Sendable, Hashable {
         /// Seconds between the tag's advertisements.
         public var interval = 0.2
         /// Chance a receiver hears a packet at all.
-        public var heard = 0.6
+        public var heard = 0.8
         /// A receiver hears no packet within this long of the last it heard, seconds.
         public var reportGap = 0.2
         /// How far from a packet a receiver's recorded adverts make its level, seconds.
@@ -63,7 +63,7 @@ public struct WornTagSignal: Sendable, Hashable {
         /// `cone` from it and beyond.
         public var cone = 75 * Double.pi / 180
         /// A wall's loss to a receiver of another room than the wearer's, dB.
-        public var wall = 10.0
+        public var wall = 8.0
         /// The recording's floor: this quantile of its adverts' RSSI.
         public var floorQuantile = 0.01
         /// Above the floor, a packet is heard with a chance rising over this many dB.
