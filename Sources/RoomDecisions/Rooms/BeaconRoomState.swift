@@ -270,7 +270,7 @@ struct BeaconRoomState: Sendable {
                 for (index, candidate) in scores.enumerated() {
                     guard let challenge = challenges.first(where: { $0.room == candidate.room }),
                         time.since(challenge.since) >= p.dwell && challenge.evidence >= p.evidenceToSwitch
-                            || candidate.score - defended >= p.decisiveLead
+                            || p.decisiveLead.isFinite && candidate.score - defended >= p.decisiveLead
                     else { continue }
                     if let best = winner, !(scores[best].score < candidate.score) { continue }
                     winner = index
