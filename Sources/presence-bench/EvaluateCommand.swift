@@ -19,12 +19,13 @@ import PresenceAggregator
 /// beside them). The "strongest raw RSSI in the last 1 s" baseline is
 /// scored the same way; it validates the scorer against the published reference figures.
 ///
-/// With `--body-fades` every recording's advertisements first get simulated body fades
-/// (`SimulatedBodyFades`), and the report says which under `bodyFades`.
+/// With `--worn-tag` every recording's advertisements are first made as a tag worn on a body would
+/// have made them (`WornTagSignal`), and the report says how under `wornTag`. Bermuda 0.8's rule
+/// (`BermudaRuleBaseline`) is scored beside ours on the same advertisements, under `bermuda`.
 ///
-/// JSON shape: `{ parameters, filter, publish, messagesPerBeaconNodeMinuteAtRest, bodyFades?, sites: { NAME: {
+/// JSON shape: `{ parameters, filter, publish, messagesPerBeaconNodeMinuteAtRest, wornTag?, sites: { NAME: {
 /// directory, recordings, modes: { MODE: { recordings: [Row], summary: Summary,
-/// messagesPerBeaconNodeMinuteMoving? } }, baseline: { recordings, summary } } }, grid? }`.
+/// messagesPerBeaconNodeMinuteMoving? } }, baseline: { recordings, summary }, bermuda: { recordings, summary } } }, grid? }`.
 /// A further mode (the learned site model, judged leave-one-recording-out) adds its own key under
 /// `modes` beside `defaults`, built with `ModeReport(recordings:)` from its own scores.
 struct EvaluateCommand: ParsableCommand {
@@ -54,6 +55,9 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: "Lead cap in dB.")
     var leadCap: Double?
 
+    @Option(help: "A challenger this many dB ahead of the held score wins at once (inf: never).")
+    var decisiveLead: Double?
+
     @Option(help: "Settle time in seconds.")
     var settleTime: Double?
 
@@ -78,10 +82,13 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: "The agents' Kalman measurement noise r in dB².")
     var measurementNoise: Double?
 
-    @Option(help: ArgumentHelp(
-        "Adds body fades to every recording's advertisements: on average every this many seconds one node hears the tag 10–20 dB lower for 2–6 s (a tag worn on a body; seeded, so runs repeat).",
-        valueName: "seconds"))
-    var bodyFades: Double?
+    @Flag(help: "Wear the tag: every recording's advertisements as a tag worn on a body would have made them (WornTagSignal: a wristband's packets, the body's shadow, weak packets lost; seeded, so runs repeat).")
+    var wornTag = false
+
+    @OptionGroup var wornTagModel: WornTagOptions
+
+    @Flag(help: "Skip the learned site model's modes (quicker, for trying decision settings).")
+    var physicsOnly = false
 
     @Flag(help: "Also score a grid of margin × dwell × evidence settings on every site (the table in the Room decisions article).")
     var grid = false
@@ -110,9 +117,6 @@ struct EvaluateCommand: ParsableCommand {
             throw ValidationError("--site: '\(name)' is not one of \(Self.siteNames.joined(separator: ", "))")
         }
         if traces != nil, !onlySites.isEmpty { throw ValidationError("--site and --traces: give one or the other") }
-        if let bodyFades, !(bodyFades.isFinite && bodyFades >= SimulatedBodyFades.minimumInterval) {
-            throw ValidationError("--body-fades: \(bodyFades) is not a number of seconds of at least \(SimulatedBodyFades.minimumInterval)")
-        }
     }
 
     func run() throws {
@@ -123,6 +127,7 @@ struct EvaluateCommand: ParsableCommand {
         if let evidence { parameters.evidenceToSwitch = evidence }
         if let leadCap { parameters.leadCap = leadCap }
         if let settleTime { parameters.settleTime = settleTime }
+        if let decisiveLead { parameters.decisiveLead = decisiveLead }
 
         var tracking = TrackingParameters.default
         if let rssiStep { tracking.publish.rssiStep = rssiStep }
@@ -149,18 +154,19 @@ struct EvaluateCommand: ParsableCommand {
             }
             sites.removeAll { !wanted.contains($0.name) }
         }
-        // Fades before anything is replayed or learned: a worn tag fades in the walks learned from too.
-        let fades = bodyFades.map { SimulatedBodyFades(meanInterval: $0) }
-        if let fades {
+        // The worn tag before anything is replayed or learned: at home the walks learned from are worn too.
+        let worn = wornTag ? wornTagModel.signal() : nil
+        if let worn {
             for site in sites.indices {
                 for index in sites[site].recordings.indices {
                     let recording = sites[site].recordings[index]
-                    sites[site].recordings[index].samples = fades.apply(to: recording.samples, name: recording.name).samples
+                    sites[site].recordings[index].samples = worn.apply(to: recording.samples, truth: recording.truth,
+                                                                       name: recording.name)
                 }
             }
         }
         var report = Report(parameters: .init(parameters), filter: tracking.filter, publish: tracking.publish,
-                            bodyFades: fades.map(BodyFadesReport.init), sites: [:])
+                            wornTag: worn.map { WornTagReport($0.parameters) }, sites: [:])
         // The at-rest rate is the still beacons' (static-rssi), the same for every site, with the
         // agents' tracking as replayed (a filter or publish flag changes it too).
         report.messagesPerBeaconNodeMinuteAtRest =
@@ -171,7 +177,7 @@ struct EvaluateCommand: ParsableCommand {
             // The site model learned from the site's other recordings (EvaluateCommand+Learned.swift).
             // `learned` follows learn's verdict (the model, or physics where the model did not beat it
             // on the training recordings); `learnedModelAlone` always decides with the model.
-            for judging in [true, false] {
+            for judging in [true, false] where !physicsOnly {
                 let learned = Self.learnedScores(site.recordings.map { ($0.name, $0.samples, $0.truth) },
                                                  tracking: tracking, decision: parameters, judging: judging)
                 modes[judging ? "learned" : "learnedModelAlone"] = ModeReport(
@@ -180,10 +186,13 @@ struct EvaluateCommand: ParsableCommand {
             }
             if espresense { modes["espresense"] = Self.espresenseMode(site, parameters: parameters) }
             let baseline = site.recordings.map { (name: $0.name, score: Self.scoreBaseline($0)) }
+            let bermuda = site.recordings.map { (name: $0.name, score: Self.scoreBermuda($0)) }
             report.sites[site.name] = SiteReport(
                 directory: site.directory, recordings: site.recordings.count, modes: modes,
                 baseline: ModeReport(recordings: baseline.map { RecordingResult(name: $0.name, score: $0.score) },
-                                     name: "strongest raw RSSI in the last 1 s"))
+                                     name: "strongest raw RSSI in the last 1 s"),
+                bermuda: ModeReport(recordings: bermuda.map { RecordingResult(name: $0.name, score: $0.score) },
+                                    name: Self.bermudaName))
         }
         if grid {
             var rows: [GridRow] = []
@@ -308,6 +317,15 @@ struct EvaluateCommand: ParsableCommand {
         }
     }
 
+    /// Bermuda 0.8's area rule on the recording's advertisements (`BermudaRuleBaseline`).
+    static func scoreBermuda(_ set: TraceSet) -> RoomDecisionScore {
+        perBeacon(set) { beacon in
+            BermudaRuleBaseline.decisions(of: set.samples.filter { $0.beacon == beacon })
+        }
+    }
+
+    static let bermudaName = "Bermuda 0.8's rule: bottom-hugging distance, a challenger 30 % nearer (15 % with its history), every 1.05 s"
+
     /// Scores a timeline of decisions (every beacon's, in time order) against the recording's truth,
     /// beacon by beacon, pooled: what any mode that decides rooms is judged by.
     static func score(_ set: TraceSet, decisions rows: [(time: Instant, decision: RoomDecision)]) -> RoomDecisionScore {
@@ -333,23 +351,10 @@ struct EvaluateCommand: ParsableCommand {
         /// static-rssi series, `presence-bench speed`'s figure with the default tracking), with the
         /// tracking replayed here; nil without `<data>/static-rssi`.
         var messagesPerBeaconNodeMinuteAtRest: Double?
-        /// The simulated body fades added to every recording (`--body-fades`); nil without.
-        var bodyFades: BodyFadesReport?
+        /// The worn tag every recording was replayed as (`--worn-tag`); nil without.
+        var wornTag: WornTagReport?
         var sites: [String: SiteReport]
         var grid: [GridRow]?
-    }
-
-    /// What `--body-fades` added: the same figures `SimulatedBodyFades` draws from.
-    struct BodyFadesReport: Encodable {
-        var meanInterval: Double
-        var depth: [Double]
-        var duration: [Double]
-
-        init(_ fades: SimulatedBodyFades) {
-            meanInterval = fades.meanInterval
-            depth = [fades.depth.lowerBound, fades.depth.upperBound]
-            duration = [fades.duration.lowerBound, fades.duration.upperBound]
-        }
     }
 
     struct SiteReport: Encodable {
@@ -359,6 +364,8 @@ struct EvaluateCommand: ParsableCommand {
         var modes: [String: ModeReport]
         /// The strongest raw RSSI in the last 1 s.
         var baseline: ModeReport
+        /// Bermuda 0.8's rule on the same advertisements.
+        var bermuda: ModeReport
     }
 
     /// One recording's score in a mode.
@@ -387,8 +394,11 @@ struct EvaluateCommand: ParsableCommand {
 
     struct Parameters: Encodable {
         var margin, fallRate, dwell, evidenceToSwitch, leadCap, settleTime, staleAfter, awayTimeout, pathLossExponent: Double
+        /// Nil when no lead is decisive (infinite).
+        var decisiveLead: Double?
         init(_ p: RoomDecisionParameters) {
             margin = p.margin; fallRate = p.fallRate; dwell = p.dwell; evidenceToSwitch = p.evidenceToSwitch; leadCap = p.leadCap
+            decisiveLead = p.decisiveLead.isFinite ? p.decisiveLead : nil
             settleTime = p.settleTime
             staleAfter = p.staleAfter; awayTimeout = p.awayTimeout; pathLossExponent = p.pathLossExponent
         }

@@ -269,7 +269,8 @@ struct BeaconRoomState: Sendable {
                 var winner: Int?
                 for (index, candidate) in scores.enumerated() {
                     guard let challenge = challenges.first(where: { $0.room == candidate.room }),
-                        time.since(challenge.since) >= p.dwell, challenge.evidence >= p.evidenceToSwitch
+                        time.since(challenge.since) >= p.dwell && challenge.evidence >= p.evidenceToSwitch
+                            || p.decisiveLead.isFinite && candidate.score - defended >= p.decisiveLead
                     else { continue }
                     if let best = winner, !(scores[best].score < candidate.score) { continue }
                     winner = index

@@ -35,6 +35,10 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     /// many dB·s, default 1.5 dB·s: a 2 dB lead or more needs just the dwell (1.5 s), a 1 dB lead
     /// 2 s, a 0.5 dB lead 6 s. A lead that dips to the margin or below starts the challenger afresh.
     public var evidenceToSwitch: Double
+    /// A challenger leading the current room's held score by at least this many dB wins at once,
+    /// without its dwell or evidence, default `.infinity` (never): a move that puts a room far
+    /// ahead is no fade (issue 40).
+    public var decisiveLead: Double
     /// Largest lead (dB) one instant contributes to `evidenceToSwitch`, default 3 dB.
     public var leadCap: Double
     /// Deciding starts (and a beacon back from `not_home` is placed) this long after its first
@@ -62,6 +66,7 @@ public struct RoomDecisionParameters: Sendable, Hashable {
         dwell: Double = 1.5,
         evidenceToSwitch: Double = 1.5,
         leadCap: Double = 3.0,
+        decisiveLead: Double = .infinity,
         settleTime: Double = 1,
         staleAfter: Double = 150,
         awayTimeout: Double = 30
@@ -72,6 +77,7 @@ public struct RoomDecisionParameters: Sendable, Hashable {
         self.dwell = dwell
         self.evidenceToSwitch = evidenceToSwitch
         self.leadCap = leadCap
+        self.decisiveLead = decisiveLead
         self.settleTime = settleTime
         self.staleAfter = staleAfter
         self.awayTimeout = awayTimeout

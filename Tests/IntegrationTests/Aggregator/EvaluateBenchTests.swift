@@ -4,8 +4,9 @@ import Testing
 
 /// `presence-bench evaluate` as the Room decisions article runs it, on two short walks of the hall:
 /// the at-rest message rate it reports (the budget of 2 per beacon per node per minute) must be the
-/// one of the node filter it replays, not the defaults' whatever the flags say; and its body-fade
-/// stress test (`--body-fades`) is reported and refuses a meaningless interval.
+/// one of the node filter it replays, not the defaults' whatever the flags say; its worn tag
+/// (`--worn-tag`) is reported and repeats; Bermuda's rule is scored beside ours; and `signal-figures`
+/// prints the table the worn tag is calibrated to.
 @Suite struct EvaluateBenchTests {
     @Test("the at-rest rate follows the node filter replayed: within the budget by default, far above it with q = 3")
     func atRestFollowsTheFilter() throws {
@@ -24,28 +25,51 @@ import Testing
         #expect(atRestFaster > 5, "\(atRestFaster)")
     }
 
-    @Test("--body-fades reports the fades it added and changes what is decided; an interval under a second or no number is refused by name")
-    func bodyFades() throws {
+    @Test("--worn-tag reports the worn tag it replayed and changes what is decided; Bermuda's rule is scored beside ours")
+    func wornTag() throws {
         let site = try TwoWalks()
         defer { site.remove() }
         let plain = try site.evaluate([])
-        let faded = try site.evaluate(["--body-fades", "5"])
-        let fades = try #require(faded["bodyFades"] as? [String: Any])
-        #expect((fades["meanInterval"] as? NSNumber)?.doubleValue == 5)
-        #expect((fades["depth"] as? [NSNumber])?.map(\.doubleValue) == [10, 20])
-        #expect(plain["bodyFades"] == nil)
-        func summary(_ report: [String: Any]) -> NSDictionary? {
-            let sites = report["sites"] as? [String: Any]
-            let modes = (sites?.values.first as? [String: Any])?["modes"] as? [String: Any]
-            return (modes?["defaults"] as? [String: Any])?["summary"] as? NSDictionary
+        let worn = try site.evaluate(["--worn-tag"])
+        let model = try #require(worn["wornTag"] as? [String: Any])
+        #expect((model["interval"] as? NSNumber)?.doubleValue == 0.2)
+        #expect(plain["wornTag"] == nil)
+        func summary(_ report: [String: Any], _ key: String) -> NSDictionary? {
+            let site = (report["sites"] as? [String: Any])?.values.first as? [String: Any]
+            if key == "bermuda" { return (site?["bermuda"] as? [String: Any])?["summary"] as? NSDictionary }
+            return ((site?["modes"] as? [String: Any])?[key] as? [String: Any])?["summary"] as? NSDictionary
         }
-        #expect(summary(plain) != nil && summary(plain) != summary(faded))
-        for bad in ["0", "-3", "0.001", "nan"] {
-            let result = try ToolRunner.run(site.bench, ["evaluate", "--traces", site.directory.path, "--body-fades=\(bad)"],
-                                            separateErrors: true)
-            #expect(result.status != 0)
-            #expect(result.errors.contains("--body-fades"), "\(result.errors)")
+        #expect(summary(plain, "defaults") != nil && summary(plain, "defaults") != summary(worn, "defaults"))
+        let bermuda = try #require(summary(plain, "bermuda"))
+        #expect((bermuda["recordings"] as? NSNumber)?.intValue == 2)
+        #expect(summary(plain, "bermuda") != summary(worn, "bermuda"))
+        // The same run twice is the same worn tag.
+        #expect(summary(try site.evaluate(["--worn-tag"]), "defaults") == summary(worn, "defaults"))
+    }
+
+    @Test("signal-figures prints the house's column beside each directory's, recorded or worn")
+    func signalFigures() throws {
+        let site = try TwoWalks()
+        defer { site.remove() }
+        func figures(_ flags: [String]) throws -> [String: Any] {
+            let result = try ToolRunner.run(site.bench, ["signal-figures", site.directory.path] + flags, separateErrors: true)
+            #expect(result.status == 0, "\(result.errors)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
         }
+        let recorded = try figures([]), worn = try figures(["--worn-tag"])
+        let house = try #require(recorded["house"] as? [String: Any])
+        #expect((house["packetsPerSecondPerReceiver"] as? NSNumber)?.doubleValue == 2.1)
+        func rate(_ report: [String: Any]) -> Double? {
+            ((report["columns"] as? [String: Any])?.values.first as? [String: Any]).flatMap {
+                ($0["packetsPerSecondPerReceiver"] as? NSNumber)?.doubleValue
+            }
+        }
+        // The hall's receivers hear about two adverts a second (issue 40's table: 1.9).
+        let recordedRate = try #require(rate(recorded))
+        #expect(recordedRate > 1.5 && recordedRate < 2.5, "\(recordedRate)")
+        #expect(rate(worn) != nil && worn["wornTag"] != nil && recorded["wornTag"] == nil)
+        let bad = try ToolRunner.run(site.bench, ["signal-figures", site.directory.path + "/none"], separateErrors: true)
+        #expect(bad.status != 0 && bad.errors.contains("none"), "\(bad.errors)")
     }
 
     /// Two of the hall's shortest walks, linked into a site of their own, and `evaluate` on it.

@@ -1,0 +1,233 @@
+import BeaconCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A recording's advertisements as a tag worn on a body would have made them
+/// (`presence-bench evaluate --worn-tag`, `signal-figures --worn-tag`): no shared recording has a
+/// worn tag, and at home every tag is on a person (issue 40).
+///
+/// - **The wristband's packets.** The tag advertises every `interval` (0.2 s, 5 a second, with a
+///   little jitter); a receiver hears each with probability `heard`, and none within `reportGap`
+///   of the last it heard (the house's receivers heard 2.1 of 5 a second).
+/// - **Where the signal comes from.** Each receiver's level at a packet is the recording's own: the
+///   mean of that receiver's adverts within `levelWindow` of it (dBm; none within it, none heard),
+///   plus a fresh draw of per-packet noise, `noise` dB (SD). The recording decides where the tag is;
+///   the model decides how the body and the radio treat it.
+/// - **The body.** The wearer faces one way. Still, they keep that heading for a spell of
+///   exponential length (mean `stillSpell`), then turn to a new one. Walking — from `walkBefore`
+///   before a true room change to `walkAfter` after it — their heading and where each receiver lies
+///   around them change every second. A receiver behind the wearer (more than `cone` from their
+///   back, so the share `cone/π` of the directions) is shadowed by the spell's depth (uniform in
+///   `depth`), a side one by less.
+/// - **Walls.** The house this is calibrated to has a wall between each receiver and the rooms it
+///   does not serve, and the shared walks have few or none (an open hall, a kitchen open to the
+///   living room): a receiver of another room than the wearer's is `wall` dB lower, easing in and
+///   out over the walk through a door (from `walkBefore` before the true change to `walkAfter`
+///   after it).
+/// - **Weak packets are lost.** A packet whose RSSI falls below the recording's floor (the
+///   `floorQuantile` of its adverts, the weakest its receivers reported) is not heard; within
+///   `floorBand` above it, it is heard with a chance rising linearly to one.
+///
+/// Seeded by the recording's name (FNV-1a, SplitMix64), so a run repeats exactly. A recorded
+/// trace's published rows are kept as they are: they come after a node's filter.
+public struct WornTagSignal: Sendable, Hashable {
+    /// The model's settings. The defaults are calibrated on the flat's and the hall's walks to the
+    /// house's figures (the Room decisions article has the table, `presence-bench signal-figures
+    /// --worn-tag` prints it).
+    public struct Parameters: Sendable, Hashable {
+        /// Seconds between the tag's advertisements.
+        public var interval = 0.2
+        /// Chance a receiver hears a packet at all.
+        public var heard = 0.8
+        /// A receiver hears no packet within this long of the last it heard, seconds.
+        public var reportGap = 0.2
+        /// How far from a packet a receiver's recorded adverts make its level, seconds.
+        public var levelWindow = 4.0
+        /// Per-packet noise, dB (SD).
+        public var noise = 0.5
+        /// A still spell's mean length, seconds.
+        public var stillSpell = 45.0
+        /// Walking spans a true room change from this long before it…
+        public var walkBefore = 2.0
+        /// …to this long after it.
+        public var walkAfter = 2.0
+        /// The body's shadow on a receiver right behind the wearer, dB (drawn per spell).
+        public var depth: ClosedRange<Double> = 14...24
+        /// Half-angle of the shadow behind the wearer, radians: full depth at the back, none at
+        /// `cone` from it and beyond.
+        public var cone = 75 * Double.pi / 180
+        /// A wall's loss to a receiver of another room than the wearer's, dB.
+        public var wall = 8.0
+        /// The recording's floor: this quantile of its adverts' RSSI.
+        public var floorQuantile = 0.01
+        /// Above the floor, a packet is heard with a chance rising over this many dB.
+        public var floorBand = 6.0
+        public init() {}
+    }
+
+    public var parameters: Parameters
+
+    public init(parameters: Parameters = Parameters()) {
+        self.parameters = parameters
+    }
+
+    /// `samples` of a recording named `name` with truth `truth`, as the worn tag makes them, in
+    /// time order. Every beacon of the recording is worn; rows of a recorded trace pass through.
+    public func apply(to samples: [TraceSample], truth: [TruthSample], name: String) -> [TraceSample] {
+        let published = samples.filter { $0.publication != nil }
+        let heard = samples.filter { $0.publication == nil }.sorted { $0.time < $1.time }
+        guard heard.count > 1 else { return samples }
+        var random = Draws(seed: Self.seed(name))
+        let sortedRSSI = heard.map(\.rssi).sorted()
+        let floor = Double(sortedRSSI[min(sortedRSSI.count - 1, Int(parameters.floorQuantile * Double(sortedRSSI.count)))])
+        var output: [TraceSample] = []
+        for beacon in Set(heard.map(\.beacon)).sorted() {
+            let own = heard.filter { $0.beacon == beacon }
+            let ownTruth = truth.filter { $0.beacon == beacon }
+            output += wear(own, changes: Self.changes(in: ownTruth), firstRoom: ownTruth.first?.room, floor: floor,
+                           random: &random)
+        }
+        output += published
+        output.sort { $0.time < $1.time }
+        return output
+    }
+
+    /// A true room change: when, from which room to which.
+    struct Change {
+        var time: Double
+        var from: String
+        var to: String
+    }
+
+    /// The true room changes of one beacon's truth.
+    static func changes(in truth: [TruthSample]) -> [Change] {
+        var changes: [Change] = []
+        for index in truth.indices.dropFirst() where truth[index].room != truth[index - 1].room {
+            changes.append(Change(time: truth[index].time.seconds, from: truth[index - 1].room, to: truth[index].room))
+        }
+        return changes
+    }
+
+    private func wear(_ samples: [TraceSample], changes: [Change], firstRoom: String?, floor: Double,
+                      random: inout Draws) -> [TraceSample] {
+        guard let first = samples.first, let last = samples.last else { return [] }
+        let p = parameters
+        // Receivers in order of first appearance, with their adverts' times and RSSI.
+        var order: [String] = []
+        var byNode: [String: (room: String, times: [Double], rssi: [Double], prefix: [Double])] = [:]
+        for sample in samples {
+            if byNode[sample.node] == nil {
+                order.append(sample.node)
+                byNode[sample.node] = (sample.room, [], [], [0])
+            }
+            byNode[sample.node]!.times.append(sample.time.seconds)
+            byNode[sample.node]!.rssi.append(Double(sample.rssi))
+            byNode[sample.node]!.prefix.append(byNode[sample.node]!.prefix.last! + Double(sample.rssi))
+        }
+        let template = samples[0]
+        // Where each receiver lies around the wearer: one bearing per room, as a room's receivers
+        // stand together (the hall's clusters of three).
+        let rooms = Array(Set(order.map { byNode[$0]!.room })).sorted()
+        let roomOfNode = order.map { node in rooms.firstIndex(of: byNode[node]!.room)! }
+        var bearings = rooms.map { _ in random.angle() }
+        var heading = random.angle()
+        var depth = random.uniform(in: p.depth)
+        var spellEnd = first.time.seconds + random.exponential(mean: p.stillSpell)
+        var nextWalkStep = -Double.infinity
+        var lastHeard = [Double](repeating: -Double.infinity, count: order.count)
+        var changeIndex = 0
+        var output: [TraceSample] = []
+        var time = first.time.seconds
+        while time <= last.time.seconds {
+            while changeIndex < changes.count, changes[changeIndex].time + p.walkAfter < time { changeIndex += 1 }
+            let walking = changeIndex < changes.count && changes[changeIndex].time - p.walkBefore <= time
+            // How much the wearer is in each room: in one, or passing from one to the next.
+            var here: (from: String?, to: String?, share: Double)
+            if walking {
+                let change = changes[changeIndex]
+                let share = (time - (change.time - p.walkBefore)) / max(p.walkBefore + p.walkAfter, 1e-9)
+                here = (change.from, change.to, min(1, max(0, share)))
+            } else {
+                here = (changeIndex > 0 ? changes[changeIndex - 1].to : firstRoom, nil, 0)
+            }
+            if walking {
+                if time >= nextWalkStep {
+                    heading = random.angle()
+                    bearings = rooms.map { _ in random.angle() }
+                    depth = random.uniform(in: p.depth)
+                    nextWalkStep = time + 1
+                    spellEnd = time + 1 + random.exponential(mean: p.stillSpell)
+                }
+            } else if time >= spellEnd {
+                heading = random.angle()
+                depth = random.uniform(in: p.depth)
+                spellEnd = time + random.exponential(mean: p.stillSpell)
+            }
+            for (index, node) in order.enumerated() {
+                let record = byNode[node]!
+                // The receiver's recorded level around this packet.
+                let low = Self.firstIndex(in: record.times, atLeast: time - p.levelWindow)
+                let high = Self.firstIndex(in: record.times, atLeast: time + p.levelWindow)
+                let heardDraw = random.unit()
+                let noise = random.gaussian()
+                let lossDraw = random.unit()
+                guard high > low, heardDraw < p.heard, time - lastHeard[index] >= p.reportGap else { continue }
+                let level = (record.prefix[high] - record.prefix[low]) / Double(high - low)
+                // Behind the wearer: the receiver's bearing seen from their back.
+                var off = abs(remainder(bearings[roomOfNode[index]] - heading - Double.pi, 2 * Double.pi))
+                off = min(off, 2 * Double.pi - off)
+                let shadow = depth * min(1, max(0, 2 * (1 - off / p.cone)))
+                let inRoom = record.room == here.from ? 1 - here.share : record.room == here.to ? here.share : 0
+                let rssi = level + p.noise * noise - shadow - p.wall * (1 - inRoom)
+                guard rssi >= floor, lossDraw < min(1, (rssi - floor) / max(p.floorBand, 1e-9)) else { continue }
+                lastHeard[index] = time
+                var sample = template
+                sample.time = Instant(seconds: time)
+                sample.node = node
+                sample.room = record.room
+                sample.rssi = max(-127, Int(rssi.rounded()))
+                output.append(sample)
+            }
+            time += p.interval * (0.95 + 0.1 * random.unit())
+        }
+        return output
+    }
+
+    /// The first index of `times` (ascending) at or after `time`.
+    static func firstIndex(in times: [Double], atLeast time: Double) -> Int {
+        var low = 0, high = times.count
+        while low < high {
+            let middle = (low + high) / 2
+            if times[middle] < time { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// FNV-1a of the name: a seed that is the same on every machine and run (Swift's `hashValue` is not).
+    static func seed(_ name: String) -> UInt64 {
+        name.utf8.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+    }
+
+    struct Draws {
+        var generator: SplitMix64
+        init(seed: UInt64) { generator = SplitMix64(seed: seed) }
+        mutating func unit() -> Double { generator.unit() }
+        mutating func angle() -> Double { 2 * Double.pi * generator.unit() }
+        mutating func uniform(in range: ClosedRange<Double>) -> Double {
+            range.lowerBound + generator.unit() * (range.upperBound - range.lowerBound)
+        }
+        /// Exponential with this mean (unit() < 1, so 1 − unit() stays positive).
+        mutating func exponential(mean: Double) -> Double { -mean * log(1 - generator.unit()) }
+        /// A standard normal draw (Box–Muller).
+        mutating func gaussian() -> Double {
+            let u = 1 - generator.unit(), v = generator.unit()
+            return sqrt(-2 * log(u)) * cos(2 * Double.pi * v)
+        }
+    }
+}
