@@ -139,4 +139,22 @@ import Testing
         #expect(stale.count == 1 && stale[0].room == "hall" && stale[0].occupied == nil)
         #expect(sources.receive(topic: "elsewhere", payload: [], at: t0) == .ignored)
     }
+
+    // MARK: - watch
+
+    @Test func watchShowsEachRoomsMotion() {
+        var state = WatchState(topics: .default, motion: [
+            MotionSensorSettings(topic: "zigbee2mqtt/hall-pir", room: "hall"),
+            MotionSensorSettings(topic: "espresense/rooms/office/motion", room: "office"),
+        ])
+        let t = Instant(seconds: 1_700_000_000)
+        let hall = state.receive(topic: "zigbee2mqtt/hall-pir", payload: Array(#"{"occupancy":true}"#.utf8), at: t)
+        let office = state.receive(topic: "espresense/rooms/office/motion", payload: Array("OFF".utf8), at: t)
+        #expect(hall && office)
+        let lines = WatchRenderer(title: "presence").lines(for: state, at: t, width: 100)
+        #expect(lines.contains { $0.hasPrefix("  hall") && $0.hasSuffix("motion") && !$0.hasSuffix("no motion") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("  office") && $0.hasSuffix("no motion") }, "\(lines)")
+        let unreadable = state.receive(topic: "zigbee2mqtt/hall-pir", payload: Array("?".utf8), at: t)
+        #expect(unreadable && state.malformedMessages == 1)
+    }
 }

@@ -8,7 +8,7 @@ import BeaconCore
 /// clear when all that count report none, and nil — no sensor, no evidence either way — when none
 /// counts: a sensor stops counting when it says it is unavailable, and when it has said nothing for
 /// its `staleAfter`. A payload that cannot be read changes nothing (counted, for the log).
-public struct MotionSources: Sendable {
+public struct MotionSources: Sendable, Hashable {
     /// What a message did.
     public enum Outcome: Sendable, Hashable {
         /// The room's motion changed: occupied, clear, or nil (no sensor of it counts any more).
@@ -21,7 +21,7 @@ public struct MotionSources: Sendable {
         case unreadable(sensor: String)
     }
 
-    struct Sensor: Sendable {
+    struct Sensor: Sendable, Hashable {
         var settings: MotionSensorSettings
         /// Its last state; nil before its first, after `unavailable` and once stale.
         var occupied: Bool?

@@ -74,7 +74,8 @@ public struct SimulatedMotion: Sendable, Hashable {
                 }
                 if let room {
                     if draws.generator.unit() < rate * step { triggers[room, default: []].append(time) }
-                    for other in neighbours[room] ?? [] where draws.generator.unit() < doorwayRate * step {
+                    // In name order: a Set's order differs between instances, and the draws must repeat.
+                    for other in (neighbours[room] ?? []).sorted() where draws.generator.unit() < doorwayRate * step {
                         triggers[other, default: []].append(time)
                     }
                 }
