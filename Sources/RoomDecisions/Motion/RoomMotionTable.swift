@@ -64,11 +64,16 @@ struct RoomMotionTable: Sendable {
         }
     }
 
-    /// dB the current room `code` defends with on top of its radio score.
+    /// dB the current room `code` defends with on top of its radio score: none while another room's
+    /// motion has just started with nobody there to explain it (someone arrived there: perhaps
+    /// this beacon, and its own room's sensor is still on from its leaving).
     func hold(_ code: Code, at time: Instant) -> Double {
         guard Int(code) < rooms.count else { return 0 }
         let room = rooms[Int(code)]
         guard room.counts else { return 0 }
+        for (other, state) in rooms.enumerated() where other != Int(code) && state.occupied && occupants[other] <= 0 {
+            if let onset = state.onset, time.since(onset) <= parameters.onsetWindow { return 0 }
+        }
         if room.occupied { return parameters.hold }
         if let last = room.lastActive, time.since(last) <= parameters.holdAfter { return parameters.hold }
         return 0
