@@ -93,6 +93,7 @@ public final class AggregatorService: Service, Sendable {
     ///   - supportURL: the project's address for discovery `origin.support_url`, left out when nil.
     ///   - reconnect: the backoff between attempts to reach the broker.
     ///   - recorder: writes every received measurement as a trace (`run --record`), when set.
+    ///   - motionRecorder: writes every change of a room's motion beside it, when set.
     public init(
         configuration: AggregatorConfiguration, clock: any ServiceClock = SystemClock(), logger: Logger,
         softwareVersion: String, supportURL: String? = nil, reconnect: MQTTReconnectPolicy = MQTTReconnectPolicy(),
