@@ -14,11 +14,14 @@ public enum SiteModelEvaluation {
         public var name: String
         public var samples: [TraceSample]
         public var truth: [TruthSample]
+        /// Its motion file's rows (`NAME.motion.csv`), empty without one.
+        public var motion: [MotionSample] = []
 
-        public init(name: String, samples: [TraceSample], truth: [TruthSample]) {
+        public init(name: String, samples: [TraceSample], truth: [TruthSample], motion: [MotionSample] = []) {
             self.name = name
             self.samples = samples
             self.truth = truth
+            self.motion = motion
         }
     }
 
@@ -209,7 +212,13 @@ public enum SiteModelEvaluation {
                 throw LoadError(description: "\(truthPath): its times (\(truth.first!.time)…\(truth.last!.time)) do not overlap "
                     + "the trace's (\(first)…\(last)): were both written on the same clock?")
             }
-            recordings.append(Recording(name: name, samples: samples, truth: truth))
+            var recording = Recording(name: name, samples: samples, truth: truth)
+            do {
+                recording.motion = try TraceFile.motion(besideTrace: tracePath) ?? []
+            } catch {
+                throw LoadError(description: error.description)
+            }
+            recordings.append(recording)
         }
         return recordings
     }
@@ -386,7 +395,8 @@ public enum SiteModelEvaluation {
     public static func assess(_ recording: Recording, model: SiteModel?, tracking: TrackingParameters = .default,
                               decision: RoomDecisionParameters = .default,
                               floors: [String: String]) -> (score: RoomDecisionScore, tally: RoomTally) {
-        let rows = TraceReplay.decisions(of: recording.samples, tracking: tracking, decision: decision, model: model)
+        let rows = TraceReplay.decisions(of: recording.samples, tracking: tracking, decision: decision, model: model,
+                                         motion: recording.motion)
         var known = floors
         if let model {
             for (index, room) in model.rooms.enumerated() where known[room] == nil { known[room] = model.floors[index] }

@@ -122,6 +122,38 @@ public enum TraceFile {
         }
     }
 
+    /// Every row of a motion file (docs/Files.md "Motion file"), in order; a row that cannot be
+    /// read is an error naming its line.
+    public static func motion(path: String) throws -> [MotionSample] {
+        var parser = MotionFileParser()
+        var rows: [MotionSample] = []
+        try forEachLine(path: path) { (_, line) throws(TraceError) in
+            if let row = try parser.parse(line: line) { rows.append(row) }
+        }
+        guard parser.linesRead > 0 else { throw TraceError(line: 1, problem: "empty file: header missing (\(MotionFileParser.header))") }
+        return rows
+    }
+
+    /// The motion file beside the trace at `trace`, read when it exists (nil when it does not); a
+    /// malformed one throws `MotionFileError`, naming the file and the line.
+    public static func motion(besideTrace trace: String) throws(MotionFileError) -> [MotionSample]? {
+        let path = MotionFileParser.path(besideTrace: trace)
+        guard access(path, F_OK) == 0 else { return nil }
+        do {
+            return try motion(path: path)
+        } catch let error as TraceError {
+            throw MotionFileError(path: path, description: "\(path): \(error)")
+        } catch {
+            throw MotionFileError(path: path, description: "\(error)")
+        }
+    }
+
+    /// A motion file that could not be read, naming the file (and the line).
+    public struct MotionFileError: Error, Sendable, CustomStringConvertible {
+        public var path: String
+        public var description: String
+    }
+
     /// The rooms the nodes of `samples` serve: what a truth's room names are checked against for typos.
     public static func rooms(of samples: [TraceSample]) -> Set<String> {
         Set(samples.map(\.room))

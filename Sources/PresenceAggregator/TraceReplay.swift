@@ -56,6 +56,12 @@ public struct TraceReplay: Sendable {
     private var lastSilenceCheck: Instant?
     /// Measurements the nodes published so far (heard and `unknown`): what crossed the broker.
     public private(set) var published = 0
+    /// The recording's motion file (`NAME.motion.csv`), in time order: each row reaches the decision
+    /// at its own time, before the samples and ticks at or after it. Empty: no sensors.
+    public var motion: [MotionSample] = [] {
+        didSet { nextMotion = 0 }
+    }
+    private var nextMotion = 0
 
     public init(tracking: TrackingParameters = .default, decision: RoomDecisionParameters = .default,
                 tickInterval: Double = 1, model: SiteModel? = nil) {
@@ -130,6 +136,11 @@ public struct TraceReplay: Sendable {
     /// `unknown` measurements delivered, then the aggregator's tick.
     private mutating func passTime(to time: Instant) -> [TimedDecision] {
         var decisions: [TimedDecision] = []
+        while nextMotion < motion.count, motion[nextMotion].time <= time {
+            let row = motion[nextMotion]
+            decider.setMotion(room: row.room, occupied: row.occupied, at: row.time)
+            nextMotion += 1
+        }
         if lastSilenceCheck.map({ time > $0 }) ?? true {
             lastSilenceCheck = time
             for key in trackOrder {
@@ -158,9 +169,10 @@ public struct TraceReplay: Sendable {
     /// Replays `samples` and returns the decision rows (time of each change and the decision).
     public static func decisions(
         of samples: [TraceSample], tracking: TrackingParameters = .default,
-        decision: RoomDecisionParameters = .default, model: SiteModel? = nil
+        decision: RoomDecisionParameters = .default, model: SiteModel? = nil, motion: [MotionSample] = []
     ) -> [(time: Instant, decision: RoomDecision)] {
         var replay = TraceReplay(tracking: tracking, decision: decision, model: model)
+        replay.motion = motion
         var rows: [(time: Instant, decision: RoomDecision)] = []
         for sample in samples {
             for timed in replay.step(sample).decisions { rows.append((timed.time, timed.decision)) }

@@ -30,9 +30,11 @@ public enum TraceReplayRunner {
     @discardableResult
     public static func run(
         path: String, output: Output, tracking: TrackingParameters = .default,
-        decision: RoomDecisionParameters = .default, model: SiteModel? = nil, write: (String) -> Void
+        decision: RoomDecisionParameters = .default, model: SiteModel? = nil, motion: [MotionSample] = [],
+        write: (String) -> Void
     ) throws -> Summary {
         var replay = TraceReplay(tracking: tracking, decision: decision, model: model)
+        replay.motion = motion
         replay.keepsPublished = output == .published
         var parser = TraceParser()
         var summary = Summary(samples: 0, rows: 0, reorderedLines: 0)

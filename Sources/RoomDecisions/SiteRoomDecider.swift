@@ -49,6 +49,18 @@ public struct SiteRoomDecider: Sendable {
         return model!.setNodeStatus(node: node, online: online, at: time) { physics.decision(for: $0) }
     }
 
+    /// A room's motion (`RoomDecider.setMotion(room:occupied:at:)`): evidence that someone is there.
+    public mutating func setMotion(room: String, occupied: Bool?, at time: Instant) {
+        physics.setMotion(room: room, occupied: occupied, at: time)
+        model?.setMotion(room: room, occupied: occupied, at: time)
+    }
+
+    /// How motion weighs in the physics decision.
+    public var motionParameters: MotionParameters {
+        get { physics.motionParameters }
+        set { physics.motionParameters = newValue }
+    }
+
     /// A slot for a beacon not decided yet (`RoomDecider.addSlot(for:)`).
     public mutating func addSlot(for beacon: BeaconID) -> RoomDecider.BeaconSlot {
         physics.addSlot(for: beacon)

@@ -82,10 +82,18 @@ struct ReplayCommand: ParsableCommand {
         case .measurements: mode = .measurements
         case .published: mode = .published
         }
+        // The recording's motion sensors, when a NAME.motion.csv lies beside it.
+        let motion: [MotionSample]
+        do {
+            motion = try TraceFile.motion(besideTrace: trace) ?? []
+        } catch {
+            StandardOutput.error("replay: \(error)\n")
+            throw ExitCode(2)
+        }
         var writer = StandardOutput()
         do {
             let summary = try TraceReplayRunner.run(
-                path: trace, output: mode, tracking: tracking, decision: decision, model: siteModel
+                path: trace, output: mode, tracking: tracking, decision: decision, model: siteModel, motion: motion
             ) { writer.write($0) }
             writer.flush()
             if !summary.absentNodes.isEmpty {

@@ -3,6 +3,7 @@ import BeaconCore
 import Foundation
 import Logging
 import PresenceAggregator
+import RoomDecisions
 import ServiceLifecycle
 
 /// `presence-aggregator run`: the live aggregator. Parses flags, loads the configuration (file,
@@ -23,7 +24,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var options: AggregatorOptions
 
-    @Option(help: "Write every measurement received to this file as a recorded trace (docs/Files.md), on the clock `label` uses.")
+    @Option(help: "Write every measurement received to this file as a recorded trace (docs/Files.md), on the clock `label` uses; with motion sensors configured, their changes beside it (NAME.motion.csv).")
     var record: String?
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
@@ -51,10 +52,19 @@ struct RunCommand: AsyncParsableCommand {
                 throw ExitCode(2)
             }
         }
+        var motionRecorder: MotionRecorder?
+        if let record, !configuration.motion.isEmpty {
+            do {
+                motionRecorder = try MotionRecorder(path: MotionFileParser.path(besideTrace: record))
+            } catch {
+                StandardOutput.error("run: --record: \(error)\n")
+                throw ExitCode(2)
+            }
+        }
         var logger = Logger(label: "presence-aggregator")
         logger.logLevel = level
         let service = AggregatorService(configuration: configuration, logger: logger, softwareVersion: Self.softwareVersion,
-                                        recorder: recorder)
+                                        recorder: recorder, motionRecorder: motionRecorder)
         let group = ServiceGroup(
             configuration: .init(
                 services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

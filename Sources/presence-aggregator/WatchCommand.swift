@@ -45,10 +45,11 @@ struct WatchCommand: AsyncParsableCommand {
 
         let connection = WatchService.connectionOptions(
             for: configuration, clientID: "presence-watch-\(ProcessInfo.processInfo.processIdentifier)")
-        let options = WatchService.Options(
+        var options = WatchService.Options(
             connection: connection, topics: configuration.topics,
             title: "\(configuration.topics.root) @ \(configuration.broker)",
             terminal: isatty(STDOUT_FILENO) == 1 && !once, once: once, duration: duration)
+        options.motion = configuration.motion
 
         var logger = Logger(label: "presence-watch")
         logger.logLevel = .critical

@@ -10,11 +10,11 @@ import PresenceAggregator
 extension EvaluateCommand {
     /// Each recording's name and score under the model learned from the others, in the given order.
     static func learnedScores(
-        _ recordings: [(name: String, samples: [TraceSample], truth: [TruthSample])],
+        _ recordings: [(name: String, samples: [TraceSample], truth: [TruthSample], motion: [MotionSample])],
         tracking: TrackingParameters, decision: RoomDecisionParameters, judging: Bool
     ) -> [(name: String, score: RoomDecisionScore)] {
         let summary = SiteModelEvaluation.leaveOneOut(
-            recordings.map { SiteModelEvaluation.Recording(name: $0.name, samples: $0.samples, truth: $0.truth) },
+            recordings.map { SiteModelEvaluation.Recording(name: $0.name, samples: $0.samples, truth: $0.truth, motion: $0.motion) },
             tracking: tracking, decision: decision, judging: judging)
         return summary.recordings.map { ($0.name, $0.score) }
     }

@@ -94,6 +94,9 @@ public struct AggregatorConfiguration: Sendable {
     /// Radios the site already owns, read besides its own agents: ESPresense nodes and BLE-to-MQTT
     /// gateways (`sources:`, file only), default none.
     public var sources = ForeignSourcesSettings()
+    /// Rooms' motion and presence sensors (`motion:`, file only), read as evidence that someone is
+    /// in the room now (`MotionSensorSettings`; the Room decisions article, "Motion"), default none.
+    public var motion: [MotionSensorSettings] = []
 
     public static let defaultCAFile = "/etc/ssl/certs/ca-certificates.crt"
 

@@ -19,6 +19,8 @@ public struct AggregatorConfigurationLoad: Sendable {
     public private(set) var errors: [AggregatorConfigurationError] = []
     /// What `check-config` shows of `sources:`, with the lines they came from.
     private var sourcesShown: [EffectiveSetting] = []
+    /// What `check-config` shows of `motion:`.
+    private var motionShown: [EffectiveSetting] = []
     /// The values, where each came from, and the mistakes of the layers (`AggregatorConfiguration.settings`).
     private var layers = SettingLayers(AggregatorConfiguration.settings, configuration: .default)
 
@@ -61,6 +63,11 @@ public struct AggregatorConfigurationLoad: Sendable {
                 layers.problems += sources.errors
                 layers.configuration.sources = sources.settings
                 sourcesShown = sources.shown
+            case "motion":
+                let motion = MotionSourcesYAML(value, file: file)
+                layers.problems += motion.errors
+                layers.configuration.motion = motion.sensors
+                motionShown = motion.shown
             case "beacons":
                 if value.isNull { return true }
                 if let beacons = knownBeacons(value, file: file, problems: &layers.problems) {
@@ -112,6 +119,7 @@ public struct AggregatorConfigurationLoad: Sendable {
                 .joined(separator: "; "),
             source: floorsSource))
         settings += sourcesShown.isEmpty ? [EffectiveSetting(key: "sources", value: "(none)", source: .defaultValue)] : sourcesShown
+        settings += motionShown.isEmpty ? [EffectiveSetting(key: "motion", value: "(none)", source: .defaultValue)] : motionShown
         return settings
     }
 

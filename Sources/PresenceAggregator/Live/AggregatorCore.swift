@@ -163,6 +163,13 @@ public struct AggregatorCore: Sendable {
         return out
     }
 
+    /// A room's motion changed (`MotionSources`): occupied, clear, or nil when none of its sensors
+    /// counts any more. Evidence for the next decisions; it moves no beacon by itself, so nothing
+    /// is published now.
+    public mutating func motion(room: String, occupied: Bool?, at time: Instant) {
+        decider.setMotion(room: room, occupied: occupied, at: time)
+    }
+
     /// A retained `<root>/locations/<beacon>` message of a previous run. Used only for a beacon the
     /// aggregator has no state for yet; returns the discovery messages to (re)send for it.
     public mutating func restore(_ location: BeaconLocation, at time: Instant) -> [AggregatorPublication] {

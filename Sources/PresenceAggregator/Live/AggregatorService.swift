@@ -57,12 +57,15 @@ public final class AggregatorService: Service, Sendable {
         public var stepDowns = 0
         /// ESPresense nodes and BLE gateways (`sources:`): messages, rejections, measurements.
         public var foreign = ForeignNodeStatistics()
+        /// Motion sensors (`motion:`): messages, unreadable payloads, rooms' changes.
+        public var motion = MotionStatistics()
     }
 
     private enum Input: Sendable {
         case knownBeacons(MQTTMessage)
         case measurement(MQTTMessage)
         case foreign(MQTTMessage)
+        case motion(MQTTMessage)
         case nodeStatus(MQTTMessage)
         case nodeInfo(MQTTMessage)
         case nodeDevice(MQTTMessage)
@@ -85,6 +88,8 @@ public final class AggregatorService: Service, Sendable {
     private let reconnect: MQTTReconnectPolicy
     /// Writes every received measurement as a trace (`run --record`), when set.
     private let recorder: MeasurementRecorder?
+    /// Writes every change of a room's motion beside it (`run --record` with `motion:`), when set.
+    private let motionRecorder: MotionRecorder?
     let counters = Mutex(Statistics())
     /// Publications refused and events dropped: a line per 10 s each with the count, not one each.
     let publicationFailureLog = Mutex(RepeatedLogGate(interval: 10))
@@ -103,17 +108,20 @@ public final class AggregatorService: Service, Sendable {
     ///   - supportURL: the project's address for discovery `origin.support_url`, left out when nil.
     ///   - reconnect: the backoff between attempts to reach the broker.
     ///   - recorder: writes every received measurement as a trace (`run --record`), when set.
+    ///   - motionRecorder: writes every change of a room's motion beside it, when set.
     ///   - publishingWindow: QoS 1 messages its client may hold unacknowledged (2,000); beyond that,
     ///     state waits coalesced per topic. Tests make it tiny.
     ///   - backlogEventLimit: events that may wait meanwhile (10,000); more are dropped and counted.
     public init(
         configuration: AggregatorConfiguration, clock: any ServiceClock = SystemClock(), logger: Logger,
         softwareVersion: String, supportURL: String? = nil, reconnect: MQTTReconnectPolicy = MQTTReconnectPolicy(),
-        recorder: MeasurementRecorder? = nil, publishingWindow: Int = 2_000, backlogEventLimit: Int = 10_000
+        recorder: MeasurementRecorder? = nil, motionRecorder: MotionRecorder? = nil,
+        publishingWindow: Int = 2_000, backlogEventLimit: Int = 10_000
     ) {
         self.publishingWindow = max(1, min(publishingWindow, 60_000))
         self.backlogEventLimit = max(0, backlogEventLimit)
         self.recorder = recorder
+        self.motionRecorder = motionRecorder
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
@@ -208,6 +216,8 @@ public final class AggregatorService: Service, Sendable {
         let measurements = try await connection.subscribe(topics.allMeasurements, qos: .atMostOnce)
         var foreign = ForeignNodeFeed(configuration: configuration, known: core.knownBeacons, logger: logger, recorder: recorder)
         let foreignSubscriptions = try await foreign.subscribe(on: connection)
+        var motion = MotionFeed(configuration: configuration, logger: logger, recorder: motionRecorder)
+        let motionSubscriptions = try await motion.subscribe(on: connection)
         var homeAssistant: MQTTSubscription?
         // The node devices announced before: one whose node no longer has info or status was
         // retired while this aggregator was down, and is removed.
@@ -235,6 +245,7 @@ public final class AggregatorService: Service, Sendable {
                 }
                 group.addTask { for await message in measurements { input.yield(.measurement(message)) } }
                 for feed in foreignSubscriptions { group.addTask { for await message in feed { input.yield(.foreign(message)) } } }
+                for feed in motionSubscriptions { group.addTask { for await message in feed { input.yield(.motion(message)) } } }
                 if let homeAssistant = homeAssistant {
                     group.addTask { for await message in homeAssistant { input.yield(.homeAssistantStatus(message)) } }
                 }
@@ -270,6 +281,7 @@ public final class AggregatorService: Service, Sendable {
                     case .publishingRoom:
                         roomAwaited = false  // what waits goes out below
                     case .tick(let time):
+                        motion.tick(into: &core, at: time)
                         out = core.tick(at: time) + foreign.tick(into: &core, at: time)
                         actions = leadership?.tick(at: time) ?? []
                         counted = \.ticks
@@ -347,6 +359,9 @@ public final class AggregatorService: Service, Sendable {
                     case .foreign(let message):
                         out = foreign.receive(message, into: &core, at: now)
                         counters.withLock { $0.foreign = foreign.statistics }
+                    case .motion(let message):
+                        motion.receive(message, into: &core, at: now)
+                        counters.withLock { $0.motion = motion.statistics }
                     case .nodeStatus(let message):
                         guard let node = topics.nodeOfStatusTopic(message.topic) else { continue }
                         switch message.payloadString {

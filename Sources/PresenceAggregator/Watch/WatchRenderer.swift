@@ -29,9 +29,21 @@ public struct WatchRenderer: Sendable {
         if roomNames.isEmpty {
             lines.append("  (no rooms yet: waiting for the aggregator and the nodes)")
         } else {
+            let sensors = state.motion != nil
             lines += Self.table(roomNames.map { room in
                 let occupants = (state.rooms[room] ?? []).map(\.name)
-                return [room, occupants.isEmpty ? "-" : occupants.joined(separator: ", ")]
+                var row = [room, occupants.isEmpty ? "-" : occupants.joined(separator: ", ")]
+                // With motion sensors configured, each room's: what its sensors say now.
+                if sensors {
+                    let motion: String =
+                        switch state.motion(of: room) {
+                        case true?: "motion"
+                        case false?: "no motion"
+                        case nil: ""
+                        }
+                    row.append(motion)
+                }
+                return row
             })
         }
 

@@ -27,6 +27,8 @@ public final class WatchService: Service, Sendable {
         public var duration: Double?
         /// Seconds to wait for the first connection before giving up.
         public var connectTimeout: Double
+        /// The configuration's motion sensors, shown per room (default none).
+        public var motion: [MotionSensorSettings] = []
 
         public init(connection: MQTTConnectionOptions, topics: TopicScheme, title: String, terminal: Bool,
                     once: Bool = false, duration: Double? = nil, connectTimeout: Double = 10) {
@@ -102,13 +104,14 @@ public final class WatchService: Service, Sendable {
         }
         var subscriptions: [MQTTSubscription] = []
         for filter in Self.filters(options.topics) { subscriptions.append(try await connection.subscribe(filter)) }
+        for filter in MotionSources(settings: options.motion).subscriptions { subscriptions.append(try await connection.subscribe(filter)) }
 
         let clock = ContinuousClock()
         let started = clock.now
         let (inputs, input) = AsyncStream<Input>.makeStream()
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
-                var state = WatchState(topics: options.topics)
+                var state = WatchState(topics: options.topics, motion: options.motion)
                 var note: String?
                 var dirty = true
                 var drawn = false

@@ -105,14 +105,23 @@ public struct WatchState: Sendable, Hashable {
     /// Messages on a shown topic whose payload could not be read; they changed nothing.
     public private(set) var malformedMessages = 0
 
-    public init(topics: TopicScheme) {
+    /// The configuration's motion sensors (`motion:`), read as the aggregator reads them, so each
+    /// room shows its motion; nil without sensors.
+    public private(set) var motion: MotionSources?
+
+    public init(topics: TopicScheme, motion: [MotionSensorSettings] = []) {
         self.topics = topics
+        self.motion = motion.isEmpty ? nil : MotionSources(settings: motion)
     }
+
+    /// A room's motion as its sensors say: occupied, clear, or nil (no sensor that counts).
+    public func motion(of room: String) -> Bool? { motion?.motion(of: room) }
 
     /// Every room worth showing, sorted: those the aggregator published, those nodes serve and
     /// those beacons are in.
     public var roomNames: [String] {
         var names = Set(rooms.keys)
+        for room in motion?.sensorRooms ?? [] { names.insert(room) }
         for node in nodes.values { if let room = node.room { names.insert(room) } }
         for beacon in beacons.values {
             if let room = beacon.room, room != RoomDecision.notHome { names.insert(room) }
@@ -127,6 +136,14 @@ public struct WatchState: Sendable, Hashable {
     /// message changes the footer's count, so it returns true too).
     @discardableResult
     public mutating func receive(topic: String, payload: [UInt8], at time: Instant) -> Bool {
+        if motion != nil {
+            switch motion!.receive(topic: topic, payload: payload, at: time) {
+            case .changed: messagesUsed += 1; return true
+            case .unchanged: messagesUsed += 1; return false
+            case .unreadable: malformedMessages += 1; return true
+            case .ignored: break
+            }
+        }
         let prefix = topics.root + "/"
         guard topic.hasPrefix(prefix) else { return false }
         let levels = topic.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false).map(String.init)

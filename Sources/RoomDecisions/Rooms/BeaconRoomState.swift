@@ -171,7 +171,7 @@ struct BeaconRoomState: Sendable {
     /// Re-decides at `time`; returns true when the room changed (or deciding started). `scratch`
     /// is the decider's reusable buffer, so that re-building the challengers allocates nothing.
     mutating func evaluate(at time: Instant, parameters p: RoomDecisionParameters,
-                           scratch: inout [Challenge]) -> Bool {
+                           scratch: inout [Challenge], motion: RoomMotionTable? = nil) -> Bool {
         // The previous scores held since the last evaluation: integrate the challengers' leads.
         let elapsed = lastEvaluation.map { max(0, time.since($0)) } ?? 0
         if elapsed > 0, lists.challengeCount > 0, let current = room, current != RoomDecider.notHomeCode {
@@ -243,7 +243,9 @@ struct BeaconRoomState: Sendable {
 
         // A fade is brief, a move lasts: challengers meet the current room's score held from its
         // recent best, falling at most `fallRate` dB/s (with no evidence it has none to hold).
-        let defended = defend(currentScore, at: time, fallRate: p.fallRate)
+        var defended = defend(currentScore, at: time, fallRate: p.fallRate)
+        // Motion in the current room: it defends with more (never anything without a sensor).
+        if let motion { defended += motion.hold(current, at: time) }
         defendedScore = defended
 
         // Challengers: rooms leading by more than the margin right now, in the order of `scores`;
@@ -268,8 +270,10 @@ struct BeaconRoomState: Sendable {
             lists.withChallenges { challenges in
                 var winner: Int?
                 for (index, candidate) in scores.enumerated() {
+                    // Motion in the challenger's room asks less of it, or more when the room is quiet.
+                    let factor = motion?.switchFactor(candidate.room, at: time) ?? 1
                     guard let challenge = challenges.first(where: { $0.room == candidate.room }),
-                        time.since(challenge.since) >= p.dwell && challenge.evidence >= p.evidenceToSwitch
+                        time.since(challenge.since) >= p.dwell * factor && challenge.evidence >= p.evidenceToSwitch * factor
                             || p.decisiveLead.isFinite && candidate.score - defended >= p.decisiveLead
                     else { continue }
                     if let best = winner, !(scores[best].score < candidate.score) { continue }

@@ -69,6 +69,13 @@ public struct RoomDecider: Sendable {
     private var offlineNodeCount = 0
     /// Reused by every evaluation for the new list of challengers.
     private var scratch: [BeaconRoomState.Challenge] = []
+    /// Rooms' motion (`setMotion(room:occupied:at:)`), nil until the first report: a site without
+    /// sensors decides exactly as before motion existed.
+    private var motion: RoomMotionTable?
+    /// How motion weighs, once there is some.
+    public var motionParameters = MotionParameters.default
+    /// Motion of rooms no node has named yet, applied when one does (room codes are the nodes').
+    private var pendingMotion: [String: (occupied: Bool?, time: Instant)] = [:]
 
     /// Creates a decider with no beacons, nodes or rooms yet.
     public init(parameters: RoomDecisionParameters = .default) {
@@ -130,8 +137,45 @@ public struct RoomDecider: Sendable {
             states[slot].hold(node: node, room: room, proximity: proximity, distance: distance, score: score,
                               at: time, nodeCount: nodes.count)
         }
-        guard states[slot].evaluate(at: time, parameters: parameters(forSlot: slot), scratch: &scratch) else { return nil }
+        guard evaluate(slot: slot, at: time) else { return nil }
         return decision(slot: slot)
+    }
+
+    /// Re-decides the beacon in `slot` (in place: no copy of its state); with motion, keeps the
+    /// count of beacons per room that explains a room's motion.
+    @inline(__always)
+    private mutating func evaluate(slot: Int, at time: Instant) -> Bool {
+        guard motion != nil else {
+            return states[slot].evaluate(at: time, parameters: parameters(forSlot: slot), scratch: &scratch)
+        }
+        let before = states[slot].room
+        let changed = states[slot].evaluate(at: time, parameters: parameters(forSlot: slot), scratch: &scratch, motion: motion)
+        if changed { motion!.moved(from: before, to: states[slot].room) }
+        return changed
+    }
+
+    /// A room's motion sensors say `occupied` (motion now), not (clear), or nil: none of them counts
+    /// any more (unavailable, silent). Evidence that *someone* is in the room, weighed by
+    /// `motionParameters` at the next update or tick of each beacon: it never moves a beacon by
+    /// itself (the Room decisions article, "Motion").
+    public mutating func setMotion(room name: String, occupied: Bool?, at time: Instant) {
+        guard time.seconds.isFinite else { return }
+        if motion == nil {
+            var table = RoomMotionTable(parameters: motionParameters)
+            for slot in states.indices where slotBeacons[slot] != nil { table.moved(from: nil, to: states[slot].room) }
+            motion = table
+        }
+        guard let code = roomCodes[name] else {
+            pendingMotion[name] = (occupied, time)
+            return
+        }
+        motion!.set(room: code, occupied: occupied, at: time)
+    }
+
+    /// The motion the decider holds for `room`: nil without a sensor that counts.
+    public func motion(of room: String) -> Bool? {
+        if let code = roomCodes[room] { return motion?.motion(code) }
+        return pendingMotion[room]?.occupied ?? nil
     }
 
     /// Gives the beacon in `slot` its own away timeout (seconds), or back the common one (nil).
@@ -161,7 +205,7 @@ public struct RoomDecider: Sendable {
         var changed: [RoomDecision] = []
         for slot in states.indices where slotBeacons[slot] != nil {
             // In place: no copy of the per-beacon state (this runs every tick).
-            if states[slot].evaluate(at: time, parameters: parameters(forSlot: slot), scratch: &scratch),
+            if evaluate(slot: slot, at: time),
                 let decision = decision(slot: slot)
             {
                 changed.append(decision)
@@ -189,7 +233,7 @@ public struct RoomDecider: Sendable {
         var changed: [RoomDecision] = []
         for slot in states.indices where slotBeacons[slot] != nil {
             states[slot].forget(node: NameCode(code), at: time)
-            if states[slot].evaluate(at: time, parameters: parameters(forSlot: slot), scratch: &scratch),
+            if evaluate(slot: slot, at: time),
                 let decision = decision(slot: slot)
             {
                 changed.append(decision)
@@ -207,6 +251,7 @@ public struct RoomDecider: Sendable {
         guard let slot = slotIndex(of: beacon, hash: hash) else { return }
         slotByBeacon.remove(hash: hash, slot: slot)
         slotBeacons[slot] = nil
+        motion?.moved(from: states[slot].room, to: nil)
         states[slot] = BeaconRoomState()
         awayTimeouts[slot] = nil
         freeSlots.append(slot)
@@ -291,6 +336,9 @@ public struct RoomDecider: Sendable {
             code = NameCode(roomNames.count)
             roomCodes[name] = code
             roomNames.append(name)
+            if let pending = pendingMotion.removeValue(forKey: name) {
+                motion?.set(room: code, occupied: pending.occupied, at: pending.time)
+            }
         }
         nodes[Int(node)].roomName = name
         nodes[Int(node)].room = code

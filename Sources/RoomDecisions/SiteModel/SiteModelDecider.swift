@@ -44,6 +44,10 @@ public struct SiteModelDecider: Sendable {
     /// recordings it published in: a receiver that is off, or was never set up, must not read as
     /// "the beacon is nowhere near it" in every room the model learned it in.
     private var present: [Bool]
+    /// Model rooms' motion (by room index), nil until the first report: without it the filter runs as before.
+    private var motion: RoomMotionTable?
+    /// Motion of rooms the model does not have (left to physics).
+    public var motionParameters = MotionParameters.default
     /// Model nodes still absent when deciding first started, reported once (`takeAbsentNodes()`).
     private var absentChecked = false
     private var unreportedAbsent: [String] = []
@@ -94,8 +98,11 @@ public struct SiteModelDecider: Sendable {
         guard let index = beacons.index(forKey: evidence.beacon) else { return nil }
         // Changed in place: a copy taken out would share the filter's arrays, and every write would
         // copy them again.
+        let before = beacons.values[index].room
         let decision = Self.update(&beacons.values[index], evidence: evidence, node: node, model: model,
+                                   motionLogLikelihood: motionLogLikelihood(decidedIn: before, at: time),
                                    physicsRoom: physicsRoom, physics: physics, at: time)
+        if decision != nil { noteMoved(from: before, to: beacons.values[index].room) }
         if decision != nil { noteAbsentNodes() }
         return decision
     }
@@ -117,6 +124,7 @@ public struct SiteModelDecider: Sendable {
     }
 
     private static func update(_ state: inout BeaconState, evidence: NodeEvidence, node: Int?, model: SiteModel,
+                               motionLogLikelihood: [Double]?,
                                physicsRoom: String?, physics: () -> RoomDecision?, at time: Instant) -> RoomDecision? {
         if evidence.isSilence {
             state.held[evidence.node] = nil
@@ -124,6 +132,7 @@ public struct SiteModelDecider: Sendable {
             state.held[evidence.node] = Held(room: evidence.room, distance: evidence.distance,
                                              proximity: evidence.proximity, time: time)
         }
+        state.filter.motionLogLikelihood = motionLogLikelihood
         if let node {
             let rssi: Double? = evidence.isSilence ? nil : evidence.rssiFiltered
             state.filter.observe(node: node, rssi: rssi, at: time)
@@ -148,10 +157,13 @@ public struct SiteModelDecider: Sendable {
         var changed: [RoomDecision] = []
         for beacon in beacons.keys.sorted() {
             guard var state = beacons.removeValue(forKey: beacon) else { continue }
+            let before = state.room
+            if motion != nil { state.filter.motionLogLikelihood = motionLogLikelihood(decidedIn: before, at: time) }
             state.filter.advance(to: time)
             if let decision = Self.evaluate(&state, model: model, beacon: beacon, physicsRoom: physicsRoom(beacon),
                                             physics: { physics(beacon) }, at: time) {
                 changed.append(decision)
+                noteMoved(from: before, to: state.room)
             }
             beacons[beacon] = state
         }
@@ -171,9 +183,11 @@ public struct SiteModelDecider: Sendable {
             if !online { state.held[node] = nil }
             if let index { state.filter.setAvailable(node: index, online, at: time) }
             let current = physics(beacon)
+            let before = state.room
             if let decision = Self.evaluate(&state, model: model, beacon: beacon, physicsRoom: current?.room,
                                             physics: { current }, at: time) {
                 changed.append(decision)
+                noteMoved(from: before, to: state.room)
             }
             beacons[beacon] = state
         }
@@ -182,7 +196,39 @@ public struct SiteModelDecider: Sendable {
 
     /// Forgets a beacon, as `RoomDecider.forget(beacon:)`.
     public mutating func forget(beacon: BeaconID) {
+        if let room = beacons[beacon]?.room, let index = model.roomIndex(room) {
+            motion?.moved(from: RoomDecider.NameCode(index), to: nil)
+        }
         beacons[beacon] = nil
+    }
+
+    /// A room's motion (`RoomDecider.setMotion(room:occupied:at:)`): per second, evidence for the
+    /// room in every beacon's filter (`MotionParameters.modelMotion`), shared as the physics rule
+    /// shares it — motion explained by a beacon decided in the room speaks for that beacon only.
+    public mutating func setMotion(room: String, occupied: Bool?, at time: Instant) {
+        guard let index = model.roomIndex(room) else { return }
+        if motion == nil {
+            var table = RoomMotionTable(parameters: motionParameters)
+            for state in beacons.values {
+                if let room = state.room, let index = model.roomIndex(room) { table.moved(from: nil, to: RoomDecider.NameCode(index)) }
+            }
+            motion = table
+        }
+        motion!.set(room: RoomDecider.NameCode(index), occupied: occupied, at: time)
+    }
+
+    /// The motion evidence for a beacon decided in `room`, per model room; nil without motion.
+    private func motionLogLikelihood(decidedIn room: String?, at time: Instant) -> [Double]? {
+        guard let motion else { return nil }
+        let here = room.flatMap { model.roomIndex($0) }
+        return model.rooms.indices.map { motion.logLikelihood(RoomDecider.NameCode($0), decidedHere: $0 == here, at: time) }
+    }
+
+    /// Keeps the motion table's count of beacons per room.
+    private mutating func noteMoved(from old: String?, to new: String?) {
+        guard motion != nil else { return }
+        motion!.moved(from: old.flatMap { model.roomIndex($0) }.map { RoomDecider.NameCode($0) },
+                      to: new.flatMap { model.roomIndex($0) }.map { RoomDecider.NameCode($0) })
     }
 
     /// The decided room of `beacon`, nil before deciding started.

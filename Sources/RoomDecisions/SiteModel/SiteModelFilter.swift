@@ -70,6 +70,10 @@ public struct SiteModelFilter: Sendable {
         heard[node] = nil
     }
 
+    /// Per model room, a log-likelihood per second that motion sensors add (`MotionParameters`;
+    /// `SiteModelDecider` sets it before each step), nil without motion: the filter as before.
+    public var motionLogLikelihood: [Double]?
+
     /// Lets time pass to `time` with the features held since the last call.
     public mutating func advance(to time: Instant) {
         guard time.seconds.isFinite else { return }
@@ -95,6 +99,9 @@ public struct SiteModelFilter: Sendable {
             for room in logPosterior.indices {
                 logPosterior[room] = log(stay * exp(logPosterior[room]) + spread)
                     + (hasEvidence ? weight * likelihoods[room] : 0)
+            }
+            if let motion = motionLogLikelihood, motion.count == logPosterior.count {
+                for room in logPosterior.indices { logPosterior[room] += motion[room] * dt }
             }
         }
         let total = Self.logSumExp(logPosterior)

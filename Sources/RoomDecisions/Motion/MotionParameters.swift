@@ -1,0 +1,50 @@
+/// How a room's motion sensor weighs in the room decision (issue 37; the Room decisions article,
+/// "Motion"). A sensor says that *someone* is in its room now, never who: so motion never starts a
+/// switch by itself. It only changes how much radio evidence a switch the radio already asks for
+/// needs, and how well the current room stands against it:
+/// - **hold**: while the current room's sensor reports motion (and `holdAfter` seconds after it
+///   clears), the room defends with `hold` dB more: a worn tag's fade does not hand it away — unless
+///   motion has just started in another room nobody is decided in (someone arrived there);
+/// - **onset**: for `onsetWindow` seconds after a room's motion starts, a switch into it needs only
+///   `onsetFactor` of the dwell and of the evidence — unless another beacon is already decided in
+///   that room (the motion is then explained by it: two people in two rooms, one moves, the other
+///   stays put);
+/// - **quiet**: a room whose sensor has reported no motion for `quietAfter` seconds (and still counts)
+///   takes `quietFactor` times the dwell and the evidence: a switch there is likely a fade elsewhere.
+/// Rooms without a sensor, and every room of a site without any, decide exactly as before.
+public struct MotionParameters: Sendable, Hashable {
+    /// dB added to the current room's defended score while its motion holds, default 3.
+    public var hold: Double
+    /// Seconds the hold lasts after the room's motion clears, default 0: a PIR's own hold time
+    /// (seconds after the last movement) already keeps it on; more held a room its person had left
+    /// (4.1 s against 2.5 s median switch on the hall with 10 s).
+    public var holdAfter: Double
+    /// Seconds after a room's motion starts that a switch into it is faster, default 10.
+    public var onsetWindow: Double
+    /// The share of dwell and evidence such a switch needs, default 0.5.
+    public var onsetFactor: Double
+    /// Seconds without motion after which a room with a sensor counts as quiet, default 30.
+    public var quietAfter: Double
+    /// How many times the dwell and evidence a switch into a quiet room needs, default 2.
+    public var quietFactor: Double
+
+    /// For the site model, log-likelihood per second that a room's unexplained motion adds to it,
+    /// default 0.9 (ln 2.5: the true room's sensor was active within 10 s 58 % of the time, another
+    /// room's 23 %, issue 37), and that a quiet room loses, default 1.3 (ln(0.8/0.21)).
+    public var modelMotion: Double
+    public var modelQuiet: Double
+
+    public init(hold: Double = 3, holdAfter: Double = 0, onsetWindow: Double = 10, onsetFactor: Double = 0.5,
+                quietAfter: Double = 30, quietFactor: Double = 2, modelMotion: Double = 0.9, modelQuiet: Double = 1.3) {
+        self.modelMotion = modelMotion
+        self.modelQuiet = modelQuiet
+        self.hold = hold
+        self.holdAfter = holdAfter
+        self.onsetWindow = onsetWindow
+        self.onsetFactor = onsetFactor
+        self.quietAfter = quietAfter
+        self.quietFactor = quietFactor
+    }
+
+    public static let `default` = MotionParameters()
+}

@@ -1,0 +1,118 @@
+import BeaconCore
+
+/// Every room's motion as the decider knows it, by room code, and how many beacons are decided in
+/// each room (who could explain a room's motion). `RoomDecider` keeps one from the first motion
+/// report on; until then it has none and decides exactly as without sensors.
+struct RoomMotionTable: Sendable {
+    typealias Code = RoomDecider.NameCode
+
+    struct Room: Sendable {
+        /// Whether a sensor of the room counts (reported, available, not stale).
+        var counts = false
+        var occupied = false
+        /// When the current motion started (nil while clear).
+        var onset: Instant?
+        /// When motion was last seen: now while occupied, else when it cleared.
+        var lastActive: Instant?
+        /// Since when the sensor counts (a room only just given a sensor is not quiet yet).
+        var countsSince = Instant(seconds: 0)
+    }
+
+    var parameters: MotionParameters
+    private(set) var rooms: [Room] = []
+    /// Beacons decided in each room, by room code.
+    var occupants: [Int] = []
+
+    init(parameters: MotionParameters) {
+        self.parameters = parameters
+    }
+
+    private mutating func grow(to code: Code) {
+        let needed = Int(code) + 1
+        if rooms.count < needed {
+            rooms += Array(repeating: Room(), count: needed - rooms.count)
+            occupants += Array(repeating: 0, count: needed - occupants.count)
+        }
+    }
+
+    /// A room's motion: occupied, clear, or nil when no sensor of it counts any more.
+    mutating func set(room code: Code, occupied: Bool?, at time: Instant) {
+        grow(to: code)
+        var room = rooms[Int(code)]
+        guard let occupied else {
+            room = Room()
+            rooms[Int(code)] = room
+            return
+        }
+        if !room.counts {
+            room.counts = true
+            room.countsSince = time
+        }
+        if occupied, !room.occupied { room.onset = time }
+        if !occupied { room.onset = nil }
+        if occupied || room.occupied { room.lastActive = time }
+        room.occupied = occupied
+        rooms[Int(code)] = room
+    }
+
+    /// A beacon's decided room changed.
+    mutating func moved(from old: Code?, to new: Code?) {
+        if let old, Int(old) < occupants.count { occupants[Int(old)] -= 1 }
+        if let new {
+            grow(to: new)
+            occupants[Int(new)] += 1
+        }
+    }
+
+    /// dB the current room `code` defends with on top of its radio score: none while another room's
+    /// motion has just started with nobody there to explain it (someone arrived there: perhaps
+    /// this beacon, and its own room's sensor is still on from its leaving).
+    func hold(_ code: Code, at time: Instant) -> Double {
+        guard Int(code) < rooms.count else { return 0 }
+        let room = rooms[Int(code)]
+        guard room.counts else { return 0 }
+        for (other, state) in rooms.enumerated() where other != Int(code) && state.occupied && occupants[other] <= 0 {
+            if let onset = state.onset, time.since(onset) <= parameters.onsetWindow { return 0 }
+        }
+        if room.occupied { return parameters.hold }
+        if let last = room.lastActive, time.since(last) <= parameters.holdAfter { return parameters.hold }
+        return 0
+    }
+
+    /// What a switch into `code` needs of the dwell and the evidence, as a factor (1: as without motion).
+    /// Beacons decided in the room (the switching beacon never is: it is decided elsewhere) explain its onset.
+    func switchFactor(_ code: Code, at time: Instant) -> Double {
+        guard Int(code) < rooms.count else { return 1 }
+        let room = rooms[Int(code)]
+        guard room.counts else { return 1 }
+        if room.occupied, let onset = room.onset, time.since(onset) <= parameters.onsetWindow {
+            return occupants[Int(code)] > 0 ? 1 : parameters.onsetFactor
+        }
+        if room.occupied { return 1 }
+        let quietSince = room.lastActive.map { max($0.seconds, room.countsSince.seconds) } ?? room.countsSince.seconds
+        if time.seconds - quietSince >= parameters.quietAfter { return parameters.quietFactor }
+        return 1
+    }
+
+    /// For the site model: what room `code`'s motion says per second for a beacon (log-likelihood),
+    /// `decidedHere` when the beacon is decided in it. Motion counts for a beacon in the room or
+    /// for a room no other beacon explains; a quiet room counts against.
+    func logLikelihood(_ code: Code, decidedHere: Bool, at time: Instant) -> Double {
+        guard Int(code) < rooms.count else { return 0 }
+        let room = rooms[Int(code)]
+        guard room.counts else { return 0 }
+        let recent = room.occupied || room.lastActive.map { time.since($0) <= parameters.holdAfter } ?? false
+        if recent {
+            let others = occupants[Int(code)] - (decidedHere ? 1 : 0)
+            return decidedHere || others <= 0 ? parameters.modelMotion : 0
+        }
+        let quietSince = room.lastActive.map { max($0.seconds, room.countsSince.seconds) } ?? room.countsSince.seconds
+        return time.seconds - quietSince >= parameters.quietAfter ? -parameters.modelQuiet : 0
+    }
+
+    /// The motion of room `code` now: nil without a sensor that counts.
+    func motion(_ code: Code) -> Bool? {
+        guard Int(code) < rooms.count, rooms[Int(code)].counts else { return nil }
+        return rooms[Int(code)].occupied
+    }
+}
