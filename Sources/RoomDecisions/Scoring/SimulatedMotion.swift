@@ -54,7 +54,7 @@ public struct SimulatedMotion: Sendable, Hashable {
         guard let start = truth.first?.time.seconds, let end = truth.last?.time.seconds, end > start else { return [] }
         let allRooms = rooms.union(labelled.map(\.room)).subtracting([RoomDecision.notHome]).sorted()
         let neighbours = Self.neighbours(truth)
-        var draws = SimulatedBodyFades.Draws(seed: SimulatedBodyFades.seed("motion:" + name))
+        var draws = SeededDraws(seed: SeededDraws.seed("motion:" + name))
         let byBeacon = Dictionary(grouping: truth, by: \.beacon).sorted { $0.key < $1.key }
         var triggers: [String: [Double]] = [:]
         for (_, rows) in byBeacon {
