@@ -280,7 +280,7 @@ struct EvaluateCommand: ParsableCommand {
                 throw ValidationError("\(truth): \(error)")
             }
             for warning in checked.warnings { FileHandle.standardError.write(Data("warning: \(truth): \(warning)\n".utf8)) }
-            do { try floors.add(checked, path: truth) } catch { throw ValidationError(error.description) }
+            do { try floors.add(checked, path: truth) } catch { throw ValidationError("\(error)") }
             return TraceSet(name: base, samples: samples, truth: checked.rows)
         }
     }
