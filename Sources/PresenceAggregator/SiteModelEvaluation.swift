@@ -122,16 +122,17 @@ public enum SiteModelEvaluation {
             return total
         }
 
-        /// Seconds of truth, summed over the recordings.
-        public var seconds: Double { recordings.map { $0.tally.seconds.values.reduce(0, +) }.reduce(0, +) }
-
-        /// What these decisions cost, in seconds: each recording's seconds decided wrong (its share of
-        /// truth rows wrong times its length) plus `flapSeconds` for every flap. A flap is a room
-        /// shown that was never entered — a light switched on, an automation fired — which a
-        /// household notices as much as a room shown late for `flapSeconds`.
+        /// What these decisions cost: the mean over the recordings (each counts the same, as the mean
+        /// accuracy does) of the share of its time decided wrong, each flap counted as `flapSeconds`
+        /// more of it decided wrong. A flap is a room shown that was never entered — a light
+        /// switched on, an automation fired — which costs a household more than the few seconds it
+        /// was shown (those are counted as wrong already).
         public func cost(flapSeconds: Double = SiteModelEvaluation.flapSeconds) -> Double {
-            recordings.map { (1 - $0.score.accuracy) * $0.tally.seconds.values.reduce(0, +) }.reduce(0, +)
-                + flapSeconds * Double(flaps)
+            guard !recordings.isEmpty else { return 0 }
+            return recordings.map { recording in
+                let seconds = recording.tally.seconds.values.reduce(0, +)
+                return 1 - recording.score.accuracy + (seconds > 0 ? flapSeconds * Double(recording.score.flaps) / seconds : 0)
+            }.reduce(0, +) / Double(recordings.count)
         }
 
         /// Per room, which decision serves it when these are the model's figures and `physics` the
@@ -146,9 +147,10 @@ public enum SiteModelEvaluation {
             return decisions
         }
 
-        /// `learn`'s verdict when these are the figures of the model deciding with physics (each in
-        /// the rooms it serves) and `physics` the physics decision's alone on the same recordings:
-        /// the model decides when it costs less (`cost`: seconds wrong plus `flapSeconds` a flap).
+        /// Whether these figures (the model alone, or the model deciding with physics each in the
+        /// rooms it serves) beat `physics`, the physics decision's alone on the same recordings: they
+        /// do when they cost less (`cost`: seconds wrong plus `flapSeconds` a flap). `learn` keeps the
+        /// cheapest of physics, the model alone and the two together.
         /// Where the truth gives floors, the model must also put the beacon on the right floor at
         /// least as often as physics: a model that names more rooms right but more floors wrong
         /// would break the upstairs/downstairs automations floors are for.
@@ -169,8 +171,8 @@ public enum SiteModelEvaluation {
     }
 
     /// What a flap costs against a second decided wrong, in `Summary.cost`: a flap counts as this
-    /// many seconds of a wrong room.
-    public static let flapSeconds = 10.0
+    /// many seconds of a wrong room in its recording.
+    public static let flapSeconds = 5.0
 
     /// Why a directory of recordings cannot be learned from.
     public struct LoadError: Error, Sendable, CustomStringConvertible {
@@ -377,8 +379,15 @@ public enum SiteModelEvaluation {
                 return model
             }
             let combined = Summary(recordings: zip(members, models).map { score($0, model: $1.map(serving)) })
+            // The cheapest of three: physics alone, the model alone, or the two each in its rooms.
             var judged = serving(model)
-            judged.decision = combined.verdict(against: physics)
+            let combinedWins = combined.verdict(against: physics) == .model
+            if alone.verdict(against: physics) == .model, !combinedWins || alone.cost() < combined.cost() {
+                judged.roomDecisions = judged.rooms.map { _ in .model }
+                judged.decision = .model
+            } else {
+                judged.decision = combinedWins ? .model : .physics
+            }
             return Judgement(model: judged, leaveOneOut: alone, physics: physics, combined: combined)
         }
     }

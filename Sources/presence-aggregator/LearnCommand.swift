@@ -16,9 +16,10 @@ struct LearnCommand: ParsableCommand {
             a model learned from the others (leave-one-recording-out) beside the physics decision's: \
             accuracy, flaps and median switch latency as presence-bench evaluate defines them. Each room \
             is served by the decision right more of its time there (physics, or the model: always where \
-            no receiver stands); the file says which. When the two together cost no less than physics \
-            alone (seconds decided wrong plus 10 s a flap) it is written with "decision": "physics", \
-            and --model then decides with physics. The model's hyper-parameters are \
+            no receiver stands); the file says which. The verdict keeps the cheapest of physics alone, \
+            the model alone and the two together (cost: share of each recording's time decided wrong, \
+            a flap counting as 5 s of it); when \
+            that is physics the file says "decision": "physics" and --model decides with physics. The model's hyper-parameters are \
             one fixed set for every site; the options below that change them are for experiments.
             """
     )
@@ -104,7 +105,7 @@ struct LearnCommand: ParsableCommand {
             for (name, summary) in summaries {
                 out.write("  \(name) mean accuracy \(Self.format(summary.meanAccuracy)), flaps \(summary.flaps), median switch latency "
                     + (summary.medianSwitchLatency.map { Self.format($0) + " s" } ?? "-")
-                    + ", cost \(ReplayCSV.fixed(summary.cost(), decimals: 0)) s")
+                    + ", cost \(Self.format(summary.cost()))")
             }
             Self.writeRoomsAndFloors(judgement, recordings: recordings, into: &out)
             for unlike in judgement.unlikeTheOthers {
@@ -112,17 +113,19 @@ struct LearnCommand: ParsableCommand {
                     + "physics (\(Self.format(unlike.model)) against \(Self.format(unlike.physics))): the others did not teach "
                     + "what it holds (another carrier, route or beacon?); record more like it")
             }
-            let rule = "(cost: seconds decided wrong + \(Int(SiteModelEvaluation.flapSeconds)) s a flap"
+            let rule = "(cost: share of each recording's time decided wrong, a flap counting as \(Int(SiteModelEvaluation.flapSeconds)) s of it"
                 + (leaveOneOut.tally.floorAccuracy != nil ? "; and floors right at least as often" : "") + ")"
             let physicsRooms = model.rooms.indices.filter { model.roomDecisions[$0] == .physics }.map { model.rooms[$0] }
-            if model.decision == .model {
-                out.write("verdict: the model with physics, each in the rooms it serves, costs less than physics alone \(rule); "
-                    + (physicsRooms.isEmpty ? "the model serves every room" : "physics serves \(physicsRooms.joined(separator: ", "))")
-                    + "; it decides with --model or decision.model")
+            if model.decision == .model, physicsRooms.isEmpty {
+                out.write("verdict: the model alone costs least on these recordings \(rule); it serves every room and decides with "
+                    + "--model or decision.model")
+            } else if model.decision == .model {
+                out.write("verdict: the model with physics, each in the rooms it serves, costs least on these recordings \(rule); "
+                    + "physics serves \(physicsRooms.joined(separator: ", ")); it decides with --model or decision.model")
             } else {
-                out.write("verdict: the model with physics costs no less than physics alone on these recordings \(rule); "
-                    + "the file says so (\"decision\": \"physics\") and --model decides with physics (record longer walks, both "
-                    + "directions through every doorway, and learn again)")
+                out.write("verdict: physics alone costs least on these recordings \(rule); the file says so (\"decision\": "
+                    + "\"physics\") and --model decides with physics (record longer walks, both directions through every doorway, "
+                    + "and learn again)")
             }
                 } else if !noScore {
             out.write("verdict: one recording cannot be judged leave-one-out; the model decides (record a second walk to check it)")

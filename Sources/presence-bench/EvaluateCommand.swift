@@ -10,8 +10,10 @@ import PresenceAggregator
 /// A site is a directory of `NAME.trace.csv` files each with its `NAME.truth.csv` (TRACE.md); by
 /// default the three shared sites, `danis` (`<data>/traces`, nine walks in an open hall), `sal`
 /// (`<data>/traces-sal`, a car and a person in and out of a test bay) and `flat`
-/// (`<data>/traces-flat`, a robot carrying the tag through a furnished flat of five rooms), or one
-/// directory given with `--traces`. Per site and per mode (`defaults`: the agent's tracking and the
+/// (`<data>/traces-flat`, a robot carrying the tag through a furnished flat of five rooms), with
+/// `flat-no-bath-kitchen` derived from the flat (its bathroom's and kitchen's receivers dropped: a
+/// home with rooms that have no receiver, issue 36), or one directory given with `--traces`;
+/// `--site` picks sites by name. Per site and per mode (`defaults`: the agent's tracking and the
 /// aggregator's decision replayed with `TraceReplay`; the learned site model's modes) every
 /// recording is scored at every truth row (`RoomDecisionScore`), and the site summarised the way
 /// the project reports it: mean of per-recording accuracy, flaps summed, median of per-recording

@@ -236,8 +236,8 @@ struct RealTraceEvaluationTests {
     }
 }
 
-/// The verdict: the model with physics costs less than physics alone (seconds decided wrong plus
-/// 10 s a flap) and — where the truth gives floors — is on the right floor at least as often; and
+/// The verdict: the model (alone, or with physics) costs less than physics alone (share of time
+/// decided wrong, a flap counting as 5 s of it) and — where the truth gives floors — is on the right floor at least as often; and
 /// which decision serves each room.
 @Suite struct SiteModelVerdictTests {
     /// One 1000-second walk (its room `hall` held all of it).
@@ -257,10 +257,10 @@ struct RealTraceEvaluationTests {
 
     @Test func theModelDecidesWhenItCostsLessAndIsNotWorseOnFloors() {
         let physics = summary(accuracy: 0.6, flaps: 1, floorRight: 95)
-        #expect(abs(physics.cost() - (400 + 10)) < 1e-6)
-        // 100 s wrong + 30 flaps (400 s) against 400 s wrong + 1 flap: the model.
-        #expect(summary(accuracy: 0.9, flaps: 30, floorRight: 97).verdict(against: physics) == .model)
-        #expect(summary(accuracy: 0.9, flaps: 32, floorRight: 97).verdict(against: physics) == .physics)
+        #expect(abs(physics.cost() - 0.405) < 1e-9)
+        // 100 s wrong + 60 flaps (0.400 of the walk) against 400 s wrong + 1 flap (0.405): the model.
+        #expect(summary(accuracy: 0.9, flaps: 60, floorRight: 97).verdict(against: physics) == .model)
+        #expect(summary(accuracy: 0.9, flaps: 62, floorRight: 97).verdict(against: physics) == .physics)
         #expect(summary(accuracy: 0.55, flaps: 0, floorRight: 99).verdict(against: physics) == .physics)
         #expect(summary(accuracy: 0.9, flaps: 1, floorRight: 90).verdict(against: physics) == .physics)
         // Issue 36's home, 2.5 hours: the model 0.911 with 153 flaps against physics 0.590 with 9

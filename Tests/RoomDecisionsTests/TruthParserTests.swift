@@ -10,8 +10,13 @@ struct TruthParserTests {
         #expect(try parser.parse(line: "time,beacon,room") == nil)
         #expect(try parser.parse(line: "0.5,beacon1,zone4") == TruthSample(time: Instant(seconds: 0.5), beacon: "beacon1", room: "zone4"))
         #expect(throws: TraceError(line: 3, problem: "time 'x' is not a number")) { try parser.parse(line: "x,beacon1,zone4") }
-        #expect(throws: TraceError(line: 4, problem: "room 'Zone 4' is not a room name (1–64 characters of a-z, 0-9, '_' and '-')")) {
+        // The room named before it that it was probably meant to be (issue 36).
+        #expect(throws: TraceError(line: 4, problem: "room 'Zone 4' is not a room name (1–64 characters of a-z, 0-9, '_' and '-'); "
+            + "did you mean 'zone4'?")) {
             try parser.parse(line: "1,beacon1,Zone 4")
+        }
+        #expect(throws: TraceError(line: 5, problem: "room 'Attic!' is not a room name (1–64 characters of a-z, 0-9, '_' and '-')")) {
+            try parser.parse(line: "1,beacon1,Attic!")
         }
     }
 

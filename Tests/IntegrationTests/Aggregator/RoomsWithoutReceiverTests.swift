@@ -42,7 +42,7 @@ import Testing
                 "\(learned.output)")
         #expect(learned.output.contains("  hall: 0.550 | 0.944, physics; 393 s, 5 recording(s)"), "\(learned.output)")
         #expect(learned.output.contains("verdict: "), "\(learned.output)")
-        #expect(learned.output.contains("(cost: seconds decided wrong + 10 s a flap)"), "\(learned.output)")
+        #expect(learned.output.contains("(cost: share of each recording's time decided wrong, a flap counting as 5 s of it)"), "\(learned.output)")
         let model = try SiteModelFile.load(path: work + "/model.json")
         #expect(model.rooms == ["bathroom", "bedroom", "hall", "kitchen", "living_room"])
         #expect(model.roomDecisions == [.model, .physics, .physics, .model, .physics])
