@@ -93,7 +93,7 @@ public struct HCICommand: Hashable, Sendable, CustomStringConvertible {
 /// How the controller scans. Intervals are in the spec's 0.625 ms units.
 public struct ScanParameters: Hashable, Sendable {
     /// Active scanning sends scan requests: many beacons (Govee sensors among them) put the iBeacon
-    /// frame in the scan response, so active is the default (SEMANTICS.md).
+    /// frame in the scan response, so active is the default (docs/Semantics.md).
     public var active: Bool
     /// 0x0010 (10 ms) … the interval and window are equal by default: listen all the time.
     public var intervalUnits: UInt16

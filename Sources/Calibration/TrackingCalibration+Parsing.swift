@@ -35,7 +35,7 @@ extension TrackingCalibration {
         }
     }
 
-    /// A TRACE.md trace: one series per (node, beacon), in order of first appearance.
+    /// A docs/Files.md trace: one series per (node, beacon), in order of first appearance.
     public static func parseTraceSeries(_ text: String) -> [RSSISeries] {
         let rows = csvRows(text)
         guard let header = rows.first,

@@ -1,7 +1,7 @@
 import BeaconCore
 
 /// A `beacons:` list of a program's YAML file (the agent's and the aggregator's), validated exactly
-/// like the `<root>/config/beacons` message (MQTT.md): the YAML is turned into that JSON and parsed
+/// like the `<root>/config/beacons` message (docs/MQTT.md): the YAML is turned into that JSON and parsed
 /// by the same code, so errors read `beacons[1].id: 'Alice' is not a valid id (…)`, a key is never
 /// quoted back, and both programs accept and refuse the same lists.
 public enum KnownBeaconsYAML {

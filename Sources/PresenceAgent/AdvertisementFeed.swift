@@ -7,7 +7,7 @@ import Timekeeping
 ///
 /// Each advertisement carries the time the source gives it: the capture's timestamps, the wall
 /// clock for a radio, simulated time for the simulator. The agent's clock follows that time, so a
-/// replay behaves as the recording did (SEMANTICS.md, "Replay").
+/// replay behaves as the recording did (docs/Semantics.md, "Replay").
 public protocol AdvertisementFeed: AnyObject {
     /// Delivers what is due within about `timeout` seconds. Returns false once the feed has ended
     /// (a capture or a simulation with a duration ran out).

@@ -39,7 +39,7 @@ public struct AgentConfiguration: Sendable, Equatable {
     /// default 10,000): bounds memory under a flood of random addresses. Known beacons are always
     /// tracked; beacons that match nothing (discovery) give way first, the longest silent first.
     public var maxTrackedBeacons = 10_000
-    /// Write every advertisement of a measured beacon to this file as a trace (TRACE.md), for
+    /// Write every advertisement of a measured beacon to this file as a trace (docs/Files.md), for
     /// `presence-aggregator replay`. Flag only.
     public var record: String?
     /// How long a replay (btsnoop, simulate) waits for the retained configuration before it

@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// Configuration pushed from the broker (MQTT.md "Configuration pushed from the broker"): each
+/// Configuration pushed from the broker (docs/MQTT.md "Configuration pushed from the broker"): each
 /// message is validated whole; a valid one is applied, answered `ok` and persisted; an invalid one
 /// changes nothing and is answered with an error naming the field; an empty one clears.
 extension AgentCore {
@@ -10,7 +10,7 @@ extension AgentCore {
         public static let beacons = "beacons.json"
         public static let node = "node.json"
         /// The regions' last known states (`{"office":"inside"}`), so that a beacon still present
-        /// after a restart is reported by the state and not by a second `enter` (SEMANTICS.md).
+        /// after a restart is reported by the state and not by a second `enter` (docs/Semantics.md).
         public static let regionStates = "region-states.json"
         public static let all = [regions, beacons, node, regionStates]
     }
@@ -84,7 +84,7 @@ extension AgentCore {
                 let before = Set(monitor.regions.map(\.id))
                 var actions = regionActions(monitor.replaceRegions(config.regions, at: time))
                 regionsRevision += 1
-                // A new region's state topic says `unknown` until the monitor knows (SEMANTICS.md).
+                // A new region's state topic says `unknown` until the monitor knows (docs/Semantics.md).
                 for (region, state) in monitor.states where !before.contains(region) {
                     actions.append(.publish(regionStatePublication(region, state)))
                 }

@@ -1,7 +1,7 @@
 import BeaconCore
 import IdentityCrypto
 
-/// Phones and watches known by their Identity Resolving Key (SEMANTICS.md, "Phones and watches"):
+/// Phones and watches known by their Identity Resolving Key (docs/Semantics.md, "Phones and watches"):
 /// a resolvable private address that resolves under a known key is that device, tracked under the
 /// key's `irk-…` id whatever address it uses, so its filter, measurement stream and room carry on
 /// across an address change. Only resolvable private addresses are looked at; each once.

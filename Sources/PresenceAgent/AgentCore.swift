@@ -6,7 +6,7 @@ import BeaconCore
 /// ticks in; publications, files to persist and log lines out. No I/O and no clock of its own, so
 /// a capture replays through it at CPU speed and tests drive it with plain values.
 ///
-/// What it does (MQTT.md, SEMANTICS.md): tracks each measured beacon (Kalman filter, distance,
+/// What it does (docs/MQTT.md, docs/Semantics.md): tracks each measured beacon (Kalman filter, distance,
 /// proximity) and publishes measurements by the publish policy; monitors regions (state, enter/exit,
 /// ranging); applies configuration pushed from the broker whole or not at all, answers with a status
 /// and asks for it to be persisted.
@@ -277,7 +277,7 @@ public struct AgentCore: Sendable {
     /// A report without an RSSI (127, "not available": BlueZ's emulated controllers send only these,
     /// some controllers do on some PHYs) says the beacon is here, not how far. It keeps the beacon
     /// tracked and counts for its regions (state, enter, ranging with proximity `unknown` and no
-    /// distance), but is no measurement: MQTT.md's measurement with proximity `unknown` and no RSSI
+    /// distance), but is no measurement: docs/MQTT.md's measurement with proximity `unknown` and no RSSI
     /// means "this node stopped hearing it", and the aggregator would drop this node's evidence, so
     /// none is published for it, and it is no evidence of a room. A beacon whose RSSI stopped while
     /// such reports go on gets that measurement once, as when it falls silent (its range is gone).

@@ -32,7 +32,7 @@ public enum AgentAction: Hashable, Sendable {
     case publish(AgentPublication)
     /// Write `contents` atomically to `file` in the state directory; nil removes the file.
     case persist(file: String, contents: [UInt8]?)
-    /// One advertisement of a measured beacon, for `--record` (TRACE.md's input format).
+    /// One advertisement of a measured beacon, for `--record` (docs/Files.md's input format).
     case record(TraceSample)
     /// Something an operator should see in the log.
     case log(level: LogLevel, message: String)

@@ -1,10 +1,10 @@
 import BeaconCore
 
 /// The lines `presence-agent scan` prints: one per advertising report, as text for people or as
-/// one JSON object per line (`--json`) using MQTT.md's measurement field names where they apply.
+/// one JSON object per line (`--json`) using docs/MQTT.md's measurement field names where they apply.
 public enum ScanLineFormatter {
     /// `timestamp`, `address`, `addressType`, `eventType`, `rssi`, then `format` and `beacon` and the
-    /// format's own fields (MQTT.md names: `uuid`, `major`, `minor`, `measuredPower`, …), then what
+    /// format's own fields (docs/MQTT.md names: `uuid`, `major`, `minor`, `measuredPower`, …), then what
     /// only some reports carry: `reportTxPower`, PHYs and SID of extended reports, `dataStatus` when
     /// not complete, and the advertised `localName`; `device`, the known device it comes from
     /// (`scan --config`/`--state-dir`), last.

@@ -89,7 +89,7 @@ public struct StateDirectory: Sendable {
             return
         }
         let temporary = file + ".tmp"
-        // Owner only: `beacons.json` holds the keys of phones and watches (MQTT.md), the one
+        // Owner only: `beacons.json` holds the keys of phones and watches (docs/MQTT.md), the one
         // place they are kept. fchmod as well, for a temporary left by a crash with an older mode.
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0, fchmod(descriptor, 0o600) == 0 else {

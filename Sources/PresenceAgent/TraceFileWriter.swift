@@ -4,7 +4,7 @@ import BeaconCore
 import Glibc
 #endif
 
-/// Writes what a node measured as a trace (TRACE.md's input format) for offline tuning with
+/// Writes what a node measured as a trace (docs/Files.md's input format) for offline tuning with
 /// `presence-aggregator replay`: `presence-agent run … --record FILE`.
 ///
 /// Rows are buffered and written in blocks (at most a second late), so recording costs the agent a

@@ -1,12 +1,12 @@
 import BeaconCore
 import RoomDecisions
 
-/// The CSV lines `presence-aggregator replay` writes (TRACE.md), formatted without Foundation and
+/// The CSV lines `presence-aggregator replay` writes (docs/Files.md), formatted without Foundation and
 /// with fixed decimals so output is byte-for-byte reproducible.
 public enum ReplayCSV {
     public static let decisionHeader = "time,beacon,room,distance"
     public static let measurementHeader = "time,node,room,beacon,rssi,rssiFiltered,sigma,distance,proximity"
-    /// A recorded trace of published measurements (TRACE.md "Recorded traces"): a trace whose
+    /// A recorded trace of published measurements (docs/Files.md "Recorded traces"): a trace whose
     /// `rssi` is the published filtered RSSI in whole dBm (−127 when the message had none), with
     /// what was published beside it; its `proximity` column marks it as already filtered.
     public static let recordHeader = "time,node,room,beacon,rssi,measuredPower,rssiFiltered,distance,proximity"

@@ -195,7 +195,7 @@ public enum SiteModelEvaluation {
             let truthFile = name + ".truth.csv"
             let tracePath = directory + "/" + file, truthPath = directory + "/" + truthFile
             guard names.contains(truthFile) else {
-                throw LoadError(description: "\(tracePath): no ground truth beside it (expected \(truthPath), TRACE.md `time,beacon,room`)")
+                throw LoadError(description: "\(tracePath): no ground truth beside it (expected \(truthPath), docs/Files.md `time,beacon,room`)")
             }
             let samples: [TraceSample], checked: TraceFile.CheckedTruth
             do { samples = try TraceFile.samples(path: tracePath) } catch let error as TraceError {

@@ -7,7 +7,7 @@ import RoomDecisions
 /// `RoomDecider` — exactly what the live aggregator would have seen over MQTT. Like a live node,
 /// which ticks at least once a second, every track is checked for silence at each sample's time
 /// and at each one-second tick, and its one `unknown` measurement is delivered then. A recorded
-/// trace of published measurements (TRACE.md "Recorded traces") skips the nodes' filter: its rows
+/// trace of published measurements (docs/Files.md "Recorded traces") skips the nodes' filter: its rows
 /// are handed to the decision as the aggregator received them. With a site model
 /// (`SiteModelDecider`) the model decides, beside the physics decision it falls back on.
 public struct TraceReplay: Sendable {

@@ -2,7 +2,7 @@ import BeaconCore
 import RoomDecisions
 
 /// The ground truth of a walk as the person walking states it (`presence-aggregator label`): each
-/// line names the room being entered, and the labeller turns that into TRACE.md truth rows
+/// line names the room being entered, and the labeller turns that into docs/Files.md truth rows
 /// `time,beacon,room`, on the clock it is given — the aggregator's, Unix seconds, which stamps a
 /// `run --record` trace — so the two files share their origin by construction.
 ///

@@ -12,7 +12,7 @@ import Darwin
 #endif
 
 /// `presence-aggregator replay`: runs a recorded trace through the agent's tracking and the
-/// aggregator's room decision on the trace's own clock, as fast as the CPU allows (TRACE.md).
+/// aggregator's room decision on the trace's own clock, as fast as the CPU allows (docs/Files.md).
 /// `--config` takes the live aggregator's YAML file (etc/presence-aggregator.yaml); only its
 /// `decision` settings matter to a replay.
 struct ReplayCommand: ParsableCommand {

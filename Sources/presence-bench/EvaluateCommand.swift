@@ -7,7 +7,7 @@ import PresenceAggregator
 /// Scores room decisions on every shared site's recordings against their ground truth, in one JSON
 /// object.
 ///
-/// A site is a directory of `NAME.trace.csv` files each with its `NAME.truth.csv` (TRACE.md); by
+/// A site is a directory of `NAME.trace.csv` files each with its `NAME.truth.csv` (docs/Files.md); by
 /// default the three shared sites, `danis` (`<data>/traces`, nine walks in an open hall), `sal`
 /// (`<data>/traces-sal`, a car and a person in and out of a test bay) and `flat`
 /// (`<data>/traces-flat`, a robot carrying the tag through a furnished flat of five rooms), with

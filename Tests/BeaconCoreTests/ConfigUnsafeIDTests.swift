@@ -2,7 +2,7 @@ import Testing
 import TestSupport
 @testable import BeaconCore
 
-/// Every operator-chosen id that becomes a topic level (MQTT.md): a `/` would move a message to
+/// Every operator-chosen id that becomes a topic level (docs/MQTT.md): a `/` would move a message to
 /// another topic, `+`/`#` are wildcards a broker refuses in a publish, NUL ends a C string early, and
 /// an over-long id makes topics no broker limit expects. Each is rejected before it can reach a
 /// topic, with an error naming the field.

@@ -32,7 +32,7 @@ private func error(of text: String) -> String? {
 
 @Suite("Trace parsing")
 struct TraceParserTests {
-    @Test("the TRACE.md example parses; empty measuredPower means unknown")
+    @Test("the docs/Files.md example parses; empty measuredPower means unknown")
     func example() throws {
         let samples = try parse("time,node,room,beacon,rssi,measuredPower\n0.000,sensor10,zone1,beacon1,-87,\n0.105,sensor40,zone4,beacon1,-77,-59\n")
         #expect(samples == [

@@ -37,7 +37,7 @@ public struct AltBeacon: Hashable, Sendable, BitwiseCopyable {
             referenceRSSI: reference, manufacturerReserved: reserved)
     }
 
-    /// The canonical id `altbeacon-<40 hex>` (MQTT.md).
+    /// The canonical id `altbeacon-<40 hex>` (docs/MQTT.md).
     public var id: BeaconID { BeaconID.altBeacon(beaconID) }
 
     /// The 20-byte AltBeacon id, held in integers so that decoding does not allocate.

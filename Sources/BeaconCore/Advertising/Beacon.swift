@@ -87,7 +87,7 @@ public enum Beacon: Hashable, Sendable, BitwiseCopyable {
         }
     }
 
-    /// The canonical id (MQTT.md): the advertised id, or `mac-<12 hex>` of `address` for formats without one.
+    /// The canonical id (docs/MQTT.md): the advertised id, or `mac-<12 hex>` of `address` for formats without one.
     public func id(address: BluetoothAddress) -> BeaconID {
         advertisedID ?? BeaconID.mac(address)
     }

@@ -1,5 +1,5 @@
 extension BeaconID {
-    /// The kinds of canonical id (MQTT.md), spelled as their prefix.
+    /// The kinds of canonical id (docs/MQTT.md), spelled as their prefix.
     public enum Kind: String, Hashable, Sendable, CaseIterable {
         /// `ibeacon-<uuid>-<major>-<minor>`.
         case iBeacon = "ibeacon"

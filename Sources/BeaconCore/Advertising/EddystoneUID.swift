@@ -36,7 +36,7 @@ public struct EddystoneUID: Hashable, Sendable, BitwiseCopyable {
     /// 12 lowercase hex digits.
     public var instanceHex: String { HexDigits.string(instance, byteCount: 6) }
 
-    /// The canonical id `eddystone-<20 hex namespace>-<12 hex instance>` (MQTT.md).
+    /// The canonical id `eddystone-<20 hex namespace>-<12 hex instance>` (docs/MQTT.md).
     public var id: BeaconID { BeaconID.eddystone(namespace: namespace, instance: instance) }
 
     /// A 10-byte Eddystone namespace.

@@ -45,6 +45,6 @@ public struct IBeacon: Hashable, Sendable, BitwiseCopyable {
         self.init(uuid: BeaconUUID(high: high, low: low), major: major, minor: minor, measuredPower: power)
     }
 
-    /// The canonical id `ibeacon-<uuid>-<major>-<minor>` (MQTT.md).
+    /// The canonical id `ibeacon-<uuid>-<major>-<minor>` (docs/MQTT.md).
     public var id: BeaconID { BeaconID.iBeacon(uuid: uuid, major: major, minor: minor) }
 }

@@ -1,4 +1,4 @@
-/// A beacon's canonical id, exactly as MQTT.md spells it: `ibeacon-<uuid>-<major>-<minor>`,
+/// A beacon's canonical id, exactly as docs/MQTT.md spells it: `ibeacon-<uuid>-<major>-<minor>`,
 /// `altbeacon-<40 hex>`, `eddystone-<namespace>-<instance>`, or `mac-<12 hex>`.
 ///
 /// Identity is what the beacon advertises, not its address (phones rotate addresses), so the

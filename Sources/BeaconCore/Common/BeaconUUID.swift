@@ -1,7 +1,7 @@
 /// A 128-bit proximity UUID as beacons advertise it (iBeacon, and AltBeacon ids that start with one).
 ///
 /// Our own type rather than Foundation's `UUID`: it is built straight from advertisement bytes on the
-/// hot path and formats lowercase, which is what beacon ids and topics use (MQTT.md).
+/// hot path and formats lowercase, which is what beacon ids and topics use (docs/MQTT.md).
 public struct BeaconUUID: Hashable, Sendable, BitwiseCopyable, Comparable, CustomStringConvertible {
     /// The first eight bytes, big-endian.
     public let high: UInt64

@@ -42,7 +42,7 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
         (0..<6).map { UInt8(truncatingIfNeeded: rawValue >> UInt64(40 - 8 * $0)) }
     }
 
-    /// `c4:a1:b2:c3:d4:e5`: lowercase, colon separated, as MQTT.md's payloads carry it.
+    /// `c4:a1:b2:c3:d4:e5`: lowercase, colon separated, as docs/MQTT.md's payloads carry it.
     public var description: String {
         var out = ""
         out.reserveCapacity(17)

@@ -1,5 +1,5 @@
 /// ISO-8601 UTC timestamps with milliseconds (`2026-11-22T08:15:02.123Z`), as every MQTT payload
-/// carries them (MQTT.md).
+/// carries them (docs/MQTT.md).
 ///
 /// Written by hand (Howard Hinnant's days-to-civil algorithm) so the core needs neither Foundation's
 /// ICU date formatter nor a calendar: an `Instant` in Unix seconds is all it takes.

@@ -130,7 +130,7 @@ public struct IdentityResolvingKey: Hashable, Sendable, CustomStringConvertible,
     }
 
     /// The canonical id, `irk-<first 12 hex of SHA-256 of the 16 bytes in the spec's order>`
-    /// (MQTT.md): it names the key without revealing it. `sha256` comes from the caller, which
+    /// (docs/MQTT.md): it names the key without revealing it. `sha256` comes from the caller, which
     /// holds the crypto library (BeaconCore has none).
     public func canonicalID(sha256: ([UInt8]) -> [UInt8]) -> BeaconID.Components {
         let digest = sha256(specOrderBytes)

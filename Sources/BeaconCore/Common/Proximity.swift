@@ -1,4 +1,4 @@
-/// Core Location's proximity classes (SEMANTICS.md): `immediate` < 0.5 m, `near` < 3 m, `far`
+/// Core Location's proximity classes (docs/Semantics.md): `immediate` < 0.5 m, `near` < 3 m, `far`
 /// beyond, `unknown` when the beacon was not heard recently or there is no estimate.
 public enum Proximity: String, Sendable, Hashable, CaseIterable, Codable {
     /// Closer than 0.5 m (by default).

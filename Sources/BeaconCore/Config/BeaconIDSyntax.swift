@@ -1,4 +1,4 @@
-/// The canonical beacon id forms of MQTT.md, checked as text: a known-beacons message must name a
+/// The canonical beacon id forms of docs/MQTT.md, checked as text: a known-beacons message must name a
 /// beacon exactly as the agent spells it, or the entry would silently never match.
 public enum BeaconIDSyntax {
     /// The forms, for error messages.

@@ -1,7 +1,7 @@
 /// Why a config message was rejected: the field it concerns and what is wrong with it.
 ///
 /// Renders as `path: message`, e.g. `regions[2].uuid: 'abc' is not a UUID`, which is exactly the
-/// `error` of the `config/status` answer (MQTT.md). Errors about the message as a whole use the
+/// `error` of the `config/status` answer (docs/MQTT.md). Errors about the message as a whole use the
 /// path `payload`.
 public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of problem it is, for code that reacts to errors (the message is for people).

@@ -1,5 +1,5 @@
 /// What a retained config message asks for: replace the configuration, or clear it (an empty
-/// payload, MQTT.md).
+/// payload, docs/MQTT.md).
 public enum ConfigPayload<Content: Sendable>: Sendable {
     /// The empty message: forget this configuration.
     case cleared

@@ -1,4 +1,4 @@
-/// The answer to a config message, retained on `<root>/nodes/<node>/config/status` (MQTT.md):
+/// The answer to a config message, retained on `<root>/nodes/<node>/config/status` (docs/MQTT.md):
 ///
 /// - `{"status":"ok","topic":"presence/config/regions","revision":7,"regions":12,"appliedAt":"…"}`
 /// - `{"status":"error","topic":"presence/config/regions","revision":8,"error":"regions[2].uuid: 'abc' is not a UUID","keptRevision":7}`

@@ -10,7 +10,7 @@ public struct KnownBeacon: Hashable, Sendable {
     /// Seconds this device may stay unheard before the aggregator says it is away, when it should
     /// be longer than the site's `decision.awayTimeout` (a locked phone advertises seldom).
     public var awayTimeout: Double?
-    /// The alias used in topics and as the payloads' `id` (MQTT.md); nil means the canonical id.
+    /// The alias used in topics and as the payloads' `id` (docs/MQTT.md); nil means the canonical id.
     public var alias: TopicLevelID?
     /// A display name (`Alice's keys`), any text.
     public var name: String?

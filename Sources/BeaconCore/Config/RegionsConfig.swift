@@ -1,4 +1,4 @@
-/// The `<root>/config/regions` message: the regions every node monitors (MQTT.md).
+/// The `<root>/config/regions` message: the regions every node monitors (docs/MQTT.md).
 ///
 /// `{"revision":7,"regions":[{"id":"office","uuid":"…","major":1}, …]}`
 public struct RegionsConfig: Hashable, Sendable {

@@ -1,5 +1,5 @@
 /// An operator-chosen id that is safe as one MQTT topic level: node, room, region and beacon-alias
-/// ids (MQTT.md).
+/// ids (docs/MQTT.md).
 ///
 /// Only lowercase `a`–`z`, `0`–`9`, `_` and `-`, 1 to 64 characters. The type can only be made by
 /// validation, so `/`, `+`, `#`, NUL, spaces, uppercase, empty or over-long strings can never reach a

@@ -1,7 +1,7 @@
 /// A strict RFC 8259 JSON parser for config messages, over raw payload bytes.
 ///
 /// Our own, where the configuration files' YAML goes through a library (libyaml), because no JSON
-/// library at hand gives what MQTT.md promises for config messages: Foundation's `JSONSerialization`
+/// library at hand gives what docs/MQTT.md promises for config messages: Foundation's `JSONSerialization`
 /// and `JSONDecoder` let a repeated key silently win, name no field path or byte offset, and bring
 /// Foundation into the pure core. Here errors carry the field path and byte offset
 /// (`regions[2]: invalid JSON at byte 123: expected ',' or '}'`), repeated keys are rejected, and every

@@ -1,8 +1,8 @@
-/// One measurement as a node publishes it on `<root>/beacons/<beacon>/<node>` (MQTT.md).
+/// One measurement as a node publishes it on `<root>/beacons/<beacon>/<node>` (docs/MQTT.md).
 ///
 /// Its `id` and `distance` make it usable by Home Assistant's `mqtt_room` as it is. Fields the
 /// node does not know (a beacon's name, a distance while the beacon is not heard) are left out.
-/// Its own shape because it is the wire's: every field of the message, written in MQTT.md's order.
+/// Its own shape because it is the wire's: every field of the message, written in docs/MQTT.md's order.
 public struct MeasurementPayload: Hashable, Sendable {
     /// The alias of a known beacon, else the canonical id; also the topic level.
     public var id: String
@@ -65,7 +65,7 @@ public struct MeasurementPayload: Hashable, Sendable {
         self.timestamp = timestamp
     }
 
-    /// MQTT.md's key order; RSSI to 0.1 dB, σ to 0.1 dB, distance to the centimetre.
+    /// docs/MQTT.md's key order; RSSI to 0.1 dB, σ to 0.1 dB, distance to the centimetre.
     public var json: String {
         var out: [UInt8] = []
         out.reserveCapacity(320)

@@ -2,7 +2,7 @@ extension BeaconRegion {
     /// The keys a region object may have.
     static let jsonKeys = ["id", "uuid", "major", "minor", "notifyOnEntry", "notifyOnExit"]
 
-    /// A region from its JSON object at `path` (MQTT.md):
+    /// A region from its JSON object at `path` (docs/MQTT.md):
     /// `{"id":"office","uuid":"…","major":1,"minor":2,"notifyOnEntry":true,"notifyOnExit":true}`.
     public init(json value: JSONValue, at path: FieldPath) throws(ConfigError) {
         let reader = try JSONFieldReader(value, at: path)

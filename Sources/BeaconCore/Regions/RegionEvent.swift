@@ -1,4 +1,4 @@
-/// What the region monitor reports; the agent turns each into a publish (MQTT.md).
+/// What the region monitor reports; the agent turns each into a publish (docs/MQTT.md).
 public enum RegionEvent: Hashable, Sendable {
     /// The region's state changed: publish it, retained, on `…/regions/<region>/state`.
     case stateChanged(region: TopicLevelID, state: RegionState, at: Instant)

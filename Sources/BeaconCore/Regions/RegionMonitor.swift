@@ -3,7 +3,7 @@
 // that state across files.
 
 /// Core Location's region monitoring and ranging for one node, as a value-type state machine:
-/// feed it sightings and clock ticks, publish the events it returns (SEMANTICS.md).
+/// feed it sightings and clock ticks, publish the events it returns (docs/Semantics.md).
 ///
 /// Rules:
 /// - A region is `unknown` for one exit delay after monitoring starts or after it is added, then

@@ -1,4 +1,4 @@
-/// Every topic of the MQTT contract (MQTT.md), built from a validated root.
+/// Every topic of the MQTT contract (docs/MQTT.md), built from a validated root.
 ///
 /// Topic levels are built only from `TopicLevelID`s and canonical beacon ids, which cannot hold
 /// `/`, `+`, `#` or NUL, so no id from a config or an advertisement can reach another topic.

@@ -2,7 +2,7 @@
 /// (`presence-aggregator run --record`): such a trace holds the measurements as the aggregator
 /// received them, after the node's filter, so a replay hands them to the room decision as they
 /// are instead of filtering them again. A trace is of this kind when its header has a
-/// `proximity` column (TRACE.md "Recorded traces").
+/// `proximity` column (docs/Files.md "Recorded traces").
 /// Its own shape because it comes after the node's filter: a replay must not filter it again.
 public struct RecordedMeasurement: Sendable, Hashable {
     /// The published filtered RSSI, dBm; nil when the message had none.

@@ -1,4 +1,4 @@
-/// Parses a trace CSV (TRACE.md) one line at a time: header first (required; columns found by
+/// Parses a trace CSV (docs/Files.md) one line at a time: header first (required; columns found by
 /// name, others ignored), then samples with non-decreasing time. Every error names the line.
 public struct TraceParser: Sendable {
     /// The columns every trace must have; others are ignored, `measuredPower` and a recorded trace's `proximity`, `rssiFiltered` and `distance` are read when present.

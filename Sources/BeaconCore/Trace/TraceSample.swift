@@ -1,4 +1,4 @@
-/// One received advertisement of a trace (TRACE.md): who heard which beacon how loud, when.
+/// One received advertisement of a trace (docs/Files.md): who heard which beacon how loud, when.
 /// Its own shape because it comes before any filter: a replay runs the node's tracking on it.
 public struct TraceSample: Sendable, Hashable {
     /// When the advertisement was heard, on the trace's clock.

@@ -1,4 +1,4 @@
-/// Decides when a node publishes a beacon's measurement (MQTT.md): when its proximity changes,
+/// Decides when a node publishes a beacon's measurement (docs/MQTT.md): when its proximity changes,
 /// when its filtered RSSI moved by more than the step, at least every `heartbeat` while it is
 /// heard, and once when it stops being heard — never once per advertisement.
 ///

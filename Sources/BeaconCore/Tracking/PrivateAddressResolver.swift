@@ -1,4 +1,4 @@
-/// Tells which known device, if any, a resolvable private address belongs to (SEMANTICS.md,
+/// Tells which known device, if any, a resolvable private address belongs to (docs/Semantics.md,
 /// "Phones and watches"): one AES block per new address and key, and then never again for that
 /// address while it is in use.
 ///

@@ -216,7 +216,7 @@ public struct AggregatorConfigurationLoad: Sendable {
 
     // MARK: - Known beacons
 
-    /// The `beacons` list, validated exactly like the `<root>/config/beacons` message (MQTT.md):
+    /// The `beacons` list, validated exactly like the `<root>/config/beacons` message (docs/MQTT.md):
     /// the YAML is turned into that JSON and parsed by the same code, so errors read
     /// `beacons[1].id: 'Alice' is not a valid id (…)`, with the line of the value named.
     private func knownBeacons(_ node: YAMLNode, file: String, problems: inout [SettingProblem]) -> [KnownBeacon]? {

@@ -1,7 +1,7 @@
 import BeaconCore
 
 /// ESPresense's device ids (`BleFingerprint::fingerprint` and `setId` in src/BleFingerprint.cpp of
-/// github.com/ESPresense/ESPresense) turned into this project's canonical ids (MQTT.md).
+/// github.com/ESPresense/ESPresense) turned into this project's canonical ids (docs/MQTT.md).
 ///
 /// - `iBeacon:<uuid>-<major>-<minor>` → `ibeacon-<uuid>-<major>-<minor>`.
 /// - `altBeacon:<uuid>-<major>-<minor>` → `altbeacon-<40 hex>`: the AltBeacon's 20-byte id is the

@@ -51,7 +51,7 @@ extension AggregatorCore {
     }
 
     /// The topic id and name a beacon is published under. A phone or watch known by its key always
-    /// has an alias (MQTT.md): the one the agents' measurements carry names it here too, unless a
+    /// has an alias (docs/MQTT.md): the one the agents' measurements carry names it here too, unless a
     /// known beacon's entry says otherwise.
     static func identity(_ beacon: BeaconID, known: KnownBeacon?, heardAlias: TopicLevelID?, heardName: String?)
         -> (id: String, name: String)

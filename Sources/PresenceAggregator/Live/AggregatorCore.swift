@@ -3,7 +3,7 @@ import RoomDecisions
 
 /// The live aggregator's state, without I/O: measurements, node statuses, its own retained
 /// locations (restore) and the passing of time go in; the MQTT messages to send come out
-/// (MQTT.md's aggregator topics). `AggregatorService` feeds it from the broker and publishes what it
+/// (docs/MQTT.md's aggregator topics). `AggregatorService` feeds it from the broker and publishes what it
 /// returns; tests may drive it directly. The room decision itself is `RoomDecider`'s.
 ///
 /// - Each decision change publishes `<root>/locations/<beacon>` and `…/room` (retained), the
@@ -194,7 +194,7 @@ public struct AggregatorCore: Sendable {
         return out
     }
 
-    /// A message of the operator's retained `<root>/config/beacons` (MQTT.md), read by the agents'
+    /// A message of the operator's retained `<root>/config/beacons` (docs/MQTT.md), read by the agents'
     /// own parser and merged with the file's list (`AggregatorKnownBeacons`: the file wins for the
     /// beacons it names). An invalid message throws the error that names its field and changes
     /// nothing: the last good list stays in force. An empty one drops the pushed list. Every

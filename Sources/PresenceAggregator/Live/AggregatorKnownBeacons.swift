@@ -2,7 +2,7 @@ import BeaconCore
 import IdentityCrypto
 
 /// The beacons the aggregator knows: its own file's `beacons:` list merged with the list the
-/// operator pushes on the retained `<root>/config/beacons` (MQTT.md), which the agents follow too.
+/// operator pushes on the retained `<root>/config/beacons` (docs/MQTT.md), which the agents follow too.
 ///
 /// - The file's entries win, whole, for the beacons they name: the file is this aggregator's own
 ///   word, and `check-config` shows it. The pushed list supplies every other beacon.

@@ -3,7 +3,7 @@ public struct AggregatorPublication: Sendable, Hashable, CustomStringConvertible
     public var topic: String
     public var payload: String
     public var retain: Bool
-    /// 0 or 1 (MQTT.md: retained state and events at QoS 1).
+    /// 0 or 1 (docs/MQTT.md: retained state and events at QoS 1).
     public var qos: Int
 
     public init(topic: String, payload: String, retain: Bool, qos: Int = 1) {

@@ -6,7 +6,7 @@ import Synchronization
 import Timekeeping
 
 /// The live aggregator: a swift-service-lifecycle `Service` that connects to the broker, feeds
-/// `AggregatorCore` from it and publishes what the core decides (MQTT.md's aggregator topics).
+/// `AggregatorCore` from it and publishes what the core decides (docs/MQTT.md's aggregator topics).
 ///
 /// - Connects with the last will `offline` (retained) on `<root>/aggregator/status` and publishes
 ///   `online` at every (re)connect; after a reconnect it re-publishes its whole retained state.

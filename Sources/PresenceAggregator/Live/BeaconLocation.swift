@@ -1,7 +1,7 @@
 import BeaconCore
 import RoomDecisions
 
-/// What the aggregator publishes about one beacon on `<root>/locations/<beacon>` (MQTT.md), and
+/// What the aggregator publishes about one beacon on `<root>/locations/<beacon>` (docs/MQTT.md), and
 /// what it reads back from that retained topic at start.
 public struct BeaconLocation: Sendable, Hashable {
     /// The topic id: the alias of a known beacon, else the canonical id.
@@ -62,7 +62,7 @@ public struct BeaconLocation: Sendable, Hashable {
             confidence: confidence, candidates: candidates), floor: floor)
     }
 
-    /// MQTT.md's key order; distances to the centimetre, confidence to 0.01, candidates by room name.
+    /// docs/MQTT.md's key order; distances to the centimetre, confidence to 0.01, candidates by room name.
     public var json: String {
         // The keys, timestamp and numbers take about 128 bytes; reserving the rest up front saves
         // the reallocations of a growing string.

@@ -1,7 +1,7 @@
 import BeaconCore
 import RoomDecisions
 
-/// Home Assistant MQTT discovery (MQTT.md's `homeassistant/…/config` row).
+/// Home Assistant MQTT discovery (docs/MQTT.md's `homeassistant/…/config` row).
 ///
 /// - Per beacon one device with a `device_tracker` (source `bluetooth_le`) whose state is `home`
 ///   or `not_home`, so that Home Assistant's `person` and `zone.home` use it; its one attribute,

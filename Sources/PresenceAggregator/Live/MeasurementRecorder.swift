@@ -9,7 +9,7 @@ import BeaconCore
 import Synchronization
 
 /// `presence-aggregator run --record FILE`: every measurement the aggregator receives, written
-/// as a recorded trace (TRACE.md "Recorded traces", `ReplayCSV.recordHeader`) on the aggregator's
+/// as a recorded trace (docs/Files.md "Recorded traces", `ReplayCSV.recordHeader`) on the aggregator's
 /// clock — Unix seconds, the clock `presence-aggregator label` stamps the truth with — so a walk
 /// recorded live can be learned from (`learn`) and replayed (`replay`) exactly as it was received.
 /// Each row is flushed as it is written: the file is complete whenever the aggregator stops.

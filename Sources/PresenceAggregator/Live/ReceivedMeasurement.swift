@@ -1,7 +1,7 @@
 import BeaconCore
 import RoomDecisions
 
-/// A node's measurement as the aggregator reads it from `<root>/beacons/<beacon>/<node>` (MQTT.md):
+/// A node's measurement as the aggregator reads it from `<root>/beacons/<beacon>/<node>` (docs/MQTT.md):
 /// only what the room decision and the published location need. Keys it does not need are
 /// ignored, so agents may add fields without breaking the aggregator.
 /// Its own shape because a message from the wire is checked (its node against its topic) before it is evidence.

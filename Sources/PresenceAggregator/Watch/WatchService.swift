@@ -57,7 +57,7 @@ public final class WatchService: Service, Sendable {
         return options
     }
 
-    /// The topic filters watched (MQTT.md).
+    /// The topic filters watched (docs/MQTT.md).
     public static func filters(_ topics: TopicScheme) -> [String] {
         let root = topics.root
         return [

@@ -2,7 +2,7 @@ import BeaconCore
 import RoomDecisions
 
 /// What `presence-aggregator watch` knows about a deployment, built only from the messages on its
-/// topics (MQTT.md): the aggregator's retained rooms and locations, its status, the nodes' status,
+/// topics (docs/MQTT.md): the aggregator's retained rooms and locations, its status, the nodes' status,
 /// info and measurements, the aggregator's events, and its summaries of the foreign nodes
 /// (ESPresense nodes, BLE gateways: `ForeignNodeSummaries`), whose own topics a viewer cannot read.
 ///

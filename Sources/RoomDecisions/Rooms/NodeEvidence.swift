@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// One measurement from one node about one beacon, as the aggregator receives it (MQTT.md's
+/// One measurement from one node about one beacon, as the aggregator receives it (docs/MQTT.md's
 /// measurement payload, reduced to what the room decision needs).
 /// Its own shape because every source reduces to it: our agents, foreign nodes, replayed traces.
 public struct NodeEvidence: Sendable, Hashable {

@@ -8,7 +8,7 @@ import Musl
 import Darwin
 #endif
 
-/// Decides which room each beacon is in, from every node's measurements (SEMANTICS.md "Which room").
+/// Decides which room each beacon is in, from every node's measurements (docs/Semantics.md "Which room").
 ///
 /// Per beacon it keeps the freshest evidence of every node. Each node's evidence scores
 /// `−10·n·log₁₀(distance)` dB; a room scores the mean linear power of its nodes that hear the

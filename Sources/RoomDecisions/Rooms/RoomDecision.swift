@@ -23,7 +23,7 @@ public struct RoomDecision: Sendable, Hashable {
     /// tie, 0.5 at 3 dB, 0.9 at 10 dB; 1 when no other room has evidence; 0 when the decided room
     /// currently trails (it is kept only by hysteresis) and for `not_home`.
     public var confidence: Double
-    /// Per room with fresh evidence: the distance of its nearest node, metres (MQTT.md's `candidates`).
+    /// Per room with fresh evidence: the distance of its nearest node, metres (docs/MQTT.md's `candidates`).
     public var candidates: [String: Double]
 
     /// Creates a decision from its fields.

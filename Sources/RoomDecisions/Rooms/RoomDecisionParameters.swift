@@ -53,7 +53,7 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     /// least every heartbeat, so after two missed heartbeats it no longer does.
     public var staleAfter: Double
     /// `not_home` once no node has heard the beacon for this long, seconds, default 30 s (the
-    /// region exit delay of SEMANTICS.md): counted from the moment the last node reported it
+    /// region exit delay of docs/Semantics.md): counted from the moment the last node reported it
     /// `unknown`, went stale or offline. A still beacon that nodes keep hearing publishes only its
     /// heartbeat and never goes away.
     public var awayTimeout: Double

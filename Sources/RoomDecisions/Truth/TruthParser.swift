@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// Parses a ground-truth CSV (`time,beacon,room`; TRACE.md) one line at a time, like `TraceParser`.
+/// Parses a ground-truth CSV (`time,beacon,room`; docs/Files.md) one line at a time, like `TraceParser`.
 ///
 /// An optional `floor` column gives the room's floor (empty: not given), which `learn` writes into
 /// the site model. Rooms and floors are published (rooms name topics), so each must be a topic-level

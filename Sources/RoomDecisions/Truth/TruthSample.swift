@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// One ground-truth row (TRACE.md): the true room of a beacon at a time.
+/// One ground-truth row (docs/Files.md): the true room of a beacon at a time.
 public struct TruthSample: Sendable, Hashable {
     /// The time of the row, on the trace's clock.
     public var time: Instant

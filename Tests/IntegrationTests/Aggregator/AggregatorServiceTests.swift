@@ -5,7 +5,7 @@ import ServiceLifecycle
 import TestSupport
 import Testing
 
-/// The live aggregator against a real mosquitto: measurements in, MQTT.md's aggregator topics out.
+/// The live aggregator against a real mosquitto: measurements in, docs/MQTT.md's aggregator topics out.
 /// Time is the service's injected clock, moved by the test; nothing sleeps for time to pass.
 @Suite(.serialized) struct AggregatorServiceTests {
     static let alice = KnownBeacon(beacon: beaconID, alias: TopicLevelID("alice-keys"), name: "Alice's keys")

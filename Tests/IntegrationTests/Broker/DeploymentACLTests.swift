@@ -3,7 +3,7 @@ import MQTTClient
 import Testing
 import TestSupport
 
-/// The shipped etc/mosquitto/acl on a real mosquitto, checked against MQTT.md's Security section
+/// The shipped etc/mosquitto/acl on a real mosquitto, checked against docs/MQTT.md's Security section
 /// with real clients logged in as the site's accounts: what each account may write arrives, what
 /// it may not write never reaches a subscriber, and each account reads what it needs.
 @Suite("Deployment: broker ACL")
@@ -18,7 +18,7 @@ struct DeploymentACLTests {
             "kitchen-1", lastWill: MQTTLastWill(topic: "presence/nodes/kitchen-1/status", string: "offline"))
         let kitchenReads = try await kitchen.subscribe("#")
 
-        // What the agent publishes (MQTT.md, "Agent"), QoS and retain as there.
+        // What the agent publishes (docs/MQTT.md, "Agent"), QoS and retain as there.
         let own: [(topic: String, qos: MQTTQoS, retain: Bool)] = [
             ("presence/nodes/kitchen-1/status", .atLeastOnce, true),
             ("presence/nodes/kitchen-1/info", .atLeastOnce, true),
@@ -126,7 +126,7 @@ struct DeploymentACLTests {
             "presence/nodes/hall-1/config",
         ]
         for topic in configTopics { try await publishAcknowledged(operatorClient, topic, "config", retain: true) }
-        // An empty retained message clears a configuration (MQTT.md): allowed too.
+        // An empty retained message clears a configuration (docs/MQTT.md): allowed too.
         try await publishAcknowledged(operatorClient, "presence/config/beacons", "", retain: true)
         let delivered = try await collect(everything, count: configTopics.count + 1)
         #expect(delivered.map(\.topic) == configTopics + ["presence/config/beacons"])
