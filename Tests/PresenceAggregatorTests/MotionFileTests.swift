@@ -23,6 +23,20 @@ import Testing
         #expect(MotionFileParser.path(besideTrace: "/x/record.csv") == "/x/record.motion.csv")
     }
 
+    /// What `run --record` writes beside its trace reads back as the same rows, and a file that
+    /// cannot be created is refused naming it.
+    @Test func theRecorderWritesWhatReplayReads() throws {
+        let trace = try temporaryFile(smallTrace, name: "recorded.trace.csv")
+        let recorder = try MotionRecorder(path: MotionFileParser.path(besideTrace: trace))
+        recorder.record(room: "hall", occupied: true, at: Instant(seconds: 1_764_151_502.118))
+        recorder.record(room: "hall", occupied: false, at: Instant(seconds: 1_764_151_530.5))
+        #expect(try TraceFile.motion(besideTrace: trace) == [
+            MotionSample(time: Instant(seconds: 1_764_151_502.118), room: "hall", occupied: true),
+            MotionSample(time: Instant(seconds: 1_764_151_530.5), room: "hall", occupied: false),
+        ])
+        #expect(throws: MeasurementRecorder.OpenError.self) { try MotionRecorder(path: "/nonexistent/x.motion.csv") }
+    }
+
     @Test func withoutAMotionFileThereIsNone() throws {
         let trace = try temporaryFile(smallTrace, name: "alone.trace.csv")
         #expect(try TraceFile.motion(besideTrace: trace) == nil)

@@ -1,12 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BeaconCore
-import Synchronization
 
 /// `presence-aggregator run --record FILE`: every measurement the aggregator receives, written
 /// as a recorded trace (docs/Files.md "Recorded traces", `ReplayCSV.recordHeader`) on the aggregator's
@@ -20,37 +12,16 @@ public final class MeasurementRecorder: Sendable {
         public var description: String { "\(path): \(reason)" }
     }
 
-    public let path: String
-    private let file: Mutex<OpaquePointer?>
+    public var path: String { file.path }
+    private let file: FlushedLineFile
 
     /// Creates (or truncates) the file and writes the header.
     public init(path: String) throws(OpenError) {
-        guard let handle = fopen(path, "w") else {
-            throw OpenError(path: path, reason: String(cString: strerror(errno)))
-        }
-        self.path = path
-        file = Mutex(OpaquePointer(handle))
-        write(ReplayCSV.recordHeader)
-    }
-
-    deinit {
-        file.withLock { handle in
-            if let handle { fclose(UnsafeMutablePointer<FILE>(handle)) }
-            handle = nil
-        }
+        file = try FlushedLineFile(path: path, header: ReplayCSV.recordHeader)
     }
 
     /// One received measurement, at the time it was received.
     public func record(_ measurement: ReceivedMeasurement, at time: Instant) {
-        write(ReplayCSV.recordRow(time: time, evidence: measurement.evidence))
-    }
-
-    private func write(_ line: String) {
-        file.withLock { handle in
-            guard let handle else { return }
-            let stream = UnsafeMutablePointer<FILE>(handle)
-            fputs(line + "\n", stream)
-            fflush(stream)
-        }
+        file.write(ReplayCSV.recordRow(time: time, evidence: measurement.evidence))
     }
 }
