@@ -373,9 +373,3 @@ struct EvaluateCommand: ParsableCommand {
         })
     }
 }
-
-func rounded(_ value: Double, _ places: Int) -> Double {
-    var scale = 1.0
-    for _ in 0..<places { scale *= 10 }
-    return (value * scale).rounded() / scale
-}

@@ -252,10 +252,3 @@ struct SpeedCommand: ParsableCommand {
         #endif
     }
 }
-
-private func figure(_ value: Double, _ places: Int) -> Any {
-    guard value.isFinite else { return NSNull() }
-    var scale = 1.0
-    for _ in 0..<places { scale *= 10 }
-    return (value * scale).rounded() / scale
-}

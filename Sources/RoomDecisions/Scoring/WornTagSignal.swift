@@ -83,7 +83,7 @@ public struct WornTagSignal: Sendable, Hashable {
         let published = samples.filter { $0.publication != nil }
         let heard = samples.filter { $0.publication == nil }.sorted { $0.time < $1.time }
         guard heard.count > 1 else { return samples }
-        var random = Draws(seed: Self.seed(name))
+        var random = SeededDraws(seed: SeededDraws.seed(name))
         let sortedRSSI = heard.map(\.rssi).sorted()
         let floor = Double(sortedRSSI[min(sortedRSSI.count - 1, Int(parameters.floorQuantile * Double(sortedRSSI.count)))])
         var output: [TraceSample] = []
@@ -115,7 +115,7 @@ public struct WornTagSignal: Sendable, Hashable {
     }
 
     private func wear(_ samples: [TraceSample], changes: [Change], firstRoom: String?, floor: Double,
-                      random: inout Draws) -> [TraceSample] {
+                      random: inout SeededDraws) -> [TraceSample] {
         guard let first = samples.first, let last = samples.last else { return [] }
         let p = parameters
         // Receivers in order of first appearance, with their adverts' times and RSSI.
@@ -209,6 +209,4 @@ public struct WornTagSignal: Sendable, Hashable {
         return low
     }
 
-    static func seed(_ name: String) -> UInt64 { SeededDraws.seed(name) }
-    typealias Draws = SeededDraws
 }
