@@ -17,10 +17,12 @@ public struct ProximitySeries: Sendable {
     public var measuredPower: Double
     /// n of the calibration.
     public var exponent: Double
+    /// The calibration's residual, dB: the path-loss fit's residual standard deviation.
+    public var calibrationResidual: Double
 
     /// Creates a series; `measuredPower` and `exponent` are set by the set that scores it.
     public init(name: String, group: String, times: [Double], rssi: [Double], trueDistances: [Double],
-                measuredPower: Double = .nan, exponent: Double = .nan) {
+                measuredPower: Double = .nan, exponent: Double = .nan, calibrationResidual: Double = .nan) {
         self.name = name
         self.group = group
         self.times = times
@@ -28,6 +30,7 @@ public struct ProximitySeries: Sendable {
         self.trueDistances = trueDistances
         self.measuredPower = measuredPower
         self.exponent = exponent
+        self.calibrationResidual = calibrationResidual
     }
 
     /// The number of samples.
@@ -51,6 +54,10 @@ public enum ProximityMethod: Sendable, Hashable {
     case iqrFencedMean
     /// Each sample alone, classes by the thresholds.
     case sample
+    /// A candidate tried for the node: the class from each class's probability mass.
+    case classMass(ClassMassCandidate)
+    /// A candidate tried for the node: a window's median or trimmed mean with the node's hold.
+    case window(WindowCandidate)
 
     /// The class at each sample of `series`.
     public func classes(_ series: ProximitySeries, thresholds: ProximityClassifier.Parameters = .default) -> [Proximity] {
@@ -74,6 +81,10 @@ public enum ProximityMethod: Sendable, Hashable {
             return (0..<series.count).map { plain(mean.update(rssi: series.rssi[$0], at: series.times[$0] * 1000)) }
         case .sample:
             return (0..<series.count).map { plain(series.rssi[$0]) }
+        case .classMass(let candidate):
+            return candidate.classes(series, thresholds: thresholds)
+        case .window(let candidate):
+            return candidate.classes(series, thresholds: thresholds)
         }
     }
 }
@@ -157,7 +168,11 @@ public enum ProximityScoring {
                           meanRSSI: TrackingCalibration.mean(Array($0.rssi.prefix($0.count))))
         }
         let fit = TrackingCalibration.fitPathLoss(points, perReceiverOffsets: false)
-        return (series.map { var s = $0; s.exponent = fit.exponent; s.measuredPower = fit.measuredPower; return s }, fit)
+        return (series.map {
+            var s = $0
+            (s.exponent, s.measuredPower, s.calibrationResidual) = (fit.exponent, fit.measuredPower, fit.residualStd)
+            return s
+        }, fit)
     }
 
     /// Leave one group out: each group's series calibrated with a fit on the other groups' series.
@@ -168,14 +183,15 @@ public enum ProximityScoring {
         }
     }
 
-    /// The rail series calibrated with exponent `n` (fitted elsewhere) and, per file, P₁ = its
-    /// mean RSSI at 0.9–1.1 m.
-    public static func calibratedAtOneMetre(_ series: [ProximitySeries], exponent n: Double) -> [ProximitySeries] {
+    /// The rail series calibrated with exponent `n` and its `residual` (fitted elsewhere) and, per
+    /// file, P₁ = its mean RSSI at 0.9–1.1 m.
+    public static func calibratedAtOneMetre(_ series: [ProximitySeries], exponent n: Double, residual: Double = .nan) -> [ProximitySeries] {
         series.map { s in
             var s = s
             let oneMetre = (0..<s.count).filter { s.trueDistances[$0] >= 0.9 && s.trueDistances[$0] <= 1.1 }.map { s.rssi[$0] }
             s.measuredPower = TrackingCalibration.mean(oneMetre)
             s.exponent = n
+            s.calibrationResidual = residual
             return s
         }
     }

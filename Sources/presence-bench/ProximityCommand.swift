@@ -86,7 +86,7 @@ struct ProximityCommand: ParsableCommand {
             ("static-rssi, leave one position out", "n and P1 fitted on the other 4 beacon positions",
              ProximityScoring.leaveOneGroupOut(statics)),
             ("herald rail (phone to phone)", "n \(format(n)) (static fit), P1 each file's mean RSSI at 1 m",
-             ProximityScoring.calibratedAtOneMetre(rail, exponent: n)),
+             ProximityScoring.calibratedAtOneMetre(rail, exponent: n, residual: all.fit.residualStd)),
         ]
     }
 }
@@ -142,6 +142,36 @@ enum ProximityCandidates {
         list.append(node("q 0.75, h 0.3 (room filter), warm-up 10 s, settle 0 s") {
             $0 = .init(filter: room, hysteresis: 0.3, warmUp: 10, settle: 0)
         })
+        for s in [30.0, 60] { list.append(node("settle \(s) s") { $0.settle = s }) }
+        return list + classMass + windows
+    }
+
+    /// The class from each class's probability mass under the steady filter (q 0.1, settle 10 s):
+    /// its σ alone, then widened by the calibration's residual, with priors on the distance.
+    static var classMass: [(String, ProximityMethod)] {
+        let steady = ProximityEstimate.Parameters.default
+        func mass(_ name: String, residual: Bool, k: Double, margin: Double, settle: Double = steady.settle) -> (String, ProximityMethod) {
+            ("class mass: " + name + ", margin \(margin)" + (settle == steady.settle ? "" : ", settle \(settle) s"),
+             .classMass(.init(filter: steady.filter, withCalibrationResidual: residual, priorExponent: k, margin: margin, settle: settle)))
+        }
+        var list = [0.0, 0.2, 0.4].map { mass("filter σ", residual: false, k: 0, margin: $0) }
+        list += [0.0, 0.1, 0.2, 0.3].map { mass("filter σ + calibration residual", residual: true, k: 0, margin: $0) }
+        list += [0.0, 20].map { mass("filter σ + calibration residual", residual: true, k: 0, margin: 0.2, settle: $0) }
+        for (k, prior) in [(1.0, "uniform in distance"), (2, "uniform on a floor, ∝ d"), (3, "uniform in a volume, ∝ d²")] {
+            list.append(mass("filter σ + calibration residual, prior " + prior, residual: true, k: k, margin: 0))
+        }
         return list
+    }
+
+    /// A window's median or trimmed mean of the raw samples instead of the steady filter.
+    static var windows: [(String, ProximityMethod)] {
+        let steady = ProximityEstimate.Parameters.default
+        return [
+            ("median 20 s, thresholds only", .window(.init(statistic: .median, window: 20, hysteresis: 0, settle: 0))),
+            ("median 20 s, h 0.2, settle 10 s",
+             .window(.init(statistic: .median, window: 20, hysteresis: steady.hysteresis, settle: steady.settle))),
+            ("trimmed mean 20 s (Android's), h 0.2, settle 10 s",
+             .window(.init(statistic: .trimmedMean, window: 20, hysteresis: steady.hysteresis, settle: steady.settle))),
+        ]
     }
 }

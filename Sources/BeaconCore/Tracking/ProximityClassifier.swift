@@ -89,7 +89,9 @@ public struct ProximityClassifier: Sendable {
         }
     }
 
-    static func next(from previous: Proximity, distance d: Double, parameters p: Parameters) -> Proximity {
+    /// The class after `previous` for distance `d` under the thresholds and hysteresis of `p`
+    /// (without hysteresis from `unknown`): the rule alone, without time or silence.
+    public static func next(from previous: Proximity, distance d: Double, parameters p: Parameters) -> Proximity {
         let h = p.hysteresis.isFinite ? max(0, min(p.hysteresis, 0.9)) : 0
         let immediate = p.immediateBelow, near = p.nearBelow
         switch previous {
