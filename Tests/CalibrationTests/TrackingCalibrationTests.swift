@@ -143,4 +143,37 @@ import BeaconCore
             #expect(ProximityScoring.score([near, far], method: method, name: "m").balancedAccuracy == 1)
         }
     }
+
+    @Test func proximityCandidatesRideOutAFadeAndAPriorMovesTheClassOutward() {
+        // P1 -60, n 2, one sample a second: -60 dBm reads 1 m, -80 dBm 10 m, then one deep fade.
+        func series(_ rssi: [Double], at distance: Double, residual: Double = .nan) -> ProximitySeries {
+            ProximitySeries(name: "s", group: "g", times: rssi.indices.map(Double.init), rssi: rssi,
+                            trueDistances: Array(repeating: distance, count: rssi.count), measuredPower: -60, exponent: 2,
+                            calibrationResidual: residual)
+        }
+        let near = series(Array(repeating: -60, count: 20), at: 1)
+        let far = series(Array(repeating: -80, count: 20) + [-55], at: 10)
+        let filter = ProximityEstimate.Parameters.default.filter
+        let candidates: [ProximityMethod] = [
+            .classMass(.init(filter: filter, withCalibrationResidual: false, priorExponent: 0, margin: 0.2, settle: 10)),
+            .window(.init(statistic: .median, window: 20, hysteresis: 0.2, settle: 10)),
+            .window(.init(statistic: .trimmedMean, window: 20, hysteresis: 0.2, settle: 10)),
+        ]
+        for method in candidates {
+            #expect(ProximityScoring.score([near, far], method: method, name: "m").balancedAccuracy == 1)
+        }
+        // -52 dBm reads 0.40 m: immediate without a prior, however wide the belief (σ 5 dB).
+        let close = series(Array(repeating: -52, count: 20), at: 1.3, residual: 5)
+        func last(_ k: Double) -> Proximity? {
+            ProximityMethod.classMass(.init(filter: filter, withCalibrationResidual: true, priorExponent: k, margin: 0, settle: 0))
+                .classes(close).last
+        }
+        #expect(last(0) == .immediate)
+        // A prior uniform in distance shifts ln d by s² (s = 5 ln10 / 20 = 0.58, ×1.4): 0.56 m, near.
+        #expect(last(1) == .near)
+        // Masses are a distribution, cut at the prior's end.
+        let mass = ClassMassCandidate.masses(mean: log(1.0), sd: 0.5, maxDistance: 30, thresholds: .default)
+        #expect(abs(mass.reduce(0, +) - 1) < 1e-12)
+        #expect(mass[1] > mass[0] && mass[1] > mass[2])
+    }
 }
