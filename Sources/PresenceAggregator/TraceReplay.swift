@@ -110,7 +110,8 @@ public struct TraceReplay: Sendable {
             let evidence = NodeEvidence(beacon: sample.beacon, node: sample.node, room: sample.room,
                                         rssiFiltered: update.rssiFiltered, sigma: 0,
                                         distance: publication.isSilence ? nil : publication.distance,
-                                        proximity: update.proximity)
+                                        proximity: update.proximity,
+                                        rssi: publication.rssiFiltered == nil ? nil : Double(sample.rssi))
             decisions += deliver(evidence, at: sample.time)
             return Step(measurement: Measurement(sample: sample, update: update), decisions: decisions)
         }
@@ -163,7 +164,8 @@ public struct TraceReplay: Sendable {
 
     private func evidence(_ key: TrackKey, room: String, _ update: TrackUpdate) -> NodeEvidence {
         NodeEvidence(beacon: key.beacon, node: key.node, room: room, rssiFiltered: update.rssiFiltered,
-                     sigma: update.sigma, distance: update.distance, proximity: update.proximity)
+                     sigma: update.sigma, distance: update.distance, proximity: update.proximity,
+                     rssi: Double(update.rssi))
     }
 
     /// Replays `samples` and returns the decision rows (time of each change and the decision).

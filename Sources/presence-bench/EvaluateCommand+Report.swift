@@ -78,9 +78,14 @@ extension EvaluateCommand {
         var margin, fallRate, dwell, evidenceToSwitch, leadCap, settleTime, staleAfter, awayTimeout, pathLossExponent: Double
         /// Nil when no lead is decisive (infinite).
         var decisiveLead: Double?
+        /// The fast clock's lead (nil: off) and how long it must hold.
+        var fastLead: Double?
+        var fastFor: Double
         init(_ p: RoomDecisionParameters) {
             margin = p.margin; fallRate = p.fallRate; dwell = p.dwell; evidenceToSwitch = p.evidenceToSwitch; leadCap = p.leadCap
             decisiveLead = p.decisiveLead.isFinite ? p.decisiveLead : nil
+            fastLead = p.fastLead.isFinite ? p.fastLead : nil
+            fastFor = p.fastFor
             settleTime = p.settleTime
             staleAfter = p.staleAfter; awayTimeout = p.awayTimeout; pathLossExponent = p.pathLossExponent
         }

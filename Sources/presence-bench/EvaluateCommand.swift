@@ -60,6 +60,12 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: "A challenger this many dB ahead of the held score wins at once (inf: never).")
     var decisiveLead: Double?
 
+    @Option(help: "The fast clock: a room whose raw readings lead the held score by this many dB for --fast-for wins at once (inf: off).")
+    var fastLead: Double?
+
+    @Option(help: "How long the fast clock's raw readings must lead, seconds.")
+    var fastFor: Double?
+
     @Option(help: "Settle time in seconds.")
     var settleTime: Double?
 
@@ -88,6 +94,9 @@ struct EvaluateCommand: ParsableCommand {
     var wornTag = false
 
     @OptionGroup var wornTagModel: WornTagOptions
+
+    @Option(help: ArgumentHelp("Worn tag: another draw of the same model (0: seeded by each recording's name, k: by its name and #k, as signal-figures --worn-draws), to see how much a figure hangs on one draw.", visibility: .hidden))
+    var wornDraw = 0
 
     @Flag(help: "Skip the learned site model's modes (quicker, for trying decision settings).")
     var physicsOnly = false
@@ -133,6 +142,8 @@ struct EvaluateCommand: ParsableCommand {
         if let leadCap { parameters.leadCap = leadCap }
         if let settleTime { parameters.settleTime = settleTime }
         if let decisiveLead { parameters.decisiveLead = decisiveLead }
+        if let fastLead { parameters.fastLead = fastLead }
+        if let fastFor { parameters.fastFor = fastFor }
 
         var tracking = TrackingParameters.default
         if let rssiStep { tracking.publish.rssiStep = rssiStep }
@@ -166,7 +177,7 @@ struct EvaluateCommand: ParsableCommand {
                 for index in sites[site].recordings.indices {
                     let recording = sites[site].recordings[index]
                     sites[site].recordings[index].samples = worn.apply(to: recording.samples, truth: recording.truth,
-                                                                       name: recording.name)
+                                                                       name: wornDraw == 0 ? recording.name : "\(recording.name)#\(wornDraw)")
                 }
             }
         }

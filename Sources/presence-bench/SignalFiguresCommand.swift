@@ -20,16 +20,22 @@ struct SignalFiguresCommand: ParsableCommand {
 
     @OptionGroup var model: WornTagOptions
 
+    @Option(help: ArgumentHelp("Worn tag: pool this many draws of each recording (the first seeded by its name, the others by its name and #k), so the figures do not hang on one draw.", visibility: .hidden))
+    var wornDraws = 1
+
     func run() throws {
         var columns: [String: SignalFigures] = [:]
         var every: [SignalFigures.Recording] = []
         let worn = model.signal()
         for directory in directories {
             let name = URL(fileURLWithPath: directory).standardizedFileURL.lastPathComponent
-            let recordings = try EvaluateCommand.loadTraces(directory: directory).map { set in
-                SignalFigures.Recording(
-                    samples: wornTag ? worn.apply(to: set.samples, truth: set.truth, name: set.name) : set.samples,
-                    truth: set.truth)
+            let recordings = try EvaluateCommand.loadTraces(directory: directory).flatMap { set in
+                (0..<(wornTag ? max(1, wornDraws) : 1)).map { draw in
+                    SignalFigures.Recording(
+                        samples: wornTag ? worn.apply(to: set.samples, truth: set.truth,
+                                                      name: draw == 0 ? set.name : "\(set.name)#\(draw)") : set.samples,
+                        truth: set.truth)
+                }
             }
             columns[name] = SignalFigures(recordings)
             every += recordings
@@ -120,6 +126,17 @@ struct WornTagOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Worn tag: floor band, dB.", visibility: .hidden))
     var wornFloorBand: Double?
 
+    @Option(help: ArgumentHelp("Worn tag: the cone's share over which the shadow eases.", visibility: .hidden))
+    var wornTaper: Double?
+    @Option(help: ArgumentHelp("Worn tag: chance a still spell ends in a new heading.", visibility: .hidden))
+    var wornNewHeading: Double?
+    @Option(help: ArgumentHelp("Worn tag: SD of a shift in the seat, degrees.", visibility: .hidden))
+    var wornShift: Double?
+    @Option(help: ArgumentHelp("Worn tag: a receiver's mean deaf spell, s (0: never).", visibility: .hidden))
+    var wornDeafSpell: Double?
+    @Option(help: ArgumentHelp("Worn tag: a receiver's mean hearing spell, s.", visibility: .hidden))
+    var wornHearingSpell: Double?
+
     func signal() -> WornTagSignal {
         var p = WornTagSignal.Parameters()
         if let wornHeard { p.heard = wornHeard }
@@ -137,6 +154,11 @@ struct WornTagOptions: ParsableArguments {
         if let wornWalkAfter { p.walkAfter = wornWalkAfter }
         if let wornFloorQuantile { p.floorQuantile = wornFloorQuantile }
         if let wornFloorBand { p.floorBand = wornFloorBand }
+        if let wornTaper { p.taper = wornTaper }
+        if let wornNewHeading { p.newHeading = wornNewHeading }
+        if let wornShift { p.shift = wornShift * Double.pi / 180 }
+        if let wornDeafSpell { p.deafSpell = wornDeafSpell }
+        if let wornHearingSpell { p.hearingSpell = wornHearingSpell }
         return WornTagSignal(parameters: p)
     }
 }
@@ -145,7 +167,10 @@ struct WornTagOptions: ParsableArguments {
 struct WornTagReport: Encodable {
     var interval, heard, reportGap, levelWindow, noise, stillSpell, walkBefore, walkAfter, coneDegrees, wall, floorQuantile, floorBand: Double
     var depth: [Double]
+    var taper, newHeading, shiftDegrees, deafSpell, hearingSpell: Double
     init(_ p: WornTagSignal.Parameters) {
+        taper = p.taper; newHeading = p.newHeading; shiftDegrees = (p.shift * 180 / Double.pi).rounded()
+        deafSpell = p.deafSpell; hearingSpell = p.hearingSpell
         interval = p.interval; heard = p.heard; reportGap = p.reportGap; levelWindow = p.levelWindow; noise = p.noise; stillSpell = p.stillSpell
         walkBefore = p.walkBefore; walkAfter = p.walkAfter; coneDegrees = (p.cone * 180 / Double.pi).rounded()
         wall = p.wall

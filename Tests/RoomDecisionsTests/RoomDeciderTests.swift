@@ -355,3 +355,62 @@ struct RoomDeciderTests {
 }
 
 private func pow10(_ x: Double) -> Double { pow(10, x) }
+
+/// The fast clock (issue 40, `RoomDecisionParameters.fastLead`): the raw readings in what the nodes
+/// already publish (`rssi`) beside the filtered value the rest of the decision reads.
+@Suite("RoomDecider fast clock")
+struct RoomDeciderFastClockTests {
+    /// n = 2.7 and a fast clock of 6 dB for 1 s.
+    let p = RoomDecisionParameters(pathLossExponent: 2.7, fastLead: 6, fastFor: 1)
+
+    /// A measurement at `distance` whose last advert was `raw` dB above its filtered value.
+    func measured(_ node: String, _ room: String, distance: Double, raw: Double = 0) -> NodeEvidence {
+        NodeEvidence(beacon: "keys", node: node, room: room, rssiFiltered: -70, sigma: 1.5, distance: distance,
+                     proximity: .near, rssi: -70 + raw)
+    }
+
+    /// Kitchen (2 m) decided; from 10 s the hall node (filtered 3 m, 4.75 dB behind) publishes every
+    /// 0.5 s adverts `hallRaw` dB above its filtered value, and the kitchen's node `kitchenRaw` just
+    /// after. With `moves`, the filtered values follow at 12 s (hall 1.5 m, kitchen 3 m), as a
+    /// node's filter does a second or two after the adverts.
+    func rooms(_ p: RoomDecisionParameters, hallRaw: Double, kitchenRaw: Double = 0, moves: Bool = true) -> [(Double, String)] {
+        var decider = RoomDecider(parameters: p)
+        var rooms: [(Double, String)] = []
+        for step in 0..<40 {
+            let t = Double(step) * 0.5
+            let late = t >= 10, moved = moves && t >= 12
+            for e in [measured("h1", "hall", distance: moved ? 1.5 : 3, raw: late ? hallRaw : 0),
+                      measured("k1", "kitchen", distance: moved ? 3 : 2, raw: late ? kitchenRaw : 0)] {
+                if let d = decider.update(e, at: Instant(seconds: t + (e.node == "k1" ? 0.01 : 0))) { rooms.append((t, d.room)) }
+            }
+        }
+        return rooms
+    }
+
+    @Test("a room whose raw readings lead the held room by the fast lead for fastFor wins at once, before the filter leads")
+    func rawLeadWins() throws {
+        // The hall's raw readings 12 dB over its filtered value: 7.25 dB over the kitchen. From the
+        // first at 10 s, the one at 11 s has led for 1 s: the hall, a second before its filter leads.
+        let moved = rooms(p, hallRaw: 12)
+        #expect(moved.map(\.1) == ["kitchen", "hall"])
+        #expect(moved.last.map { $0.0 == 11 } == true, "\(moved)")
+        // Off (the default), the filter's lead from 12 s and the dwell decide.
+        var off = p
+        off.fastLead = .infinity
+        let slow = rooms(off, hallRaw: 12)
+        #expect(slow.map(\.1) == ["kitchen", "hall"])
+        #expect(slow.last.map { $0.0 >= 12 + p.dwell } == true, "\(slow)")
+        // A raw lead short of the fast lead (10 dB over filtered: 5.25 dB) waits for the move.
+        #expect(rooms(p, hallRaw: 10).last.map { $0.0 >= 12 } == true)
+    }
+
+    @Test("the current room's own raw readings above the challenger's end its streak; a fade alone starts none")
+    func incumbentRawStops() {
+        // The kitchen's adverts 13 dB over its filtered value: louder than the hall's, so no streak
+        // lasts until the move has taken the kitchen down.
+        #expect(rooms(p, hallRaw: 12, kitchenRaw: 13).last.map { $0.0 >= 12 } == true)
+        // The kitchen's raw readings deep down (a body in the way), nothing moving: the hall never
+        // leads the held kitchen by 6 dB.
+        #expect(rooms(p, hallRaw: 0, kitchenRaw: -20, moves: false).map(\.1) == ["kitchen"])
+    }
+}

@@ -116,6 +116,19 @@ struct BeaconRoomState: Sendable {
     /// when it had no evidence: the leads of that evaluation integrate against it.
     var defendedScore = -Double.infinity
 
+    /// The fast clock's streaks (`RoomDecisionParameters.fastLead`): per node of another room than
+    /// the current one, since when every raw reading it published has led the current room's held
+    /// score by `fastLead` and stood above the current room's own raw readings, the latest of them
+    /// and the lowest. Empty while the fast clock is off.
+    struct FastStreak: Sendable {
+        var node: Code
+        var room: Code
+        var since: Instant
+        var latest: Instant
+        var lowest: Double
+    }
+    var fastStreaks: [FastStreak] = []
+
     init() {}
 
     var isUndecided: Bool { room == nil || room == RoomDecider.notHomeCode }
@@ -157,6 +170,7 @@ struct BeaconRoomState: Sendable {
     mutating func forget(node: Code, at time: Instant) {
         guard let index = heldIndex(of: node) else { return }
         lists.removeHeld(at: index)
+        if !fastStreaks.isEmpty { fastStreaks.removeAll { $0.node == node } }
         // A node holds one entry at most: nothing else to remove.
         staleness = .all
         if lists.heldCount == 0 { becameUnheard(at: time) }
@@ -166,6 +180,49 @@ struct BeaconRoomState: Sendable {
         if unheardSince == nil { unheardSince = time }
         // An undecided beacon starts its settle time afresh when it is heard again.
         if isUndecided { firstEvidence = nil }
+    }
+
+    /// The fast clock: `node` of `readingRoom` published a raw reading worth `rawScore` (the
+    /// score's dB scale) at `time`. A reading of the current room ends every streak it is not below;
+    /// another room's reading extends its node's streak while it leads the held score by
+    /// `fastLead`, and ends it otherwise. A streak whose last reading is more than `fastFor` + 2 s
+    /// old starts afresh.
+    mutating func heardRaw(node: Code, room readingRoom: Code, rawScore: Double, at time: Instant,
+                           parameters p: RoomDecisionParameters) {
+        guard p.fastLead.isFinite, rawScore.isFinite, let current = room, current != RoomDecider.notHomeCode else {
+            fastStreaks.removeAll()
+            return
+        }
+        if readingRoom == current {
+            fastStreaks.removeAll { $0.lowest <= rawScore }
+            return
+        }
+        let index = fastStreaks.firstIndex { $0.node == node }
+        guard defendedScore.isFinite, rawScore - defendedScore >= p.fastLead else {
+            if let index { fastStreaks.remove(at: index) }
+            return
+        }
+        if let index, fastStreaks[index].room == readingRoom, time.since(fastStreaks[index].latest) <= p.fastFor + 2 {
+            fastStreaks[index].latest = time
+            fastStreaks[index].lowest = min(fastStreaks[index].lowest, rawScore)
+        } else {
+            if let index { fastStreaks.remove(at: index) }
+            fastStreaks.append(FastStreak(node: node, room: readingRoom, since: time, latest: time, lowest: rawScore))
+        }
+    }
+
+    /// The room of the best-scoring node streak that has lasted `fastFor`, if any.
+    private func fastWinner(current: Code, parameters p: RoomDecisionParameters) -> Code? {
+        var winner: Code?
+        var best = -Double.infinity
+        for streak in fastStreaks where streak.room != current && streak.latest.since(streak.since) >= p.fastFor {
+            let score = score(of: streak.room)
+            if winner == nil || best < score {
+                winner = streak.room
+                best = score
+            }
+        }
+        return winner
     }
 
     /// Re-decides at `time`; returns true when the room changed (or deciding started). `scratch`
@@ -247,6 +304,10 @@ struct BeaconRoomState: Sendable {
         // Motion in the current room: it defends with more (never anything without a sensor).
         if let motion { defended += motion.hold(current, at: time) }
         defendedScore = defended
+        // The fast clock: a room whose raw readings have led for `fastFor` wins at once.
+        if !fastStreaks.isEmpty, let fast = fastWinner(current: current, parameters: p) {
+            return change(to: fast, at: time)
+        }
 
         // Challengers: rooms leading by more than the margin right now, in the order of `scores`;
         // a break resets them. Usually there is none: nothing to build. (Subtracting the same
@@ -314,6 +375,7 @@ struct BeaconRoomState: Sendable {
 
     private mutating func change(to newRoom: Code, at time: Instant) -> Bool {
         lists.removeAllChallenges()
+        if !fastStreaks.isEmpty { fastStreaks.removeAll() }
         firstEvidence = nil
         guard newRoom != room else { return false }
         room = newRoom

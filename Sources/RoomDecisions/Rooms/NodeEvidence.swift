@@ -12,6 +12,9 @@ public struct NodeEvidence: Sendable, Hashable {
     public var room: String
     /// Kalman-filtered RSSI, dBm.
     public var rssiFiltered: Double
+    /// RSSI of the last advertisement the node heard, dBm (the measurement's `rssi`); nil when not
+    /// given. Only the decision's fast clock reads it (`RoomDecisionParameters.fastLead`).
+    public var rssi: Double?
     /// Standard deviation of `rssiFiltered`, dB.
     public var sigma: Double
     /// Estimated distance, metres (includes the node's calibration); nil when the node no longer
@@ -25,11 +28,12 @@ public struct NodeEvidence: Sendable, Hashable {
 
     /// Creates evidence from the fields of one measurement.
     public init(beacon: BeaconID, node: String, room: String, rssiFiltered: Double, sigma: Double,
-                distance: Double?, proximity: Proximity) {
+                distance: Double?, proximity: Proximity, rssi: Double? = nil) {
         self.beacon = beacon
         self.node = node
         self.room = room
         self.rssiFiltered = rssiFiltered
+        self.rssi = rssi
         self.sigma = sigma
         self.distance = distance
         self.proximity = proximity

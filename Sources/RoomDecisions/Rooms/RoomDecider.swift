@@ -120,12 +120,14 @@ public struct RoomDecider: Sendable {
     }
 
     private mutating func update(_ evidence: NodeEvidence, slot: Int, at time: Instant) -> RoomDecision? {
-        update(node: evidence.node, room: evidence.room, distance: evidence.distance, proximity: evidence.proximity,
-               slot: slot, at: time)
+        // The raw reading on the score's scale: the score moves with the filtered RSSI dB for dB.
+        let rawOffset = evidence.rssi.map { $0 - evidence.rssiFiltered }
+        return update(node: evidence.node, room: evidence.room, distance: evidence.distance,
+                      proximity: evidence.proximity, slot: slot, at: time, rawOffset: rawOffset)
     }
 
     private mutating func update(node name: String, room roomName: String, distance: Double?, proximity: Proximity,
-                                 slot: Int, at time: Instant) -> RoomDecision? {
+                                 slot: Int, at time: Instant, rawOffset: Double? = nil) -> RoomDecision? {
         let node = nodeCode(name)
         guard !nodes[Int(node)].offline else { return nil }
         if proximity == .unknown || distance == nil {
@@ -136,6 +138,10 @@ public struct RoomDecider: Sendable {
             let score = -10 * parameters.pathLossExponent * log10(max(distance, 0.01))
             states[slot].hold(node: node, room: room, proximity: proximity, distance: distance, score: score,
                               at: time, nodeCount: nodes.count)
+            if let rawOffset, parameters.fastLead.isFinite {
+                states[slot].heardRaw(node: node, room: room, rawScore: score + rawOffset, at: time,
+                                      parameters: parameters(forSlot: slot))
+            }
         }
         guard evaluate(slot: slot, at: time) else { return nil }
         return decision(slot: slot)

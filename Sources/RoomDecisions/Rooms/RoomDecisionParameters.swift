@@ -39,6 +39,15 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     /// without its dwell or evidence, default `.infinity` (never): a move that puts a room far
     /// ahead is no fade (issue 40).
     public var decisiveLead: Double
+    /// The fast clock (issue 40): a challenger room whose nodes' raw readings (each measurement's
+    /// `rssi`, the last advert, as a score) have all stood at least this many dB above the current
+    /// room's held score, and above every raw reading of the current room's nodes since, for
+    /// `fastFor` seconds wins at once. A move raises the room moved to; a body's fade only lowers
+    /// the room held, so it never starts a streak. Default `.infinity` (off).
+    public var fastLead: Double
+    /// How long the fast clock's raw readings must have led, seconds (from the first to the latest
+    /// of them), default 1 s.
+    public var fastFor: Double
     /// Largest lead (dB) one instant contributes to `evidenceToSwitch`, default 3 dB.
     public var leadCap: Double
     /// Deciding starts (and a beacon back from `not_home` is placed) this long after its first
@@ -67,6 +76,8 @@ public struct RoomDecisionParameters: Sendable, Hashable {
         evidenceToSwitch: Double = 1.5,
         leadCap: Double = 3.0,
         decisiveLead: Double = .infinity,
+        fastLead: Double = .infinity,
+        fastFor: Double = 1,
         settleTime: Double = 1,
         staleAfter: Double = 150,
         awayTimeout: Double = 30
@@ -78,6 +89,8 @@ public struct RoomDecisionParameters: Sendable, Hashable {
         self.evidenceToSwitch = evidenceToSwitch
         self.leadCap = leadCap
         self.decisiveLead = decisiveLead
+        self.fastLead = fastLead
+        self.fastFor = fastFor
         self.settleTime = settleTime
         self.staleAfter = staleAfter
         self.awayTimeout = awayTimeout

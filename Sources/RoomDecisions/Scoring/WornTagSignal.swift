@@ -20,11 +20,15 @@ import Darwin
 ///   plus a fresh draw of per-packet noise, `noise` dB (SD). The recording decides where the tag is;
 ///   the model decides how the body and the radio treat it.
 /// - **The body.** The wearer faces one way. Still, they keep that heading for a spell of
-///   exponential length (mean `stillSpell`), then turn to a new one. Walking — from `walkBefore`
-///   before a true room change to `walkAfter` after it — their heading and where each receiver lies
-///   around them change every second. A receiver behind the wearer (more than `cone` from their
-///   back, so the share `cone/π` of the directions) is shadowed by the spell's depth (uniform in
-///   `depth`), a side one by less.
+///   exponential length (mean `stillSpell`), then turn to a new one (or, with `newHeading` below
+///   one, shift in their seat by a little). Walking — from `walkBefore` before a true room change
+///   to `walkAfter` after it — their heading and where each receiver lies around them change every
+///   second. A receiver within `cone` of the wearer's back (the share `cone/π` of the directions)
+///   is shadowed by the spell's depth (uniform in `depth`): fully in the inner part of the cone,
+///   less over its outer share `taper`.
+/// - **Deaf receivers.** A receiver is now and then deaf for a spell (mean `deafSpell`, every
+///   `hearingSpell` on average): an ESP32 receiver shares its antenna with Wi-Fi, and the house's
+///   own-room receivers fell silent for 1.5 s or more 24 times an hour.
 /// - **Walls.** The house this is calibrated to has a wall between each receiver and the rooms it
 ///   does not serve, and the shared walks have few or none (an open hall, a kitchen open to the
 ///   living room): a receiver of another room than the wearer's is `wall` dB lower, easing in and
@@ -52,7 +56,7 @@ public struct WornTagSignal: Sendable, Hashable {
         /// Per-packet noise, dB (SD).
         public var noise = 0.5
         /// A still spell's mean length, seconds.
-        public var stillSpell = 45.0
+        public var stillSpell = 90.0
         /// Walking spans a true room change from this long before it…
         public var walkBefore = 2.0
         /// …to this long after it.
@@ -61,7 +65,19 @@ public struct WornTagSignal: Sendable, Hashable {
         public var depth: ClosedRange<Double> = 14...24
         /// Half-angle of the shadow behind the wearer, radians: full depth at the back, none at
         /// `cone` from it and beyond.
-        public var cone = 75 * Double.pi / 180
+        public var cone = 40 * Double.pi / 180
+        /// Of the cone, the outer share over which the shadow eases from full depth to none.
+        public var taper = 0.5
+        /// When a still spell ends, the wearer turns to a new heading with this chance; otherwise
+        /// they shift in their seat, turning by a normal draw of SD `shift` (radians) and keeping
+        /// the shadow's depth.
+        public var newHeading = 1.0
+        public var shift = 0.0
+        /// A receiver's deaf spells (its radio busy elsewhere, as an ESP32's Wi-Fi shares its
+        /// antenna), mean length, seconds; 0: never deaf.
+        public var deafSpell = 2.0
+        /// The mean time a receiver hears between two deaf spells, seconds.
+        public var hearingSpell = 150.0
         /// A wall's loss to a receiver of another room than the wearer's, dB.
         public var wall = 8.0
         /// The recording's floor: this quantile of its adverts' RSSI.
@@ -141,6 +157,11 @@ public struct WornTagSignal: Sendable, Hashable {
         var spellEnd = first.time.seconds + random.exponential(mean: p.stillSpell)
         var nextWalkStep = -Double.infinity
         var lastHeard = [Double](repeating: -Double.infinity, count: order.count)
+        // Each receiver's next deaf spell: from, until.
+        var deaf = order.map { _ in
+            p.deafSpell > 0 ? (first.time.seconds + random.exponential(mean: p.hearingSpell), -Double.infinity)
+                : (Double.infinity, -Double.infinity)
+        }
         var changeIndex = 0
         var output: [TraceSample] = []
         var time = first.time.seconds
@@ -165,8 +186,12 @@ public struct WornTagSignal: Sendable, Hashable {
                     spellEnd = time + 1 + random.exponential(mean: p.stillSpell)
                 }
             } else if time >= spellEnd {
-                heading = random.angle()
-                depth = random.uniform(in: p.depth)
+                if p.newHeading < 1, random.unit() >= p.newHeading {
+                    heading += p.shift * random.gaussian()
+                } else {
+                    heading = random.angle()
+                    depth = random.uniform(in: p.depth)
+                }
                 spellEnd = time + random.exponential(mean: p.stillSpell)
             }
             for (index, node) in order.enumerated() {
@@ -177,12 +202,16 @@ public struct WornTagSignal: Sendable, Hashable {
                 let heardDraw = random.unit()
                 let noise = random.gaussian()
                 let lossDraw = random.unit()
-                guard high > low, heardDraw < p.heard, time - lastHeard[index] >= p.reportGap else { continue }
+                if time >= deaf[index].0 {
+                    deaf[index].1 = time + random.exponential(mean: p.deafSpell)
+                    deaf[index].0 = deaf[index].1 + random.exponential(mean: p.hearingSpell)
+                }
+                guard time >= deaf[index].1, high > low, heardDraw < p.heard, time - lastHeard[index] >= p.reportGap else { continue }
                 let level = (record.prefix[high] - record.prefix[low]) / Double(high - low)
                 // Behind the wearer: the receiver's bearing seen from their back.
                 var off = abs(remainder(bearings[roomOfNode[index]] - heading - Double.pi, 2 * Double.pi))
                 off = min(off, 2 * Double.pi - off)
-                let shadow = depth * min(1, max(0, 2 * (1 - off / p.cone)))
+                let shadow = depth * min(1, max(0, (1 - off / p.cone) / max(p.taper, 1e-9)))
                 let inRoom = record.room == here.from ? 1 - here.share : record.room == here.to ? here.share : 0
                 let rssi = level + p.noise * noise - shadow - p.wall * (1 - inRoom)
                 guard rssi >= floor, lossDraw < min(1, (rssi - floor) / max(p.floorBand, 1e-9)) else { continue }
