@@ -17,8 +17,9 @@ struct LearnCommand: ParsableCommand {
             accuracy, flaps and median switch latency as presence-bench evaluate defines them. Each room \
             is served by the decision right more of its time there (physics, or the model: always where \
             no receiver stands); the file says which. The verdict keeps the cheapest of physics alone, \
-            the model alone and the two together (cost: share of each recording's time decided wrong, \
-            a flap counting as 5 s of it); when \
+            the model alone and the two together on the typical recording (cost: share of a recording's \
+            time decided wrong, a flap counting as 5 s of it; the median over the recordings of each \
+            one's cost against physics'); when \
             that is physics the file says "decision": "physics" and --model decides with physics. The model's hyper-parameters are \
             one fixed set for every site; the options below that change them are for experiments.
             """
@@ -105,7 +106,9 @@ struct LearnCommand: ParsableCommand {
             for (name, summary) in summaries {
                 out.write("  \(name) mean accuracy \(Self.format(summary.meanAccuracy)), flaps \(summary.flaps), median switch latency "
                     + (summary.medianSwitchLatency.map { Self.format($0) + " s" } ?? "-")
-                    + ", cost \(Self.format(summary.cost()))")
+                    + ", cost \(Self.format(summary.cost()))"
+                    + (name != "physics:"
+                        ? ", saving on the typical recording \(Self.format(summary.saving(against: physics)))" : ""))
             }
             Self.writeRoomsAndFloors(judgement, recordings: recordings, into: &out)
             for unlike in judgement.unlikeTheOthers {
@@ -113,7 +116,8 @@ struct LearnCommand: ParsableCommand {
                     + "physics (\(Self.format(unlike.model)) against \(Self.format(unlike.physics))): the others did not teach "
                     + "what it holds (another carrier, route or beacon?); record more like it")
             }
-            let rule = "(cost: share of each recording's time decided wrong, a flap counting as \(Int(SiteModelEvaluation.flapSeconds)) s of it"
+            let rule = "(cost: share of a recording's time decided wrong, a flap counting as \(Int(SiteModelEvaluation.flapSeconds)) s of it; "
+                + "judged on the typical recording: the median over the recordings of its cost against physics'"
                 + (leaveOneOut.tally.floorAccuracy != nil ? "; and floors right at least as often" : "") + ")"
             let physicsRooms = model.rooms.indices.filter { model.roomDecisions[$0] == .physics }.map { model.rooms[$0] }
             if model.decision == .model, physicsRooms.isEmpty {

@@ -275,6 +275,26 @@ struct RealTraceEvaluationTests {
         #expect(home(0.911, 153).verdict(against: home(0.590, 9)) == .model)
     }
 
+    @Test func theVerdictFollowsTheTypicalRecordingNotOneUnlikeTheOthers() {
+        func site(_ accuracies: [Double]) -> SiteModelEvaluation.Summary {
+            SiteModelEvaluation.Summary(recordings: accuracies.enumerated().map { index, accuracy in
+                var tally = SiteModelEvaluation.RoomTally()
+                tally.seconds = ["bay": 1000]
+                let score = RoomDecisionScore(truthRows: 1000, correctRows: Int((accuracy * 1000).rounded()), decidedChanges: 0,
+                                              trueChanges: 0, switchLatencies: [])
+                return .init(name: "recording\(index)", score: score, tally: tally)
+            })
+        }
+        // The SAL bay's shape: three car recordings the model decides 0.05 better, one walk 0.2
+        // worse. The mean cost says physics (0.015 + 0.2 over 4 > 0); the typical recording says the model.
+        let physics = site([0.84, 0.84, 0.84, 0.97]), model = site([0.89, 0.89, 0.89, 0.77])
+        #expect(model.cost() > physics.cost())
+        #expect(abs(model.saving(against: physics) - 0.05) < 1e-9)
+        #expect(model.verdict(against: physics) == .model)
+        // Worse on most recordings: physics, however much better on one.
+        #expect(site([0.80, 0.80, 0.80, 0.99]).verdict(against: site([0.84, 0.84, 0.84, 0.84])) == .physics)
+    }
+
     @Test func eachRoomIsServedByTheDecisionRightMoreOfItsTime() {
         let model = summary(accuracy: 0.8, flaps: 0, rooms: ["hall": (100, 55), "bathroom": (100, 72), "bedroom": (100, 90)])
         let physics = summary(accuracy: 0.8, flaps: 0, rooms: ["hall": (100, 94), "bathroom": (100, 0), "bedroom": (100, 90)])
