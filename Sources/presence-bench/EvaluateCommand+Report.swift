@@ -31,11 +31,15 @@ extension EvaluateCommand {
     struct MotionFiguresReport: Encodable {
         var seconds: Int
         var trueRoomWithin10s, trueRoomWithin30s, otherRoomWithin10s: Double
-        init(_ figures: SimulatedMotion.Figures) {
+        /// The site model's motion weights measured on all the site's walks (`MotionWeights`; each
+        /// leave-one-out model measures its own on its training walks).
+        var modelWeights: [String: Double]?
+        init(_ figures: SimulatedMotion.Figures, weights: MotionWeights?) {
             seconds = figures.seconds
             trueRoomWithin10s = rounded(figures.share(figures.trueWithin10), 3)
             trueRoomWithin30s = rounded(figures.share(figures.trueWithin30), 3)
             otherRoomWithin10s = rounded(figures.share(figures.otherWithin10), 3)
+            modelWeights = weights.map { ["active": rounded($0.active, 3), "recent": rounded($0.recent, 3), "quiet": rounded($0.quiet, 3)] }
         }
     }
 

@@ -215,12 +215,15 @@ struct EvaluateCommand: ParsableCommand {
                 }
                 modes["defaultsMotion"] = Self.defaultsMode(withMotion, tracking: tracking, parameters: parameters)
                 modes["defaultsMotion"]?.name = "defaults, with motion sensors simulated from the truth"
-                let learned = Self.learnedScores(withMotion.recordings.map { ($0.name, $0.samples, $0.truth, $0.motion) },
-                                                 tracking: tracking, decision: parameters, judging: true)
-                modes["learnedMotion"] = ModeReport(
-                    recordings: learned.map { RecordingResult(name: $0.name, score: $0.score) },
-                    name: Self.learnedModeName + ", with motion sensors simulated from the truth")
-                motionFigures[site.name] = MotionFiguresReport(figures)
+                if !physicsOnly {
+                    let learned = Self.learnedScores(withMotion.recordings.map { ($0.name, $0.samples, $0.truth, $0.motion) },
+                                                     tracking: tracking, decision: parameters, judging: true)
+                    modes["learnedMotion"] = ModeReport(
+                        recordings: learned.map { RecordingResult(name: $0.name, score: $0.score) },
+                        name: Self.learnedModeName + ", with motion sensors simulated from the truth")
+                }
+                motionFigures[site.name] = MotionFiguresReport(
+                    figures, weights: MotionWeights.measured(withMotion.recordings.map { ($0.truth, $0.motion) }))
             }
             let baseline = site.recordings.map { (name: $0.name, score: Self.scoreBaseline($0)) }
             let bermuda = site.recordings.map { (name: $0.name, score: Self.scoreBermuda($0)) }

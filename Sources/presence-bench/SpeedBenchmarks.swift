@@ -47,8 +47,11 @@ enum SpeedBenchmarks {
     /// one-second tick included; and `RoomDecider.update` alone on the same evidence.
     /// Each loop stops after `updates` updates or `seconds` seconds, whichever comes first.
     /// With `siteModel`, the aggregator decides with a site model of the same nodes and rooms
-    /// (`aggregatorSiteModel`), as `run --model` does.
-    static func aggregator(beacons: Int, nodes: Int, rooms: Int, updates: Int, seconds: Double, siteModel: Bool = false)
+    /// (`aggregatorSiteModel`), as `run --model` does. With `motion`, every room has a motion sensor
+    /// (`motion:`), and at each tick each room's motion starts or clears in turn (`aggregatorMotion`):
+    /// every decision then weighs motion.
+    static func aggregator(beacons: Int, nodes: Int, rooms: Int, updates: Int, seconds: Double, siteModel: Bool = false,
+                           motion: Bool = false)
         -> (corePerSecond: Double, deciderPerSecond: Double, publications: Int, coreUpdates: Int)
     {
         let measurements = aggregatorMeasurements(beacons: beacons, nodes: nodes, rooms: rooms)
@@ -57,7 +60,11 @@ enum SpeedBenchmarks {
         let step = 1.0 / Double(distinct)
         var configuration = AggregatorConfiguration()
         if siteModel { configuration.siteModel = aggregatorSiteModel(nodes: nodes, rooms: rooms) }
+        if motion {
+            configuration.motion = (0..<rooms).map { MotionSensorSettings(topic: "zigbee2mqtt/room-\($0)-pir", room: "room-\($0)") }
+        }
         var core = AggregatorCore(configuration: configuration, softwareVersion: "bench")
+        if motion { aggregatorMotion(&core, rooms: rooms, second: 0) }
         var published = 0
         var nextTick = 1.0
         let budget = seconds.isFinite ? UInt64(seconds * 1e9) : UInt64.max
@@ -69,6 +76,7 @@ enum SpeedBenchmarks {
                 let time = Instant(seconds: Double(k) * step)
                 published &+= core.receive(measurements[k % distinct], at: time).count
                 if time.seconds >= nextTick {
+                    if motion { aggregatorMotion(&core, rooms: rooms, second: Int(nextTick)) }
                     published &+= core.tick(at: time).count
                     nextTick += 1
                 }
@@ -88,6 +96,17 @@ enum SpeedBenchmarks {
         let deciderSeconds = Double(BenchProcess.threadCPUNanoseconds() - deciderStart) / 1e9
         blackHole(decisions)
         return (Double(coreUpdates) / coreSeconds, Double(updates) / deciderSeconds, published, coreUpdates)
+    }
+
+    /// The motion of the aggregator figure's rooms at `second`: each room in motion for three seconds
+    /// of every four, rooms a second apart, so that at every tick one room's motion starts and
+    /// another's clears (onsets, holds and quiet rooms all in play).
+    static func aggregatorMotion(_ core: inout AggregatorCore, rooms: Int, second: Int) {
+        for room in 0..<rooms {
+            let phase = (second + room) % 4
+            guard second == 0 || phase <= 1 else { continue }
+            core.motion(room: "room-\(room)", occupied: phase != 0, at: Instant(seconds: Double(second)))
+        }
     }
 
     /// A site model of the aggregator figure's site: every node hears every room, and the classifier

@@ -109,6 +109,13 @@ struct SpeedCommand: ParsableCommand {
             let modelled = SpeedBenchmarks.aggregator(
                 beacons: 10_000, nodes: 10, rooms: 5, updates: updates, seconds: budget, siteModel: true)
             out["aggregatorUpdatesPerSecondSiteModel"] = Int(modelled.corePerSecond)
+            // The same with a motion sensor in every room (`motion:`), physics and site model.
+            let moving = SpeedBenchmarks.aggregator(
+                beacons: 10_000, nodes: 10, rooms: 5, updates: updates, seconds: budget, motion: true)
+            out["aggregatorUpdatesPerSecondMotion"] = Int(moving.corePerSecond)
+            let modelledMoving = SpeedBenchmarks.aggregator(
+                beacons: 10_000, nodes: 10, rooms: 5, updates: updates, seconds: budget, siteModel: true, motion: true)
+            out["aggregatorUpdatesPerSecondSiteModelMotion"] = Int(modelledMoving.corePerSecond)
             // Untimed: what those loops publish, to check that a change publishes the same bytes.
             let published = SpeedBenchmarks.aggregatorFingerprint(beacons: 10_000, nodes: 10, rooms: 5, updates: updates)
             out["aggregatorPublications"] = published.publications

@@ -63,13 +63,13 @@ import Testing
         }
     }
 
-    @Test func replayingWithMotionHoldsTheRoomItsSensorSees() throws {
-        // The small trace moves the beacon kitchen → hall at 1.5 s; a kitchen sensor that keeps
-        // reporting motion (and a hall one that has seen nobody) keeps it in the kitchen longer.
+    @Test func replayingWithMotionAsksMoreOfAQuietRoom() throws {
+        // The small trace moves the beacon kitchen → hall at 1.5 s; a hall sensor that has seen
+        // nobody for a minute (the quiet rule) keeps it in the kitchen longer.
         let samples = try TraceFile.samples(path: temporaryFile(smallTrace))
         let plain = TraceReplay.decisions(of: samples)
-        let motion = [MotionSample(time: Instant(seconds: 0), room: "kitchen", occupied: true),
-                      MotionSample(time: Instant(seconds: 0), room: "hall", occupied: false)]
+        let motion = [MotionSample(time: Instant(seconds: -60), room: "hall", occupied: false),
+                      MotionSample(time: Instant(seconds: 0), room: "kitchen", occupied: true)]
         let held = TraceReplay.decisions(of: samples, motion: motion)
         let plainHall = try #require(plain.first { $0.decision.room == "hall" }?.time)
         let heldHall = held.first { $0.decision.room == "hall" }?.time

@@ -66,7 +66,9 @@ struct MotionDecisionTests {
         var without = RoomDecider(parameters: p)
         let plain = run(&without, beacon: "alice", rooms: ("hall", "office"), from: 0, to: 20, distances: fade)
         #expect(plain.map(\.1) == ["hall", "office", "hall"], "without motion the fade flaps: \(plain)")
+        // The hold is off by default (it slows real departures); a site may set it.
         var with = RoomDecider(parameters: p)
+        with.motionParameters.hold = 3
         let held = run(&with, beacon: "alice", rooms: ("hall", "office"), from: 0, to: 20, distances: fade) { t, d in
             if t == 0 { d.setMotion(room: "hall", occupied: true, at: Instant(seconds: t)) }
         }
@@ -75,9 +77,10 @@ struct MotionDecisionTests {
 
     @Test("a second beacon in another room is never moved by the first one's motion")
     func motionIsShared() {
-        // Alice walks hall → office at 10 s; the office sensor fires as she enters, the hall's
-        // while she leaves. Bob sits in the kitchen, heard by the kitchen node and the office node;
-        // at 14–16 s (after Alice is placed in the office) a fade puts the office 1.5 dB ahead for 1 s.
+        // Alice walks hall → office at 10 s; the office sensor fires as she enters, clears, and
+        // fires again at 15 s as she moves there. Bob sits in the kitchen, heard by the kitchen node
+        // and the office node; at 15.25–16.25 s (in that onset's window, after Alice is placed in
+        // the office) a fade puts the office 1.5 dB ahead for 1 s.
         var decider = RoomDecider(parameters: p)
         var bob: [(Double, String)] = []
         var alice: [(Double, String)] = []
@@ -87,9 +90,11 @@ struct MotionDecisionTests {
             if t == 0 { decider.setMotion(room: "hall", occupied: true, at: now); decider.setMotion(room: "office", occupied: false, at: now); decider.setMotion(room: "kitchen", occupied: false, at: now) }
             if t == 11 { decider.setMotion(room: "office", occupied: true, at: now) }
             if t == 14 { decider.setMotion(room: "hall", occupied: false, at: now) }
+            if t == 14.5 { decider.setMotion(room: "office", occupied: false, at: now) }
+            if t == 15 { decider.setMotion(room: "office", occupied: true, at: now) }
             let (h, o) = walk(t)
             var inputs = [heard("hall-node", "hall", h, "alice"), heard("office-node", "office", o, "alice")]
-            let bobFade = 14.5 <= t && t < 15.5
+            let bobFade = 15.25 <= t && t < 16.25
             inputs += [heard("kitchen-node", "kitchen", bobFade ? 4.0 : 2.0, "bob"), heard("office-node", "office", bobFade ? 3.5 : 7, "bob")]
             for e in inputs {
                 if let d = decider.update(e, at: now) { if d.beacon == "bob" { bob.append((t, d.room)) } else { alice.append((t, d.room)) } }
@@ -98,6 +103,7 @@ struct MotionDecisionTests {
             t += 0.25
         }
         #expect(alice.map(\.1) == ["hall", "office"])
+        #expect((alice.last?.0 ?? .infinity) < 15, "Alice must be in the office before its onset: \(alice)")
         #expect(bob.map(\.1) == ["kitchen"], "Bob moved: \(bob)")
     }
 
@@ -118,6 +124,22 @@ struct MotionDecisionTests {
         #expect(decide(aliceInOffice: false).map(\.1) == ["kitchen", "office", "kitchen"])
         // Alice is in the office: her motion, not Bob's; he stays.
         #expect(decide(aliceInOffice: true).map(\.1) == ["kitchen"])
+    }
+
+    @Test("an onset older than a walk-in's few seconds no longer speeds a switch")
+    func anOldOnsetDoesNotSpeed() {
+        // Bob's fade towards the office at 10–11.25 s is long enough at half the dwell, not the whole.
+        func bobDistances(_ t: Double) -> (Double, Double) { (10 <= t && t < 11.25) ? (8, 1.5) : (2.0, 7) }
+        func decide(onset: Double) -> [String] {
+            var decider = RoomDecider(parameters: p)
+            return run(&decider, beacon: "bob", rooms: ("kitchen", "office"), from: 0, to: 20, distances: bobDistances) { t, d in
+                if t == onset { d.setMotion(room: "office", occupied: true, at: Instant(seconds: t)) }
+            }.map(\.1)
+        }
+        // Motion started as the fade began: perhaps Bob walking in; the fade is taken as a move.
+        #expect(decide(onset: 9.5) == ["kitchen", "office", "kitchen"])
+        // Motion started 5 s before (a sensor tripped through a doorway, still on): no speed-up.
+        #expect(decide(onset: 5) == ["kitchen"])
     }
 
     @Test("a room whose sensor has seen nobody for long asks more of a switch into it")
@@ -144,11 +166,54 @@ struct MotionDecisionTests {
     func unavailableSensorCountsNoMore() {
         func fade(_ t: Double) -> (Double, Double) { (10 <= t && t < 13.5) ? (6, 2.5) : (1.5, 6.5) }
         var decider = RoomDecider(parameters: p)
+        decider.motionParameters.hold = 3
         let changes = run(&decider, beacon: "alice", rooms: ("hall", "office"), from: 0, to: 20, distances: fade) { t, d in
             if t == 0 { d.setMotion(room: "hall", occupied: true, at: Instant(seconds: t)) }
             if t == 5 { d.setMotion(room: "hall", occupied: nil, at: Instant(seconds: t)) }
         }
         #expect(changes.map(\.1) == ["hall", "office", "hall"])
         #expect(decider.motion(of: "hall") == nil)
+    }
+}
+
+/// The site model's motion weights, measured on labelled walks (`MotionWeights.measured`).
+@Suite("Motion weights measured on labelled walks")
+struct MotionWeightsTests {
+    private func truth(_ spans: [(Double, Double, String)]) -> [TruthSample] {
+        spans.flatMap { span in
+            stride(from: span.0, to: span.1, by: 1).map { TruthSample(time: Instant(seconds: $0), beacon: "alice", room: span.2) }
+        }
+    }
+
+    private func on(_ room: String, _ from: Double, _ to: Double) -> [MotionSample] {
+        [MotionSample(time: Instant(seconds: from), room: room, occupied: true),
+         MotionSample(time: Instant(seconds: to), room: room, occupied: false)]
+    }
+
+    @Test("a sensor that sees its own room's person weighs for that room, and its quiet against")
+    func aSensorOfTheTrueRoomWeighsForIt() throws {
+        // Alice in the hall for 100 s, then in the office: each room's sensor sees her there most of
+        // the time, and the hall's catches her once through the doorway.
+        let walk = truth([(0, 100, "hall"), (100, 200, "office")])
+        let motion = (on("hall", 1, 70) + on("office", 101, 170) + on("hall", 150, 155)).sorted { $0.time < $1.time }
+        let weights = try #require(MotionWeights.measured([(walk, motion)]))
+        #expect(weights.active > 1, "\(weights)")
+        #expect(weights.quiet < -1, "\(weights)")
+        #expect(weights.seconds == 200)
+    }
+
+    @Test("a sensor on wherever the person is says nothing")
+    func aSensorOnEverywhereWeighsNothing() throws {
+        let walk = truth([(0, 100, "hall"), (100, 200, "office")])
+        let motion = (on("hall", 0, 200) + on("office", 0, 200)).sorted { $0.time < $1.time }
+        let weights = try #require(MotionWeights.measured([(walk, motion)]))
+        #expect(abs(weights.active) < 0.05, "\(weights)")
+    }
+
+    @Test("walks without sensors measure nothing: the model then weighs by the issue's figures")
+    func noSensorsNoWeights() {
+        #expect(MotionWeights.measured([(truth([(0, 100, "hall")]), [])]) == nil)
+        let issue = MotionWeights(.default)
+        #expect(issue.active == MotionParameters.default.modelMotion && issue.quiet == -MotionParameters.default.modelQuiet)
     }
 }

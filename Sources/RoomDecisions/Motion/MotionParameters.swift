@@ -2,9 +2,10 @@
 /// "Motion"). A sensor says that *someone* is in its room now, never who: so motion never starts a
 /// switch by itself. It only changes how much radio evidence a switch the radio already asks for
 /// needs, and how well the current room stands against it:
-/// - **hold**: while the current room's sensor reports motion (and `holdAfter` seconds after it
-///   clears), the room defends with `hold` dB more: a worn tag's fade does not hand it away — unless
-///   motion has just started in another room nobody is decided in (someone arrived there);
+/// - **hold** (off by default): while the current room's sensor reports motion (and `holdAfter`
+///   seconds after it clears), the room defends with `hold` dB more: a worn tag's fade does not hand
+///   it away — unless motion has just started in another room nobody is decided in (someone arrived
+///   there);
 /// - **onset**: for `onsetWindow` seconds after a room's motion starts, a switch into it needs only
 ///   `onsetFactor` of the dwell and of the evidence — unless another beacon is already decided in
 ///   that room (the motion is then explained by it: two people in two rooms, one moves, the other
@@ -13,13 +14,20 @@
 ///   takes `quietFactor` times the dwell and the evidence: a switch there is likely a fade elsewhere.
 /// Rooms without a sensor, and every room of a site without any, decide exactly as before.
 public struct MotionParameters: Sendable, Hashable {
-    /// dB added to the current room's defended score while its motion holds, default 3.
+    /// dB added to the current room's defended score while its motion holds, default 0: a PIR stays
+    /// on for its hold time after the person has left, so the hold slows every real departure
+    /// whose next room's sensor has not yet fired; with 3 dB the SAL bay's median switch went from
+    /// 4.7 to 5.2 s and nothing was steadier on the shared walks.
     public var hold: Double
     /// Seconds the hold lasts after the room's motion clears, default 0: a PIR's own hold time
     /// (seconds after the last movement) already keeps it on; more held a room its person had left
     /// (4.1 s against 2.5 s median switch on the hall with 10 s).
     public var holdAfter: Double
-    /// Seconds after a room's motion starts that a switch into it is faster, default 10.
+    /// Seconds after a room's motion starts that a switch into it is faster, default 3: a PIR sees
+    /// someone walk in within a few seconds (0.3–2.5 s), so an onset older than that is not this
+    /// arrival. With 10 s a neighbour's sensor tripped through a doorway sped fades towards its
+    /// room for as long as it stayed on (the flat without its bathroom's and kitchen's receivers:
+    /// 6 flaps against 4 without motion; with 3 s, 4).
     public var onsetWindow: Double
     /// The share of dwell and evidence such a switch needs, default 0.5.
     public var onsetFactor: Double
@@ -30,11 +38,14 @@ public struct MotionParameters: Sendable, Hashable {
 
     /// For the site model, log-likelihood per second that a room's unexplained motion adds to it,
     /// default 0.9 (ln 2.5: the true room's sensor was active within 10 s 58 % of the time, another
-    /// room's 23 %, issue 37), and that a quiet room loses, default 1.3 (ln(0.8/0.21)).
+    /// room's 23 %, issue 37), and that a quiet room loses, default 1.3 (ln(0.8/0.21)). Ratios
+    /// measured second by second on the walks (`MotionWeights.measured`) are larger (motion 1.1–1.8,
+    /// quiet −1.1 to −2.2) and decided the SAL bay worse (median switch 3.45 s against 2.25 s): a
+    /// sensor's state lasts many seconds, so its seconds are not independent evidence.
     public var modelMotion: Double
     public var modelQuiet: Double
 
-    public init(hold: Double = 3, holdAfter: Double = 0, onsetWindow: Double = 10, onsetFactor: Double = 0.5,
+    public init(hold: Double = 0, holdAfter: Double = 0, onsetWindow: Double = 3, onsetFactor: Double = 0.5,
                 quietAfter: Double = 30, quietFactor: Double = 2, modelMotion: Double = 0.9, modelQuiet: Double = 1.3) {
         self.modelMotion = modelMotion
         self.modelQuiet = modelQuiet

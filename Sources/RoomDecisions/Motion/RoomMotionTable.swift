@@ -89,25 +89,30 @@ struct RoomMotionTable: Sendable {
             return occupants[Int(code)] > 0 ? 1 : parameters.onsetFactor
         }
         if room.occupied { return 1 }
+        return state(code, at: time) == .quiet ? parameters.quietFactor : 1
+    }
+
+    /// What a room's sensor says at `time`, as the site model's motion weights are measured and
+    /// applied (`MotionWeights`): nil without a sensor that counts.
+    func state(_ code: Code, at time: Instant) -> MotionWeights.State? {
+        guard Int(code) < rooms.count else { return nil }
+        let room = rooms[Int(code)]
+        guard room.counts else { return nil }
+        if room.occupied || room.lastActive.map({ time.since($0) <= parameters.holdAfter }) ?? false { return .active }
         let quietSince = room.lastActive.map { max($0.seconds, room.countsSince.seconds) } ?? room.countsSince.seconds
-        if time.seconds - quietSince >= parameters.quietAfter { return parameters.quietFactor }
-        return 1
+        return time.seconds - quietSince >= parameters.quietAfter ? .quiet : .recent
     }
 
     /// For the site model: what room `code`'s motion says per second for a beacon (log-likelihood),
-    /// `decidedHere` when the beacon is decided in it. Motion counts for a beacon in the room or
-    /// for a room no other beacon explains; a quiet room counts against.
-    func logLikelihood(_ code: Code, decidedHere: Bool, at time: Instant) -> Double {
-        guard Int(code) < rooms.count else { return 0 }
-        let room = rooms[Int(code)]
-        guard room.counts else { return 0 }
-        let recent = room.occupied || room.lastActive.map { time.since($0) <= parameters.holdAfter } ?? false
-        if recent {
+    /// `decidedHere` when the beacon is decided in it, by `weights` (measured where the model was
+    /// learned). Motion counts for a beacon in the room or for a room no other beacon explains.
+    func logLikelihood(_ code: Code, decidedHere: Bool, weights: MotionWeights, at time: Instant) -> Double {
+        guard let state = state(code, at: time) else { return 0 }
+        if state == .active {
             let others = occupants[Int(code)] - (decidedHere ? 1 : 0)
-            return decidedHere || others <= 0 ? parameters.modelMotion : 0
+            return decidedHere || others <= 0 ? weights.active : 0
         }
-        let quietSince = room.lastActive.map { max($0.seconds, room.countsSince.seconds) } ?? room.countsSince.seconds
-        return time.seconds - quietSince >= parameters.quietAfter ? -parameters.modelQuiet : 0
+        return state == .quiet ? weights.quiet : weights.recent
     }
 
     /// The motion of room `code` now: nil without a sensor that counts.

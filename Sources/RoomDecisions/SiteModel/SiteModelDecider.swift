@@ -203,7 +203,7 @@ public struct SiteModelDecider: Sendable {
     }
 
     /// A room's motion (`RoomDecider.setMotion(room:occupied:at:)`): per second, evidence for the
-    /// room in every beacon's filter (`MotionParameters.modelMotion`), shared as the physics rule
+    /// room in every beacon's filter (`MotionParameters.modelMotion` and `modelQuiet`), shared as the physics rule
     /// shares it — motion explained by a beacon decided in the room speaks for that beacon only.
     public mutating func setMotion(room: String, occupied: Bool?, at time: Instant) {
         guard let index = model.roomIndex(room) else { return }
@@ -221,7 +221,10 @@ public struct SiteModelDecider: Sendable {
     private func motionLogLikelihood(decidedIn room: String?, at time: Instant) -> [Double]? {
         guard let motion else { return nil }
         let here = room.flatMap { model.roomIndex($0) }
-        return model.rooms.indices.map { motion.logLikelihood(RoomDecider.NameCode($0), decidedHere: $0 == here, at: time) }
+        let weights = MotionWeights(motionParameters)
+        return model.rooms.indices.map {
+            motion.logLikelihood(RoomDecider.NameCode($0), decidedHere: $0 == here, weights: weights, at: time)
+        }
     }
 
     /// Keeps the motion table's count of beacons per room.
