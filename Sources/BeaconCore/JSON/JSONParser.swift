@@ -136,8 +136,38 @@ public struct JSONParser {
         }
     }
 
-    /// In `readObject`'s `member`: checks the value and passes over it.
+    /// In `readObject`'s `member`: checks the value and passes over it. A short ASCII string or
+    /// a short number without an exponent is checked without being made a `String` or a `Double`
+    /// (it is valid exactly when the full parse accepts it); anything else is parsed as `parse` does.
     public mutating func skipMemberValue() throws(ConfigError) {
+        let start = position
+        switch peek() ?? 0 {
+        case UInt8(ascii: "\""):
+            var end = start + 1
+            while end < bytes.count {
+                let byte = bytes[end]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
+                end += 1
+            }
+            if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+                position = end + 1
+                return
+            }
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            // The full grammar, but no literal or Double: at most 15 digits without an exponent is finite.
+            var end = start
+            if bytes[end] == UInt8(ascii: "-") { end += 1 }
+            let digitsStart = end
+            while end < bytes.count, isDigit(bytes[end]) || bytes[end] == UInt8(ascii: ".") { end += 1 }
+            let plain = end - digitsStart <= 15 && (end == bytes.count || !(bytes[end] == UInt8(ascii: "e") || bytes[end] == UInt8(ascii: "E")))
+            if plain {
+                _ = try parseNumberSyntax()
+                return
+            }
+        default:
+            break
+        }
+        position = start
         _ = try parseValue()
     }
 
@@ -252,7 +282,9 @@ public struct JSONParser {
             end += 1
         }
         if end < bytes.count, bytes[end] == UInt8(ascii: "\""),
-            let text = String(validating: bytes[(start + 1)..<end], as: UTF8.self)
+            let text = bytes.withUnsafeBufferPointer({
+                String(validating: UnsafeBufferPointer(rebasing: $0[(start + 1)..<end]), as: UTF8.self)
+            })
         {
             position = end + 1
             return text
@@ -334,6 +366,17 @@ public struct JSONParser {
     // MARK: - Numbers and literals
 
     private mutating func parseNumber() throws(ConfigError) -> JSONNumber {
+        let (start, isInteger) = try parseNumberSyntax()
+        let literal = String(decoding: bytes[start..<position], as: UTF8.self)
+        guard let double = Double(literal), double.isFinite else {
+            position = start
+            throw error("number \(literal.prefix(32)) is out of range")
+        }
+        return JSONNumber(literal: literal, double: double, integer: isInteger ? Int64(literal) : nil)
+    }
+
+    /// Passes over a number's text, checking its grammar; its start and whether it is an integer.
+    private mutating func parseNumberSyntax() throws(ConfigError) -> (start: Int, isInteger: Bool) {
         let start = position
         var isInteger = true
         if peek() == UInt8(ascii: "-") { position += 1 }
@@ -356,12 +399,7 @@ public struct JSONParser {
         if let byte = peek(), isDigit(byte) {
             throw error("leading zeros are not allowed in numbers")
         }
-        let literal = String(decoding: bytes[start..<position], as: UTF8.self)
-        guard let double = Double(literal), double.isFinite else {
-            position = start
-            throw error("number \(literal.prefix(32)) is out of range")
-        }
-        return JSONNumber(literal: literal, double: double, integer: isInteger ? Int64(literal) : nil)
+        return (start, isInteger)
     }
 
     private mutating func expectLiteral(_ word: StaticString) throws(ConfigError) {
