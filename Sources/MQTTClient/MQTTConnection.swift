@@ -108,6 +108,17 @@ public final class MQTTConnection: Sendable {
         return try await core.subscribe(handle, filter: topicFilter, qos: qos)
     }
 
+    /// Subscribes with a handler instead of a stream: each matching message is given to `handler`
+    /// on the connection's network thread, in the broker's order, as soon as it is read — no task
+    /// between the socket and the subscriber. The handler must be quick and must not block (it
+    /// holds up every other message): hand the message to a queue. The returned subscription's
+    /// stream is empty; pass it to `unsubscribe(_:)` to stop.
+    public func subscribe(_ filter: String, qos: MQTTQoS = .atLeastOnce,
+                          handler: @escaping @Sendable (MQTTMessage) -> Void) async throws -> MQTTSubscription {
+        let topicFilter = try TopicFilter(filter)
+        return try await core.subscribe(handle, filter: topicFilter, qos: qos, handler: handler)
+    }
+
     /// Ends the subscription's stream and, when no other subscription uses the same filter,
     /// unsubscribes at the broker (waiting for the UNSUBACK while connected).
     public func unsubscribe(_ subscription: MQTTSubscription) async throws {

@@ -4,7 +4,28 @@ extension MQTTConnectionCore {
     struct SubscriptionEntry {
         let filter: TopicFilter
         let qos: MQTTQoS
-        let continuation: AsyncStream<MQTTMessage>.Continuation
+        let delivery: Delivery
+    }
+
+    /// Where a subscription's messages go.
+    enum Delivery: Sendable {
+        /// The subscription's stream (`MQTTSubscription`).
+        case stream(AsyncStream<MQTTMessage>.Continuation)
+        /// The subscriber's own handler, called on the network thread: no task between the
+        /// socket and the subscriber's queue (`MQTTConnection.subscribe(_:qos:handler:)`).
+        case handler(@Sendable (MQTTMessage) -> Void)
+
+        func deliver(_ message: MQTTMessage) {
+            switch self {
+            case .stream(let continuation): continuation.yield(message)
+            case .handler(let handler): handler(message)
+            }
+        }
+
+        /// Ends a stream; a handler is simply no longer called.
+        func finish() {
+            if case .stream(let continuation) = self { continuation.finish() }
+        }
     }
 
     /// An acknowledgement libmosquitto will report by message id.

@@ -148,7 +148,7 @@ final class MQTTConnectionCore: MosquittoEventHandler {
                 state.pendingMessages = 0
             }
             return (
-                Array(state.observers.values), state.subscriptions.values.map(\.continuation), Array(state.acks.values),
+                Array(state.observers.values), state.subscriptions.values.map(\.delivery), Array(state.acks.values),
                 state.drainWaiters.map(\.waiter), state.outbox
             )
         }
@@ -315,22 +315,30 @@ final class MQTTConnectionCore: MosquittoEventHandler {
 
     // MARK: - Subscribe
 
-    func subscribe(_ handle: MosquittoHandle, filter: TopicFilter, qos: MQTTQoS) async throws -> MQTTSubscription {
+    /// With a `handler`, messages go to it on the network thread and the subscription's stream is
+    /// empty; without, they go to the stream.
+    func subscribe(_ handle: MosquittoHandle, filter: TopicFilter, qos: MQTTQoS,
+                   handler: (@Sendable (MQTTMessage) -> Void)? = nil) async throws -> MQTTSubscription {
         let (stream, continuation) = AsyncStream.makeStream(of: MQTTMessage.self)
+        let delivery: Delivery = handler.map { .handler($0) } ?? .stream(continuation)
         let registration: (id: UInt64, connected: Bool)? = state.withLock { state in
             guard !state.stopRequested else { return nil }
             let id = state.makeID()
-            state.subscriptions[id] = SubscriptionEntry(filter: filter, qos: qos, continuation: continuation)
+            state.subscriptions[id] = SubscriptionEntry(filter: filter, qos: qos, delivery: delivery)
             return (id, state.phase == .connected)
         }
         guard let registration else {
             throw MQTTError(.stopped, "subscribing to \(filter): the connection was stopped")
         }
         let id = registration.id
-        continuation.onTermination = { [weak self] _ in
-            // The consumer stopped listening: stop routing to it. (The broker subscription stays
-            // until `unsubscribe`; messages for it are then dropped here.)
-            _ = self?.state.withLock { $0.subscriptions.removeValue(forKey: id) }
+        if handler == nil {
+            continuation.onTermination = { [weak self] _ in
+                // The consumer stopped listening: stop routing to it. (The broker subscription stays
+                // until `unsubscribe`; messages for it are then dropped here.)
+                _ = self?.state.withLock { $0.subscriptions.removeValue(forKey: id) }
+            }
+        } else {
+            continuation.finish()
         }
         let subscription = MQTTSubscription(id: id, filter: filter, qos: qos, messages: stream)
         // Not connected: the filter goes out with the others at the next CONNACK.
@@ -358,8 +366,8 @@ final class MQTTConnectionCore: MosquittoEventHandler {
         return subscription
     }
 
-    private func removeEntry(_ id: UInt64) -> AsyncStream<MQTTMessage>.Continuation? {
-        state.withLock { $0.subscriptions.removeValue(forKey: id)?.continuation }
+    private func removeEntry(_ id: UInt64) -> Delivery? {
+        state.withLock { $0.subscriptions.removeValue(forKey: id)?.delivery }
     }
 
     func unsubscribe(_ handle: MosquittoHandle, _ subscription: MQTTSubscription) async throws {
@@ -368,7 +376,7 @@ final class MQTTConnectionCore: MosquittoEventHandler {
             let stillUsed = state.subscriptions.values.contains { $0.filter == subscription.filter }
             return (entry, entry != nil && !stillUsed && state.phase == .connected)
         }
-        entry?.continuation.finish()
+        entry?.delivery.finish()
         guard sendToBroker else { return }
         switch handle.unsubscribe(subscription.filter.rawValue) {
         case .sent(let messageID), .queuedWhileDisconnected(let messageID):
@@ -445,9 +453,9 @@ final class MQTTConnectionCore: MosquittoEventHandler {
     func didReceive(_ handle: MosquittoHandle, message: MQTTMessage) {
         let targets = state.withLock { state in
             state.receivedMessages += 1
-            return state.subscriptions.values.compactMap { $0.filter.matches(message.topic) ? $0.continuation : nil }
+            return state.subscriptions.values.compactMap { $0.filter.matches(message.topic) ? $0.delivery : nil }
         }
-        for target in targets { target.yield(message) }
+        for target in targets { target.deliver(message) }
     }
 
     func didSubscribe(_ handle: MosquittoHandle, messageID: Int32, grantedQoS: [Int]) {

@@ -1,4 +1,5 @@
 @testable import PresenceAggregator
+import RoomDecisions
 import Testing
 
 /// The pure parts of the live service's publishing and timer paths (issue 38).

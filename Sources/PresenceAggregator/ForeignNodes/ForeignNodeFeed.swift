@@ -33,13 +33,12 @@ struct ForeignNodeFeed {
         self.recorder = recorder
     }
 
-    /// Subscribes to every configured source's topics (QoS 0: they publish so).
-    func subscribe(on connection: MQTTConnection) async throws -> [MQTTSubscription] {
-        guard !sources.isEmpty else { return [] }
+    /// Subscribes to every configured source's topics (QoS 0: they publish so); `handler` gets their
+    /// messages on the network thread.
+    func subscribe(on connection: MQTTConnection, handler: @escaping @Sendable (MQTTMessage) -> Void) async throws {
+        guard !sources.isEmpty else { return }
         logger.info("reading foreign nodes", metadata: ["topics": "\(sources.subscriptions.joined(separator: " "))"])
-        var subscriptions: [MQTTSubscription] = []
-        for filter in sources.subscriptions { subscriptions.append(try await connection.subscribe(filter, qos: .atMostOnce)) }
-        return subscriptions
+        for filter in sources.subscriptions { _ = try await connection.subscribe(filter, qos: .atMostOnce, handler: handler) }
     }
 
     /// One message of their topics.

@@ -198,65 +198,45 @@ public final class AggregatorService: Service, Sendable {
 
         // With discovery, the nodes' retained info first: their rooms are then the room sensors'
         // options before restored beacons are announced, not added one by one after them.
-        var infos: MQTTSubscription?
-        if core.discovery != nil { infos = try await connection.subscribe(topics.allNodeInfos) }
-        let (inputs, input) = AsyncStream<Input>.makeStream()
+        // Every subscription hands its messages from libmosquitto's thread straight to the loop's
+        // inbox, in the broker's order (`ServiceInbox`).
+        let inbox = ServiceInbox<Input>()
+        if core.discovery != nil { _ = try await connection.subscribe(topics.allNodeInfos) { inbox.send(.nodeInfo($0)) } }
         // The operator's known beacons, relayed from now on: the broker sends the retained list
         // right after this SUBACK, so it is an input several round trips ahead of the retained
         // locations below, and a restored beacon is announced under its pushed id and name at
         // once rather than under its canonical id and then moved (a beacon the list renames later
         // is moved then: `AggregatorCore.applyPushedBeacons`).
-        let knownBeacons = try await connection.subscribe(topics.configBeacons)
-        let knownBeaconsRelay = Task { for await message in knownBeacons { input.yield(.knownBeacons(message)) } }
-        defer { knownBeaconsRelay.cancel() }
+        _ = try await connection.subscribe(topics.configBeacons) { inbox.send(.knownBeacons($0)) }
         // Our own retained locations next: the broker sends them right after this SUBACK, so they
         // are restored before most measurements arrive.
-        let locations = try await connection.subscribe(topics.location("+"))
-        let statuses = try await connection.subscribe(topics.allNodeStatuses)
-        let measurements = try await connection.subscribe(topics.allMeasurements, qos: .atMostOnce)
+        _ = try await connection.subscribe(topics.location("+")) { inbox.send(.location($0)) }
+        _ = try await connection.subscribe(topics.allNodeStatuses) { inbox.send(.nodeStatus($0)) }
+        _ = try await connection.subscribe(topics.allMeasurements, qos: .atMostOnce) { inbox.send(.measurement($0)) }
         var foreign = ForeignNodeFeed(configuration: configuration, known: core.knownBeacons, logger: logger, recorder: recorder)
-        let foreignSubscriptions = try await foreign.subscribe(on: connection)
+        try await foreign.subscribe(on: connection) { inbox.send(.foreign($0)) }
         var motion = MotionFeed(configuration: configuration, logger: logger, recorder: motionRecorder)
         let motionSubscriptions = try await motion.subscribe(on: connection)
-        var homeAssistant: MQTTSubscription?
         // The node devices announced before: one whose node no longer has info or status was
         // retired while this aggregator was down, and is removed.
-        var nodeDevices: MQTTSubscription?
         if let discovery = core.discovery {
-            homeAssistant = try await connection.subscribe(discovery.statusTopic)
-            nodeDevices = try await connection.subscribe(discovery.nodeConnectivityConfigFilter)
+            _ = try await connection.subscribe(discovery.statusTopic) { inbox.send(.homeAssistantStatus($0)) }
+            _ = try await connection.subscribe(discovery.nodeConnectivityConfigFilter) { inbox.send(.nodeDevice($0)) }
         }
         // One filter for status, lease, claims and the sync echo: one stream keeps the broker's
         // order, which the election relies on.
-        var leadershipSubscription: MQTTSubscription?
         var syncTopic = ""
         if let instance = leadership?.instance {
             syncTopic = AggregatorLease.syncTopic(topics, instance: instance)
-            leadershipSubscription = try await connection.subscribe("\(topics.root)/aggregator/#")
+            _ = try await connection.subscribe("\(topics.root)/aggregator/#") { inbox.send(.leadership($0)) }
         }
 
         let ticks = clock.ticks(every: configuration.tickInterval)
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { for await message in locations { input.yield(.location(message)) } }
-                group.addTask { for await message in statuses { input.yield(.nodeStatus(message)) } }
-                if let infos {
-                    group.addTask { for await message in infos { input.yield(.nodeInfo(message)) } }
-                }
-                group.addTask { for await message in measurements { input.yield(.measurement(message)) } }
-                for feed in foreignSubscriptions { group.addTask { for await message in feed { input.yield(.foreign(message)) } } }
-                for feed in motionSubscriptions { group.addTask { for await message in feed { input.yield(.motion(message)) } } }
-                if let homeAssistant = homeAssistant {
-                    group.addTask { for await message in homeAssistant { input.yield(.homeAssistantStatus(message)) } }
-                }
-                if let nodeDevices {
-                    group.addTask { for await message in nodeDevices { input.yield(.nodeDevice(message)) } }
-                }
-                if let leadershipSubscription {
-                    group.addTask { for await message in leadershipSubscription { input.yield(.leadership(message)) } }
-                }
-                group.addTask { for await event in events { input.yield(.connection(event)) } }
-                group.addTask { for await time in ticks { input.yield(.tick(time)) } }
+                for feed in motionSubscriptions { group.addTask { for await message in feed { inbox.send(.motion(message)) } } }
+                group.addTask { for await event in events { inbox.send(.connection(event)) } }
+                group.addTask { for await time in ticks { inbox.send(.tick(time)) } }
 
                 /// With failover: the connection with the last will, open while claiming or leading.
                 var leaderConnection: MQTTConnection?
@@ -269,7 +249,8 @@ public final class AggregatorService: Service, Sendable {
                 // What waits while the broker is behind, and whether a wake-up for room is set.
                 var backlog = PublicationBacklog(eventLimit: backlogEventLimit)
                 var roomAwaited = false
-                loop: for await next in inputs {
+                var inputs = inbox.inputs()
+                loop: while let next = await inputs.next() {
                     let now = clock.now()
                     var out: [AggregatorPublication] = []
                     var actions: [AggregatorLeadership.Action] = []
@@ -406,14 +387,14 @@ public final class AggregatorService: Service, Sendable {
                     sendOrHold(out, backlog: &backlog, on: publisher, roomAwaited: &roomAwaited) { publisher, half in
                         group.addTask {
                             await publisher.pendingMessages(atMost: half)
-                            input.yield(.publishingRoom)
+                            inbox.send(.publishingRoom)
                         }
                     }
                     for action in actions {
                         switch action {
                         case .claim(let lease):
                             if leaderConnection == nil {
-                                leaderConnection = openLeaderConnection(group: &group, input: input)
+                                leaderConnection = openLeaderConnection(group: &group, inbox: inbox)
                             }
                             logger.info("aggregator claims the lead", metadata: ["term": "\(lease.term)"])
                             if let leaderConnection {
@@ -460,25 +441,25 @@ public final class AggregatorService: Service, Sendable {
                     await leaderConnection.disconnect()
                 }
                 await connection.disconnect()
-                input.finish()
+                inbox.finish()
                 group.cancelAll()
                 logger.info("aggregator stopped")
             }
         } onGracefulShutdown: {
-            input.yield(.shutdown)
+            inbox.send(.shutdown)
         }
     }
 
     /// The publishing connection of a failover instance (its last will `offline` on the status),
     /// started at once; its events join the service's inputs.
     private func openLeaderConnection(
-        group: inout TaskGroup<Void>, input: AsyncStream<Input>.Continuation
+        group: inout TaskGroup<Void>, inbox: ServiceInbox<Input>
     ) -> MQTTConnection? {
         do {
             let leader = try MQTTConnection(
                 options: Self.connectionOptions(for: configuration, reconnect: reconnect, leader: true), logger: logger)
             let events = leader.events()
-            group.addTask { for await event in events { input.yield(.leaderConnection(event)) } }
+            group.addTask { for await event in events { inbox.send(.leaderConnection(event)) } }
             try leader.start()
             return leader
         } catch {

@@ -43,51 +43,68 @@ public struct ReceivedMeasurement: Sendable, Hashable {
     /// Parses a measurement payload. `topicNode` is the node level of the topic: the payload must
     /// name the same node (the broker's ACL guarantees the topic, not the payload). Never traps.
     public init(payload: [UInt8], topicNode: String) throws(ReceivedMeasurementError) {
-        let value: JSONValue
-        do {
-            value = try JSONParser.parse(payload, maximumBytes: Self.maximumBytes, maximumDepth: 4)
+        // Read member by member, no tree: only the fields below are kept (issue 38: a site's
+        // thousands of messages a second). Unknown keys are allowed: a newer agent may publish
+        // more than this aggregator reads.
+        var beaconText, nodeText, roomText, proximityText, nameText, idText: String?
+        var distanceValue, rssiFiltered, sigma: Double?
+        // `id` is read only for a device known by its IRK: another type is an error only then.
+        var idError: ConfigError?
+        do throws(ConfigError) {
+            try JSONParser.readObject(payload, maximumBytes: Self.maximumBytes, maximumDepth: 4) { key, value throws(ConfigError) in
+                switch key {
+                case "beacon": beaconText = try value.memberString()
+                case "node": nodeText = try value.memberString()
+                case "room": roomText = try value.memberString()
+                case "proximity": proximityText = try value.memberString()
+                case "name": nameText = try value.memberString()
+                case "id":
+                    do throws(ConfigError) { idText = try value.memberString() } catch {
+                        guard error.code == .wrongType else { throw error }
+                        idError = error
+                    }
+                case "distance": distanceValue = try value.memberNumber()
+                case "rssiFiltered": rssiFiltered = try value.memberNumber()
+                case "sigma": sigma = try value.memberNumber()
+                default: try value.skipMemberValue()
+                }
+            }
         } catch {
+            if error.code == .wrongType, error.path == .root { throw ReceivedMeasurementError("expected a JSON object") }
             throw ReceivedMeasurementError(error.description)
         }
-        guard case .object(let object) = value else { throw ReceivedMeasurementError("expected a JSON object") }
-        // Unknown keys are allowed: a newer agent may publish more than this aggregator reads.
-        let fields = JSONFieldReader(object: object, at: .root)
-        func string(_ key: String) throws(ReceivedMeasurementError) -> String? {
-            do { return try fields.optionalString(key) } catch { throw ReceivedMeasurementError(error.description) }
-        }
-        func number(_ key: String) throws(ReceivedMeasurementError) -> Double? {
-            do { return try fields.optionalNumber(key) } catch { throw ReceivedMeasurementError(error.description) }
-        }
 
-        guard let beaconText = try string("beacon") else { throw ReceivedMeasurementError("beacon: required") }
+        guard let beaconText else { throw ReceivedMeasurementError("beacon: required") }
         guard let canonical = BeaconIDSyntax.canonical(beaconText), canonical == beaconText else {
             throw ReceivedMeasurementError("beacon: \(ConfigError.quoted(beaconText)) is not a canonical beacon id")
         }
-        guard let node = try string("node"), TopicLevelID.isValid(node) else {
+        guard let node = nodeText, TopicLevelID.isValid(node) else {
             throw ReceivedMeasurementError("node: missing or not a valid id")
         }
         guard node == topicNode else {
             throw ReceivedMeasurementError("node: '\(node)' does not match the topic's node \(ConfigError.quoted(topicNode))")
         }
-        guard let room = try string("room"), TopicLevelID.isValid(room), room != RoomDecision.notHome else {
+        guard let room = roomText, TopicLevelID.isValid(room), room != RoomDecision.notHome else {
             throw ReceivedMeasurementError("room: missing or not a valid room id")
         }
-        guard let proximityText = try string("proximity"), let proximity = Proximity(rawValue: proximityText) else {
+        guard let proximityText, let proximity = Proximity(rawValue: proximityText) else {
             throw ReceivedMeasurementError("proximity: expected immediate, near, far or unknown")
         }
-        let distance = try number("distance")
+        let distance = distanceValue
         if let distance, !(distance >= 0) {
             throw ReceivedMeasurementError("distance: \(distance) is not a distance in metres")
         }
         guard distance != nil || proximity == .unknown else {
             throw ReceivedMeasurementError("distance: required unless proximity is unknown")
         }
-        var name = try string("name")
+        var name = nameText
         if let given = name, given.isEmpty || given.count > KnownBeacon.maximumNameLength { name = nil }
         self.init(beacon: BeaconID(rawValue: canonical), name: name, node: node, room: room,
-                  rssiFiltered: try number("rssiFiltered"), sigma: try number("sigma"),
-                  distance: distance, proximity: proximity)
-        if canonical.hasPrefix("irk-"), let id = try string("id"), id != canonical { alias = TopicLevelID(id) }
+                  rssiFiltered: rssiFiltered, sigma: sigma, distance: distance, proximity: proximity)
+        if canonical.hasPrefix("irk-") {
+            if let idError { throw ReceivedMeasurementError(idError.description) }
+            if let id = idText, id != canonical { alias = TopicLevelID(id) }
+        }
     }
 
     /// The decider's view of this measurement.

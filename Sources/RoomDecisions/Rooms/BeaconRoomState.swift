@@ -347,6 +347,35 @@ struct BeaconRoomState: Sendable {
         return change(to: winnerRoom, at: time)
     }
 
+    /// Right after `evaluate` without motion: nil when evaluating again later, with no new
+    /// evidence, may change the decision (a challenger integrating its lead, the current room's
+    /// held score still falling, a beacon waiting to be placed); else the time (seconds, +∞ for
+    /// none) before which it changes nothing but the times it keeps — evidence going stale, the
+    /// away timeout — and whether each such evaluation stamps `defencePeakTime` (the current room
+    /// has a score, which the held score equals). `RoomDecider`'s tick skips the beacon until then
+    /// (`BeaconTickSchedule`). A rule that lets time alone change a decision must return nil while it may.
+    func quietUntil(parameters p: RoomDecisionParameters) -> (until: Double, stampsPeakTime: Bool)? {
+        guard lists.challengeCount == 0, staleness == .none else { return nil }
+        var stampsPeakTime = false
+        if lists.scoreCount > 0 {
+            guard let current = room, current != RoomDecider.notHomeCode else { return nil }
+            // `defend` holds the peak and lets it fall: quiet once it has fallen to the score.
+            if p.fallRate.isFinite, p.fallRate > 0 {
+                let currentScore = score(of: current)
+                if currentScore > -Double.infinity {
+                    guard defencePeak == currentScore else { return nil }
+                    stampsPeakTime = true
+                }
+            }
+        }
+        var until = Double.infinity
+        if lists.heldCount > 0 { until = heldTimeFloor + p.staleAfter }
+        if let unheardSince, let current = room, current != RoomDecider.notHomeCode {
+            until = min(until, unheardSince.seconds + p.awayTimeout)
+        }
+        return (until, stampsPeakTime)
+    }
+
     /// Whether an entry of `held` is stale at `time`; when none is, `heldTimeFloor` becomes exact
     /// (the oldest entry's time), so that the next evaluations skip the check for as long as they can.
     private mutating func hasStaleEntry(at time: Instant, parameters p: RoomDecisionParameters) -> Bool {

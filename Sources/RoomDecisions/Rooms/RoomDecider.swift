@@ -76,6 +76,13 @@ public struct RoomDecider: Sendable {
     public var motionParameters = MotionParameters.default
     /// Motion of rooms no node has named yet, applied when one does (room codes are the nodes').
     private var pendingMotion: [String: (occupied: Bool?, time: Instant)] = [:]
+    /// Which beacons a tick evaluates: the active ones and those with a timer due.
+    private var tickSchedule = BeaconTickSchedule()
+    /// A tick evaluates every beacon, as before the schedule (a test compares the two); the
+    /// decisions are the same.
+    public var tickEvaluatesEveryBeacon = false
+    /// Beacons the last tick evaluated (with the schedule, about the ones moving or fading).
+    public private(set) var lastTickEvaluations = 0
 
     /// Creates a decider with no beacons, nodes or rooms yet.
     public init(parameters: RoomDecisionParameters = .default) {
@@ -149,14 +156,21 @@ public struct RoomDecider: Sendable {
 
     /// Re-decides the beacon in `slot` (in place: no copy of its state); with motion, keeps the
     /// count of beacons per room that explains a room's motion.
+    /// Then notes whether a tick may change it before a due time (`BeaconTickSchedule`).
     @inline(__always)
     private mutating func evaluate(slot: Int, at time: Instant) -> Bool {
-        guard motion != nil else {
-            return states[slot].evaluate(at: time, parameters: parameters(forSlot: slot), scratch: &scratch)
+        let slotParameters = parameters(forSlot: slot)
+        tickSchedule.catchUp(&states[slot], slot: slot)
+        let changed: Bool
+        if motion == nil {
+            changed = states[slot].evaluate(at: time, parameters: slotParameters, scratch: &scratch)
+        } else {
+            let before = states[slot].room
+            changed = states[slot].evaluate(at: time, parameters: slotParameters, scratch: &scratch, motion: motion)
+            if changed { motion!.moved(from: before, to: states[slot].room) }
         }
-        let before = states[slot].room
-        let changed = states[slot].evaluate(at: time, parameters: parameters(forSlot: slot), scratch: &scratch, motion: motion)
-        if changed { motion!.moved(from: before, to: states[slot].room) }
+        // With motion, a room's motion changes with time alone: every tick evaluates every beacon.
+        tickSchedule.noteEvaluated(slot, quietUntil: states[slot].quietUntil(parameters: slotParameters))
         return changed
     }
 
@@ -187,6 +201,7 @@ public struct RoomDecider: Sendable {
     /// Gives the beacon in `slot` its own away timeout (seconds), or back the common one (nil).
     public mutating func setAwayTimeout(_ seconds: Double?, for slot: BeaconSlot) {
         awayTimeouts[slot.index] = seconds
+        tickSchedule.evaluateAtNextTick(slot.index)
     }
 
     /// The away timeout of the beacon in `slot`: its own when it has one, else the common one.
@@ -206,10 +221,15 @@ public struct RoomDecider: Sendable {
 
     /// Lets time pass to `time` for every beacon: challengers may win their dwell, stale evidence
     /// goes, silent beacons turn `not_home`. Returns the changed decisions, ordered by beacon.
+    /// Evaluates only the beacons that time alone may change now (`BeaconTickSchedule`), unless
+    /// rooms' motion is known or `tickEvaluatesEveryBeacon`: the same decisions either way.
     public mutating func tick(at time: Instant) -> [RoomDecision] {
         guard time.seconds.isFinite else { return [] }
         var changed: [RoomDecision] = []
-        for slot in states.indices where slotBeacons[slot] != nil {
+        let scheduled = tickSchedule.takeSlots(at: time.seconds)
+        lastTickEvaluations = 0
+        func evaluateAtTick(_ slot: Int) {
+            lastTickEvaluations += 1
             // In place: no copy of the per-beacon state (this runs every tick).
             if evaluate(slot: slot, at: time),
                 let decision = decision(slot: slot)
@@ -217,6 +237,12 @@ public struct RoomDecider: Sendable {
                 changed.append(decision)
             }
         }
+        if motion != nil || tickEvaluatesEveryBeacon {
+            for slot in states.indices where slotBeacons[slot] != nil { evaluateAtTick(slot) }
+        } else {
+            for slot in scheduled where slot < states.count && slotBeacons[slot] != nil { evaluateAtTick(slot) }
+        }
+        tickSchedule.ticked(at: time.seconds)
         if changed.count > 1 { changed.sort { $0.beacon < $1.beacon } }
         return changed
     }
@@ -260,12 +286,14 @@ public struct RoomDecider: Sendable {
         motion?.moved(from: states[slot].room, to: nil)
         states[slot] = BeaconRoomState()
         awayTimeouts[slot] = nil
+        tickSchedule.free(slot)
         freeSlots.append(slot)
         if slotByBeacon.count == 0 {
             // Nothing left: give the memory back rather than keep the high-water mark.
             slotBeacons.removeAll()
             states.removeAll()
             freeSlots.removeAll()
+            tickSchedule.removeAll()
         }
     }
 

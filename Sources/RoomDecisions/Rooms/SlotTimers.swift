@@ -1,18 +1,21 @@
-/// When each tracked beacon of `AggregatorCore` next needs its tick's attention (a restored
-/// location's away timeout, being forgotten): a binary min-heap of due times, so a tick touches
-/// only the beacons with something due, not every beacon (issue 38: 100,000 beacons, four ticks a
-/// second). Lazy: a due time that moved later (a beacon heard again) is found when it comes up and
+/// When each beacon's slot next needs a tick's attention (`RoomDecider`: stale evidence, an away
+/// timeout; `AggregatorCore`: a restored location's away timeout, being forgotten): a binary
+/// min-heap of due times, so a tick touches only the beacons with something due, not every beacon
+/// (issue 38: 100,000 beacons, four ticks a second). Lazy: a due time that moved later (a beacon heard again) is found when it comes up and
 /// pushed again; one moved earlier is pushed at once. Each slot has one live entry at most, the
 /// one whose time equals its `scheduled` time; older entries are skipped.
-struct SlotTimers: Sendable {
+public struct SlotTimers: Sendable {
     private var heap: [(due: Double, slot: Int32)] = []
     /// Per slot: the due time of its live entry, +∞ for none.
     private var scheduled: [Double] = []
 
-    var count: Int { heap.count }
+    /// Entries in the heap, live or superseded.
+    public var count: Int { heap.count }
+
+    public init() {}
 
     /// Makes sure `slot` is looked at by `due` (seconds): pushed when it has no entry at or before it.
-    mutating func schedule(_ slot: Int, at due: Double) {
+    public mutating func schedule(_ slot: Int, at due: Double) {
         guard due.isFinite else { return }
         if slot >= scheduled.count { scheduled.append(contentsOf: repeatElement(.infinity, count: slot - scheduled.count + 1)) }
         guard due < scheduled[slot] else { return }
@@ -21,18 +24,19 @@ struct SlotTimers: Sendable {
     }
 
     /// Forgets `slot`'s entry (the slot was freed; a new beacon in it schedules its own).
-    mutating func cancel(_ slot: Int) {
+    public mutating func cancel(_ slot: Int) {
         if slot < scheduled.count { scheduled[slot] = .infinity }
     }
 
-    mutating func removeAll() {
+    /// Forgets every entry.
+    public mutating func removeAll() {
         heap.removeAll()
         scheduled.removeAll()
     }
 
     /// Takes out every slot whose live entry is due by `time` (seconds), in no particular order;
     /// each has no entry afterwards: the caller schedules it again if something is still ahead.
-    mutating func takeDue(by time: Double) -> [Int] {
+    public mutating func takeDue(by time: Double) -> [Int] {
         var slots: [Int] = []
         while let top = heap.first, top.due <= time {
             pop()
