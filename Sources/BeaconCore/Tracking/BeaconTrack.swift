@@ -67,12 +67,16 @@ public struct BeaconTrack: Sendable {
         let filter: RSSIKalmanFilter.Parameters
         /// `tracking.proximityEstimate.filter`, sanitized.
         let proximityFilter: RSSIKalmanFilter.Parameters
+        /// The class thresholds with the steady estimate's hysteresis, prepared for it.
+        let proximityRule: ProximityEstimate.Rule
 
         /// Prepares `tracking` for every track of a node.
         public init(_ tracking: TrackingParameters) {
             self.tracking = tracking
             filter = tracking.filter.sanitized
             proximityFilter = tracking.proximityEstimate.filter.sanitized
+            proximityRule = ProximityEstimate.Rule(
+                thresholds: tracking.proximity, hysteresis: tracking.proximityEstimate.hysteresis)
         }
     }
 
@@ -111,7 +115,8 @@ public struct BeaconTrack: Sendable {
             let roomClass = classifier.classify(distance: distance, at: time, parameters.proximity)
             let proximity = steady.update(
                 rssi: Double(rssi), measuredPower: power.map(Double.init), at: time, parameters.proximityEstimate,
-                filter: tuning.proximityFilter, distance: parameters.distance, thresholds: parameters.proximity)
+                filter: tuning.proximityFilter, distance: parameters.distance,
+                rule: tuning.proximityRule, thresholds: parameters.proximity)
             // The room filter's class decides publishing, so the room decision sees exactly the
             // measurements it saw before the reported class had its own estimate.
             let publish = policy.shouldPublish(

@@ -43,13 +43,20 @@ public struct DistanceModel: Sendable, Hashable, Codable {
     /// measured power to `defaultMeasuredPower`; the result lies in 0...`maximumDistance`.
     public func distance(rssi: Double, measuredPower: Double?) -> Double {
         guard rssi.isFinite else { return Self.maximumDistance }
+        let d = pow(10, log10Distance(rssi: rssi, measuredPower: measuredPower))
+        guard d.isFinite else { return Self.maximumDistance }
+        return min(max(d, 0), Self.maximumDistance)
+    }
+
+    /// log₁₀ of the distance before capping, `(P₁ + offset − RSSI) / (10·n)`, with the same fallbacks
+    /// as `distance(rssi:measuredPower:)`: a caller that only compares the distance with fixed
+    /// thresholds compares this with their `log10` and saves the `pow`.
+    @inline(__always)
+    func log10Distance(rssi: Double, measuredPower: Double?) -> Double {
         let n = pathLossExponent.isFinite && pathLossExponent > 0 ? pathLossExponent : Self.default.pathLossExponent
         var p1 = defaultMeasuredPower.isFinite ? defaultMeasuredPower : Self.default.defaultMeasuredPower
         if let measuredPower, measuredPower.isFinite { p1 = measuredPower }
         let offset = rssiOffset.isFinite ? rssiOffset : 0
-        let exponent = (p1 + offset - rssi) / (10 * n)
-        let d = pow(10, exponent)
-        guard d.isFinite else { return Self.maximumDistance }
-        return min(max(d, 0), Self.maximumDistance)
+        return (p1 + offset - rssi) / (10 * n)
     }
 }

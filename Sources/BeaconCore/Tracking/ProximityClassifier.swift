@@ -92,21 +92,64 @@ public struct ProximityClassifier: Sendable {
     /// The class after `previous` for distance `d` under the thresholds and hysteresis of `p`
     /// (without hysteresis from `unknown`): the rule alone, without time or silence.
     public static func next(from previous: Proximity, distance d: Double, parameters p: Parameters) -> Proximity {
-        let h = p.hysteresis.isFinite ? max(0, min(p.hysteresis, 0.9)) : 0
-        let immediate = p.immediateBelow, near = p.nearBelow
+        next(from: previous, value: d, Boundaries(p))
+    }
+
+    /// The rule's six boundaries: the two thresholds, and each widened outward (·(1 + h)) and
+    /// inward (·(1 − h)) by the hysteresis h, clamped to 0...0.9 as the rule uses it.
+    struct Boundaries: Sendable {
+        var immediate, near, immediateOut, nearOut, immediateIn, nearIn: Double
+
+        init(_ p: Parameters) {
+            let h = p.hysteresis.isFinite ? max(0, min(p.hysteresis, 0.9)) : 0
+            immediate = p.immediateBelow
+            near = p.nearBelow
+            immediateOut = p.immediateBelow * (1 + h)
+            nearOut = p.nearBelow * (1 + h)
+            immediateIn = p.immediateBelow * (1 - h)
+            nearIn = p.nearBelow * (1 - h)
+        }
+
+        /// Each boundary through `f` (an increasing function: the rule then gives the same class
+        /// for `f(d)`).
+        func map(_ f: (Double) -> Double) -> Boundaries {
+            var b = self
+            b.immediate = f(immediate); b.near = f(near)
+            b.immediateOut = f(immediateOut); b.nearOut = f(nearOut)
+            b.immediateIn = f(immediateIn); b.nearIn = f(nearIn)
+            return b
+        }
+
+        /// True when every boundary is finite.
+        var isFinite: Bool {
+            immediate.isFinite && near.isFinite && immediateOut.isFinite && nearOut.isFinite
+                && immediateIn.isFinite && nearIn.isFinite
+        }
+
+        /// True when `x` lies within `margin` of a boundary.
+        @inline(__always)
+        func isClose(to x: Double, within margin: Double) -> Bool {
+            abs(x - immediate) < margin || abs(x - near) < margin || abs(x - immediateOut) < margin
+                || abs(x - nearOut) < margin || abs(x - immediateIn) < margin || abs(x - nearIn) < margin
+        }
+    }
+
+    /// The rule on any value increasing with distance, against boundaries mapped the same way.
+    @inline(__always)
+    static func next(from previous: Proximity, value d: Double, _ b: Boundaries) -> Proximity {
         switch previous {
         case .unknown:
-            if d < immediate { return .immediate }
-            return d < near ? .near : .far
+            if d < b.immediate { return .immediate }
+            return d < b.near ? .near : .far
         case .immediate:
-            if d <= immediate * (1 + h) { return .immediate }
-            return d <= near * (1 + h) ? .near : .far
+            if d <= b.immediateOut { return .immediate }
+            return d <= b.nearOut ? .near : .far
         case .near:
-            if d < immediate * (1 - h) { return .immediate }
-            return d <= near * (1 + h) ? .near : .far
+            if d < b.immediateIn { return .immediate }
+            return d <= b.nearOut ? .near : .far
         case .far:
-            if d >= near * (1 - h) { return .far }
-            return d < immediate * (1 - h) ? .immediate : .near
+            if d >= b.nearIn { return .far }
+            return d < b.immediateIn ? .immediate : .near
         }
     }
 }

@@ -20,13 +20,11 @@ import Testing
     static let keysDevice = "iBeacon:\(P.uuid)-5-6"
 
     @Test func espresenseNodesPlaceAMoveSilenceAndOffline() async throws {
-        let broker = try await TestBroker.start()
-        let client = try await observer(broker)
-        let room = MessageReader(try await client.subscribe("presence/locations/alice-keys/room"))
-        let run = try await ForeignAggregator.start(on: broker, client: client) {
+        let (run, readers) = try await ForeignAggregator.start(reading: "presence/locations/alice-keys/room") {
             $0.knownBeacons = [Self.alice]
             $0.sources.espresense = ESPresenseSettings(topic: "espresense", rooms: ["desk-node": "office"])
         }
+        let room = readers[0]
         func report(_ node: String, _ rssi: Double) -> (String, String) {
             ("espresense/devices/\(Self.keysDevice)/\(node)", P.espresense(id: Self.keysDevice, rssi: rssi))
         }
@@ -87,14 +85,11 @@ import Testing
     }
 
     @Test func gatewaysRawAndDecodedAdvertsAreTrackedAsOurAgentsWould() async throws {
-        let broker = try await TestBroker.start()
-        let client = try await observer(broker)
-        let room = MessageReader(try await client.subscribe("presence/locations/alice-keys/room"))
-        let location = MessageReader(try await client.subscribe("presence/locations/alice-keys"))
-        let run = try await ForeignAggregator.start(on: broker, client: client) {
+        let (run, readers) = try await ForeignAggregator.start(reading: "presence/locations/alice-keys/room", "presence/locations/alice-keys") {
             $0.knownBeacons = [Self.alice]
             $0.sources.gateways = [GatewaySettings(topic: "home/+/BTtoMQTT/+", rooms: ["gw-office": "office", "TheengsGateway": "hall"])]
         }
+        let (room, location) = (readers[0], readers[1])
         // An OpenMQTTGateway in the office publishes raw data; a Theengs Gateway in the hall decoded fields.
         for step in 0..<10 {
             try await run.publish([
@@ -152,15 +147,12 @@ import Testing
     }
 
     @Test func aMixedSiteDecidesOnOurAgentsESPresenseAndGatewaysTogether() async throws {
-        let broker = try await TestBroker.start()
-        let client = try await observer(broker)
-        let room = MessageReader(try await client.subscribe("presence/locations/alice-keys/room"))
-        let location = MessageReader(try await client.subscribe("presence/locations/alice-keys"))
-        let run = try await ForeignAggregator.start(on: broker, client: client) {
+        let (run, readers) = try await ForeignAggregator.start(reading: "presence/locations/alice-keys/room", "presence/locations/alice-keys") {
             $0.knownBeacons = [Self.alice]
             $0.sources.espresense = ESPresenseSettings(topic: "espresense")
             $0.sources.gateways = [GatewaySettings(topic: "home/+/BTtoMQTT/+", rooms: ["gw-hall": "hall"])]
         }
+        let (room, location) = (readers[0], readers[1])
         // Our agent in the kitchen hears it at 4 m (score −9 dB), an ESPresense node in the office
         // 3 dB under its 1 m power, a gateway in the hall far.
         try await run.aggregator.measure(Self.keys, [("kitchen-1", "kitchen", 4.0)], alias: "alice-keys")
@@ -177,14 +169,12 @@ import Testing
     }
 
     @Test func malformedForeignMessagesNeverStopTheAggregator() async throws {
-        let broker = try await TestBroker.start()
-        let client = try await observer(broker)
-        let room = MessageReader(try await client.subscribe("presence/locations/alice-keys/room"))
-        let run = try await ForeignAggregator.start(on: broker, client: client) {
+        let (run, readers) = try await ForeignAggregator.start(reading: "presence/locations/alice-keys/room") {
             $0.knownBeacons = [Self.alice]
             $0.sources.espresense = ESPresenseSettings(topic: "espresense")
             $0.sources.gateways = [GatewaySettings(topic: "home/+/BTtoMQTT/+", rooms: ["gw-office": "office"])]
         }
+        let room = readers[0]
         let garbage: [String] = [
             "", "null", "[]", "{", "\u{1}\u{2}\u{3}", String(repeating: "[", count: 10_000), "{\"id\":" + String(repeating: "9", count: 5000) + "}",
             #"{"id":"\#(Self.keysDevice)","rssi":1e999}"#, #"{"id":"\#(Self.keysDevice)","rssi":{"a":{"b":{"c":{"d":1}}}}}"#,
@@ -235,6 +225,18 @@ struct ForeignAggregator {
         _ = try await status.until { text($0) == "online" }
         return ForeignAggregator(
             aggregator: LiveAggregator(broker: broker, clock: clock, service: service, group: group, task: task, client: client), log: log)
+    }
+
+    /// How most tests open: a fresh mosquitto, an observer client reading `topics` (subscribed
+    /// before the aggregator starts, so nothing it publishes is missed), and an aggregator
+    /// configured by `configure`. The readers come back in the order of `topics`.
+    static func start(reading topics: String..., configure: (inout AggregatorConfiguration) -> Void)
+        async throws -> (run: ForeignAggregator, readers: [MessageReader]) {
+        let broker = try await TestBroker.start()
+        let client = try await observer(broker)
+        var readers: [MessageReader] = []
+        for topic in topics { readers.append(MessageReader(try await client.subscribe(topic))) }
+        return (try await start(on: broker, client: client, configure), readers)
     }
 
     /// Publishes foreign messages and waits until the service has handled them all.

@@ -14,11 +14,7 @@ import Testing
     static let alice = KnownBeacon(beacon: P.iBeacon(major: 5, minor: 6), alias: TopicLevelID("alice-keys"), name: "Alice's keys")
 
     @Test func aGatewaysOfflineEndsItsWordAtOnceAndWatchShowsIt() async throws {
-        let broker = try await TestBroker.start()
-        let client = try await observer(broker)
-        let room = MessageReader(try await client.subscribe("presence/locations/alice-keys/room"))
-        let summaries = MessageReader(try await client.subscribe("presence/aggregator/nodes/+"))
-        let run = try await ForeignAggregator.start(on: broker, client: client) {
+        let (run, readers) = try await ForeignAggregator.start(reading: "presence/locations/alice-keys/room", "presence/aggregator/nodes/+") {
             $0.knownBeacons = [Self.alice]
             $0.sources.gateways = [
                 // A Theengs Gateway in the hall whose `lwt_topic` was moved.
@@ -27,6 +23,7 @@ import Testing
                 GatewaySettings(topic: "home/+/BTtoMQTT/+", rooms: ["gw-office": "office"]),
             ]
         }
+        let (room, summaries) = (readers[0], readers[1])
         try await run.publish([("home/gw-office/LWT", "online"), ("gateways/hall/lwt", "online")], retain: true)
         func adverts(office: Int?, hall: Int) -> [(String, String)] {
             var out = [("home/TheengsGateway/BTtoMQTT/C4A1B2C3D4E5", P.theengsIBeacon(rssi: hall, major: 5, minor: 6))]
@@ -59,15 +56,15 @@ import Testing
         guard case .array(let heard)? = office["beacons"] else { throw ForeignNodeDevicesServiceTests.NotAnArray() }
         #expect(heard.isEmpty)
 
-        let lines = try await watchOnce(broker)
+        let lines = try await watchOnce(run.aggregator.broker)
         #expect(lines.contains { $0.hasPrefix("  gw-office ") && $0.contains(" office ") && $0.contains(" OFFLINE ") && $0.contains(" gateway ") }, "\(lines)")
         #expect(lines.contains { $0.hasPrefix("  theengsgateway ") && $0.contains(" hall ") && $0.contains(" online ") && $0.contains(" gateway ") }, "\(lines)")
 
         // Home Assistant reads each gateway's connectivity where the aggregator does.
         let prefix = "homeassistant/binary_sensor/beaconpresence_presence/node_"
-        let moved = try object(try await MessageReader(try await client.subscribe(prefix + "theengsgateway_connectivity/config")).next())
+        let moved = try object(try await MessageReader(try await run.aggregator.client.subscribe(prefix + "theengsgateway_connectivity/config")).next())
         #expect(moved.string("state_topic") == "gateways/hall/lwt")
-        let beside = try object(try await MessageReader(try await client.subscribe(prefix + "gw-office_connectivity/config")).next())
+        let beside = try object(try await MessageReader(try await run.aggregator.client.subscribe(prefix + "gw-office_connectivity/config")).next())
         #expect(beside.string("state_topic") == "home/gw-office/LWT")
 
         // Anything but online or offline is refused, counted and logged.

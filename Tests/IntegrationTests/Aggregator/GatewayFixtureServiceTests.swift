@@ -22,13 +22,11 @@ import Testing
         #expect(message.topic == "home/TheengsGateway/BTtoMQTT/A4C138BF6FAB")
         #expect(message.payload.contains(#""minor": -3329"#))
 
-        let broker = try await TestBroker.start()
-        let client = try await observer(broker)
-        let room = MessageReader(try await client.subscribe("presence/locations/govee/room"))
-        let run = try await ForeignAggregator.start(on: broker, client: client) {
+        let (run, readers) = try await ForeignAggregator.start(reading: "presence/locations/govee/room") {
             $0.knownBeacons = [Self.govee]
             $0.sources.gateways = [GatewaySettings(topic: "home/+/BTtoMQTT/+", rooms: ["TheengsGateway": "hall"])]
         }
+        let room = readers[0]
         for _ in 0..<5 {
             try await run.publish([(message.topic, message.payload)])
             try await run.aggregator.advance(by: 0.5)
@@ -39,13 +37,11 @@ import Testing
     }
 
     @Test func aRefusedAdvertNamesGatewayDeviceAndFieldOnceAMinuteAndWatchCountsIt() async throws {
-        let broker = try await TestBroker.start()
-        let client = try await observer(broker)
-        let summaries = MessageReader(try await client.subscribe("presence/aggregator/nodes/+"))
-        let run = try await ForeignAggregator.start(on: broker, client: client) {
+        let (run, readers) = try await ForeignAggregator.start(reading: "presence/aggregator/nodes/+") {
             $0.knownBeacons = [Self.govee]
             $0.sources.gateways = [GatewaySettings(topic: "home/+/BTtoMQTT/+", rooms: ["gw-attic": "attic"])]
         }
+        let summaries = readers[0]
         // A minor no decoder writes, and a major as a string: what the gateway cannot help.
         let topic = "home/gw-attic/BTtoMQTT/A4C138BF6FAB"
         func advert(_ fields: String) -> (String, String) {
@@ -61,7 +57,7 @@ import Testing
         // Its summary counts all three, though the gateway never sent an advert that was used.
         let summary = try await summaries.until { (try? object($0))?.number("rejected") == 3 }.last!
         #expect(summary.topic == "presence/aggregator/nodes/gw-attic")
-        let watch = try await watchOnce(broker)
+        let watch = try await watchOnce(run.aggregator.broker)
         #expect(watch.contains { $0.hasPrefix("NODES") && $0.hasSuffix("KIND     REJECTED") }, "\(watch)")
         #expect(watch.contains { $0.hasPrefix("  gw-attic ") && $0.contains(" attic ") && $0.hasSuffix(" gateway  3") }, "\(watch)")
 
