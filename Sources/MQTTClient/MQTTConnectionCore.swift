@@ -315,8 +315,7 @@ final class MQTTConnectionCore: MosquittoEventHandler {
 
     // MARK: - Subscribe
 
-    /// With a `handler`, messages go to it on the network thread and the subscription's stream is
-    /// empty; without, they go to the stream.
+    /// With a `handler`, messages go to it on the network thread (its stream stays empty), else to the stream.
     func subscribe(_ handle: MosquittoHandle, filter: TopicFilter, qos: MQTTQoS,
                    handler: (@Sendable (MQTTMessage) -> Void)? = nil) async throws -> MQTTSubscription {
         let (stream, continuation) = AsyncStream.makeStream(of: MQTTMessage.self)

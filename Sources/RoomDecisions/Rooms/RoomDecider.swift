@@ -50,22 +50,23 @@ public struct RoomDecider: Sendable {
 
     /// The decision parameters this decider runs with.
     public let parameters: RoomDecisionParameters
-    /// Beacon id → slot (hashed once per update).
-    private var slotByBeacon = BeaconSlotTable()
+    /// Beacon id → slot (hashed once per update). This and the slot arrays below are internal, not
+    /// private, for the slot API beside this file (RoomDecider+Slots.swift).
+    var slotByBeacon = BeaconSlotTable()
     /// The beacon of each slot; nil for a free slot.
-    private var slotBeacons: [BeaconID?] = []
-    private var states: [BeaconRoomState] = []
+    var slotBeacons: [BeaconID?] = []
+    var states: [BeaconRoomState] = []
     /// Away timeouts of beacons that have their own (a phone, quiet when locked; `config/beacons`
     /// `awayTimeout`), by slot. Few or none: a dictionary beside the states, not a field in each.
     private var awayTimeouts: [Int: Double] = [:]
-    private var freeSlots: [Int] = []
+    var freeSlots: [Int] = []
     private var nodeCodes: [String: NameCode] = [:]
     private var nodeNames: [String] = []
     /// `nameSignature` of each of `nodeNames`.
     private var nodeSignatures: [UInt64] = []
     private var nodes: [NodeRecord] = []
     private var roomCodes: [String: NameCode] = [RoomDecision.notHome: notHomeCode]
-    private var roomNames: [String] = [RoomDecision.notHome]
+    var roomNames: [String] = [RoomDecision.notHome]
     private var offlineNodeCount = 0
     /// Reused by every evaluation for the new list of challengers.
     private var scratch: [BeaconRoomState.Challenge] = []
@@ -382,7 +383,7 @@ public struct RoomDecider: Sendable {
     // MARK: - Decisions
 
     /// The decision of a slot with the candidates of its last evaluation; nil before deciding started.
-    private func decision(slot: Int) -> RoomDecision? {
+    func decision(slot: Int) -> RoomDecision? {
         guard let beacon = slotBeacons[slot], let room = states[slot].room else { return nil }
         let since = states[slot].since
         return states[slot].withScores { scores in decision(beacon: beacon, room: room, since: since, scores: scores) }
@@ -415,101 +416,3 @@ public struct RoomDecider: Sendable {
 }
 
 // MARK: - Slots
-
-extension RoomDecider {
-    /// A beacon's place in the decider: lets its owner keep per-beacon data in a plain array indexed
-    /// by `index`, and update without hashing the beacon id again. Valid until
-    /// `forget(beacon:)`; the index is then reused for another beacon.
-    public struct BeaconSlot: Hashable, Sendable {
-        /// Dense: below `slotCapacity`.
-        public let index: Int
-
-        /// The slot at `index`, for an owner that keeps indices in its own arrays; `slot(of:)` and
-        /// `addSlot(for:)` are the ways to get one for a beacon.
-        public init(index: Int) {
-            self.index = index
-        }
-    }
-
-    /// The slot of `beacon`, nil when the decider holds nothing for it.
-    public func slot(of beacon: BeaconID) -> BeaconSlot? {
-        slotIndex(of: beacon).map(BeaconSlot.init(index:))
-    }
-
-    /// The slot of `beacon`, taken (empty: no evidence, no decision) if it has none yet.
-    public mutating func addSlot(for beacon: BeaconID) -> BeaconSlot {
-        let hash = slotByBeacon.hash(beacon)
-        if let slot = slotIndex(of: beacon, hash: hash) { return BeaconSlot(index: slot) }
-        let slot: Int
-        if let free = freeSlots.popLast() {
-            slot = free
-            slotBeacons[slot] = beacon
-        } else {
-            slot = states.count
-            slotBeacons.append(beacon)
-            states.append(BeaconRoomState())
-        }
-        slotByBeacon.insert(hash: hash, slot: slot)
-        return BeaconSlot(index: slot)
-    }
-
-    private func slotIndex(of beacon: BeaconID) -> Int? {
-        slotIndex(of: beacon, hash: slotByBeacon.hash(beacon))
-    }
-
-    private func slotIndex(of beacon: BeaconID, hash: UInt32) -> Int? {
-        slotByBeacon.find(hash: hash) { slotBeacons[$0] == beacon }
-    }
-
-    /// One more than the largest slot index in use or free: the size of a side array indexed by slot.
-    public var slotCapacity: Int { states.count }
-
-    /// The beacon in `slot`, nil for a free slot.
-    public func beacon(in slot: BeaconSlot) -> BeaconID? {
-        slotBeacons.indices.contains(slot.index) ? slotBeacons[slot.index] : nil
-    }
-
-    /// `decision(for:)` by slot.
-    public func decision(in slot: BeaconSlot) -> RoomDecision? {
-        slotBeacons.indices.contains(slot.index) ? decision(slot: slot.index) : nil
-    }
-
-    /// What a published location shows of the slot's current decision, without building it
-    /// (no strings, no dictionary): cheap enough to ask after every update.
-    public func summary(in slot: BeaconSlot) -> RoomDecisionSummary {
-        guard slotBeacons.indices.contains(slot.index), slotBeacons[slot.index] != nil,
-            let room = states[slot.index].room
-        else { return RoomDecisionSummary() }
-        var summary = RoomDecisionSummary()
-        summary.roomCode = room
-        states[slot.index].withScores { scores in
-            for score in scores {
-                if score.room < 64 { summary.candidateRooms |= 1 << UInt64(score.room) } else { summary.candidateRoomsExact = false }
-                if room != Self.notHomeCode, score.room == room {
-                    summary.nodeCode = score.node
-                    summary.distance = score.distance
-                    summary.proximity = score.proximity
-                }
-            }
-        }
-        return summary
-    }
-
-    /// The slot's decided room, nil before deciding started: its name alone, without building the
-    /// decision (`decision(in:)` builds every room's candidate distance).
-    public func room(in slot: BeaconSlot) -> String? {
-        guard slotBeacons.indices.contains(slot.index), slotBeacons[slot.index] != nil, let room = states[slot.index].room
-        else { return nil }
-        return roomNames[Int(room)]
-    }
-
-    /// The beacon's decided room, nil before deciding started or for a beacon not followed.
-    public func room(of beacon: BeaconID) -> String? {
-        slotIndex(of: beacon).flatMap { room(in: BeaconSlot(index: $0)) }
-    }
-
-    /// The room name of a code of `RoomDecisionSummary`.
-    public func roomName(code: Int32) -> String {
-        roomNames.indices.contains(Int(code)) ? roomNames[Int(code)] : ""
-    }
-}
