@@ -39,11 +39,12 @@ extension RoomDecider {
         return BeaconSlot(index: slot)
     }
 
-    private func slotIndex(of beacon: BeaconID) -> Int? {
+    /// The slot index of `beacon`, nil when it has none (internal: the decider's updates use it too).
+    func slotIndex(of beacon: BeaconID) -> Int? {
         slotIndex(of: beacon, hash: slotByBeacon.hash(beacon))
     }
 
-    private func slotIndex(of beacon: BeaconID, hash: UInt32) -> Int? {
+    func slotIndex(of beacon: BeaconID, hash: UInt32) -> Int? {
         slotByBeacon.find(hash: hash) { slotBeacons[$0] == beacon }
     }
 
