@@ -30,6 +30,16 @@ public struct JSONParser {
         maximumBytes: Int = defaultMaximumBytes,
         maximumDepth: Int = defaultMaximumDepth
     ) throws(ConfigError) -> JSONValue {
+        var parser = try atFirstValue(of: bytes, maximumBytes: maximumBytes, maximumDepth: maximumDepth)
+        let value = try parser.parseValue()
+        parser.skipWhitespace()
+        guard parser.position == bytes.count else { throw parser.error("unexpected data after the JSON value") }
+        return value
+    }
+
+    /// A parser at the first value of `bytes`, after the checks both ways of reading make: the size
+    /// limit, and a value there at all.
+    private static func atFirstValue(of bytes: [UInt8], maximumBytes: Int, maximumDepth: Int) throws(ConfigError) -> JSONParser {
         guard bytes.count <= maximumBytes else {
             throw ConfigError(.payloadTooLarge,
                 path: .root, message: "payload is \(bytes.count) bytes; the limit is \(maximumBytes) bytes")
@@ -37,10 +47,7 @@ public struct JSONParser {
         var parser = JSONParser(bytes: bytes, maximumDepth: maximumDepth)
         parser.skipWhitespace()
         guard parser.position < bytes.count else { throw parser.error("expected a JSON value, found nothing") }
-        let value = try parser.parseValue()
-        parser.skipWhitespace()
-        guard parser.position == bytes.count else { throw parser.error("unexpected data after the JSON value") }
-        return value
+        return parser
     }
 
     /// Reads the members of the JSON object that fills `bytes` one by one, without building a
@@ -55,13 +62,7 @@ public struct JSONParser {
         maximumDepth: Int = defaultMaximumDepth,
         member: (_ key: String, _ value: inout JSONParser) throws(ConfigError) -> Void
     ) throws(ConfigError) {
-        guard bytes.count <= maximumBytes else {
-            throw ConfigError(.payloadTooLarge,
-                path: .root, message: "payload is \(bytes.count) bytes; the limit is \(maximumBytes) bytes")
-        }
-        var parser = JSONParser(bytes: bytes, maximumDepth: maximumDepth)
-        parser.skipWhitespace()
-        guard parser.position < bytes.count else { throw parser.error("expected a JSON value, found nothing") }
+        var parser = try atFirstValue(of: bytes, maximumBytes: maximumBytes, maximumDepth: maximumDepth)
         guard parser.peek() == UInt8(ascii: "{") else {
             // Not an object: the same error `parse` gives, or the caller's for another type.
             _ = try parse(bytes, maximumBytes: maximumBytes, maximumDepth: maximumDepth)
