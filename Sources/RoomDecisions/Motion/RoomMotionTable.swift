@@ -68,7 +68,8 @@ struct RoomMotionTable: Sendable {
     /// motion has just started with nobody there to explain it (someone arrived there: perhaps
     /// this beacon, and its own room's sensor is still on from its leaving).
     func hold(_ code: Code, at time: Instant) -> Double {
-        guard Int(code) < rooms.count else { return 0 }
+        // Off by default (`MotionParameters.hold`): then no room needs looking at, on every evaluation.
+        guard parameters.hold != 0, Int(code) < rooms.count else { return 0 }
         let room = rooms[Int(code)]
         guard room.counts else { return 0 }
         for (other, state) in rooms.enumerated() where other != Int(code) && state.occupied && occupants[other] <= 0 {
