@@ -199,6 +199,12 @@ import BeaconCore
         }
         #expect(lastDecibel(0) == .far)
         #expect(lastDecibel(1) == .near)
+        // The calibration's lean: -69 dBm reads 2.8 m (near); taken 1 dB weaker, 3.2 m (far). With
+        // no shift it is the node itself.
+        let lean = series(Array(repeating: -69, count: 20), at: 2.8)
+        #expect(ProximityMethod.nodeReadingWeaker(.default, decibels: 0).classes(lean) == ProximityMethod.node(.default).classes(lean))
+        #expect(ProximityMethod.nodeReadingWeaker(.default, decibels: 0).classes(lean).last == .near)
+        #expect(ProximityMethod.nodeReadingWeaker(.default, decibels: 1).classes(lean).last == .far)
         // Masses are a distribution, cut at the prior's end.
         let mass = ClassMassCandidate.masses(mean: log(1.0), sd: 0.5, maxDistance: 30, thresholds: .default)
         #expect(abs(mass.reduce(0, +) - 1) < 1e-12)
