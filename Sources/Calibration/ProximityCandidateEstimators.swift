@@ -68,7 +68,7 @@ public struct ClassMassCandidate: Sendable, Hashable {
 }
 
 /// The class from a window statistic of the raw samples (issue 39, tried and not kept): the
-/// median, the Android Beacon Library's trimmed mean, an IQR-fenced mean, or a mean in distance
+/// median, the Android Beacon Library's trimmed mean, an IQR-fenced mean or median, a mean in distance
 /// or in linear power of the last `window` seconds, read through the node's thresholds with a
 /// hysteresis and settle time.
 public struct WindowCandidate: Sendable, Hashable {
@@ -80,6 +80,8 @@ public struct WindowCandidate: Sendable, Hashable {
         case trimmedMean
         /// The mean within Tukey's 1.5 IQR fences (`IQRFencedMeanRSSI.medianIQR`) of the whole window.
         case iqrFencedMean
+        /// The median of the samples within Tukey's 1.5 IQR fences.
+        case iqrFencedMedian
         /// The mean of the samples' distances, not of their dB: a far sample weighs more.
         case meanDistance
         /// The mean of the samples' linear power (mW), read back in dBm: a strong sample weighs more.
@@ -121,6 +123,9 @@ public struct WindowCandidate: Sendable, Hashable {
                 distance = model.distance(rssi: TrackingCalibration.median(Array(samples)), measuredPower: nil)
             case .iqrFencedMean:
                 distance = model.distance(rssi: IQRFencedMeanRSSI.medianIQR(Array(samples)), measuredPower: nil)
+            case .iqrFencedMedian:
+                let kept = IQRFencedMeanRSSI.fenced(Array(samples)).kept
+                distance = model.distance(rssi: TrackingCalibration.median(kept.isEmpty ? Array(samples) : kept), measuredPower: nil)
             case .meanDistance:
                 distance = TrackingCalibration.mean(samples.map { model.distance(rssi: $0, measuredPower: nil) })
             case .meanLinearPower:

@@ -184,7 +184,8 @@ enum ProximityCandidates {
     static var distributions: [(String, ProximityMethod)] {
         let steady = ProximityEstimate.Parameters.default
         var list: [(String, ProximityMethod)] = []
-        for (statistic, name) in [(WindowCandidate.Statistic.iqrFencedMean, "IQR-fenced mean"), (.meanDistance, "mean of distance"),
+        for (statistic, name) in [(WindowCandidate.Statistic.iqrFencedMean, "IQR-fenced mean"), (.iqrFencedMedian, "IQR-fenced median"),
+                                  (.meanDistance, "mean of distance"),
                                   (.meanLinearPower, "mean of linear power")] {
             list.append(("\(name) 20 s, thresholds only", .window(.init(statistic: statistic, window: 20, hysteresis: 0, settle: 0))))
             list.append(("\(name) 20 s, h 0.2, settle 10 s",

@@ -159,6 +159,7 @@ import BeaconCore
             .window(.init(statistic: .median, window: 20, hysteresis: 0.2, settle: 10)),
             .window(.init(statistic: .trimmedMean, window: 20, hysteresis: 0.2, settle: 10)),
             .window(.init(statistic: .iqrFencedMean, window: 20, hysteresis: 0.2, settle: 10)),
+            .window(.init(statistic: .iqrFencedMedian, window: 20, hysteresis: 0.2, settle: 10)),
             .window(.init(statistic: .meanDistance, window: 20, hysteresis: 0.2, settle: 10)),
             .window(.init(statistic: .meanLinearPower, window: 20, hysteresis: 0.2, settle: 10)),
             .share(.init(window: 20, share: 0.5, hysteresis: 0.1, settle: 10)),
