@@ -57,17 +57,22 @@ public struct IQRFencedMeanRSSI: Sendable {
     /// The mean of `values` within Tukey's fences (1.5 IQR beyond the linearly interpolated
     /// quartiles); the median when every value is fenced off.
     public static func medianIQR(_ values: [Double]) -> Double {
+        let (kept, median) = fenced(values)
+        return kept.isEmpty ? median : kept.reduce(0, +) / Double(kept.count)
+    }
+
+    /// The sorted `values` within Tukey's fences, and the median of them all (NaN when none).
+    static func fenced(_ values: [Double]) -> (kept: [Double], median: Double) {
         let sorted = values.sorted()
-        guard !sorted.isEmpty else { return .nan }
-        func at(_ p: Double) -> Double {
+        guard !sorted.isEmpty else { return ([], .nan) }
+        func at(_ p: Double, _ sorted: [Double]) -> Double {
             let position = p * Double(sorted.count - 1)
             let low = Int(position)
             let fraction = position - Double(low)
             return low + 1 < sorted.count ? sorted[low] * (1 - fraction) + sorted[low + 1] * fraction : sorted[low]
         }
-        let q1 = at(0.25), median = at(0.5), q3 = at(0.75)
+        let q1 = at(0.25, sorted), q3 = at(0.75, sorted)
         let spread = q3 - q1
-        let kept = sorted.filter { $0 >= q1 - 1.5 * spread && $0 <= q3 + 1.5 * spread }
-        return kept.isEmpty ? median : kept.reduce(0, +) / Double(kept.count)
+        return (sorted.filter { $0 >= q1 - 1.5 * spread && $0 <= q3 + 1.5 * spread }, at(0.5, sorted))
     }
 }

@@ -68,8 +68,9 @@ public struct ClassMassCandidate: Sendable, Hashable {
 }
 
 /// The class from a window statistic of the raw samples (issue 39, tried and not kept): the
-/// median or the Android Beacon Library's trimmed mean of the last `window` seconds, read through
-/// the node's thresholds with its hysteresis and settle time.
+/// median, the Android Beacon Library's trimmed mean, an IQR-fenced mean or median, a mean in distance
+/// or in linear power of the last `window` seconds, read through the node's thresholds with a
+/// hysteresis and settle time.
 public struct WindowCandidate: Sendable, Hashable {
     /// Which statistic of the window.
     public enum Statistic: Sendable, Hashable {
@@ -77,6 +78,14 @@ public struct WindowCandidate: Sendable, Hashable {
         case median
         /// `count/10 + 1` dropped from each end, the rest averaged (`TrimmedMeanRSSI`).
         case trimmedMean
+        /// The mean within Tukey's 1.5 IQR fences (`IQRFencedMeanRSSI.medianIQR`) of the whole window.
+        case iqrFencedMean
+        /// The median of the samples within Tukey's 1.5 IQR fences.
+        case iqrFencedMedian
+        /// The mean of the samples' distances, not of their dB: a far sample weighs more.
+        case meanDistance
+        /// The mean of the samples' linear power (mW), read back in dBm: a strong sample weighs more.
+        case meanLinearPower
     }
 
     /// Which statistic of the window.
@@ -104,16 +113,113 @@ public struct WindowCandidate: Sendable, Hashable {
         rule.hysteresis = hysteresis
         let model = series.distanceModel
         return (0..<series.count).map { i in
-            let value: Double
+            while series.times[i] - series.times[start] >= window { start += 1 }
+            let samples = series.rssi[start...i]
+            let distance: Double
             switch statistic {
             case .trimmedMean:
-                value = trimmed.update(rssi: series.rssi[i], at: series.times[i])
+                distance = model.distance(rssi: trimmed.update(rssi: series.rssi[i], at: series.times[i]), measuredPower: nil)
             case .median:
-                while series.times[i] - series.times[start] >= window { start += 1 }
-                value = TrackingCalibration.median(Array(series.rssi[start...i]))
+                distance = model.distance(rssi: TrackingCalibration.median(Array(samples)), measuredPower: nil)
+            case .iqrFencedMean:
+                distance = model.distance(rssi: IQRFencedMeanRSSI.medianIQR(Array(samples)), measuredPower: nil)
+            case .iqrFencedMedian:
+                let kept = IQRFencedMeanRSSI.fenced(Array(samples)).kept
+                distance = model.distance(rssi: TrackingCalibration.median(kept.isEmpty ? Array(samples) : kept), measuredPower: nil)
+            case .meanDistance:
+                distance = TrackingCalibration.mean(samples.map { model.distance(rssi: $0, measuredPower: nil) })
+            case .meanLinearPower:
+                let milliwatts = TrackingCalibration.mean(samples.map { pow(10, $0 / 10) })
+                distance = model.distance(rssi: 10 * log10(milliwatts), measuredPower: nil)
             }
-            let distance = model.distance(rssi: value, measuredPower: nil)
             return hold.update(at: series.times[i]) { ProximityClassifier.next(from: $0, distance: distance, parameters: rule) }
+        }
+    }
+}
+
+/// The class from the share of the last `window` seconds' samples that read beyond each boundary
+/// (issue 39, tried and not kept): `far` when more than `share` of them read 3 m or more,
+/// `immediate` when more than `share` read under 0.5 m, else `near`. Hysteresis is in share: the
+/// current class is left when its share falls under `share − hysteresis`, another taken when its
+/// share passes `share + hysteresis`; the new class must hold `settle` seconds. A share of 0.5 is
+/// the window's median; below it leans to the outer classes.
+public struct ShareCandidate: Sendable, Hashable {
+    /// Seconds of samples.
+    public var window: Double
+    /// The share of samples beyond a boundary that calls the class beyond it.
+    public var share: Double
+    /// Share by which the call must pass `share` to change the class.
+    public var hysteresis: Double
+    /// Seconds a new class must hold before it is taken.
+    public var settle: Double
+
+    /// Creates a candidate.
+    public init(window: Double, share: Double, hysteresis: Double, settle: Double) {
+        self.window = window
+        self.share = share
+        self.hysteresis = hysteresis
+        self.settle = settle
+    }
+
+    func classes(_ series: ProximitySeries, thresholds: ProximityClassifier.Parameters) -> [Proximity] {
+        let model = series.distanceModel
+        var hold = SettledClass(settle: settle, unknownAfter: thresholds.unknownAfter)
+        var start = 0, far = 0, immediate = 0
+        func counts(_ i: Int) -> (far: Int, immediate: Int) {
+            let d = model.distance(rssi: series.rssi[i], measuredPower: nil)
+            return (d >= thresholds.nearBelow ? 1 : 0, d < thresholds.immediateBelow ? 1 : 0)
+        }
+        return (0..<series.count).map { i in
+            (far, immediate) = (far + counts(i).far, immediate + counts(i).immediate)
+            while series.times[i] - series.times[start] >= window {
+                (far, immediate) = (far - counts(start).far, immediate - counts(start).immediate)
+                start += 1
+            }
+            let n = Double(i - start + 1)
+            let farShare = Double(far) / n, immediateShare = Double(immediate) / n
+            return hold.update(at: series.times[i]) { current in
+                let farNeeds = current == .far ? share - hysteresis : current == .unknown ? share : share + hysteresis
+                let immediateNeeds = current == .immediate ? share - hysteresis : current == .unknown ? share : share + hysteresis
+                return farShare > farNeeds ? .far : immediateShare > immediateNeeds ? .immediate : .near
+            }
+        }
+    }
+}
+
+/// The node's steady estimate with its hysteresis in dB instead of a fraction of the distance
+/// (issue 39, tried and not kept): a class changes when the filtered RSSI crosses the RSSI of a
+/// boundary by `hysteresis` dB, the same margin at 0.5 m and at 3 m and whatever the exponent;
+/// the new class must hold `settle` seconds.
+public struct DecibelHysteresisCandidate: Sendable, Hashable {
+    /// The steady filter's noise model.
+    public var filter: RSSIKalmanFilter.Parameters
+    /// dB beyond a boundary's RSSI needed to leave a class.
+    public var hysteresis: Double
+    /// Seconds a new class must hold before it is taken.
+    public var settle: Double
+
+    /// Creates a candidate.
+    public init(filter: RSSIKalmanFilter.Parameters, hysteresis: Double, settle: Double) {
+        self.filter = filter
+        self.hysteresis = hysteresis
+        self.settle = settle
+    }
+
+    func classes(_ series: ProximitySeries, thresholds: ProximityClassifier.Parameters) -> [Proximity] {
+        var filter = RSSIKalmanFilter(parameters: filter)
+        var hold = SettledClass(settle: settle, unknownAfter: thresholds.unknownAfter)
+        func rssi(at distance: Double) -> Double { series.measuredPower - 10 * series.exponent * log10(distance) }
+        let immediate = rssi(at: thresholds.immediateBelow), near = rssi(at: thresholds.nearBelow), h = hysteresis
+        return (0..<series.count).map { i in
+            let x = filter.update(rssi: series.rssi[i].rounded(), at: Instant(seconds: series.times[i])).rssi
+            return hold.update(at: series.times[i]) { current in
+                switch current {
+                case .unknown: return x > immediate ? .immediate : x > near ? .near : .far
+                case .immediate: return x >= immediate - h ? .immediate : x >= near - h ? .near : .far
+                case .near: return x > immediate + h ? .immediate : x >= near - h ? .near : .far
+                case .far: return x <= near + h ? .far : x > immediate + h ? .immediate : .near
+                }
+            }
         }
     }
 }

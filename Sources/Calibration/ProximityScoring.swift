@@ -47,6 +47,10 @@ public enum ProximityMethod: Sendable, Hashable {
     /// The node's track as it runs (`BeaconTrack`, what `replay --output measurements` runs):
     /// these parameters with the distance model replaced by the series' calibration.
     case node(TrackingParameters)
+    /// A diagnostic, not a candidate: the node with every reading taken `decibels` weaker (P₁ of
+    /// the calibration raised by that much, so it reads farther), to see which way each set's
+    /// calibration leans.
+    case nodeReadingWeaker(TrackingParameters, decibels: Double)
     /// The Android Beacon Library's 20 s trimmed running mean (`TrimmedMeanRSSI`), classes by the
     /// thresholds without hysteresis.
     case runningMean
@@ -56,8 +60,12 @@ public enum ProximityMethod: Sendable, Hashable {
     case sample
     /// A candidate tried for the node: the class from each class's probability mass.
     case classMass(ClassMassCandidate)
-    /// A candidate tried for the node: a window's median or trimmed mean with the node's hold.
+    /// A candidate tried for the node: a window statistic with a hold.
     case window(WindowCandidate)
+    /// A candidate tried for the node: the share of a window's samples beyond each boundary.
+    case share(ShareCandidate)
+    /// A candidate tried for the node: the steady estimate with its hysteresis in dB.
+    case decibelHysteresis(DecibelHysteresisCandidate)
 
     /// The class at each sample of `series`.
     public func classes(_ series: ProximitySeries, thresholds: ProximityClassifier.Parameters = .default) -> [Proximity] {
@@ -66,8 +74,12 @@ public enum ProximityMethod: Sendable, Hashable {
             TrackingCalibration.trueProximity(distance: model.distance(rssi: rssi, measuredPower: nil), parameters: thresholds)
         }
         switch self {
-        case .node(var parameters):
-            parameters.distance = model
+        case .node(let parameters):
+            return ProximityMethod.nodeReadingWeaker(parameters, decibels: 0).classes(series, thresholds: thresholds)
+        case .nodeReadingWeaker(var parameters, let decibels):
+            var shifted = series
+            shifted.measuredPower += decibels
+            parameters.distance = shifted.distanceModel
             var track = BeaconTrack(parameters: parameters)
             return (0..<series.count).map {
                 track.observe(rssi: Int(series.rssi[$0].rounded()), measuredPower: nil,
@@ -84,6 +96,10 @@ public enum ProximityMethod: Sendable, Hashable {
         case .classMass(let candidate):
             return candidate.classes(series, thresholds: thresholds)
         case .window(let candidate):
+            return candidate.classes(series, thresholds: thresholds)
+        case .share(let candidate):
+            return candidate.classes(series, thresholds: thresholds)
+        case .decibelHysteresis(let candidate):
             return candidate.classes(series, thresholds: thresholds)
         }
     }

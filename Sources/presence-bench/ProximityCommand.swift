@@ -143,7 +143,11 @@ enum ProximityCandidates {
             $0 = .init(filter: room, hysteresis: 0.3, warmUp: 10, settle: 0)
         })
         for s in [30.0, 60] { list.append(node("settle \(s) s") { $0.settle = s }) }
-        return list + classMass + windows
+        for decibels in [-2.0, -1, 1, 2] {
+            list.append(("node, every reading \(decibels) dB weaker (calibration lean, a diagnostic)",
+                         ProximityMethod.nodeReadingWeaker(TrackingParameters.default, decibels: decibels)))
+        }
+        return list + classMass + windows + distributions + decibelHysteresis
     }
 
     /// The class from each class's probability mass under the steady filter (q 0.1, settle 10 s):
@@ -173,5 +177,40 @@ enum ProximityCandidates {
             ("trimmed mean 20 s (Android's), h 0.2, settle 10 s",
              .window(.init(statistic: .trimmedMean, window: 20, hysteresis: steady.hysteresis, settle: steady.settle))),
         ]
+    }
+
+    /// The class from the window's distribution rather than one filtered value: other means over
+    /// 20 s (IQR-fenced, of distance, of linear power), and the share of samples beyond a boundary.
+    static var distributions: [(String, ProximityMethod)] {
+        let steady = ProximityEstimate.Parameters.default
+        var list: [(String, ProximityMethod)] = []
+        for (statistic, name) in [(WindowCandidate.Statistic.iqrFencedMean, "IQR-fenced mean"), (.iqrFencedMedian, "IQR-fenced median"),
+                                  (.meanDistance, "mean of distance"),
+                                  (.meanLinearPower, "mean of linear power")] {
+            list.append(("\(name) 20 s, thresholds only", .window(.init(statistic: statistic, window: 20, hysteresis: 0, settle: 0))))
+            list.append(("\(name) 20 s, h 0.2, settle 10 s",
+                         .window(.init(statistic: statistic, window: 20, hysteresis: steady.hysteresis, settle: steady.settle))))
+        }
+        for share in [0.3, 0.5, 0.7] {
+            list.append(("share beyond a boundary > \(share) of 20 s", .share(.init(window: 20, share: share, hysteresis: 0, settle: 0))))
+            list.append(("share beyond a boundary > \(share) of 20 s, ±0.1, settle 10 s",
+                         .share(.init(window: 20, share: share, hysteresis: 0.1, settle: steady.settle))))
+        }
+        return list
+    }
+
+    /// The steady estimate with its hysteresis in dB around each boundary's RSSI.
+    static var decibelHysteresis: [(String, ProximityMethod)] {
+        let steady = ProximityEstimate.Parameters.default
+        var list: [(String, ProximityMethod)] = []
+        for h in [0.5, 1, 1.5, 2, 3] {
+            list.append(("steady filter, hysteresis \(h) dB, settle 10 s",
+                         .decibelHysteresis(.init(filter: steady.filter, hysteresis: h, settle: steady.settle))))
+        }
+        for h in [1.0, 1.5] {
+            list.append(("steady filter, hysteresis \(h) dB, settle 5 s",
+                         .decibelHysteresis(.init(filter: steady.filter, hysteresis: h, settle: 5))))
+        }
+        return list
     }
 }

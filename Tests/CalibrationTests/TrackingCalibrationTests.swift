@@ -158,6 +158,12 @@ import BeaconCore
             .classMass(.init(filter: filter, withCalibrationResidual: false, priorExponent: 0, margin: 0.2, settle: 10)),
             .window(.init(statistic: .median, window: 20, hysteresis: 0.2, settle: 10)),
             .window(.init(statistic: .trimmedMean, window: 20, hysteresis: 0.2, settle: 10)),
+            .window(.init(statistic: .iqrFencedMean, window: 20, hysteresis: 0.2, settle: 10)),
+            .window(.init(statistic: .iqrFencedMedian, window: 20, hysteresis: 0.2, settle: 10)),
+            .window(.init(statistic: .meanDistance, window: 20, hysteresis: 0.2, settle: 10)),
+            .window(.init(statistic: .meanLinearPower, window: 20, hysteresis: 0.2, settle: 10)),
+            .share(.init(window: 20, share: 0.5, hysteresis: 0.1, settle: 10)),
+            .decibelHysteresis(.init(filter: filter, hysteresis: 1, settle: 10)),
         ]
         for method in candidates {
             #expect(ProximityScoring.score([near, far], method: method, name: "m").balancedAccuracy == 1)
@@ -171,6 +177,35 @@ import BeaconCore
         #expect(last(0) == .immediate)
         // A prior uniform in distance shifts ln d by s² (s = 5 ln10 / 20 = 0.58, ×1.4): 0.56 m, near.
         #expect(last(1) == .near)
+        // The means weigh the window differently: 19 samples at -60 dBm (1 m) and one at -40 dBm
+        // (0.1 m). In dB the mean reads 0.89 m, in distance 0.96 m, in linear power 0.41 m.
+        let spike = series(Array(repeating: -60, count: 19) + [-40], at: 1)
+        func lastOf(_ statistic: WindowCandidate.Statistic) -> Proximity? {
+            ProximityMethod.window(.init(statistic: statistic, window: 20, hysteresis: 0, settle: 0)).classes(spike).last
+        }
+        #expect(lastOf(.meanDistance) == .near)
+        #expect(lastOf(.meanLinearPower) == .immediate)
+        // A share of 0.3 calls far once a third of the window reads beyond 3 m; 0.5 (the median) does not.
+        let split = series(Array(repeating: -60, count: 13) + Array(repeating: -80, count: 7), at: 1)
+        func lastShare(_ share: Double) -> Proximity? {
+            ProximityMethod.share(.init(window: 20, share: share, hysteresis: 0, settle: 0)).classes(split).last
+        }
+        #expect(lastShare(0.3) == .far)
+        #expect(lastShare(0.5) == .near)
+        // Hysteresis in dB: 3 m reads -69.5 dBm; after 1 m the steady filter settles at about
+        // -69.9 dBm: far without a margin, still near with 1 dB.
+        let edge = series(Array(repeating: -60, count: 10) + Array(repeating: -70, count: 40), at: 3.2)
+        func lastDecibel(_ h: Double) -> Proximity? {
+            ProximityMethod.decibelHysteresis(.init(filter: filter, hysteresis: h, settle: 0)).classes(edge).last
+        }
+        #expect(lastDecibel(0) == .far)
+        #expect(lastDecibel(1) == .near)
+        // The calibration's lean: -69 dBm reads 2.8 m (near); taken 1 dB weaker, 3.2 m (far). With
+        // no shift it is the node itself.
+        let lean = series(Array(repeating: -69, count: 20), at: 2.8)
+        #expect(ProximityMethod.nodeReadingWeaker(.default, decibels: 0).classes(lean) == ProximityMethod.node(.default).classes(lean))
+        #expect(ProximityMethod.nodeReadingWeaker(.default, decibels: 0).classes(lean).last == .near)
+        #expect(ProximityMethod.nodeReadingWeaker(.default, decibels: 1).classes(lean).last == .far)
         // Masses are a distribution, cut at the prior's end.
         let mass = ClassMassCandidate.masses(mean: log(1.0), sd: 0.5, maxDistance: 30, thresholds: .default)
         #expect(abs(mass.reduce(0, +) - 1) < 1e-12)
