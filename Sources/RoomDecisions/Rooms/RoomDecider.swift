@@ -154,7 +154,8 @@ public struct RoomDecider: Sendable {
             let score = -10 * parameters.pathLossExponent * log10(max(distance, 0.01))
             states[slot].hold(node: node, room: room, proximity: proximity, distance: distance, score: score,
                               at: time, nodeCount: nodes.count)
-            if let rawOffset {
+            // Only a rule that runs the fast clock reads the raw reading: the defaults' path stays as it was.
+            if let rawOffset, parameters.fastLead.isFinite || !wornSlots.isEmpty {
                 let slotParameters = parameters(forSlot: slot)
                 if slotParameters.fastLead.isFinite {
                     states[slot].heardRaw(node: node, room: room, rawScore: score + rawOffset, at: time,
