@@ -32,6 +32,8 @@ public enum KnownBeaconsYAML {
                 }
                 if scalar.isNull {
                     object.addNull(key)
+                } else if key != "irk", scalar.style == .plain, let flag = boolean(scalar.text) {
+                    object.add(key, flag)  // worn: true
                 } else if key != "irk", scalar.style == .plain, let integer = integer(scalar.text) {
                     object.add(key, integer)
                 } else if key != "irk", scalar.style == .plain, let number = Double(scalar.text), number.isFinite {
@@ -48,6 +50,15 @@ public enum KnownBeaconsYAML {
             return try KnownBeaconsConfig(json: try JSONParser.parse(Array(json.utf8)), crypto: crypto).beacons
         } catch {
             throw Failure(field: error.path.description, message: error.message, line: line(of: error.path, in: node) ?? node.line)
+        }
+    }
+
+    /// An unquoted `true` or `false` (YAML 1.2's core forms) becomes a JSON boolean.
+    static func boolean(_ text: String) -> Bool? {
+        switch text {
+        case "true", "True", "TRUE": true
+        case "false", "False", "FALSE": false
+        default: nil
         }
     }
 

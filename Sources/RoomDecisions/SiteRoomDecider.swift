@@ -28,9 +28,10 @@ public struct SiteRoomDecider: Sendable {
     /// As `update(_:at:)`, for a beacon the caller already holds the physics slot of (the live
     /// aggregator: one hash per measurement). The evidence is built only for a model.
     public mutating func update(node: String, room: String, distance: Double?, proximity: Proximity,
-                                in slot: RoomDecider.BeaconSlot, at time: Instant,
+                                in slot: RoomDecider.BeaconSlot, at time: Instant, rawOffset: Double? = nil,
                                 evidence: @autoclosure () -> NodeEvidence) -> RoomDecision? {
-        let decision = physics.update(node: node, room: room, distance: distance, proximity: proximity, in: slot, at: time)
+        let decision = physics.update(node: node, room: room, distance: distance, proximity: proximity, in: slot, at: time,
+                                      rawOffset: rawOffset)
         guard model != nil else { return decision }
         return model!.update(evidence(), physicsRoom: physics.room(in: slot), physics: { physics.decision(in: slot) }, at: time)
     }
@@ -69,6 +70,11 @@ public struct SiteRoomDecider: Sendable {
     /// A beacon's own away timeout (nil: the site's).
     public mutating func setAwayTimeout(_ timeout: Double?, for slot: RoomDecider.BeaconSlot) {
         physics.setAwayTimeout(timeout, for: slot)
+    }
+
+    /// Decides a beacon as worn on a body (the physics rule's worn profile) or not.
+    public mutating func setWorn(_ worn: Bool, for slot: RoomDecider.BeaconSlot) {
+        physics.setWorn(worn, for: slot)
     }
 
     /// Drops everything about a beacon.

@@ -23,7 +23,9 @@ import PresenceAggregator
 ///
 /// With `--worn-tag` every recording's advertisements are first made as a tag worn on a body would
 /// have made them (`WornTagSignal`), and the report says how under `wornTag`. Bermuda 0.8's rule
-/// (`BermudaRuleBaseline`) is scored beside ours on the same advertisements, under `bermuda`.
+/// (`BermudaRuleBaseline`) is scored beside ours on the same advertisements, under `bermuda`, and
+/// the worn profile (`RoomDecisionParameters.worn`, what a known beacon marked `worn` is decided
+/// with) as mode `wornProfile` (also with `--worn-profile` on the recorded walks).
 ///
 /// JSON shape: `{ parameters, filter, publish, messagesPerBeaconNodeMinuteAtRest, wornTag?, sites: { NAME: {
 /// directory, recordings, modes: { MODE: { recordings: [Row], summary: Summary,
@@ -98,6 +100,18 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Worn tag: another draw of the same model (0: seeded by each recording's name, k: by its name and #k, as signal-figures --worn-draws), to see how much a figure hangs on one draw.", visibility: .hidden))
     var wornDraw = 0
 
+    @Option(name: .customLong("candidate"), help: ArgumentHelp("Search: score these decision settings (key=value,…: margin, fallRate, dwell, evidence, leadCap, fastLead, fastFor, decisiveLead, settle; empty: the defaults) on the worn walks over --worn-draws draws beside Bermuda's rule; one JSON line each.", visibility: .hidden))
+    var candidates: [String] = []
+
+    @Option(help: ArgumentHelp("Search: how many draws of the worn tag each candidate meets.", visibility: .hidden))
+    var wornDraws = 4
+
+    @Flag(help: ArgumentHelp("Search: score each candidate on the recorded walks too.", visibility: .hidden))
+    var candidatesRecorded = false
+
+    @Flag(help: "Also score the worn profile (a beacon marked worn: RoomDecisionParameters.worn) as mode wornProfile; on by itself with --worn-tag.")
+    var wornProfile = false
+
     @Flag(help: "Skip the learned site model's modes (quicker, for trying decision settings).")
     var physicsOnly = false
 
@@ -170,6 +184,11 @@ struct EvaluateCommand: ParsableCommand {
             }
             sites.removeAll { !wanted.contains($0.name) }
         }
+        if !candidates.isEmpty {
+            try Self.searchCandidates(candidates, sites: sites, draws: wornDraw..<(wornDraw + max(1, wornDraws)), recorded: candidatesRecorded,
+                                      wornSignal: wornTagModel.signal(), tracking: tracking, base: parameters)
+            return
+        }
         // The worn tag before anything is replayed or learned: at home the walks learned from are worn too.
         let worn = wornTag ? wornTagModel.signal() : nil
         if let worn {
@@ -191,6 +210,11 @@ struct EvaluateCommand: ParsableCommand {
         for site in sites {
             var modes: [String: ModeReport] = [:]
             modes["defaults"] = Self.defaultsMode(site, tracking: tracking, parameters: parameters)
+            if wornTag || wornProfile {
+                // Every beacon decided as one marked worn would be (the replay's beacons are all the walker's tag).
+                modes["wornProfile"] = Self.defaultsMode(site, tracking: tracking, parameters: parameters.worn)
+                modes["wornProfile"]?.name = "the worn profile (a known beacon marked worn)"
+            }
             // The site model learned from the site's other recordings (EvaluateCommand+Learned.swift).
             // `learned` follows learn's verdict (the model, or physics where the model did not beat it
             // on the training recordings); `learnedModelAlone` always decides with the model.

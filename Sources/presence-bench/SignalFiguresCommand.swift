@@ -23,6 +23,9 @@ struct SignalFiguresCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Worn tag: pool this many draws of each recording (the first seeded by its name, the others by its name and #k), so the figures do not hang on one draw.", visibility: .hidden))
     var wornDraws = 1
 
+    @Flag(help: ArgumentHelp("Also one column per recording (and draw), DIR/NAME#k: can a beacon's own signal tell worn from not, recording by recording?", visibility: .hidden))
+    var perRecording = false
+
     func run() throws {
         var columns: [String: SignalFigures] = [:]
         var every: [SignalFigures.Recording] = []
@@ -31,10 +34,12 @@ struct SignalFiguresCommand: ParsableCommand {
             let name = URL(fileURLWithPath: directory).standardizedFileURL.lastPathComponent
             let recordings = try EvaluateCommand.loadTraces(directory: directory).flatMap { set in
                 (0..<(wornTag ? max(1, wornDraws) : 1)).map { draw in
-                    SignalFigures.Recording(
+                    let recording = SignalFigures.Recording(
                         samples: wornTag ? worn.apply(to: set.samples, truth: set.truth,
                                                       name: draw == 0 ? set.name : "\(set.name)#\(draw)") : set.samples,
                         truth: set.truth)
+                    if perRecording { columns["\(name)/\(set.name)#\(draw)"] = SignalFigures([recording]) }
+                    return recording
                 }
             }
             columns[name] = SignalFigures(recordings)

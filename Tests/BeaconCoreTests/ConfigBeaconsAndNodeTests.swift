@@ -83,7 +83,23 @@ import Testing
                 == "beacons[0].name: must be 1–128 characters")
         #expect(
             beaconsError(#"{"revision":1,"beacons":[{"beacon":"\#(aliceKeys)","power":-59}]}"#)
-                == "beacons[0].power: unknown key (known keys: beacon, irk, id, name, measuredPower, awayTimeout)")
+                == "beacons[0].power: unknown key (known keys: beacon, irk, id, name, measuredPower, awayTimeout, worn)")
+    }
+
+    /// `worn: true` marks a beacon worn on a body (the aggregator's worn profile); absent, it is not.
+    @Test func knownBeaconWorn() throws {
+        let text = #"{"revision":1,"beacons":[{"beacon":"\#(aliceKeys)","id":"alice-band","worn":true},{"beacon":"mac-c4a1b2c3d4e5","worn":false},{"beacon":"mac-000000000001"}]}"#
+        guard case .replaced(let config) = try KnownBeaconsConfig.parse(payload(text)) else {
+            Issue.record("expected beacons")
+            return
+        }
+        #expect(config.beacons.map(\.worn) == [true, false, false])
+        #expect(
+            beaconsError(#"{"revision":1,"beacons":[{"beacon":"\#(aliceKeys)","worn":"yes"}]}"#)
+                == "beacons[0].worn: expected true or false, got a string")
+        #expect(
+            beaconsError(#"{"revision":1,"beacons":[{"beacon":"\#(aliceKeys)","worn":1}]}"#)
+                == "beacons[0].worn: expected true or false, got an integer")
     }
 
     @Test func nodeSettingsMessage() throws {

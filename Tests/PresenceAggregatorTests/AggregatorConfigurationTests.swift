@@ -142,10 +142,12 @@ import Testing
                 id: alice-keys
                 name: Alice's keys
                 measuredPower: -59
+                worn: true
               - beacon: mac-c4a1b2c3d4e5
             """)
         let configuration = try AggregatorConfiguration.load(file: path, environment: [:], flags: [:])
         #expect(configuration.knownBeacons.count == 2)
+        #expect(configuration.knownBeacons.map(\.worn) == [true, false])
         #expect(configuration.knownBeacon(beaconID)?.topicID == "alice-keys")
         #expect(configuration.knownBeacon(beaconID)?.measuredPower == -59)
         #expect(configuration.knownBeacon(BeaconID(rawValue: "mac-c4a1b2c3d4e5"))?.topicID == "mac-c4a1b2c3d4e5")
@@ -223,7 +225,7 @@ import Testing
         ("beacons: alice", "beacons: expected a list of beacons"),
         ("beacons:\n  - beacon: ibeacon-1\n    id: alice", "beacons[0].beacon: 'ibeacon-1' is not a beacon id (ibeacon-<uuid>-<major>-<minor>, altbeacon-<40 hex>, eddystone-<20 hex>-<12 hex>, mac-<12 hex> or irk-<12 hex>)"),
         ("beacons:\n  - beacon: mac-c4a1b2c3d4e5\n    id: Alice", "beacons[0].id: 'Alice' is not a valid id (1–64 characters of a-z, 0-9, '_' and '-')"),
-        ("beacons:\n  - beacon: mac-c4a1b2c3d4e5\n    colour: red", "beacons[0].colour: unknown key (known keys: beacon, irk, id, name, measuredPower, awayTimeout)"),
+        ("beacons:\n  - beacon: mac-c4a1b2c3d4e5\n    colour: red", "beacons[0].colour: unknown key (known keys: beacon, irk, id, name, measuredPower, awayTimeout, worn)"),
         ("beacons:\n  - beacon: mac-c4a1b2c3d4e5\n    id: a\n  - beacon: mac-c4a1b2c3d4e6\n    id: a", "beacons[1].id: duplicate id 'a'"),
         // Combinations.
         ("broker: mqtts://h\ntls:\n  certificateFile: /etc/hostname", "tls.certificateFile: needs tls.keyFile too (a client certificate and its key go together)"),

@@ -21,13 +21,13 @@ struct ReceivedMeasurementTests {
             let room = string("room") ?? nil, TopicLevelID.isValid(room), room != "not_home",
             let proximityText = string("proximity") ?? nil, let proximity = Proximity(rawValue: proximityText),
             let distance = number("distance"), let name = string("name"),
-            let rssiFiltered = number("rssiFiltered"), let sigma = number("sigma")
+            let rssiFiltered = number("rssiFiltered"), let rssi = number("rssi"), let sigma = number("sigma")
         else { return nil }
         if let distance, !(distance >= 0) { return nil }
         guard distance != nil || proximity == .unknown else { return nil }
         var measurement = ReceivedMeasurement(
             beacon: BeaconID(rawValue: beacon), name: name.flatMap { $0.isEmpty || $0.count > KnownBeacon.maximumNameLength ? nil : $0 },
-            node: node, room: room, rssiFiltered: rssiFiltered, sigma: sigma, distance: distance, proximity: proximity)
+            node: node, room: room, rssiFiltered: rssiFiltered, sigma: sigma, distance: distance, proximity: proximity, rssi: rssi)
         if beacon.hasPrefix("irk-") {
             guard let id = string("id") else { return nil }
             if let id, id != beacon { measurement.alias = TopicLevelID(id) }

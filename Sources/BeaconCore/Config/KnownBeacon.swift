@@ -16,6 +16,12 @@ public struct KnownBeacon: Hashable, Sendable {
     public var name: String?
     /// RSSI at 1 m in dBm, overriding what the beacon advertises.
     public var measuredPower: Int?
+    /// Worn on a body (a wristband, a watch, a phone in a pocket; a key fob on a person), default
+    /// false (fixed, carried on something, or on a pet). The aggregator decides a worn beacon's
+    /// room with the worn profile (`RoomDecisionParameters.worn`): a body shadows its own room's
+    /// receivers for half a minute at a time, which the defaults would take for a move (issue 40).
+    /// Agents ignore it.
+    public var worn: Bool
 
     /// The range accepted for `measuredPower`, in dBm.
     public static let measuredPowerRange: ClosedRange<Int64> = -127...0
@@ -27,8 +33,9 @@ public struct KnownBeacon: Hashable, Sendable {
     /// Creates an entry; only the canonical id is required (a key entry needs an alias too, which parsing checks).
     public init(
         beacon: BeaconID, alias: TopicLevelID? = nil, name: String? = nil, measuredPower: Int? = nil,
-        irk: IdentityResolvingKey? = nil, awayTimeout: Double? = nil
+        irk: IdentityResolvingKey? = nil, awayTimeout: Double? = nil, worn: Bool = false
     ) {
+        self.worn = worn
         self.beacon = beacon
         self.alias = alias
         self.name = name
@@ -41,12 +48,12 @@ public struct KnownBeacon: Hashable, Sendable {
     public var topicID: String { alias?.rawValue ?? beacon.rawValue }
 
     /// One entry from its JSON object: `{"beacon":"ibeacon-…","id":"alice-keys","name":"Alice's keys","measuredPower":-59}`
-    /// or `{"irk":"<32 hex or base64>","id":"alice-phone","name":"Alice's iPhone","awayTimeout":600}`.
+    /// or `{"irk":"<32 hex or base64>","id":"alice-phone","name":"Alice's iPhone","awayTimeout":600,"worn":true}`.
     /// `crypto` gives the SHA-256 an `irk` entry's canonical id is cut from; without it (a program
     /// that resolves no keys) an `irk` entry is refused.
     public init(json value: JSONValue, at path: FieldPath, crypto: (any IdentityKeyCrypto)? = nil) throws(ConfigError) {
         let reader = try JSONFieldReader(value, at: path)
-        try reader.rejectUnknownKeys(["beacon", "irk", "id", "name", "measuredPower", "awayTimeout"])
+        try reader.rejectUnknownKeys(["beacon", "irk", "id", "name", "measuredPower", "awayTimeout", "worn"])
         let canonical: String
         var key: IdentityResolvingKey?
         if let irkValue = reader.optional("irk") {
@@ -100,6 +107,8 @@ public struct KnownBeacon: Hashable, Sendable {
         let away = try reader.optional("awayTimeout").map { (value) throws(ConfigError) in
             try reader.number(value, key: "awayTimeout", in: Self.awayTimeoutRange)
         }
-        self.init(beacon: BeaconID(rawValue: canonical), alias: alias, name: name, measuredPower: power, irk: key, awayTimeout: away)
+        let worn = try reader.optional("worn").map { (value) throws(ConfigError) in try reader.bool(value, key: "worn") }
+        self.init(beacon: BeaconID(rawValue: canonical), alias: alias, name: name, measuredPower: power, irk: key,
+                  awayTimeout: away, worn: worn ?? false)
     }
 }

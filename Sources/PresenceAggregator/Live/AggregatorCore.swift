@@ -132,7 +132,8 @@ public struct AggregatorCore: Sendable {
         let knownNodes = decider.physics.knownNodeCount
         let knownRooms = decider.physics.knownRoomCount
         let decision = decider.update(node: measurement.node, room: measurement.room, distance: measurement.distance,
-                                      proximity: measurement.proximity, in: slot, at: time, evidence: measurement.evidence)
+                                      proximity: measurement.proximity, in: slot, at: time, rawOffset: measurement.rawOffset,
+                                      evidence: measurement.evidence)
         // A node or room the decider had not met: announce it before any decision names it (the
         // room sensors' options must hold a room before it is a state). Two counts compared, no
         // hashing, in the usual case.

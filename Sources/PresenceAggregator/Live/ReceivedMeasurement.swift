@@ -17,13 +17,17 @@ public struct ReceivedMeasurement: Sendable, Hashable {
     public var node: String
     public var room: String
     public var rssiFiltered: Double?
+    /// The advert that made the measurement (`rssi`), read for the fast clock of a beacon decided
+    /// with it (the worn profile, `RoomDecisionParameters.fastLead`).
+    public var rssi: Double?
     public var sigma: Double?
     /// Metres; nil when the node no longer hears the beacon (then `proximity` is `unknown`).
     public var distance: Double?
     public var proximity: Proximity
 
     public init(beacon: BeaconID, name: String? = nil, node: String, room: String, rssiFiltered: Double? = nil,
-                sigma: Double? = nil, distance: Double?, proximity: Proximity) {
+                sigma: Double? = nil, distance: Double?, proximity: Proximity, rssi: Double? = nil) {
+        self.rssi = rssi
         self.beacon = beacon
         self.name = name
         self.node = node
@@ -47,7 +51,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         // thousands of messages a second). Unknown keys are allowed: a newer agent may publish
         // more than this aggregator reads.
         var beaconText, nodeText, roomText, proximityText, nameText, idText: String?
-        var distanceValue, rssiFiltered, sigma: Double?
+        var distanceValue, rssiFiltered, rssi, sigma: Double?
         // `id` is read only for a device known by its IRK: another type is an error only then.
         var idError: ConfigError?
         do throws(ConfigError) {
@@ -65,6 +69,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
                     }
                 case "distance": distanceValue = try value.memberNumber()
                 case "rssiFiltered": rssiFiltered = try value.memberNumber()
+                case "rssi": rssi = try value.memberNumber()
                 case "sigma": sigma = try value.memberNumber()
                 default: try value.skipMemberValue()
                 }
@@ -100,11 +105,18 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         var name = nameText
         if let given = name, given.isEmpty || given.count > KnownBeacon.maximumNameLength { name = nil }
         self.init(beacon: BeaconID(rawValue: canonical), name: name, node: node, room: room,
-                  rssiFiltered: rssiFiltered, sigma: sigma, distance: distance, proximity: proximity)
+                  rssiFiltered: rssiFiltered, sigma: sigma, distance: distance, proximity: proximity, rssi: rssi)
         if canonical.hasPrefix("irk-") {
             if let idError { throw ReceivedMeasurementError(idError.description) }
             if let id = idText, id != canonical { alias = TopicLevelID(id) }
         }
+    }
+
+    /// The raw reading's offset above the filtered one, dB, when the node sent both: the fast
+    /// clock's reading on the score's scale.
+    public var rawOffset: Double? {
+        guard let rssi, let rssiFiltered, rssi.isFinite, rssiFiltered.isFinite else { return nil }
+        return rssi - rssiFiltered
     }
 
     /// The decider's view of this measurement.
@@ -112,7 +124,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         // A silence (proximity unknown, no distance) makes the decider drop this node's evidence at once.
         NodeEvidence(beacon: beacon, node: node, room: room, rssiFiltered: rssiFiltered ?? -Double.infinity,
                      sigma: sigma ?? 0, distance: isSilence ? nil : distance,
-                     proximity: proximity)
+                     proximity: proximity, rssi: rssi)
     }
 }
 

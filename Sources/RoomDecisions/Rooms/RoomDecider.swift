@@ -50,6 +50,8 @@ public struct RoomDecider: Sendable {
 
     /// The decision parameters this decider runs with.
     public let parameters: RoomDecisionParameters
+    /// The parameters of a beacon worn on a body (`setWorn(_:for:)`): `parameters.worn`.
+    public let wornParameters: RoomDecisionParameters
     /// Beacon id → slot (hashed once per update). This and the slot arrays below are internal, not
     /// private, for the slot API beside this file (RoomDecider+Slots.swift).
     var slotByBeacon = BeaconSlotTable()
@@ -59,6 +61,9 @@ public struct RoomDecider: Sendable {
     /// Away timeouts of beacons that have their own (a phone, quiet when locked; `config/beacons`
     /// `awayTimeout`), by slot. Few or none: a dictionary beside the states, not a field in each.
     private var awayTimeouts: [Int: Double] = [:]
+    /// Slots of beacons worn on a body (`config/beacons` `worn`), decided with `wornParameters`.
+    /// Few or none, as the away timeouts.
+    private var wornSlots: Set<Int> = []
     var freeSlots: [Int] = []
     private var nodeCodes: [String: NameCode] = [:]
     private var nodeNames: [String] = []
@@ -88,6 +93,7 @@ public struct RoomDecider: Sendable {
     /// Creates a decider with no beacons, nodes or rooms yet.
     public init(parameters: RoomDecisionParameters = .default) {
         self.parameters = parameters
+        wornParameters = parameters.worn
     }
 
     /// Folds in one measurement received at `time`; returns the decision when the beacon's room
@@ -118,13 +124,15 @@ public struct RoomDecider: Sendable {
 
     /// `update(_:in:at:)` from the parts of a measurement its owner already holds (the aggregator):
     /// no `NodeEvidence` to build, so no strings to retain and release per update. Silence is
-    /// proximity `unknown` or no distance, as `NodeEvidence.isSilence`.
+    /// proximity `unknown` or no distance, as `NodeEvidence.isSilence`. `rawOffset`: the measurement's
+    /// `rssi` above its `rssiFiltered`, dB, read only by a beacon whose parameters run the fast clock.
     public mutating func update(node: String, room: String, distance: Double?, proximity: Proximity,
-                                in slot: BeaconSlot, at time: Instant) -> RoomDecision? {
+                                in slot: BeaconSlot, at time: Instant, rawOffset: Double? = nil) -> RoomDecision? {
         guard time.seconds.isFinite, slotBeacons.indices.contains(slot.index), slotBeacons[slot.index] != nil else {
             return nil
         }
-        return update(node: node, room: room, distance: distance, proximity: proximity, slot: slot.index, at: time)
+        return update(node: node, room: room, distance: distance, proximity: proximity, slot: slot.index, at: time,
+                      rawOffset: rawOffset)
     }
 
     private mutating func update(_ evidence: NodeEvidence, slot: Int, at time: Instant) -> RoomDecision? {
@@ -146,9 +154,13 @@ public struct RoomDecider: Sendable {
             let score = -10 * parameters.pathLossExponent * log10(max(distance, 0.01))
             states[slot].hold(node: node, room: room, proximity: proximity, distance: distance, score: score,
                               at: time, nodeCount: nodes.count)
-            if let rawOffset, parameters.fastLead.isFinite {
-                states[slot].heardRaw(node: node, room: room, rawScore: score + rawOffset, at: time,
-                                      parameters: parameters(forSlot: slot))
+            // Only a rule that runs the fast clock reads the raw reading: the defaults' path stays as it was.
+            if let rawOffset, parameters.fastLead.isFinite || !wornSlots.isEmpty {
+                let slotParameters = parameters(forSlot: slot)
+                if slotParameters.fastLead.isFinite {
+                    states[slot].heardRaw(node: node, room: room, rawScore: score + rawOffset, at: time,
+                                          parameters: slotParameters)
+                }
             }
         }
         guard evaluate(slot: slot, at: time) else { return nil }
@@ -210,13 +222,23 @@ public struct RoomDecider: Sendable {
         awayTimeouts[slot.index] ?? parameters.awayTimeout
     }
 
-    /// The parameters the beacon in `slot` is decided with: the common ones, with its own away
-    /// timeout when it has one.
+    /// Decides the beacon in `slot` as worn on a body (`wornParameters`) or not (`parameters`).
+    /// Its room stays; the next evaluation applies the other rule.
+    public mutating func setWorn(_ worn: Bool, for slot: BeaconSlot) {
+        if worn { wornSlots.insert(slot.index) } else { wornSlots.remove(slot.index) }
+        tickSchedule.evaluateAtNextTick(slot.index)
+    }
+
+    /// Whether the beacon in `slot` is decided as worn.
+    public func isWorn(_ slot: BeaconSlot) -> Bool { wornSlots.contains(slot.index) }
+
+    /// The parameters the beacon in `slot` is decided with: the common ones or the worn profile's,
+    /// with its own away timeout when it has one.
     @inline(__always)
     private func parameters(forSlot slot: Int) -> RoomDecisionParameters {
-        guard !awayTimeouts.isEmpty, let away = awayTimeouts[slot] else { return parameters }
-        var own = parameters
-        own.awayTimeout = away
+        if awayTimeouts.isEmpty && wornSlots.isEmpty { return parameters }
+        var own = wornSlots.contains(slot) ? wornParameters : parameters
+        if let away = awayTimeouts[slot] { own.awayTimeout = away }
         return own
     }
 
@@ -287,6 +309,7 @@ public struct RoomDecider: Sendable {
         motion?.moved(from: states[slot].room, to: nil)
         states[slot] = BeaconRoomState()
         awayTimeouts[slot] = nil
+        wornSlots.remove(slot)
         tickSchedule.free(slot)
         freeSlots.append(slot)
         if slotByBeacon.count == 0 {

@@ -98,4 +98,35 @@ public struct RoomDecisionParameters: Sendable, Hashable {
 
     /// The documented defaults.
     public static let `default` = RoomDecisionParameters()
+
+    /// The rule for a tag worn on a body (a wristband, a phone in a pocket, a watch: a known beacon
+    /// marked `worn`, docs/MQTT.md), issue 40's third round. A body shadows its own room's receivers
+    /// for half a minute at a time (a person sitting with their back to them), which the defaults,
+    /// chosen on tags carried on a pole or a car, take for a move; the worn profile asks a
+    /// challenger for more before it wins, and lets a real move through by the fast clock:
+    /// - `margin` 2.5 dB, `leadCap` 4 dB: a lead counts only above 2.5 dB, and at most 1.5 dB of it,
+    ///   so a shadow that leaves another room a little ahead never switches;
+    /// - `dwell` 6 s, `evidenceToSwitch` 8 dB·s: even a decisive lead by the filtered values takes
+    ///   6 s (a shadow lasts seconds to half a minute; the house's median was 3 s);
+    /// - `fastLead` 4 dB for `fastFor` 1.1 s: the room moved to wins once its nodes' raw adverts
+    ///   have stood 4 dB above the held room for 1.1 s; a shadow lowers the room held, raises none.
+    ///
+    /// Only the switching rule differs (`margin`, `fallRate`,
+    /// `dwell`, `evidenceToSwitch`, `leadCap`, `decisiveLead`, `fastLead`, `fastFor`); what a site
+    /// sets for the rest (path loss, settle, stale and away times) holds for worn beacons too.
+    /// Searched on the worn versions of every shared site (`presence-bench evaluate --worn-tag`; the
+    /// Room decisions article of PresenceAggregator.docc has the figures).
+    public static let wornRule = RoomDecisionParameters(
+        margin: 2.5, fallRate: 4, dwell: 6, evidenceToSwitch: 8, leadCap: 4, decisiveLead: .infinity,
+        fastLead: 4, fastFor: 1.1)
+
+    /// These parameters with the worn profile's switching rule (`wornRule`) in place of their own.
+    public var worn: RoomDecisionParameters {
+        let rule = Self.wornRule
+        return RoomDecisionParameters(
+            pathLossExponent: pathLossExponent, margin: rule.margin, fallRate: rule.fallRate, dwell: rule.dwell,
+            evidenceToSwitch: rule.evidenceToSwitch, leadCap: rule.leadCap, decisiveLead: rule.decisiveLead,
+            fastLead: rule.fastLead, fastFor: rule.fastFor,
+            settleTime: settleTime, staleAfter: staleAfter, awayTimeout: awayTimeout)
+    }
 }

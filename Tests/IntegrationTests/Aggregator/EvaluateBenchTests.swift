@@ -45,6 +45,27 @@ import Testing
         #expect(summary(plain, "bermuda") != summary(worn, "bermuda"))
         // The same run twice is the same worn tag.
         #expect(summary(try site.evaluate(["--worn-tag"]), "defaults") == summary(worn, "defaults"))
+        // The worn profile (a known beacon marked worn) is scored beside the defaults on the worn
+        // walks, and on the recorded ones when asked.
+        #expect(summary(worn, "wornProfile") != nil && summary(plain, "wornProfile") == nil)
+        #expect(summary(try site.evaluate(["--worn-profile"]), "wornProfile") != nil)
+    }
+
+    @Test("evaluate --candidate scores decision settings over draws of the worn walks, Bermuda's rule first; a bad one is named")
+    func candidateSearch() throws {
+        let site = try TwoWalks()
+        defer { site.remove() }
+        let result = try ToolRunner.run(site.bench, ["evaluate", "--data", site.data, "--traces", site.directory.path,
+                                                     "--worn-draws", "2", "--candidate", "margin=2.5,fastLead=4"], separateErrors: true)
+        #expect(result.status == 0, "\(result.errors)")
+        let lines = try result.output.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(lines.map { $0["candidate"] as? String } == ["bermuda", "margin=2.5,fastLead=4"])
+        #expect(((lines.last?["worn"] as? [String: Any])?.values.first as? [String: Any])?["flaps"] != nil)
+        let bad = try ToolRunner.run(site.bench, ["evaluate", "--data", site.data, "--traces", site.directory.path,
+                                                  "--candidate", "margin=wide"], separateErrors: true)
+        #expect(bad.status != 0 && bad.errors.contains("--candidate: 'margin=wide' is not key=number"), "\(bad.errors)")
     }
 
     @Test("signal-figures prints the house's column beside each directory's, recorded or worn")

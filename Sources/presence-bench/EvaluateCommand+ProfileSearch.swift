@@ -1,0 +1,99 @@
+import ArgumentParser
+import BeaconCore
+import Foundation
+import RoomDecisions
+
+/// `evaluate --candidate SPEC …` (hidden): scores decision settings on the worn walks of every site
+/// over several draws (`--worn-draws`, from `--worn-draw`: draws the search did not see check its
+/// choice), and on the recorded ones, beside Bermuda's rule on the same
+/// adverts; one JSON line per candidate, printed as each is done. How the worn profile was searched
+/// (issue 40's third round): the worn signal is drawn once per draw and every candidate meets the
+/// same adverts.
+extension EvaluateCommand {
+    /// `margin=1,fallRate=2,dwell=3,evidence=3,leadCap=3,fastLead=4,fastFor=1,decisiveLead=8,settle=1`
+    /// over `base`; a key not given keeps `base`'s value.
+    static func candidate(_ spec: String, over base: RoomDecisionParameters) throws -> RoomDecisionParameters {
+        var p = base
+        for part in spec.split(separator: ",") where !part.isEmpty {
+            let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
+            guard pair.count == 2, let value = Double(pair[1]) else {
+                throw ValidationError("--candidate: '\(part)' is not key=number")
+            }
+            switch pair[0] {
+            case "margin": p.margin = value
+            case "fallRate": p.fallRate = value
+            case "dwell": p.dwell = value
+            case "evidence": p.evidenceToSwitch = value
+            case "leadCap": p.leadCap = value
+            case "fastLead": p.fastLead = value
+            case "fastFor": p.fastFor = value
+            case "decisiveLead": p.decisiveLead = value
+            case "settle": p.settleTime = value
+            default: throw ValidationError("--candidate: unknown key '\(pair[0])'")
+            }
+        }
+        return p
+    }
+
+    /// One candidate's figures on one site: over the draws, mean accuracy and median switch
+    /// averaged, flaps and missed changes summed (the Room decisions article's four-draw tables).
+    struct DrawFigures: Encodable {
+        var accuracy: Double
+        var flaps: Int
+        var medianSwitch: Double?
+        var missed: Int
+        init(_ summaries: [SiteScore]) {
+            let n = Double(max(summaries.count, 1))
+            accuracy = rounded(summaries.map(\.meanAccuracy).reduce(0, +) / n, 4)
+            flaps = summaries.map(\.flaps).reduce(0, +)
+            let medians = summaries.compactMap(\.medianSwitchLatency)
+            medianSwitch = medians.isEmpty ? nil : rounded(medians.reduce(0, +) / Double(medians.count), 3)
+            missed = summaries.map(\.missedChanges).reduce(0, +)
+        }
+    }
+
+    struct CandidateLine: Encodable {
+        var candidate: String
+        var worn: [String: DrawFigures]
+        var recorded: [String: DrawFigures]?
+    }
+
+    /// Runs the search and prints its lines: first Bermuda's (`candidate: "bermuda"`), then one per
+    /// candidate.
+    static func searchCandidates(_ specs: [String], sites: [Site], draws: Range<Int>, recorded: Bool, wornSignal: WornTagSignal,
+                                 tracking: TrackingParameters, base: RoomDecisionParameters) throws {
+        let parsed = try specs.map { (spec: $0, parameters: try candidate($0, over: base)) }
+        // Every draw of every site's walks, worn: drawn once, met by every candidate.
+        let wornSites: [[Site]] = draws.map { draw in
+            sites.map { site in
+                var worn = site
+                for index in worn.recordings.indices {
+                    let recording = worn.recordings[index]
+                    worn.recordings[index].samples = wornSignal.apply(
+                        to: recording.samples, truth: recording.truth, name: draw == 0 ? recording.name : "\(recording.name)#\(draw)")
+                }
+                return worn
+            }
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        func emit(_ line: CandidateLine) throws {
+            // Unbuffered, so a long search shows each candidate as it is done.
+            FileHandle.standardOutput.write(try encoder.encode(line) + Data("\n".utf8))
+        }
+        func figures(_ score: (TraceSet) -> RoomDecisionScore) -> (worn: [String: DrawFigures], recorded: [String: DrawFigures]?) {
+            var worn: [String: DrawFigures] = [:]
+            for (index, site) in sites.enumerated() {
+                worn[site.name] = DrawFigures(wornSites.map { SiteScore($0[index].recordings.map(score)) })
+            }
+            let plain = recorded ? Dictionary(uniqueKeysWithValues: sites.map { ($0.name, DrawFigures([SiteScore($0.recordings.map(score))])) }) : nil
+            return (worn, plain)
+        }
+        let bermuda = figures(scoreBermuda)
+        try emit(CandidateLine(candidate: "bermuda", worn: bermuda.worn, recorded: bermuda.recorded))
+        for (spec, parameters) in parsed {
+            let result = figures { replay($0, tracking: tracking, parameters: parameters).score }
+            try emit(CandidateLine(candidate: spec.isEmpty ? "defaults" : spec, worn: result.worn, recorded: result.recorded))
+        }
+    }
+}
