@@ -62,6 +62,11 @@ public struct TraceReplay: Sendable {
         didSet { nextMotion = 0 }
     }
     private var nextMotion = 0
+    /// How the motion weighs (the aggregator configuration's `decision.motionHold`).
+    public var motionParameters: MotionParameters {
+        get { decider.motionParameters }
+        set { decider.motionParameters = newValue }
+    }
 
     public init(tracking: TrackingParameters = .default, decision: RoomDecisionParameters = .default,
                 tickInterval: Double = 1, model: SiteModel? = nil) {

@@ -31,10 +31,11 @@ public enum TraceReplayRunner {
     public static func run(
         path: String, output: Output, tracking: TrackingParameters = .default,
         decision: RoomDecisionParameters = .default, model: SiteModel? = nil, motion: [MotionSample] = [],
-        write: (String) -> Void
+        motionParameters: MotionParameters = .default, write: (String) -> Void
     ) throws -> Summary {
         var replay = TraceReplay(tracking: tracking, decision: decision, model: model)
         replay.motion = motion
+        replay.motionParameters = motionParameters
         replay.keepsPublished = output == .published
         var parser = TraceParser()
         var summary = Summary(samples: 0, rows: 0, reorderedLines: 0)

@@ -56,10 +56,13 @@ public struct SiteRoomDecider: Sendable {
         model?.setMotion(room: room, occupied: occupied, at: time)
     }
 
-    /// How motion weighs in the physics decision.
+    /// How motion weighs, in the physics decision and the model's alike.
     public var motionParameters: MotionParameters {
         get { physics.motionParameters }
-        set { physics.motionParameters = newValue }
+        set {
+            physics.motionParameters = newValue
+            model?.motionParameters = newValue
+        }
     }
 
     /// A slot for a beacon not decided yet (`RoomDecider.addSlot(for:)`).

@@ -39,6 +39,9 @@ struct AggregatorOptions: ParsableArguments {
     @Option(help: "Seconds after a beacon's first evidence before deciding (PRESENCE_SETTLE_TIME).")
     var settleTime: String?
 
+    @Option(help: "dB the current room defends with while its motion sensor reports motion, 0: off (PRESENCE_MOTION_HOLD).")
+    var motionHold: String?
+
     @Option(help: "Seconds a node's evidence may lag the beacon's newest before it is dropped (PRESENCE_STALE_AFTER).")
     var staleAfter: String?
 
@@ -88,6 +91,7 @@ struct AggregatorOptions: ParsableArguments {
         flags[.evidenceToSwitch] = evidence
         flags[.leadCap] = leadCap
         flags[.settleTime] = settleTime
+        flags[.motionHold] = motionHold
         flags[.staleAfter] = staleAfter
         flags[.pathLossExponent] = pathLossExponent
         flags[.model] = model

@@ -59,9 +59,12 @@ struct ReplayCommand: ParsableCommand {
         if let pathLossExponent { tracking.distance.pathLossExponent = pathLossExponent }
         if let rssiOffset { tracking.distance.rssiOffset = rssiOffset }
         var decision = RoomDecisionParameters.default
+        var motionParameters = MotionParameters.default
         if let configFile {
             do {
-                decision = try AggregatorConfiguration.load(file: configFile, environment: [:], flags: [:]).decision
+                let configuration = try AggregatorConfiguration.load(file: configFile, environment: [:], flags: [:])
+                decision = configuration.decision
+                motionParameters = configuration.motionDecision
             } catch {
                 StandardOutput.error(error.lines(prefix: "replay: "))
                 throw ExitCode(2)
@@ -93,7 +96,8 @@ struct ReplayCommand: ParsableCommand {
         var writer = StandardOutput()
         do {
             let summary = try TraceReplayRunner.run(
-                path: trace, output: mode, tracking: tracking, decision: decision, model: siteModel, motion: motion
+                path: trace, output: mode, tracking: tracking, decision: decision, model: siteModel, motion: motion,
+                motionParameters: motionParameters
             ) { writer.write($0) }
             writer.flush()
             if !summary.absentNodes.isEmpty {

@@ -209,6 +209,8 @@ import Testing
         ("decision:\n  staleAfter: 0", "decision.staleAfter: '0' is not a positive number of seconds"),
         ("decision:\n  awayTimeout: nan", "decision.awayTimeout: 'nan' is not a positive number of seconds"),
         ("decision:\n  pathLossExponent: 0", "decision.pathLossExponent: '0' is not a positive number"),
+        ("decision:\n  motionHold: -3", "decision.motionHold: '-3' is not a number of dB in 0…20"),
+        ("decision:\n  motionHold: 25", "decision.motionHold: '25' is not a number of dB in 0…20"),
         ("homeAssistant:\n  discovery: maybe", "homeAssistant.discovery: 'maybe' is not true or false"),
         ("homeAssistant:\n  prefix: Home Assistant", "homeAssistant.prefix: 'Home Assistant' is not a discovery prefix (one or more '/'-separated levels of 1–64 characters of a-z, 0-9, '_' and '-')"),
         ("forgetAfter: -5", "forgetAfter: '-5' is not a number of seconds ≥ 0 (0: never forget)"),
@@ -219,7 +221,7 @@ import Testing
         ("passwordFile: /nonexistent/secret", "passwordFile: cannot read '/nonexistent/secret' (No such file or directory)"),
         // Shape.
         ("brokr: mqtt://x", "brokr: unknown key (known keys: broker, username, password, passwordFile, clientID, root, tls, beacons, decision, homeAssistant, forgetAfter, tickInterval, keepAlive, failover, maxUnknownBeacons, floors, sources, motion)"),
-        ("decision:\n  dwel: 3", "decision.dwel: unknown key (known keys: decision.margin, decision.fallRate, decision.dwell, decision.evidence, decision.leadCap, decision.settleTime, decision.staleAfter, decision.awayTimeout, decision.pathLossExponent, decision.model)"),
+        ("decision:\n  dwel: 3", "decision.dwel: unknown key (known keys: decision.margin, decision.fallRate, decision.dwell, decision.evidence, decision.leadCap, decision.settleTime, decision.staleAfter, decision.awayTimeout, decision.pathLossExponent, decision.motionHold, decision.model)"),
         ("decision: 3", "decision: expected a mapping"),
         ("broker: [a, b]", "broker: expected a single value, not a list or mapping"),
         ("beacons: alice", "beacons: expected a list of beacons"),

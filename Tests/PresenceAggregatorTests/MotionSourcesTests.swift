@@ -2,6 +2,7 @@ import BeaconCore
 import ConfigFile
 import Foundation
 import PresenceAggregator
+import RoomDecisions
 import TestSupport
 import Testing
 
@@ -39,6 +40,32 @@ import Testing
         #expect(shown["motion[1].room"]?.value == "office")
         #expect(shown["motion[2].payload"]?.value == "on: detected, off: clear")
         #expect(shown["motion[2].payload"]?.source == .file(path: path, line: 8))
+    }
+
+    /// The motion hold (`decision.motionHold`) is set by the file, the environment or a flag, shown
+    /// by check-config with where it came from, named in its error, and reaches the decision.
+    @Test func theMotionHoldIsAFileEnvironmentAndFlagSetting() throws {
+        let (loaded, path) = try load("decision:\n  motionHold: 3\n")
+        #expect(loaded.errors.isEmpty, "\(loaded.errors)")
+        #expect(loaded.configuration.motionDecision.hold == 3)
+        let shown = loaded.effectiveSettings.first { $0.key == "decision.motionHold" }
+        #expect(shown?.value == "3")
+        #expect(shown?.source == .file(path: path, line: 2))
+        #expect(AggregatorConfigurationLoad(file: nil, environment: [:], flags: [:])
+            .effectiveSettings.first { $0.key == "decision.motionHold" }?.value == "0")
+
+        let environment = AggregatorConfigurationLoad(file: path, environment: ["PRESENCE_MOTION_HOLD": "4.5"], flags: [:])
+        #expect(environment.configuration.motionDecision.hold == 4.5)
+        let flagged = AggregatorConfigurationLoad(file: path, environment: ["PRESENCE_MOTION_HOLD": "4.5"], flags: [.motionHold: "2"])
+        #expect(flagged.configuration.motionDecision.hold == 2)
+        let wrong = AggregatorConfigurationLoad(file: nil, environment: [:], flags: [.motionHold: "loud"])
+        #expect(wrong.errors.map(\.description).contains { $0.contains("--motion-hold") && $0.contains("'loud' is not a number of dB in 0…20") },
+                "\(wrong.errors)")
+
+        let core = AggregatorCore(configuration: flagged.configuration, softwareVersion: "test")
+        #expect(core.decider.motionParameters.hold == 2)
+        // The rest of the motion settings stay the defaults.
+        #expect(core.decider.motionParameters.onsetWindow == MotionParameters.default.onsetWindow)
     }
 
     @Test func withoutMotionNoneIsRead() throws {

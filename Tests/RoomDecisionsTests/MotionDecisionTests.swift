@@ -162,6 +162,30 @@ struct MotionDecisionTests {
         #expect(quiet.map(\.1) == ["hall", "office"])
     }
 
+    @Test("a quiet room asks more only of a challenge older than a walk-in takes to trip its sensor")
+    func quietRuleWaitsForTheSensorsDelay() throws {
+        var motion = MotionParameters.default
+        motion.quietGrace = 2.5
+        func step(_ t: Double) -> (Double, Double) { t < 40 ? (1.5, 6.5) : (6.5, 1.5) }
+        func fade(_ t: Double) -> (Double, Double) { (40 <= t && t < 48) ? (3.0, 2.9) : (1.5, 6.5) }
+        func decide(_ distances: @escaping (Double) -> (Double, Double), sensors: Bool) -> [(Double, String)] {
+            var decider = RoomDecider(parameters: p)
+            decider.motionParameters = motion
+            return run(&decider, beacon: "alice", rooms: ("hall", "office"), from: 0, to: 60, distances: distances) { t, d in
+                if sensors, t == 0 { d.setMotion(room: "office", occupied: false, at: Instant(seconds: t)) }
+            }
+        }
+        // A clear arrival into the room quiet for 40 s: switched as without a sensor (within the
+        // 2.5 s a walk-in takes to trip it, the sensor's silence says nothing yet).
+        let arrival = try #require(switchTime(decide(step, sensors: true), to: "office"))
+        #expect(arrival == switchTime(decide(step, sensors: false), to: "office"))
+        // An 8 s fade with a small lead towards it (0.4 dB) switches without a sensor, its evidence
+        // gathered slowly; the quiet room's doubled dwell and evidence, asked once the challenge
+        // is 2.5 s old, hold it off.
+        #expect(decide(fade, sensors: false).map(\.1) == ["hall", "office", "hall"])
+        #expect(decide(fade, sensors: true).map(\.1) == ["hall"])
+    }
+
     @Test("a sensor that stops counting takes its room back to deciding as without motion")
     func unavailableSensorCountsNoMore() {
         func fade(_ t: Double) -> (Double, Double) { (10 <= t && t < 13.5) ? (6, 2.5) : (1.5, 6.5) }

@@ -97,6 +97,9 @@ public struct AggregatorConfiguration: Sendable {
     /// Rooms' motion and presence sensors (`motion:`, file only), read as evidence that someone is
     /// in the room now (`MotionSensorSettings`; the Room decisions article, "Motion"), default none.
     public var motion: [MotionSensorSettings] = []
+    /// How motion weighs in the decision (`decision.motionHold`; the rest are the defaults of
+    /// `MotionParameters`).
+    public var motionDecision = MotionParameters.default
 
     public static let defaultCAFile = "/etc/ssl/certs/ca-certificates.crt"
 

@@ -10,6 +10,7 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
     case broker, username, password, passwordFile, clientID, root
     case caFile, certificateFile, keyFile
     case margin, fallRate, dwell, evidenceToSwitch, leadCap, settleTime, staleAfter, awayTimeout, pathLossExponent
+    case motionHold
     case model
     case discovery, discoveryPrefix
     case forgetAfter, tickInterval, maxUnknownBeacons
@@ -99,6 +100,11 @@ extension AggregatorConfiguration {
         row(.pathLossExponent, "decision.pathLossExponent", "PRESENCE_PATH_LOSS_EXPONENT", "--path-loss-exponent", default: "1.5") { c, text in
             c.decision.pathLossExponent = try number(text, "is not a positive number") { $0 > 0 && $0 <= 10 }
         } show: { shown($0.decision.pathLossExponent) },
+        // A worn tag's fade must not hand away a room whose sensor sees someone (the Room decisions
+        // article, "Motion"); off by default, as it slows real departures.
+        row(.motionHold, "decision.motionHold", "PRESENCE_MOTION_HOLD", "--motion-hold", default: "0") { c, text in
+            c.motionDecision.hold = try number(text, "is not a number of dB in 0…20") { $0 >= 0 && $0 <= 20 }
+        } show: { shown($0.motionDecision.hold) },
         row(.model, "decision.model", "PRESENCE_MODEL", "--model", default: "(none)") { c, text in
             do {
                 c.siteModel = try SiteModelFile.load(path: text)

@@ -35,6 +35,12 @@ public struct MotionParameters: Sendable, Hashable {
     public var quietAfter: Double
     /// How many times the dwell and evidence a switch into a quiet room needs, default 2.
     public var quietFactor: Double
+    /// Seconds a challenge into a quiet room lasts before the quiet rule asks more of it, default 0
+    /// (at once). A walk-in trips the room's sensor within 0.3–2.5 s, so with 2–2.5 s the radio's
+    /// own quick switch is not slowed: it gave the SAL bay back its 4.6 s median switch (each of
+    /// its walks 0.2–0.75 s faster) but the flat flapped 29–30 times against 24 (27 without motion):
+    /// its fades into quiet rooms are quick too. 1.5 s (the dwell) changes nothing.
+    public var quietGrace: Double
 
     /// For the site model, log-likelihood per second that a room's unexplained motion adds to it,
     /// default 0.9 (ln 2.5: the true room's sensor was active within 10 s 58 % of the time, another
@@ -44,11 +50,26 @@ public struct MotionParameters: Sendable, Hashable {
     /// sensor's state lasts many seconds, so its seconds are not independent evidence.
     public var modelMotion: Double
     public var modelQuiet: Double
+    /// For the site model, log-likelihood per second added on top of `modelMotion` for
+    /// `onsetWindow` seconds after a room's motion starts, when it is this beacon's room or nobody
+    /// else's (an arrival: the moment the radio is least sure), default 1.5. With 3 the bay
+    /// flapped 6–8 times against 4 (a neighbour's sensor seen through a doorway), with 6 its accuracy fell to 0.873.
+    public var modelOnset: Double
+    /// For the site model, whether a quiet room loses `modelQuiet` only while another room's motion
+    /// is this beacon's or nobody else's (someone, perhaps this beacon, is moving there), default
+    /// true: applied always, a person sitting still in a quiet room lost 1.3 a second against
+    /// every room without a sensor while nothing moved anywhere.
+    public var modelQuietNeedsMotionElsewhere: Bool
 
     public init(hold: Double = 0, holdAfter: Double = 0, onsetWindow: Double = 3, onsetFactor: Double = 0.5,
-                quietAfter: Double = 30, quietFactor: Double = 2, modelMotion: Double = 0.9, modelQuiet: Double = 1.3) {
+                quietAfter: Double = 30, quietFactor: Double = 2, quietGrace: Double = 0,
+                modelMotion: Double = 0.9, modelQuiet: Double = 1.3, modelOnset: Double = 1.5,
+                modelQuietNeedsMotionElsewhere: Bool = true) {
         self.modelMotion = modelMotion
         self.modelQuiet = modelQuiet
+        self.modelOnset = modelOnset
+        self.modelQuietNeedsMotionElsewhere = modelQuietNeedsMotionElsewhere
+        self.quietGrace = quietGrace
         self.hold = hold
         self.holdAfter = holdAfter
         self.onsetWindow = onsetWindow

@@ -82,14 +82,16 @@ struct RoomMotionTable: Sendable {
 
     /// What a switch into `code` needs of the dwell and the evidence, as a factor (1: as without motion).
     /// Beacons decided in the room (the switching beacon never is: it is decided elsewhere) explain its onset.
-    func switchFactor(_ code: Code, at time: Instant) -> Double {
+    /// `challengedFor` is how long the challenge has lasted: a quiet room asks more only once that
+    /// is longer than a walk-in takes to trip its sensor (`MotionParameters.quietGrace`).
+    func switchFactor(_ code: Code, challengedFor: Double, at time: Instant) -> Double {
         guard Int(code) < rooms.count else { return 1 }
         let room = rooms[Int(code)]
         guard room.counts else { return 1 }
         if room.occupied, let onset = room.onset, time.since(onset) <= parameters.onsetWindow {
             return occupants[Int(code)] > 0 ? 1 : parameters.onsetFactor
         }
-        if room.occupied { return 1 }
+        if room.occupied || challengedFor < parameters.quietGrace { return 1 }
         return state(code, at: time) == .quiet ? parameters.quietFactor : 1
     }
 
@@ -104,16 +106,58 @@ struct RoomMotionTable: Sendable {
         return time.seconds - quietSince >= parameters.quietAfter ? .quiet : .recent
     }
 
-    /// For the site model: what room `code`'s motion says per second for a beacon (log-likelihood),
-    /// `decidedHere` when the beacon is decided in it, by `weights` (measured where the model was
-    /// learned). Motion counts for a beacon in the room or for a room no other beacon explains.
-    func logLikelihood(_ code: Code, decidedHere: Bool, weights: MotionWeights, at time: Instant) -> Double {
+    /// For the site model: what room `code`'s motion says per second for a beacon decided in room
+    /// `here` (nil: none yet), by `weights` (`MotionWeights`). Motion counts for a room the beacon is
+    /// decided in, or one no other beacon is decided in: motion another beacon explains says nothing
+    /// of this one, so the room counts for it as quiet (were it 0, every quiet room, this beacon's
+    /// own among them, would fall behind the room where someone else moves). A motion that started
+    /// within `onsetWindow` adds `MotionParameters.modelOnset` (an arrival: the moment the radio is
+    /// least sure). With `modelQuietNeedsMotionElsewhere` a quiet room loses its weight only while
+    /// another room's motion is this beacon's own or nobody else's (someone, perhaps it, is moving there).
+    func logLikelihood(_ code: Code, here: Code?, weights: MotionWeights, at time: Instant) -> Double {
         guard let state = state(code, at: time) else { return 0 }
         if state == .active {
-            let others = occupants[Int(code)] - (decidedHere ? 1 : 0)
-            return decidedHere || others <= 0 ? weights.active : 0
+            guard explains(code, here: here) else { return quietWeight(code, here: here, weights: weights) }
+            let room = rooms[Int(code)]
+            if room.occupied, let onset = room.onset, time.since(onset) <= parameters.onsetWindow {
+                return weights.active + parameters.modelOnset
+            }
+            return weights.active
         }
-        return state == .quiet ? weights.quiet : weights.recent
+        return state == .quiet ? quietWeight(code, here: here, weights: weights) : weights.recent
+    }
+
+    /// Whether room `code`'s motion may be a beacon's decided in `here`: its own room, or a room no
+    /// other beacon is decided in.
+    private func explains(_ code: Code, here: Code?) -> Bool {
+        code == here || occupants[Int(code)] - (here == code ? 1 : 0) <= 0
+    }
+
+    /// What a quiet room (or one whose motion someone else explains) weighs for a beacon decided in `here`.
+    private func quietWeight(_ code: Code, here: Code?, weights: MotionWeights) -> Double {
+        guard parameters.modelQuietNeedsMotionElsewhere else { return weights.quiet }
+        let elsewhere = rooms.indices.contains { other in
+            other != Int(code) && rooms[other].counts && rooms[other].occupied && explains(Code(other), here: here)
+        }
+        return elsewhere ? weights.quiet : weights.recent
+    }
+
+    /// Until when `logLikelihood` gives the same for every room and beacon, as long as no sensor
+    /// reports and no beacon moves: the first onset window, hold or quiet period to run out after `time`.
+    func steadyUntil(_ time: Instant) -> Instant {
+        var until = Double.infinity
+        func note(_ seconds: Double) { if seconds > time.seconds { until = min(until, seconds) } }
+        for room in rooms where room.counts {
+            // The onset window and the hold end just after their last second (`≤`), quiet starts at its (`≥`).
+            if room.occupied {
+                if let onset = room.onset { note((onset.seconds + parameters.onsetWindow).nextUp) }
+                continue
+            }
+            if let last = room.lastActive { note((last.seconds + parameters.holdAfter).nextUp) }
+            let quietSince = room.lastActive.map { max($0.seconds, room.countsSince.seconds) } ?? room.countsSince.seconds
+            note(quietSince + parameters.quietAfter)
+        }
+        return Instant(seconds: until)
     }
 
     /// The motion of room `code` now: nil without a sensor that counts.

@@ -332,9 +332,9 @@ struct BeaconRoomState: Sendable {
                 var winner: Int?
                 for (index, candidate) in scores.enumerated() {
                     // Motion in the challenger's room asks less of it, or more when the room is quiet.
-                    let factor = motion?.switchFactor(candidate.room, at: time) ?? 1
-                    guard let challenge = challenges.first(where: { $0.room == candidate.room }),
-                        time.since(challenge.since) >= p.dwell * factor && challenge.evidence >= p.evidenceToSwitch * factor
+                    guard let challenge = challenges.first(where: { $0.room == candidate.room }) else { continue }
+                    let factor = motion?.switchFactor(candidate.room, challengedFor: time.since(challenge.since), at: time) ?? 1
+                    guard time.since(challenge.since) >= p.dwell * factor && challenge.evidence >= p.evidenceToSwitch * factor
                             || p.decisiveLead.isFinite && candidate.score - defended >= p.decisiveLead
                     else { continue }
                     if let best = winner, !(scores[best].score < candidate.score) { continue }

@@ -79,7 +79,9 @@ public struct RoomDecider: Sendable {
     /// sensors decides exactly as before motion existed.
     private var motion: RoomMotionTable?
     /// How motion weighs, once there is some.
-    public var motionParameters = MotionParameters.default
+    public var motionParameters = MotionParameters.default {
+        didSet { motion?.parameters = motionParameters }
+    }
     /// Motion of rooms no node has named yet, applied when one does (room codes are the nodes').
     private var pendingMotion: [String: (occupied: Bool?, time: Instant)] = [:]
     /// Which beacons a tick evaluates: the active ones and those with a timer due.

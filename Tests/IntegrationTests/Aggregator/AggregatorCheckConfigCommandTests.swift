@@ -59,7 +59,7 @@ import Testing
         #expect(result.status == 2)
         #expect(result.output == "")
         #expect(result.errors == """
-            check-config: \(path):3: decision.dwel: unknown key (known keys: decision.margin, decision.fallRate, decision.dwell, decision.evidence, decision.leadCap, decision.settleTime, decision.staleAfter, decision.awayTimeout, decision.pathLossExponent, decision.model)
+            check-config: \(path):3: decision.dwel: unknown key (known keys: decision.margin, decision.fallRate, decision.dwell, decision.evidence, decision.leadCap, decision.settleTime, decision.staleAfter, decision.awayTimeout, decision.pathLossExponent, decision.motionHold, decision.model)
             check-config: \(path):7: beacons[0].id: 'Alice' is not a valid id (1–64 characters of a-z, 0-9, '_' and '-')
             check-config: \(path):4: decision.margin: 'lots' is not a number of dB ≥ 0
 
