@@ -93,6 +93,13 @@ struct LearnCommand: ParsableCommand {
         out.write("nodes (\(model.nodes.count)): \(model.nodes.joined(separator: ", "))")
         out.write("rooms (\(model.rooms.count)), samples of \(Self.format(model.parameters.sampleInterval)) s each:")
         for (index, room) in model.rooms.enumerated() { out.write("  \(room): \(model.samples[index])") }
+        if let neighbours = model.neighbours {
+            // The floor plan as walked: the filter moves a beacon between these rooms (the site model article).
+            let pairs = neighbours.enumerated().flatMap { room, next in
+                next.filter { $0 > room }.map { "\(model.rooms[room])–\(model.rooms[$0])" }
+            }
+            out.write("rooms walked between: \(pairs.isEmpty ? "none" : pairs.joined(separator: ", "))")
+        }
         if let leaveOneOut = judgement.leaveOneOut, let physics = judgement.physics {
             out.write("leave-one-recording-out (each recording decided by a model learned from the others),")
             out.write("beside the physics decision (no model) on the same recording:")

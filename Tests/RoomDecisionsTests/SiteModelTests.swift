@@ -329,3 +329,47 @@ private func physics(_ room: String, beacon: String = "b1") -> RoomDecision {
         #expect(decider.posterior(of: beacon).map { abs($0[0] - 0.5) < 1e-9 } == true)
     }
 }
+
+/// The floor plan as walked (issue 36): which rooms the truth went between, kept in the file, and
+/// the transition prior the filter moves a room change along.
+@Suite struct SiteModelNeighbourTests {
+    /// A walk hall → bathroom → hall → living, 20 s each: the bathroom and the living room never touch.
+    private func model(_ parameters: SiteModelParameters = .default) -> SiteModel {
+        learnedModel(seconds: 80, parameters) { second in
+            let room = ["hall", "bathroom", "hall", "living"][second / 20]
+            let loud = room == "living" ? -60.0 : -75
+            return (room, [("living-ap", "living", loud), ("hall-ap", "hall", room == "hall" ? -60 : -72)])
+        }
+    }
+
+    @Test func theWalkJoinsTheRoomsItWentBetween() throws {
+        let model = model()
+        #expect(model.rooms == ["bathroom", "hall", "living"])
+        #expect(model.neighbours == [[1], [0, 2], [1]])
+        let text = model.json
+        #expect(text.contains(#"{"name": "hall", "samples": "#) && text.contains(#""neighbours": ["bathroom", "living"], "nodes""#))
+        #expect(try SiteModel(json: Array(text.utf8)).neighbours == model.neighbours)
+        let wrong = text.replacingOccurrences(of: #""neighbours": ["hall"], "nodes""#, with: #""neighbours": ["attic"], "nodes""#)
+        do {
+            _ = try SiteModel(json: Array(wrong.utf8))
+            Issue.record("accepted")
+        } catch {
+            #expect(error.description.contains("neighbours: 'attic' is not another room of the model"))
+        }
+        // A file written before (no neighbours): every room change spread evenly, as then.
+        var old = model
+        old.neighbours = nil
+        #expect(try SiteModel(json: Array(old.json.utf8)).neighbours == nil)
+    }
+
+    @Test func aRoomChangeGoesToTheWalkedNeighbours() throws {
+        var parameters = SiteModelParameters.default
+        parameters.unwalkedMoveShare = 0.1
+        let prior = try #require(model(parameters).transitionPrior)
+        // From the bathroom: 0.9 to the hall, and 0.1 spread over all three.
+        #expect(abs(prior[0][1] - (0.9 + 0.1 / 3)) < 1e-9 && abs(prior[0][2] - 0.1 / 3) < 1e-9)
+        #expect(prior.allSatisfy { abs($0.reduce(0, +) - 1) < 1e-9 })
+        parameters.unwalkedMoveShare = 1
+        #expect(model(parameters).transitionPrior == nil)
+    }
+}

@@ -19,7 +19,8 @@ import BeaconCore
 /// }
 /// ```
 /// `decidedBy` (optional, default `model`) says which decision serves the room where the file's
-/// `decision` is `model` (`SiteModelDecider`). Every room lists the same nodes. Version 1 files (no `decision`, `nodeRooms`, `classifier`)
+/// `decision` is `model` (`SiteModelDecider`). `neighbours` (optional; every room or none) lists the
+/// rooms the walks went to straight from this one (`SiteModel.neighbours`). Every room lists the same nodes. Version 1 files (no `decision`, `nodeRooms`, `classifier`)
 /// are still read, and decide by their looks. Unknown keys are errors (a typo must not leave a default in
 /// force); `parameters` may leave keys out (the default applies).
 extension SiteModel {
@@ -37,7 +38,10 @@ extension SiteModel {
         for (roomIndex, room) in rooms.enumerated() {
             let floor = floors[roomIndex].map { "\"floor\": \(JSONText.quoted($0)), " } ?? ""
             let decidedBy = roomDecisions[roomIndex] == .model ? "" : "\"decidedBy\": \(JSONText.quoted(roomDecisions[roomIndex].rawValue)), "
-            text += "    {\"name\": \(JSONText.quoted(room)), \(floor)\(decidedBy)\"samples\": \(samples[roomIndex]), \"nodes\": {\n"
+            let next = neighbours.map { lists in
+                "\"neighbours\": [" + lists[roomIndex].map { JSONText.quoted(rooms[$0]) }.joined(separator: ", ") + "], "
+            } ?? ""
+            text += "    {\"name\": \(JSONText.quoted(room)), \(floor)\(decidedBy)\"samples\": \(samples[roomIndex]), \(next)\"nodes\": {\n"
             for (nodeIndex, node) in nodes.enumerated() {
                 let look = looks[roomIndex][nodeIndex]
                 text += "      \(JSONText.quoted(node)): {\"heard\": \(JSONObjectWriter.number(Look.boundedHeard(look.heard), decimals: 4)), "
@@ -113,12 +117,13 @@ extension SiteModel {
         guard !roomValues.isEmpty else {
             throw ConfigError(.invalidValue, path: FieldPath.root.appending("rooms"), message: "a model needs at least one room")
         }
-        var named: [(name: String, samples: Int, looks: [String: Look], floor: String?, decidedBy: Decision)] = []
+        var named: [(name: String, samples: Int, looks: [String: Look], floor: String?, decidedBy: Decision,
+                     neighbours: [String]?, index: Int)] = []
         var nodeNames: [String]?
         for (index, roomValue) in roomValues.enumerated() {
             let path = FieldPath.root.appending("rooms").appending(index: index)
             let room = try JSONFieldReader(roomValue, at: path)
-            try room.rejectUnknownKeys(["name", "floor", "decidedBy", "samples", "nodes"])
+            try room.rejectUnknownKeys(["name", "floor", "decidedBy", "neighbours", "samples", "nodes"])
             let name = try room.requiredString("name")
             guard !name.isEmpty, name != RoomDecision.notHome, !named.contains(where: { $0.name == name }) else {
                 throw ConfigError(.invalidValue, path: path.appending("name"),
@@ -140,6 +145,18 @@ extension SiteModel {
                 }
                 decidedBy = chosen
             }
+            var neighbours: [String]?
+            if let given = room.optional("neighbours") {
+                var names: [String] = []
+                for (position, element) in try room.array(given, key: "neighbours").enumerated() {
+                    guard case .string(let text) = element else {
+                        throw ConfigError(.wrongType, path: path.appending("neighbours").appending(index: position),
+                                          message: "expected a room name")
+                    }
+                    names.append(text)
+                }
+                neighbours = names
+            }
             var samples = 0
             if let given = room.optional("samples") {
                 samples = Int(try room.integer(given, key: "samples", in: 0...Int64(Int32.max)))
@@ -157,7 +174,7 @@ extension SiteModel {
             }
             guard !names.isEmpty else { throw ConfigError(.invalidValue, path: nodesPath, message: "no nodes") }
             nodeNames = names
-            named.append((name, samples, looks, floor, decidedBy))
+            named.append((name, samples, looks, floor, decidedBy, neighbours, index))
         }
         named.sort { $0.name < $1.name }
         let nodes = nodeNames ?? []
@@ -178,6 +195,27 @@ extension SiteModel {
                 nodeRooms[index] = room
             }
         }
+        // Neighbours: every room gives them or none does (as `learn` writes them), each another room.
+        var neighbours: [[Int]]?
+        if named.contains(where: { $0.neighbours != nil }) {
+            var lists: [[Int]] = []
+            for (index, room) in named.enumerated() {
+                let path = FieldPath.root.appending("rooms").appending(index: room.index).appending("neighbours")
+                guard let names = room.neighbours else {
+                    throw ConfigError(.missing, path: path, message: "required when another room gives its neighbours")
+                }
+                var list: [Int] = []
+                for name in names {
+                    guard let other = rooms.firstIndex(of: name), other != index else {
+                        throw ConfigError(.invalidValue, path: path,
+                                          message: "\(ConfigError.quoted(name)) is not another room of the model")
+                    }
+                    list.append(other)
+                }
+                lists.append(Array(Set(list)).sorted())
+            }
+            neighbours = lists
+        }
         var classifier: SiteModelClassifier?
         if let given = top.optional("classifier") {
             classifier = try Self.classifier(from: given, rooms: rooms, nodes: nodes)
@@ -186,7 +224,7 @@ extension SiteModel {
                          looks: named.map { room in nodes.map { room.looks[$0]! } },
                          samples: named.map(\.samples), parameters: parameters,
                          nodeRooms: nodeRooms, classifier: classifier, decision: decision, floors: named.map(\.floor),
-                         roomDecisions: named.map(\.decidedBy))
+                         roomDecisions: named.map(\.decidedBy), neighbours: neighbours)
     }
 
     /// The classifier: its feature names must be those of the model's rooms and nodes, in order,
@@ -259,7 +297,8 @@ extension SiteModel {
          ("priorSnapshots", \.priorSnapshots, 0...1_000_000), ("switchOdds", \.switchOdds, 1...1_000_000),
          ("staleAfter", \.staleAfter, 0.1...86_400), ("classifierInterval", \.classifierInterval, 0.01...60),
          ("classifierPenalty", \.classifierPenalty, 0...1000), ("classifierIterations", \.classifierIterations, 0...100_000),
-         ("handOverDwell", \.handOverDwell, 0...3600), ("handOverPosterior", \.handOverPosterior, 0...1)]
+         ("handOverDwell", \.handOverDwell, 0...3600), ("handOverPosterior", \.handOverPosterior, 0...1),
+         ("unwalkedMoveShare", \.unwalkedMoveShare, 0...1)]
     }
 
     private static func parameters(from value: JSONValue, at path: FieldPath) throws(ConfigError) -> SiteModelParameters {

@@ -87,11 +87,16 @@ public struct SiteModel: Sendable, Hashable {
     /// Per room (indexed as `rooms`), its floor as the walks' truth gave it (`floor` column), nil
     /// when none did. The aggregator's configured floors win over these.
     public var floors: [String?]
+    /// Per room (indexed as `rooms`), the rooms the walks' truth went to straight from it, either
+    /// way (sorted indices); nil when not learned (a file written before): the filter's transition
+    /// prior then spreads a move evenly over every room. The walk shows the floor plan: a room is
+    /// reached through its neighbours (`SiteModelParameters.unwalkedMoveShare`).
+    public var neighbours: [[Int]]?
 
     /// Creates a model; `looks` is indexed as `rooms` and `nodes`, `nodeRooms` as `nodes`.
     public init(rooms: [String], nodes: [String], looks: [[Look]], samples: [Int], parameters: SiteModelParameters,
                 nodeRooms: [String?]? = nil, classifier: SiteModelClassifier? = nil, decision: Decision = .model,
-                floors: [String?]? = nil, roomDecisions: [Decision]? = nil) {
+                floors: [String?]? = nil, roomDecisions: [Decision]? = nil, neighbours: [[Int]]? = nil) {
         self.rooms = rooms
         self.nodes = nodes
         self.looks = looks
@@ -102,6 +107,26 @@ public struct SiteModel: Sendable, Hashable {
         self.decision = decision
         self.floors = floors.flatMap { $0.count == rooms.count ? $0 : nil } ?? Array(repeating: nil, count: rooms.count)
         self.roomDecisions = roomDecisions.flatMap { $0.count == rooms.count ? $0 : nil } ?? Array(repeating: .model, count: rooms.count)
+        self.neighbours = neighbours.flatMap { lists in
+            lists.count == rooms.count && lists.allSatisfy { $0.allSatisfy { rooms.indices.contains($0) } } ? lists : nil
+        }
+    }
+
+    /// The filter's transition prior: `[from][to]`, where a move from a room lands (each row sums to 1;
+    /// the room itself included, as the even spread always did). A share `unwalkedMoveShare` of a
+    /// move is spread evenly over every room; the rest over the room's walked neighbours. nil when
+    /// every move is spread evenly (no neighbours learned, or a share of 1).
+    public var transitionPrior: [[Double]]? {
+        let share = min(max(parameters.unwalkedMoveShare, 0), 1)
+        guard let neighbours, share < 1, !rooms.isEmpty else { return nil }
+        let even = 1 / Double(rooms.count)
+        return rooms.indices.map { from in
+            let next = neighbours[from]
+            guard !next.isEmpty else { return Array(repeating: even, count: rooms.count) }
+            var row = Array(repeating: share * even, count: rooms.count)
+            for to in next { row[to] += (1 - share) / Double(next.count) }
+            return row
+        }
     }
 
     /// Per node, the index of its room in `rooms`.

@@ -11,7 +11,8 @@ import Darwin
 /// A causal filter over the rooms of a `SiteModel` for one beacon: an HMM forward filter in
 /// continuous time. Between two calls the features (each known node's latest filtered RSSI, or
 /// "not heard") are constant; over such a span of `dt` seconds the posterior moves by the
-/// transition prior (`switchRate`) and by the features' log-likelihood weighted `evidenceRate·dt`.
+/// transition prior (`switchRate`; a move goes mostly to the walked neighbours,
+/// `SiteModel.transitionPrior`) and by the features' log-likelihood weighted `evidenceRate·dt`.
 /// The decided room changes only when a challenger's posterior reaches `switchOdds` times the
 /// decided room's. Nodes that are offline (or whose state is unknown) are left out of the
 /// likelihood, so a dead node neither helps nor harms any room. Pure value type; time injected.
@@ -32,6 +33,8 @@ public struct SiteModelFilter: Sendable {
     /// The model's node rooms and room priors, computed once (the classifier needs them at every step).
     private let nodeRooms: [Int?]
     private let logPriors: [Double]
+    /// `SiteModel.transitionPrior`, nil for an even spread.
+    private let transitions: [[Double]]?
 
     /// Creates a filter that has seen nothing, every room equally likely. `available` (indexed as
     /// the model's nodes, default all) says which nodes count as evidence, heard or not.
@@ -39,6 +42,7 @@ public struct SiteModelFilter: Sendable {
         self.model = model
         nodeRooms = model.nodeRoomIndices
         logPriors = model.logPriors
+        transitions = model.transitionPrior
         heard = Array(repeating: nil, count: model.nodes.count)
         heardAt = Array(repeating: Instant(seconds: 0), count: model.nodes.count)
         self.available = available.flatMap { $0.count == model.nodes.count ? $0 : nil }
@@ -96,9 +100,25 @@ public struct SiteModelFilter: Sendable {
         // In place and on the stack: this runs for every measurement of every beacon.
         withUnsafeTemporaryAllocation(of: Double.self, capacity: logPosterior.count) { likelihoods in
             let hasEvidence = weight > 0 && writeMeanLogLikelihoods(into: likelihoods)
-            for room in logPosterior.indices {
-                logPosterior[room] = log(stay * exp(logPosterior[room]) + spread)
-                    + (hasEvidence ? weight * likelihoods[room] : 0)
+            if let transitions {
+                // p'(to) = stay·p(to) + (1 − stay)·Σ p(from)·T[from][to]: a move lands mostly on the
+                // neighbours the walks went to from where the beacon probably is.
+                withUnsafeTemporaryAllocation(of: Double.self, capacity: logPosterior.count) { moved in
+                    moved.initialize(repeating: 0)
+                    for from in logPosterior.indices {
+                        let mass = (1 - stay) * exp(logPosterior[from])
+                        for to in logPosterior.indices { moved[to] += mass * transitions[from][to] }
+                    }
+                    for room in logPosterior.indices {
+                        logPosterior[room] = log(stay * exp(logPosterior[room]) + moved[room])
+                            + (hasEvidence ? weight * likelihoods[room] : 0)
+                    }
+                }
+            } else {
+                for room in logPosterior.indices {
+                    logPosterior[room] = log(stay * exp(logPosterior[room]) + spread)
+                        + (hasEvidence ? weight * likelihoods[room] : 0)
+                }
             }
             if let motion = motionLogLikelihood, motion.count == logPosterior.count {
                 for room in logPosterior.indices { logPosterior[room] += motion[room] * dt }

@@ -60,6 +60,8 @@ public struct SiteModelLearner: Sendable {
     /// files the first wins, as `learn` checks them alike).
     private var roomFloors: [String: String] = [:]
     private var nodeNames: Set<String> = []
+    /// Pairs of rooms (sorted names) the truth went between directly, either way.
+    private var walkedPairs: Set<[String]> = []
     /// Per node, the room its measurements name (the physics features of the classifier need it).
     private var nodeRooms: [String: String] = [:]
     /// The classifier's moments: the true room, and per node of that recording its RSSI or nil
@@ -83,6 +85,14 @@ public struct SiteModelLearner: Sendable {
         var truthByBeacon: [BeaconID: [TruthSample]] = [:]
         for row in truth { truthByBeacon[row.beacon, default: []].append(row) }
         for row in truth { if let floor = row.floor, roomFloors[row.room] == nil { roomFloors[row.room] = floor } }
+        // The floor plan as walked: each change of the true room joins the two rooms (going away
+        // and coming back, through not_home, joins none).
+        for rows in truthByBeacon.values {
+            for (previous, row) in zip(rows, rows.dropFirst()) where previous.room != row.room
+                && previous.room != RoomDecision.notHome && row.room != RoomDecision.notHome {
+                walkedPairs.insert([previous.room, row.room].sorted())
+            }
+        }
         let interval = parameters.sampleInterval > 0 ? parameters.sampleInterval : 0.5
         let every = max(1, Int((max(parameters.classifierInterval, 0) / interval).rounded()))
         for beacon in byBeacon.keys.sorted() {
@@ -163,7 +173,12 @@ public struct SiteModelLearner: Sendable {
                                                  iterations: Int(parameters.classifierIterations))
         return SiteModel(rooms: rooms, nodes: nodes, looks: looks, samples: rooms.map { roomSnapshots[$0] ?? 0 },
                          parameters: parameters, nodeRooms: placed, classifier: classifier,
-                         floors: rooms.map { roomFloors[$0] })
+                         floors: rooms.map { roomFloors[$0] },
+                         neighbours: rooms.map { room in
+                             walkedPairs.compactMap { pair in
+                                 pair.contains(room) ? (pair[0] == room ? pair[1] : pair[0]) : nil
+                             }.compactMap { rooms.firstIndex(of: $0) }.sorted()
+                         })
     }
 
     /// A room's look from its statistics, shrunk towards the node's overall mean and spread.

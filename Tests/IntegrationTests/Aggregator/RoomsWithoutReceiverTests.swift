@@ -34,21 +34,26 @@ import Testing
         #expect(!learned.errors.contains("warning"), "\(learned.errors)")
         #expect(learned.output.contains("nodes (4): anchor1, anchor2, anchor3, anchor4"), "\(learned.output)")
         #expect(learned.output.contains("rooms (5)"), "\(learned.output)")
+        // The floor plan as walked: the model moves a beacon between these rooms.
+        #expect(learned.output.contains("rooms walked between: bathroom–hall, bedroom–hall, hall–living_room, kitchen–living_room"),
+                "\(learned.output)")
         // Per room, which decision serves it (leave-one-out, model | physics): the model where no
         // receiver stands, physics where it is right more of the room's time (issue 36's figures).
-        #expect(learned.output.contains("  bathroom: 0.720 | 0.000, model (physics never names it); 110 s, 2 recording(s)"),
+        #expect(learned.output.contains("  bathroom: 0.632 | 0.000, model (physics never names it); 110 s, 2 recording(s)"),
                 "\(learned.output)")
-        #expect(learned.output.contains("  kitchen: 0.831 | 0.000, model (physics never names it); 138 s, 2 recording(s)"),
+        #expect(learned.output.contains("  kitchen: 0.812 | 0.000, model (physics never names it); 138 s, 2 recording(s)"),
                 "\(learned.output)")
-        #expect(learned.output.contains("  hall: 0.550 | 0.944, physics; 393 s, 5 recording(s)"), "\(learned.output)")
+        #expect(learned.output.contains("  hall: 0.624 | 0.944, physics; 393 s, 5 recording(s)"), "\(learned.output)")
         #expect(learned.output.contains("verdict: "), "\(learned.output)")
         #expect(learned.output.contains("(cost: share of a recording's time decided wrong, a flap counting as 5 s of it; "
             + "judged on the typical recording: the median over the recordings of its cost against physics')"), "\(learned.output)")
-        // The two together make 0.825 / 41 / 3.0 s, but on the typical recording they cost more than physics.
+        // The two together make 0.828 / 31 / 3.0 s, but on the typical recording they cost what physics
+        // costs (saving 0.000), and a tie goes to physics.
         #expect(learned.output.contains("verdict: physics alone costs least"), "\(learned.output)")
         let model = try SiteModelFile.load(path: work + "/model.json")
         #expect(model.rooms == ["bathroom", "bedroom", "hall", "kitchen", "living_room"])
         #expect(model.roomDecisions == [.model, .physics, .physics, .model, .physics])
+        #expect(model.neighbours == [[2], [2], [0, 1, 4], [4], [2, 3]])
 
         // replay --model names the rooms that have no receiver (a model that decides: learned
         // unjudged, as with one walk; the judged file decides as its verdict says).

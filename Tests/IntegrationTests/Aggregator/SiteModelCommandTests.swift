@@ -27,14 +27,14 @@ import Testing
         #expect(result.output.contains("danis-straight_01: "))
         #expect(result.output.contains("mean accuracy "))
         // Each recording beside the physics decision, and a verdict: on the open hall a model
-        // learned from eight walks does worse than physics on the ninth (0.753 / 50 flaps against
+        // learned from eight walks does worse than physics on the ninth (0.751 / 51 flaps against
         // 0.835 / 2), but better in zone2: physics would serve the other three zones. Zone2 is in
         // four walks of nine, so on the typical walk the two together decide as physics does
         // (saving 0): physics, which learn says rather than leave the operator to notice.
         #expect(result.output.contains("  physics: mean accuracy 0.835, flaps 2"), "\(result.output)")
         #expect(result.output.contains("saving on the typical recording 0.000"), "\(result.output)")
         #expect(result.output.contains("verdict: physics alone costs least"), "\(result.output)")
-        #expect(result.output.contains("  zone2: 0.837 | 0.756, model;"), "\(result.output)")
+        #expect(result.output.contains("  zone2: 0.824 | 0.756, model;"), "\(result.output)")
         // Judged room by room, and the rooms to walk again named: zone3, 51 s in all.
         #expect(result.output.contains("per room (true rows decided right, leave-one-out): model | physics"), "\(result.output)")
         #expect(result.output.contains("walk more: zone3 (51 s walked, less than 60 s)"), "\(result.output)")
@@ -57,7 +57,7 @@ import Testing
     }
 
     /// The SAL bay, where the classifier sees the doorway that signal strength alone misses:
-    /// leave-one-out it beats physics (0.890 / 3 flaps / 1.95 s against 0.839 / 0 / 4.6 s) and the
+    /// leave-one-out it beats physics (0.890 / 4 flaps / 1.90 s against 0.840 / 0 / 4.6 s) and the
     /// file says to decide with it.
     @Test func onTheBayTheModelBeatsPhysicsAndSaysSo() throws {
         let tool = try BuildProducts.executable(named: "presence-aggregator")
@@ -80,11 +80,11 @@ import Testing
         // Judged room by room: the model wins outside (the doorway), physics inside; yet the model
         // alone costs less than the two together (its doorway is quicker from inside), so it
         // serves both.
-        #expect(result.output.contains("  inside: 0.815 | 0.979, model; 456 s, 5 recording(s)"), "\(result.output)")
-        #expect(result.output.contains("  outside: 0.933 | 0.736, model; 572 s, 5 recording(s)"), "\(result.output)")
+        #expect(result.output.contains("  inside: 0.816 | 0.979, model; 456 s, 5 recording(s)"), "\(result.output)")
+        #expect(result.output.contains("  outside: 0.935 | 0.736, model; 572 s, 5 recording(s)"), "\(result.output)")
         let notes = result.output.split(separator: "\n").filter { $0.hasPrefix("note: ") }
         #expect(notes.count == 1, "\(result.output)")
-        #expect(notes.first?.hasPrefix("note: sal-walk_sensor_1_measurement_1: the model learned from the other recordings decides it far worse than physics (0.750 against 0.971): the others did not teach") == true,
+        #expect(notes.first?.hasPrefix("note: sal-walk_sensor_1_measurement_1: the model learned from the other recordings decides it far worse than physics (0.747 against 0.971): the others did not teach") == true,
                 "\(result.output)")
     }
 
