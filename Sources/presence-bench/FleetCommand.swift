@@ -187,6 +187,8 @@ struct FleetCommand: ParsableCommand {
             "decidingServiceP50Ms": figure(FleetLoadTest.Result.percentile(result.toDecisionMs, 0.5), 1),
             "decidingServiceP99Ms": figure(FleetLoadTest.Result.percentile(result.toDecisionMs, 0.99), 1),
             "movesSplitAtTheRules": result.ownMs.count,
+            "movesAggregatorBeforeTheRules": result.toDecisionMs.filter { $0 < 0 }.count,
+            "movesTheRulesNeverSwitched": result.movesRulesNever,
             "late": result.late,
             "dropped": result.dropped,
             "undecidedMoves": result.undecidedMoves,

@@ -68,11 +68,13 @@ enum FleetLoadTest {
         var messagesPerSecond: Double { seconds > 0 ? Double(messagesPublished) / seconds : 0 }
         var lagsMs: [Double] = []
         /// Each decided move's lag split at the aggregator's decision (`since`): before and after;
-        /// and the part before split at the rules' own switch (the bench's decider), where it came first.
+        /// and the part before split at the rules' own switch (the bench's decider; negative where the aggregator switched first).
         var decidingMs: [Double] = []
         var publishingMs: [Double] = []
         var ownMs: [Double] = []
         var toDecisionMs: [Double] = []
+        /// Moves the aggregator switched and the bench's decider did not, before the beacon's next move.
+        var movesRulesNever = 0
         var moves = 0
         var undecidedMoves = 0
         var publishFailures = 0
@@ -123,6 +125,11 @@ enum FleetLoadTest {
         /// seconds; 0: not yet), and each decided move's wait split at it: the rules' own, the service's.
         var ownDecided: [Double]
         var ownSplits: [(own: Double, toDecision: Double)] = []
+        /// Per beacon, the aggregator's switch (`since`) of a move the bench's decider had not
+        /// switched yet when the location came (0: none): split when it does; moves it never
+        /// switched before the beacon's next move are counted.
+        var aggregatorFirst: [Double]
+        var rulesNever = 0
         var brokerDropped: Int?
     }
 
@@ -181,7 +188,8 @@ enum FleetLoadTest {
             placed: Array(repeating: false, count: layout.beacons),
             due: Array(repeating: 0, count: layout.beacons),
             dueWall: Array(repeating: 0, count: layout.beacons),
-            ownDecided: Array(repeating: 0, count: layout.beacons)))
+            ownDecided: Array(repeating: 0, count: layout.beacons),
+            aggregatorFirst: Array(repeating: 0, count: layout.beacons)))
         var beaconIndex: [String: Int] = [:]
         for beacon in 0..<layout.beacons { beaconIndex["\(FleetLayout.root)/locations/\(layout.beaconID(beacon).rawValue)"] = beacon }
         var roomIndex: [String: Int] = [:]
@@ -217,6 +225,8 @@ enum FleetLoadTest {
                                         seen.splits.append((since - seen.dueWall[beacon], nowWall - since))
                                         if seen.ownDecided[beacon] != 0 {
                                             seen.ownSplits.append((seen.ownDecided[beacon] - seen.dueWall[beacon], since - seen.ownDecided[beacon]))
+                                        } else {
+                                            seen.aggregatorFirst[beacon] = since
                                         }
                                     }
                                     seen.ownDecided[beacon] = 0
@@ -320,7 +330,16 @@ enum FleetLoadTest {
             for decision in decisions {
                 guard let beacon = moverIndex[decision.beacon], rulesPending[beacon] == decision.room else { continue }
                 rulesPending[beacon] = nil
-                observed.withLock { $0.ownDecided[beacon] = decision.since.seconds }
+                let switched = decision.since.seconds
+                observed.withLock { seen in
+                    if seen.aggregatorFirst[beacon] != 0 {
+                        // The aggregator switched first: its part is negative.
+                        seen.ownSplits.append((switched - seen.dueWall[beacon], seen.aggregatorFirst[beacon] - switched))
+                        seen.aggregatorFirst[beacon] = 0
+                    } else {
+                        seen.ownDecided[beacon] = switched
+                    }
+                }
             }
         }
         func feedRules(beacon: Int, slot: Int, nearestSlot: Int, sequence: Int, at time: Instant) {
@@ -428,6 +447,10 @@ enum FleetLoadTest {
                     $0.due[beacon] = due
                     $0.dueWall[beacon] = dueWall
                     $0.ownDecided[beacon] = 0
+                    if $0.aggregatorFirst[beacon] != 0 {
+                        $0.rulesNever += 1
+                        $0.aggregatorFirst[beacon] = 0
+                    }
                 }
                 result.moves += 1
                 let time = Instant(seconds: Date().timeIntervalSince1970)
@@ -470,6 +493,7 @@ enum FleetLoadTest {
         result.publishingMs = seen.splits.map { $0.publishing * 1e3 }
         result.ownMs = seen.ownSplits.map { $0.own * 1e3 }
         result.toDecisionMs = seen.ownSplits.map { $0.toDecision * 1e3 }
+        result.movesRulesNever = seen.rulesNever + seen.aggregatorFirst.filter { $0 != 0 }.count
         result.undecidedMoves = seen.due.filter { $0 != 0 }.count
         if let end = seen.brokerDropped { result.brokerDropped = end - (baselineDropped ?? 0) }
         result.aggregatorPublicationFailures = failedPublications() - result.aggregatorPublicationFailuresWarmUp
