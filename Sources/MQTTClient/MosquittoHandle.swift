@@ -68,7 +68,7 @@ private let libraryInitialization: Int32 = mosquitto_lib_init()
 /// several threads once `mosquitto_threaded_set(m, true)` is set (it locks its own mutexes);
 /// `handler` is an immutable reference to a `Sendable` object.
 final class MosquittoHandle: @unchecked Sendable {
-    private let mosquitto: OpaquePointer
+    fileprivate let mosquitto: OpaquePointer
     let handler: any MosquittoEventHandler
 
     init(clientID: String, cleanSession: Bool, handler: any MosquittoEventHandler) throws(MQTTError) {
@@ -244,10 +244,16 @@ private func onConnect(_: OpaquePointer?, _ userData: UnsafeMutableRawPointer?, 
     guard let handle = handle(userData) else { return }
     // flags are the CONNACK acknowledge flags; bit 0 is "session present".
     handle.handler.didReceiveConnack(handle, reasonCode: Int(rc), sessionPresent: flags & 1 != 0)
+    // libmosquitto formats every line (a `vsnprintf` into a fresh buffer) before the callback can
+    // drop it: two or three debug lines per message, 7 % of the aggregator's work per message
+    // (issue 38). While connected those are all it writes, so the callback is off unless they are
+    // read; it is on again at a disconnect, for what connecting may report (TLS errors).
+    if rc == 0, !handle.handler.logs(.info) { mosquitto_log_callback_set(handle.mosquitto, nil) }
 }
 
 private func onDisconnect(_: OpaquePointer?, _ userData: UnsafeMutableRawPointer?, _ rc: Int32, _: OpaquePointer?) {
     guard let handle = handle(userData) else { return }
+    mosquitto_log_callback_set(handle.mosquitto, onLog)
     handle.handler.didDisconnect(handle, error: rc == 0 ? nil : MosquittoHandle.error(rc, "connection closed"))
 }
 

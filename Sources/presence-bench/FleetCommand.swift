@@ -174,6 +174,21 @@ struct FleetCommand: ParsableCommand {
             "decisionLagP99Ms": figure(result.lagPercentileMs(0.99), 1),
             "decisionLagMaxMs": figure(result.lagsMs.max() ?? .nan, 1),
             "decisionLagMinMs": figure(result.lagsMs.min() ?? .nan, 1),
+            // The lag split at the aggregator's decision (its location's `since`): waiting to decide
+            // (transport in, the decision's own evidence beyond the dwell, the tick), then publishing.
+            "decidingP50Ms": figure(FleetLoadTest.Result.percentile(result.decidingMs, 0.5), 1),
+            "decidingP99Ms": figure(FleetLoadTest.Result.percentile(result.decidingMs, 0.99), 1),
+            "publishingP50Ms": figure(FleetLoadTest.Result.percentile(result.publishingMs, 0.5), 1),
+            "publishingP99Ms": figure(FleetLoadTest.Result.percentile(result.publishingMs, 0.99), 1),
+            // The waiting split at the rules' own switch (the bench's decider, evaluated every 10 ms):
+            // the rules' own wait beyond the dwell, then the service's (transport in, queue, tick).
+            "decidingRulesP50Ms": figure(FleetLoadTest.Result.percentile(result.ownMs, 0.5), 1),
+            "decidingRulesP99Ms": figure(FleetLoadTest.Result.percentile(result.ownMs, 0.99), 1),
+            "decidingServiceP50Ms": figure(FleetLoadTest.Result.percentile(result.toDecisionMs, 0.5), 1),
+            "decidingServiceP99Ms": figure(FleetLoadTest.Result.percentile(result.toDecisionMs, 0.99), 1),
+            "movesSplitAtTheRules": result.ownMs.count,
+            "movesAggregatorBeforeTheRules": result.toDecisionMs.filter { $0 < 0 }.count,
+            "movesTheRulesNeverSwitched": result.movesRulesNever,
             "late": result.late,
             "dropped": result.dropped,
             "undecidedMoves": result.undecidedMoves,

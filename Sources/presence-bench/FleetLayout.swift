@@ -1,5 +1,6 @@
 import BeaconCore
 import Foundation
+import RoomDecisions
 
 /// The site the fleet load test plays: `nodes` nodes, `nodesPerRoom` to a room (`node-000` and
 /// `node-001` in `room-000`, …), and `beacons` iBeacons, each heard by `nodesPerBeacon`
@@ -62,8 +63,7 @@ struct FleetLayout {
     /// The measurement JSON a node publishes (`MeasurementPayload`, as the agent), for message
     /// number `sequence` of the pair (it only varies the jitter).
     func payload(beacon: Int, slot: Int, nearestSlot: Int, sequence: Int, time: Instant) -> String {
-        let jitter = 1 + 0.1 * Double(SyntheticBeacons.noise(beacon: beacon &* 7 &+ slot, round: sequence)) / 4
-        let distance = baseDistance(slot: slot, nearestSlot: nearestSlot) * jitter
+        let distance = distance(beacon: beacon, slot: slot, nearestSlot: nearestSlot, sequence: sequence)
         let n = DistanceModel.default.pathLossExponent
         let rssiFiltered = -59 - 10 * n * log10(distance)
         let id = beaconID(beacon)
@@ -71,10 +71,29 @@ struct FleetLayout {
         return MeasurementPayload(
             id: id.rawValue, beacon: id, node: nodeName(node), room: roomName(roomIndex(ofNode: node)),
             rssi: Int(rssiFiltered.rounded()), rssiFiltered: rssiFiltered, sigma: 1.5, measuredPower: -59,
-            distance: distance, proximity: distance < 0.5 ? .immediate : distance < 3 ? .near : .far,
+            distance: distance, proximity: Self.proximity(distance),
             address: BluetoothAddress(rawValue: 0xC0_00_00_00_00_00 | UInt64(beacon)), format: "ibeacon",
             uuid: BeaconUUID(SyntheticBeacons.uuidText), major: major(beacon), minor: minor(beacon), timestamp: time
         ).json
+    }
+
+    /// The distance the payload of message `sequence` of the pair carries: the base distance with
+    /// its jitter.
+    func distance(beacon: Int, slot: Int, nearestSlot: Int, sequence: Int) -> Double {
+        let jitter = 1 + 0.1 * Double(SyntheticBeacons.noise(beacon: beacon &* 7 &+ slot, round: sequence)) / 4
+        return baseDistance(slot: slot, nearestSlot: nearestSlot) * jitter
+    }
+
+    /// The proximity the payload carries with `distance`.
+    static func proximity(_ distance: Double) -> Proximity { distance < 0.5 ? .immediate : distance < 3 ? .near : .far }
+
+    /// What the aggregator's decider reads from the payload (`ReceivedMeasurement.evidence`).
+    func evidence(beacon: Int, slot: Int, nearestSlot: Int, sequence: Int) -> NodeEvidence {
+        let distance = distance(beacon: beacon, slot: slot, nearestSlot: nearestSlot, sequence: sequence)
+        let node = node(beacon: beacon, slot: slot)
+        let rssiFiltered = -59 - 10 * DistanceModel.default.pathLossExponent * log10(distance)
+        return NodeEvidence(beacon: beaconID(beacon), node: nodeName(node), room: roomName(roomIndex(ofNode: node)),
+                            rssiFiltered: rssiFiltered, sigma: 1.5, distance: distance, proximity: Self.proximity(distance))
     }
 
     /// `<root>/nodes/<node>/info`, as the agent's.

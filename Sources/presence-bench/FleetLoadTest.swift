@@ -3,6 +3,7 @@ import RoomDecisions
 import Foundation
 import Logging
 import MQTTClient
+import PresenceAggregator
 
 /// One run of the fleet load test: a private mosquitto on a free loopback port, a real
 /// `presence-aggregator run` process, and this process playing every node of a `FleetLayout`.
@@ -26,6 +27,16 @@ import MQTTClient
 /// decisive lead needs just the dwell). So the lag is what the aggregator adds to its own
 /// deliberate dwell: transport both ways, queueing behind other messages, and waiting for the
 /// tick that ends the dwell (up to one `tickInterval`).
+///
+/// The lag is split in three. The bench runs the same room decision (`RoomDecider`, the defaults)
+/// on the moving beacons' messages as it sends them, evaluated every 10 ms instead of at the
+/// aggregator's ticks: when it switches is when the rules themselves decide. The aggregator's
+/// location says when it switched (`since`, on the same machine's wall clock, to the millisecond).
+/// **The decision's own wait** = the rules' switch minus the due time (the current room's held
+/// score falling, the challenger's evidence, beyond the dwell); **to the decision** = `since`
+/// minus the rules' switch (the messages' trip to the aggregator's loop, its queue, the wait for
+/// the tick); **publishing** = when the subscriber sees the location minus `since` (the
+/// service's work after the decision and the trip through the broker).
 enum FleetLoadTest {
     struct Options {
         var layout: FleetLayout
@@ -56,6 +67,14 @@ enum FleetLoadTest {
         var seconds = 0.0
         var messagesPerSecond: Double { seconds > 0 ? Double(messagesPublished) / seconds : 0 }
         var lagsMs: [Double] = []
+        /// Each decided move's lag split at the aggregator's decision (`since`): before and after;
+        /// and the part before split at the rules' own switch (the bench's decider; negative where the aggregator switched first).
+        var decidingMs: [Double] = []
+        var publishingMs: [Double] = []
+        var ownMs: [Double] = []
+        var toDecisionMs: [Double] = []
+        /// Moves the aggregator switched and the bench's decider did not, before the beacon's next move.
+        var movesRulesNever = 0
         var moves = 0
         var undecidedMoves = 0
         var publishFailures = 0
@@ -80,8 +99,9 @@ enum FleetLoadTest {
 
         var dropped: Int { undecidedMoves + publishFailures + (brokerDropped ?? 0) + aggregatorPublicationFailures }
         var late: Int { lagsMs.filter { $0 > 1_000 }.count }
-        func lagPercentileMs(_ p: Double) -> Double {
-            let sorted = lagsMs.sorted()
+        func lagPercentileMs(_ p: Double) -> Double { Self.percentile(lagsMs, p) }
+        static func percentile(_ values: [Double], _ p: Double) -> Double {
+            let sorted = values.sorted()
             guard !sorted.isEmpty else { return .nan }
             return sorted[min(sorted.count - 1, Int(p * Double(sorted.count)))]
         }
@@ -96,7 +116,20 @@ enum FleetLoadTest {
         var placedCount = 0
         /// Per beacon, the monotonic ns at which its pending move's decision is due (0: none).
         var due: [UInt64]
+        /// The same due time on the wall clock (Unix seconds), to compare with the location's `since`.
+        var dueWall: [Double]
         var lagsNs: [Int64] = []
+        /// Each decided move's lag split at the location's `since`, seconds: waiting to decide, publishing.
+        var splits: [(deciding: Double, publishing: Double)] = []
+        /// Per beacon, when the bench's own decider switched it to the pending move's room (Unix
+        /// seconds; 0: not yet), and each decided move's wait split at it: the rules' own, the service's.
+        var ownDecided: [Double]
+        var ownSplits: [(own: Double, toDecision: Double)] = []
+        /// Per beacon, the aggregator's switch (`since`) of a move the bench's decider had not
+        /// switched yet when the location came (0: none): split when it does; moves it never
+        /// switched before the beacon's next move are counted.
+        var aggregatorFirst: [Double]
+        var rulesNever = 0
         var brokerDropped: Int?
     }
 
@@ -153,7 +186,10 @@ enum FleetLoadTest {
         let observed = Locked(Observations(
             expectedRoom: (0..<layout.beacons).map { layout.room(beacon: $0, nearestSlot: 0) },
             placed: Array(repeating: false, count: layout.beacons),
-            due: Array(repeating: 0, count: layout.beacons)))
+            due: Array(repeating: 0, count: layout.beacons),
+            dueWall: Array(repeating: 0, count: layout.beacons),
+            ownDecided: Array(repeating: 0, count: layout.beacons),
+            aggregatorFirst: Array(repeating: 0, count: layout.beacons)))
         var beaconIndex: [String: Int] = [:]
         for beacon in 0..<layout.beacons { beaconIndex["\(FleetLayout.root)/locations/\(layout.beaconID(beacon).rawValue)"] = beacon }
         var roomIndex: [String: Int] = [:]
@@ -172,6 +208,7 @@ enum FleetLoadTest {
                     group.addTask {
                         for await message in locations {
                             let now = BenchProcess.nanoseconds()
+                            let nowWall = Date().timeIntervalSince1970
                             guard let beacon = beaconIndex[message.topic],
                                   let room = roomName(in: message.payload).flatMap({ roomIndex[$0] }) else { continue }
                             observed.withLock { seen in
@@ -183,6 +220,16 @@ enum FleetLoadTest {
                                 if seen.due[beacon] != 0 {
                                     seen.lagsNs.append(Int64(bitPattern: now &- seen.due[beacon]))
                                     seen.due[beacon] = 0
+                                    // Read in full only here, once per move.
+                                    if let since = BeaconLocation(retainedPayload: message.payload)?.since.seconds {
+                                        seen.splits.append((since - seen.dueWall[beacon], nowWall - since))
+                                        if seen.ownDecided[beacon] != 0 {
+                                            seen.ownSplits.append((seen.ownDecided[beacon] - seen.dueWall[beacon], since - seen.ownDecided[beacon]))
+                                        } else {
+                                            seen.aggregatorFirst[beacon] = since
+                                        }
+                                    }
+                                    seen.ownDecided[beacon] = 0
                                 }
                             }
                         }
@@ -265,6 +312,43 @@ enum FleetLoadTest {
 
         _ = try SpeedCommand.blocking { await publisher.pendingMessages(atMost: 0) }
 
+        // The moving beacons, and the bench's own decider for them (see the type's comment).
+        let movers = (0..<layout.beacons).filter { beacon in
+            layout.moveSlot(beacon: beacon) != nil
+                && Int((Double(beacon + 1) * options.moving).rounded(.down)) > Int((Double(beacon) * options.moving).rounded(.down))
+        }
+        var isMover = Array(repeating: false, count: layout.beacons)
+        var moverIndex: [BeaconID: Int] = [:]
+        for beacon in movers {
+            isMover[beacon] = true
+            moverIndex[layout.beaconID(beacon)] = beacon
+        }
+        var rules = RoomDecider()
+        /// The room each mover's pending move goes to, until the bench's decider switches it there.
+        var rulesPending: [Int: String] = [:]
+        func noteRules(_ decisions: [RoomDecision]) {
+            for decision in decisions {
+                guard let beacon = moverIndex[decision.beacon], rulesPending[beacon] == decision.room else { continue }
+                rulesPending[beacon] = nil
+                let switched = decision.since.seconds
+                observed.withLock { seen in
+                    if seen.aggregatorFirst[beacon] != 0 {
+                        // The aggregator switched first: its part is negative.
+                        seen.ownSplits.append((switched - seen.dueWall[beacon], seen.aggregatorFirst[beacon] - switched))
+                        seen.aggregatorFirst[beacon] = 0
+                    } else {
+                        seen.ownDecided[beacon] = switched
+                    }
+                }
+            }
+        }
+        func feedRules(beacon: Int, slot: Int, nearestSlot: Int, sequence: Int, at time: Instant) {
+            guard isMover[beacon] else { return }
+            let evidence = layout.evidence(beacon: beacon, slot: slot, nearestSlot: nearestSlot, sequence: sequence)
+            if let decision = rules.update(evidence, at: time) { noteRules([decision]) }
+        }
+        var rulesTicked = 0.0
+
         // Warm-up: every pair once, beacon after beacon (nearest node first), at most
         // `warmUpWindow` beacons ahead of the aggregator's placements.
         progress("warm-up: \(layout.pairs) measurements, then waiting until \(layout.beacons) beacons are placed")
@@ -285,9 +369,10 @@ enum FleetLoadTest {
                     usleep(2_000)
                 }
             }
-            let payload = layout.payload(
-                beacon: beacon, slot: slot, nearestSlot: 0, sequence: 0, time: Instant(seconds: Date().timeIntervalSince1970))
+            let time = Instant(seconds: Date().timeIntervalSince1970)
+            let payload = layout.payload(beacon: beacon, slot: slot, nearestSlot: 0, sequence: 0, time: time)
             try publisher.publish(topic: topics[slot * layout.beacons + beacon], string: payload)
+            feedRules(beacon: beacon, slot: slot, nearestSlot: 0, sequence: 0, at: time)
         } between: { sampleMemory() }
         do {
             try waitUntil("every beacon placed", seconds: 60 + Double(layout.pairs) / 500) { $0.placedCount == layout.beacons }
@@ -307,10 +392,6 @@ enum FleetLoadTest {
 
         // The moves: each moving beacon every `moveEvery` s, the movers' phases spread evenly,
         // none in the last `deadline` s of the run.
-        let movers = (0..<layout.beacons).filter { beacon in
-            layout.moveSlot(beacon: beacon) != nil
-                && Int((Double(beacon + 1) * options.moving).rounded(.down)) > Int((Double(beacon) * options.moving).rounded(.down))
-        }
         var moves: [(time: Double, beacon: Int)] = []
         for (index, beacon) in movers.enumerated() {
             var time = 0.5 + options.moveEvery * Double(index) / Double(movers.count)
@@ -333,16 +414,23 @@ enum FleetLoadTest {
             let pair = index % layout.pairs
             let beacon = pair % layout.beacons
             let slot = pair / layout.beacons
+            let time = Instant(seconds: Date().timeIntervalSince1970)
             let payload = layout.payload(
-                beacon: beacon, slot: slot, nearestSlot: nearest[beacon], sequence: 1 + index / layout.pairs,
-                time: Instant(seconds: Date().timeIntervalSince1970))
+                beacon: beacon, slot: slot, nearestSlot: nearest[beacon], sequence: 1 + index / layout.pairs, time: time)
             do {
                 try publisher.publish(topic: topics[pair], string: payload)
                 result.messagesPublished += 1
             } catch {
                 result.publishFailures += 1
             }
+            feedRules(beacon: beacon, slot: slot, nearestSlot: nearest[beacon], sequence: 1 + index / layout.pairs, at: time)
         } between: {
+            // The rules evaluated every 10 ms: when they switch a moving beacon, not when a tick does.
+            let wall = Date().timeIntervalSince1970
+            if wall - rulesTicked >= 0.01 {
+                rulesTicked = wall
+                noteRules(rules.tick(at: Instant(seconds: wall)))
+            }
             let elapsed = Double(BenchProcess.nanoseconds() - start) / 1e9
             while nextMove < moves.count, moves[nextMove].time <= elapsed {
                 let beacon = moves[nextMove].beacon
@@ -353,13 +441,22 @@ enum FleetLoadTest {
                 let room = layout.room(beacon: beacon, nearestSlot: to)
                 // Due before the first message leaves, so an early answer cannot beat the record.
                 let due = BenchProcess.nanoseconds() + dwellNs
+                let dueWall = Date().timeIntervalSince1970 + options.dwell
                 observed.withLock {
                     $0.expectedRoom[beacon] = room
                     $0.due[beacon] = due
+                    $0.dueWall[beacon] = dueWall
+                    $0.ownDecided[beacon] = 0
+                    if $0.aggregatorFirst[beacon] != 0 {
+                        $0.rulesNever += 1
+                        $0.aggregatorFirst[beacon] = 0
+                    }
                 }
                 result.moves += 1
                 let time = Instant(seconds: Date().timeIntervalSince1970)
+                rulesPending[beacon] = layout.roomName(room)
                 for slot in (0..<layout.nodesPerBeacon).filter({ $0 != to }) + [to] {
+                    feedRules(beacon: beacon, slot: slot, nearestSlot: to, sequence: 0, at: time)
                     let payload = layout.payload(beacon: beacon, slot: slot, nearestSlot: to, sequence: 0, time: time)
                     do {
                         try publisher.publish(topic: layout.topic(beacon: beacon, slot: slot), string: payload)
@@ -392,6 +489,11 @@ enum FleetLoadTest {
         }
         let seen = observed.withLock { $0 }
         result.lagsMs = seen.lagsNs.map { Double($0) / 1e6 }
+        result.decidingMs = seen.splits.map { $0.deciding * 1e3 }
+        result.publishingMs = seen.splits.map { $0.publishing * 1e3 }
+        result.ownMs = seen.ownSplits.map { $0.own * 1e3 }
+        result.toDecisionMs = seen.ownSplits.map { $0.toDecision * 1e3 }
+        result.movesRulesNever = seen.rulesNever + seen.aggregatorFirst.filter { $0 != 0 }.count
         result.undecidedMoves = seen.due.filter { $0 != 0 }.count
         if let end = seen.brokerDropped { result.brokerDropped = end - (baselineDropped ?? 0) }
         result.aggregatorPublicationFailures = failedPublications() - result.aggregatorPublicationFailuresWarmUp

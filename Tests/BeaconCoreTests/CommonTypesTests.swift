@@ -44,6 +44,25 @@ import Testing
         #expect(writer.json == #"{"id":"alice \"keys\"\n","rssi":-71,"distance":2.31,"ok":true,"x":null}"#)
     }
 
+    /// `json` and `finish()` give the same text; non-ASCII, nested objects, large integers and a
+    /// writer grown past its reserve come out as written.
+    @Test func finishedAndReadTextAgree() {
+        var nested = JSONObjectWriter()
+        nested.add("küche", 1.5, decimals: 2)
+        var writer = JSONObjectWriter(reservingCapacity: 4)
+        writer.add("name", "Küche \u{1F600} \\")
+        writer.add("min", Int.min)
+        writer.add("max", Int.max)
+        writer.add("off", false)
+        writer.addRaw("candidates", nested.finish())
+        writer.add("long", String(repeating: "x", count: 300))
+        let expected = #"{"name":"Küche 😀 \\","min":-9223372036854775808,"max":9223372036854775807,"off":false,"candidates":{"küche":1.5},"long":""#
+            + String(repeating: "x", count: 300) + #""}"#
+        #expect(writer.json == expected)
+        #expect(writer.finish() == expected)
+        #expect(JSONObjectWriter().json == "{}")
+    }
+
     @Test func roundsNumbersWithoutTrailingZeros() {
         #expect(JSONObjectWriter.number(-69.40, decimals: 1) == "-69.4")
         #expect(JSONObjectWriter.number(-0.04, decimals: 1) == "0")

@@ -61,6 +61,45 @@ import Testing
         }
     }
 
+    /// `isCanonical` checks the iBeacon form on its bytes: it must say what `canonical(x) == x`
+    /// says, for every id one edit away from canonical ones (each byte replaced, dropped or
+    /// doubled) and for majors and minors around their limits.
+    @Test func isCanonicalIsCanonicalFormAsItIs() {
+        func check(_ text: String) {
+            #expect(BeaconIDSyntax.isCanonical(text) == (BeaconIDSyntax.canonical(text) == text), "\(text)")
+        }
+        let ids = [aliceKeys, "ibeacon-00000000-0000-0000-0000-000000000000-0-0", "ibeacon-fda50693-a4e2-4fb1-afcf-c6eb07647825-65535-10"]
+        let replacements: [Character] = ["0", "9", "a", "f", "g", "A", "F", "-", "\u{e9}", " ", "/"]
+        for id in ids {
+            check(id)
+            let characters = Array(id)
+            for index in characters.indices {
+                var dropped = characters
+                dropped.remove(at: index)
+                check(String(dropped))
+                var doubled = characters
+                doubled.insert(characters[index], at: index)
+                check(String(doubled))
+                for replacement in replacements {
+                    var replaced = characters
+                    replaced[index] = replacement
+                    check(String(replaced))
+                }
+            }
+        }
+        let uuid = "ibeacon-fda50693-a4e2-4fb1-afcf-c6eb07647825-"
+        for number in ["0", "00", "01", "1", "10", "65535", "65536", "99999", "100000", "", "-1", "1a", "+1"] {
+            check(uuid + number + "-7")
+            check(uuid + "7-" + number)
+            check(uuid + number)
+        }
+        for other in ["altbeacon-2f234454cf6d4a0fadf2f4911ba9ffa600010002", "mac-c4a1b2c3d4e5", "irk-c4a1b2c3d4e5", "MAC-C4A1B2C3D4E5",
+                      "IBEACON-FDA50693-A4E2-4FB1-AFCF-C6EB07647825-5-6", "iBeacon-fda50693-a4e2-4fb1-afcf-c6eb07647825-5-6",
+                      "ibeacon-fda50693a4e24fb1afcfc6eb07647825-5-6", "ibeacon-", "", "alice"] {
+            check(other)
+        }
+    }
+
     @Test func knownBeaconErrorsNameTheField() {
         let entry = #"{"beacon":"\#(aliceKeys)","id":"alice-keys"}"#
         #expect(

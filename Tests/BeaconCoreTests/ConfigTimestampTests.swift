@@ -18,6 +18,28 @@ import Testing
         #expect(ISO8601Timestamp.string(from: Instant(seconds: seconds)) == expected)
     }
 
+    /// The formatting written in place gives what zero-padded fields of `civil(fromDays:)` give,
+    /// over the whole range and at its ends.
+    @Test func formattingMatchesTheCalendarFields() {
+        func reference(_ milliseconds: Int64) -> String {
+            let (days, ofDay) = ISO8601Timestamp.floorDivide(milliseconds, 86_400_000)
+            let (year, month, day) = ISO8601Timestamp.civil(fromDays: days)
+            func padded(_ value: Int64, _ digits: Int) -> String {
+                let text = String(value)
+                return String(repeating: "0", count: max(0, digits - text.count)) + text
+            }
+            return "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))T\(padded(ofDay / 3_600_000, 2)):"
+                + "\(padded(ofDay / 60_000 % 60, 2)):\(padded(ofDay / 1000 % 60, 2)).\(padded(ofDay % 1000, 3))Z"
+        }
+        var generator = SplitMix64(seed: 38)
+        let span = UInt64(ISO8601Timestamp.latestMilliseconds - ISO8601Timestamp.earliestMilliseconds)
+        var values: [Int64] = [ISO8601Timestamp.earliestMilliseconds, ISO8601Timestamp.latestMilliseconds, 0, -1, 1, 1_763_799_302_123]
+        for _ in 0..<20_000 { values.append(ISO8601Timestamp.earliestMilliseconds + Int64(generator.next() % span)) }
+        for value in values {
+            #expect(ISO8601Timestamp.string(fromUnixMilliseconds: value) == reference(value))
+        }
+    }
+
     @Test func neverTraps() {
         #expect(ISO8601Timestamp.string(from: Instant(seconds: .nan)) == "1970-01-01T00:00:00.000Z")
         #expect(ISO8601Timestamp.string(from: Instant(seconds: .infinity)) == "1970-01-01T00:00:00.000Z")

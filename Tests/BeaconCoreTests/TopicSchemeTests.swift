@@ -49,4 +49,19 @@ import Testing
         #expect(topics.measurementTopicParts("hq/presence/beacons/alice/kitchen-1/x") == nil)
         #expect(topics.measurementTopicParts("hq/presence/beacons//kitchen-1") == nil)
     }
+
+    /// The node read from the bytes is the node of `measurementTopicParts`, and nil where it is nil.
+    @Test func measurementTopicNodeIsTheNodeOfTheParts() {
+        let topics = TopicScheme(root: "hq/presence")!
+        let cases = [
+            "hq/presence/beacons/alice/kitchen-1", "hq/presence/beacons/alice/kitchen-1/x", "hq/presence/beacons//kitchen-1",
+            "hq/presence/beacons/alice/", "hq/presence/beacons/alice", "hq/presence/beacons/", "hq/presence/beacons",
+            "hq/presence/beacon/alice/kitchen-1", "hq/presencE/beacons/alice/kitchen-1", "presence/beacons/alice/kitchen-1",
+            "hq/presence/beacons/ibeacon-fda50693-a4e2-4fb1-afcf-c6eb07647825-1-2/a-very-long-node-name-beyond-fifteen",
+            "hq/presence/beacons/a/b/c", "hq/presence/beacons/a//", "hq/presence/beacons/ä/küche", "",
+        ]
+        for topic in cases {
+            #expect(topics.measurementTopicNode(topic) == topics.measurementTopicParts(topic)?.node, "\(topic)")
+        }
+    }
 }

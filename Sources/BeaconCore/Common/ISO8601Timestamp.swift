@@ -43,23 +43,33 @@ public enum ISO8601Timestamp {
         let second = millisecondOfDay / 1000 % 60
         let millisecond = millisecondOfDay % 1000
 
-        var out = ""
-        out.reserveCapacity(24)
-        append(year, digits: 4, to: &out)
-        out.append("-")
-        append(month, digits: 2, to: &out)
-        out.append("-")
-        append(day, digits: 2, to: &out)
-        out.append("T")
-        append(hour, digits: 2, to: &out)
-        out.append(":")
-        append(minute, digits: 2, to: &out)
-        out.append(":")
-        append(second, digits: 2, to: &out)
-        out.append(".")
-        append(millisecond, digits: 3, to: &out)
-        out.append("Z")
-        return out
+        // 24 ASCII bytes written in place: a location and its room's entry carry one each, and
+        // a `String` per field and separator was a tenth of a measurement's work (issue 38).
+        // A year is 0…9999 after the clamp, every field fits its digits.
+        return String(unsafeUninitializedCapacity: 24) { out in
+            func put(_ value: Int64, digits: Int, at offset: Int) {
+                var rest = value
+                for index in stride(from: offset + digits - 1, through: offset, by: -1) {
+                    out[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+            }
+            put(year, digits: 4, at: 0)
+            out[4] = UInt8(ascii: "-")
+            put(month, digits: 2, at: 5)
+            out[7] = UInt8(ascii: "-")
+            put(day, digits: 2, at: 8)
+            out[10] = UInt8(ascii: "T")
+            put(hour, digits: 2, at: 11)
+            out[13] = UInt8(ascii: ":")
+            put(minute, digits: 2, at: 14)
+            out[16] = UInt8(ascii: ":")
+            put(second, digits: 2, at: 17)
+            out[19] = UInt8(ascii: ".")
+            put(millisecond, digits: 3, at: 20)
+            out[23] = UInt8(ascii: "Z")
+            return 24
+        }
     }
 
     /// Year, month (1…12) and day (1…31) of the proleptic Gregorian calendar for `days` since
@@ -86,11 +96,5 @@ public enum ISO8601Timestamp {
             remainder += divisor
         }
         return (quotient, remainder)
-    }
-
-    private static func append(_ value: Int64, digits: Int, to out: inout String) {
-        let text = String(value)
-        if text.count < digits { out.append(String(repeating: "0", count: digits - text.count)) }
-        out.append(text)
     }
 }

@@ -44,6 +44,54 @@ public enum BeaconIDSyntax {
         return nil
     }
 
+    /// Whether `text` is a canonical id as it is: `canonical(text) == text`. The iBeacon form is
+    /// checked byte by byte without building the canonical text (every measurement the aggregator
+    /// receives is checked: issue 38); the other forms go through `canonical`.
+    public static func isCanonical(_ text: String) -> Bool {
+        let iBeacon: Bool?? = text.utf8.withContiguousStorageIfAvailable { isCanonicalIBeacon($0) }
+        if let known = iBeacon ?? nil { return known }
+        return canonical(text) == text
+    }
+
+    /// For text that starts `ibeacon-`: whether the rest is a lowercase hyphenated uuid and a
+    /// major and minor in decimal without leading zeros, as `canonical` writes them; nil for
+    /// text that does not start so.
+    private static func isCanonicalIBeacon(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+        let prefix: StaticString = "ibeacon-"
+        guard bytes.count >= 8 else { return nil }
+        for index in 0..<8 where bytes[index] != prefix.utf8Start[index] { return nil }
+        // "ibeacon-" + 36 (uuid) + "-" + 1…5 digits + "-" + 1…5 digits.
+        guard bytes.count >= 8 + 36 + 4, bytes.count <= 8 + 36 + 12, bytes[44] == UInt8(ascii: "-") else { return false }
+        for offset in 0..<36 {
+            let byte = bytes[8 + offset]
+            if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                else { return false }
+            }
+        }
+        var start = 45
+        var parts = 0
+        for end in 45...bytes.count where end == bytes.count || bytes[end] == UInt8(ascii: "-") {
+            parts += 1
+            guard parts <= 2, isCanonicalDecimal16(UnsafeBufferPointer(rebasing: bytes[start..<end])) else { return false }
+            start = end + 1
+        }
+        return parts == 2
+    }
+
+    /// 0…65535 in decimal as `String(UInt16)` writes it: 1…5 digits, no leading zero but for 0 itself.
+    private static func isCanonicalDecimal16(_ digits: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard (1...5).contains(digits.count), digits[0] != UInt8(ascii: "0") || digits.count == 1 else { return false }
+        var value: UInt32 = 0
+        for byte in digits {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return false }
+            value = value * 10 + UInt32(byte - UInt8(ascii: "0"))
+        }
+        return value <= 65535
+    }
+
     private static func isHex(_ byte: UInt8) -> Bool { HexDigits.value(of: Unicode.Scalar(byte)) != nil }
 
     private static func decimal16(_ digits: ArraySlice<UInt8>) -> UInt16? {

@@ -122,6 +122,27 @@ public struct TopicScheme: Hashable, Sendable {
         return node.isEmpty || node.contains("/") ? nil : String(node)
     }
 
+    /// The node of a `<root>/beacons/<beacon>/<node>` topic, nil for any other topic: the node of
+    /// `measurementTopicParts`, read from the topic's bytes, without a `String` of the beacon or
+    /// of the prefix (every measurement's topic; issue 38).
+    public func measurementTopicNode(_ topic: String) -> String? {
+        var topic = topic
+        var root = root
+        return topic.withUTF8 { bytes in
+            root.withUTF8 { rootBytes -> String? in
+                let levels: StaticString = "/beacons/"
+                let start = rootBytes.count + levels.utf8CodeUnitCount
+                guard bytes.count > start, bytes.prefix(rootBytes.count).elementsEqual(rootBytes),
+                    UnsafeBufferPointer(rebasing: bytes[rootBytes.count..<start])
+                        .elementsEqual(UnsafeBufferPointer(start: levels.utf8Start, count: levels.utf8CodeUnitCount)),
+                    let slash = bytes[start...].firstIndex(of: UInt8(ascii: "/")), slash > start,
+                    slash + 1 < bytes.count, !bytes[(slash + 1)...].contains(UInt8(ascii: "/"))
+                else { return nil }
+                return String(decoding: UnsafeBufferPointer(rebasing: bytes[(slash + 1)...]), as: UTF8.self)
+            }
+        }
+    }
+
     /// (beacon, node) of a `<root>/beacons/<beacon>/<node>` topic, nil for any other topic.
     public func measurementTopicParts(_ topic: String) -> (beacon: String, node: String)? {
         let prefix = root + "/beacons/"

@@ -65,7 +65,7 @@ public struct AggregatorCore: Sendable {
         /// `location?.significantPart`, once a measurement needed it: nil until then. A room change
         /// publishes a location the next measurements mostly compare by summary alone, so it is
         /// not written out at every change (a tenth of an arrival's work).
-        var publishedSignificantPart: String?
+        var publishedSignificantPart: BeaconLocation.SignificantPart?
     }
 
     public let configuration: AggregatorConfiguration

@@ -314,9 +314,9 @@ public final class AggregatorService: Service, Sendable {
                             foreign.knownBeaconsChanged(core, payload: message.payload)
                         }
                     case .measurement(let message):
-                        guard let parts = topics.measurementTopicParts(message.topic) else { continue }
+                        guard let topicNode = topics.measurementTopicNode(message.topic) else { continue }
                         do {
-                            let measurement = try ReceivedMeasurement(payload: message.payload, topicNode: parts.node)
+                            let measurement = try ReceivedMeasurement(payload: message.payload, topicNode: topicNode)
                             recorder?.record(measurement, at: now)
                             out = core.receive(measurement, at: now)
                             for node in core.takeUnknownNodes() {
