@@ -16,6 +16,10 @@ struct RoomMotionTable: Sendable {
         var lastActive: Instant?
         /// Since when the sensor counts (a room only just given a sensor is not quiet yet).
         var countsSince = Instant(seconds: 0)
+
+        /// Since when the room has been without motion, seconds: its last motion, or since its
+        /// sensor counts when that is later (or it never saw motion).
+        var quietSince: Double { lastActive.map { max($0.seconds, countsSince.seconds) } ?? countsSince.seconds }
     }
 
     var parameters: MotionParameters
@@ -102,8 +106,7 @@ struct RoomMotionTable: Sendable {
         let room = rooms[Int(code)]
         guard room.counts else { return nil }
         if room.occupied || room.lastActive.map({ time.since($0) <= parameters.holdAfter }) ?? false { return .active }
-        let quietSince = room.lastActive.map { max($0.seconds, room.countsSince.seconds) } ?? room.countsSince.seconds
-        return time.seconds - quietSince >= parameters.quietAfter ? .quiet : .recent
+        return time.seconds - room.quietSince >= parameters.quietAfter ? .quiet : .recent
     }
 
     /// For the site model: what room `code`'s motion says per second for a beacon decided in room
@@ -154,8 +157,7 @@ struct RoomMotionTable: Sendable {
                 continue
             }
             if let last = room.lastActive { note((last.seconds + parameters.holdAfter).nextUp) }
-            let quietSince = room.lastActive.map { max($0.seconds, room.countsSince.seconds) } ?? room.countsSince.seconds
-            note(quietSince + parameters.quietAfter)
+            note(room.quietSince + parameters.quietAfter)
         }
         return Instant(seconds: until)
     }
