@@ -1,6 +1,7 @@
 import BeaconCore
 import RoomDecisions
 import PresenceAggregator
+import ArgumentParser
 
 /// The learned mode of `presence-bench evaluate`: each recording of a site decided by a site
 /// model learned from the site's other recordings (leave-one-recording-out,
@@ -11,12 +12,51 @@ extension EvaluateCommand {
     /// Each recording's name and score under the model learned from the others, in the given order.
     static func learnedScores(
         _ recordings: [(name: String, samples: [TraceSample], truth: [TruthSample], motion: [MotionSample])],
-        tracking: TrackingParameters, decision: RoomDecisionParameters, judging: Bool
-    ) -> [(name: String, score: RoomDecisionScore)] {
+        tracking: TrackingParameters, decision: RoomDecisionParameters, judging: Bool,
+        siteModel: SiteModelParameters = .default
+    ) -> (recordings: [(name: String, score: RoomDecisionScore)], rooms: [String: Double]) {
         let summary = SiteModelEvaluation.leaveOneOut(
             recordings.map { SiteModelEvaluation.Recording(name: $0.name, samples: $0.samples, truth: $0.truth, motion: $0.motion) },
-            tracking: tracking, decision: decision, judging: judging)
-        return summary.recordings.map { ($0.name, $0.score) }
+            parameters: siteModel, tracking: tracking, decision: decision, judging: judging)
+        return (summary.recordings.map { ($0.name, $0.score) }, roomAccuracies(summary))
+    }
+
+    /// `learn`'s own figure for the two decisions together, each in the rooms it serves (every
+    /// recording decided by the model learned from the others, the rooms served as the leave-one-out
+    /// over all of them says), with `learn`'s verdict in its name; nil with fewer than two recordings.
+    static func learnTogether(
+        _ recordings: [(name: String, samples: [TraceSample], truth: [TruthSample], motion: [MotionSample])],
+        tracking: TrackingParameters, decision: RoomDecisionParameters, siteModel: SiteModelParameters
+    ) -> ModeReport? {
+        guard let judgement = SiteModelEvaluation.judge(
+            recordings.map { SiteModelEvaluation.Recording(name: $0.name, samples: $0.samples, truth: $0.truth, motion: $0.motion) },
+            parameters: siteModel, tracking: tracking, decision: decision), let combined = judgement.combined else { return nil }
+        var mode = ModeReport(recordings: combined.recordings.map { RecordingResult(name: $0.name, score: $0.score) },
+                              name: "learn's leave-one-out of the model and physics together, each in its rooms; learn's verdict: "
+                                + (judgement.model.decision == .physics ? "physics"
+                                   : judgement.model.roomDecisions.allSatisfy { $0 == .model } ? "the model alone" : "the two together"))
+        mode.rooms = roomAccuracies(combined)
+        return mode
+    }
+
+    /// Per true room, the share of its truth rows decided right over every recording.
+    static func roomAccuracies(_ summary: SiteModelEvaluation.Summary) -> [String: Double] {
+        let tally = summary.tally
+        var rooms: [String: Double] = [:]
+        for room in tally.rows.keys { rooms[room] = tally.accuracy(room: room).map { rounded($0, 3) } }
+        return rooms
+    }
+
+    /// The site model's hyper-parameters with `--site-model-parameter key=value` applied.
+    func siteModelParameters() throws -> SiteModelParameters {
+        var parameters = SiteModelParameters.default
+        for setting in siteModelSettings {
+            let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let value = Double(parts[1]), parameters.set(parts[0], to: value) else {
+                throw ValidationError("--site-model-parameter: '\(setting)' is not key=value with a key and value a model file's parameters may hold")
+            }
+        }
+        return parameters
     }
 
     /// The name the learned mode's key carries in the report.

@@ -70,6 +70,8 @@ extension EvaluateCommand {
         /// Measurements per beacon per node per minute over the site's recordings (people or cars
         /// moving), heard and `unknown` alike: the broker load while moving (issue 6).
         var messagesPerBeaconNodeMinuteMoving: Double?
+        /// The learned modes: per true room, the share of its truth rows decided right (all recordings).
+        var rooms: [String: Double]?
 
         init(recordings results: [RecordingResult], name: String? = nil) {
             self.name = name

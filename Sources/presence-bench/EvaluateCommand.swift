@@ -31,7 +31,10 @@ import PresenceAggregator
 /// directory, recordings, modes: { MODE: { recordings: [Row], summary: Summary,
 /// messagesPerBeaconNodeMinuteMoving? } }, baseline: { recordings, summary }, bermuda: { recordings, summary } } }, grid? }`.
 /// A further mode (the learned site model, judged leave-one-recording-out) adds its own key under
-/// `modes` beside `defaults`, built with `ModeReport(recordings:)` from its own scores.
+/// `modes` beside `defaults`, built with `ModeReport(recordings:)` from its own scores. The learned
+/// modes add `rooms` (per true room, the share of its time decided right), and `learnTogether` is
+/// `learn`'s own leave-one-out of the model and physics each in its rooms. `--site-model-parameter
+/// key=value` (hidden) sets a site model hyper-parameter for the learned modes, to measure one.
 struct EvaluateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "evaluate",
@@ -118,6 +121,9 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(help: "Also score every site with motion sensors simulated from each walk's truth (modes defaultsMotion and learnedMotion; SimulatedMotion, seeded), beside the same modes without.")
     var motion = false
 
+    @Option(name: .customLong("site-model-parameter"), help: ArgumentHelp("The learned modes: a site model hyper-parameter as a model file's parameters name it (key=value, e.g. smoothingLag=1; repeat for more).", visibility: .hidden))
+    var siteModelSettings: [String] = []
+
     @Flag(help: "Also score a grid of margin × dwell × evidence settings on every site (the table in the Room decisions article).")
     var grid = false
 
@@ -168,6 +174,7 @@ struct EvaluateCommand: ParsableCommand {
         if let processNoise { tracking.filter.processNoise = processNoise }
         if let measurementNoise { tracking.filter.measurementNoise = measurementNoise }
 
+        let siteModel = try siteModelParameters()
         var sites: [Site]
         if let traces {
             let name = URL(fileURLWithPath: traces).standardizedFileURL.lastPathComponent
@@ -220,10 +227,15 @@ struct EvaluateCommand: ParsableCommand {
             // on the training recordings); `learnedModelAlone` always decides with the model.
             for judging in [true, false] where !physicsOnly {
                 let learned = Self.learnedScores(site.recordings.map { ($0.name, $0.samples, $0.truth, $0.motion) },
-                                                 tracking: tracking, decision: parameters, judging: judging)
-                modes[judging ? "learned" : "learnedModelAlone"] = ModeReport(
-                    recordings: learned.map { RecordingResult(name: $0.name, score: $0.score) },
-                    name: judging ? Self.learnedModeName : Self.learnedModelAloneName)
+                                                 tracking: tracking, decision: parameters, judging: judging, siteModel: siteModel)
+                var mode = ModeReport(recordings: learned.recordings.map { RecordingResult(name: $0.name, score: $0.score) },
+                                      name: judging ? Self.learnedModeName : Self.learnedModelAloneName)
+                mode.rooms = learned.rooms
+                modes[judging ? "learned" : "learnedModelAlone"] = mode
+            }
+            if !physicsOnly, let together = Self.learnTogether(site.recordings.map { ($0.name, $0.samples, $0.truth, $0.motion) },
+                                                               tracking: tracking, decision: parameters, siteModel: siteModel) {
+                modes["learnTogether"] = together
             }
             if espresense { modes["espresense"] = Self.espresenseMode(site, parameters: parameters) }
             if motion {
@@ -241,9 +253,9 @@ struct EvaluateCommand: ParsableCommand {
                 modes["defaultsMotion"]?.name = "defaults, with motion sensors simulated from the truth"
                 if !physicsOnly {
                     let learned = Self.learnedScores(withMotion.recordings.map { ($0.name, $0.samples, $0.truth, $0.motion) },
-                                                     tracking: tracking, decision: parameters, judging: true)
+                                                     tracking: tracking, decision: parameters, judging: true, siteModel: siteModel)
                     modes["learnedMotion"] = ModeReport(
-                        recordings: learned.map { RecordingResult(name: $0.name, score: $0.score) },
+                        recordings: learned.recordings.map { RecordingResult(name: $0.name, score: $0.score) },
                         name: Self.learnedModeName + ", with motion sensors simulated from the truth")
                 }
                 motionFigures[site.name] = MotionFiguresReport(

@@ -28,6 +28,17 @@ import Testing
         #expect((standIn["directory"] as? String)?.hasSuffix("traces-flat without anchor5, anchor6") == true)
         let modes = try #require(standIn["modes"] as? [String: Any])
         #expect(modes["defaults"] != nil && modes["learned"] != nil && modes["learnedModelAlone"] != nil)
+        // learn's own figure for the two together, and per room what each learned mode had right:
+        // the rooms without a receiver are there.
+        let together = try #require(modes["learnTogether"] as? [String: Any])
+        let rooms = try #require(together["rooms"] as? [String: Any])
+        #expect(rooms["bathroom"] != nil && rooms["kitchen"] != nil)
+        #expect(((modes["learnedModelAlone"] as? [String: Any])?["rooms"] as? [String: Any])?["bathroom"] != nil)
+
+        let setting = try ToolRunner.run(bench, ["evaluate", "--data", data, "--site", "flat", "--site-model-parameter", "smoothingLag=-1"],
+                                         separateErrors: true)
+        #expect(setting.status != 0)
+        #expect(setting.errors.contains("--site-model-parameter: 'smoothingLag=-1'"), "\(setting.errors)")
 
         let unknown = try ToolRunner.run(bench, ["evaluate", "--data", data, "--site", "attic"], separateErrors: true)
         #expect(unknown.status != 0)

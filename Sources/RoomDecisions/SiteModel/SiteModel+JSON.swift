@@ -20,7 +20,8 @@ import BeaconCore
 /// ```
 /// `decidedBy` (optional, default `model`) says which decision serves the room where the file's
 /// `decision` is `model` (`SiteModelDecider`). `neighbours` (optional; every room or none) lists the
-/// rooms the walks went to straight from this one (`SiteModel.neighbours`). Every room lists the same nodes. Version 1 files (no `decision`, `nodeRooms`, `classifier`)
+/// rooms the walks went to straight from this one (`SiteModel.neighbours`), `stay` (optional; every
+/// room or none) a visit's mean seconds in the walks (`SiteModel.stays`). Every room lists the same nodes. Version 1 files (no `decision`, `nodeRooms`, `classifier`)
 /// are still read, and decide by their looks. Unknown keys are errors (a typo must not leave a default in
 /// force); `parameters` may leave keys out (the default applies).
 extension SiteModel {
@@ -41,7 +42,8 @@ extension SiteModel {
             let next = neighbours.map { lists in
                 "\"neighbours\": [" + lists[roomIndex].map { JSONText.quoted(rooms[$0]) }.joined(separator: ", ") + "], "
             } ?? ""
-            text += "    {\"name\": \(JSONText.quoted(room)), \(floor)\(decidedBy)\"samples\": \(samples[roomIndex]), \(next)\"nodes\": {\n"
+            let stay = stays.map { "\"stay\": \(JSONObjectWriter.number($0[roomIndex], decimals: 1)), " } ?? ""
+            text += "    {\"name\": \(JSONText.quoted(room)), \(floor)\(decidedBy)\"samples\": \(samples[roomIndex]), \(stay)\(next)\"nodes\": {\n"
             for (nodeIndex, node) in nodes.enumerated() {
                 let look = looks[roomIndex][nodeIndex]
                 text += "      \(JSONText.quoted(node)): {\"heard\": \(JSONObjectWriter.number(Look.boundedHeard(look.heard), decimals: 4)), "
@@ -118,12 +120,12 @@ extension SiteModel {
             throw ConfigError(.invalidValue, path: FieldPath.root.appending("rooms"), message: "a model needs at least one room")
         }
         var named: [(name: String, samples: Int, looks: [String: Look], floor: String?, decidedBy: Decision,
-                     neighbours: [String]?, index: Int)] = []
+                     neighbours: [String]?, stay: Double?, index: Int)] = []
         var nodeNames: [String]?
         for (index, roomValue) in roomValues.enumerated() {
             let path = FieldPath.root.appending("rooms").appending(index: index)
             let room = try JSONFieldReader(roomValue, at: path)
-            try room.rejectUnknownKeys(["name", "floor", "decidedBy", "neighbours", "samples", "nodes"])
+            try room.rejectUnknownKeys(["name", "floor", "decidedBy", "neighbours", "stay", "samples", "nodes"])
             let name = try room.requiredString("name")
             guard !name.isEmpty, name != RoomDecision.notHome, !named.contains(where: { $0.name == name }) else {
                 throw ConfigError(.invalidValue, path: path.appending("name"),
@@ -157,6 +159,8 @@ extension SiteModel {
                 }
                 neighbours = names
             }
+            var stay: Double?
+            if let given = room.optional("stay") { stay = try room.number(given, key: "stay", in: 0.1...1_000_000) }
             var samples = 0
             if let given = room.optional("samples") {
                 samples = Int(try room.integer(given, key: "samples", in: 0...Int64(Int32.max)))
@@ -174,7 +178,7 @@ extension SiteModel {
             }
             guard !names.isEmpty else { throw ConfigError(.invalidValue, path: nodesPath, message: "no nodes") }
             nodeNames = names
-            named.append((name, samples, looks, floor, decidedBy, neighbours, index))
+            named.append((name, samples, looks, floor, decidedBy, neighbours, stay, index))
         }
         named.sort { $0.name < $1.name }
         let nodes = nodeNames ?? []
@@ -224,7 +228,19 @@ extension SiteModel {
                          looks: named.map { room in nodes.map { room.looks[$0]! } },
                          samples: named.map(\.samples), parameters: parameters,
                          nodeRooms: nodeRooms, classifier: classifier, decision: decision, floors: named.map(\.floor),
-                         roomDecisions: named.map(\.decidedBy), neighbours: neighbours)
+                         roomDecisions: named.map(\.decidedBy), neighbours: neighbours, stays: try stays(named.map { ($0.stay, $0.index) }))
+    }
+
+    /// The rooms' stays (`SiteModel.stays`): every room gives one or none does, as `learn` writes them.
+    private static func stays(_ given: [(stay: Double?, index: Int)]) throws(ConfigError) -> [Double]? {
+        guard given.contains(where: { $0.stay != nil }) else { return nil }
+        return try given.map { room throws(ConfigError) in
+            guard let stay = room.stay else {
+                throw ConfigError(.missing, path: FieldPath.root.appending("rooms").appending(index: room.index).appending("stay"),
+                                  message: "required when another room gives its stay")
+            }
+            return stay
+        }
     }
 
     /// The classifier: its feature names must be those of the model's rooms and nodes, in order,
@@ -290,7 +306,7 @@ extension SiteModel {
 
     /// Every hyper-parameter of the file's `parameters`, in the order written, with the values a
     /// file may give it: one list for writing, for the known keys and for reading.
-    private static var parameterFields: [(key: String, value: WritableKeyPath<SiteModelParameters, Double>, range: ClosedRange<Double>)] {
+    static var parameterFields: [(key: String, value: WritableKeyPath<SiteModelParameters, Double>, range: ClosedRange<Double>)] {
         [("sampleInterval", \.sampleInterval, 0.01...60), ("evidenceRate", \.evidenceRate, 0...1000),
          ("switchRate", \.switchRate, 0...1000), ("outlierShare", \.outlierShare, 0...0.5),
          ("outlierRange", \.outlierRange, 1...1000), ("minimumSigma", \.minimumSigma, 0.1...100),
@@ -298,7 +314,8 @@ extension SiteModel {
          ("staleAfter", \.staleAfter, 0.1...86_400), ("classifierInterval", \.classifierInterval, 0.01...60),
          ("classifierPenalty", \.classifierPenalty, 0...1000), ("classifierIterations", \.classifierIterations, 0...100_000),
          ("handOverDwell", \.handOverDwell, 0...3600), ("handOverPosterior", \.handOverPosterior, 0...1),
-         ("unwalkedMoveShare", \.unwalkedMoveShare, 0...1)]
+         ("unwalkedMoveShare", \.unwalkedMoveShare, 0...1), ("smoothingLag", \.smoothingLag, 0...60),
+         ("stayRateExponent", \.stayRateExponent, 0...4)]
     }
 
     private static func parameters(from value: JSONValue, at path: FieldPath) throws(ConfigError) -> SiteModelParameters {
@@ -329,5 +346,18 @@ extension SiteModel {
             }
         }
         return SiteModelFileError(line: line, field: nil, message: message)
+    }
+}
+
+extension SiteModelParameters {
+    /// Sets the hyper-parameter a model file's `parameters` call `key`, to a value such a file may
+    /// give it (for trying settings, `presence-bench evaluate --site-model-parameter`); false for an
+    /// unknown key or a value out of its range.
+    public mutating func set(_ key: String, to value: Double) -> Bool {
+        guard let field = SiteModel.parameterFields.first(where: { $0.key == key }), field.range.contains(value) else {
+            return false
+        }
+        self[keyPath: field.value] = value
+        return true
     }
 }

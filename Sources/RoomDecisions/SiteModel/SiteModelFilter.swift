@@ -35,6 +35,14 @@ public struct SiteModelFilter: Sendable {
     private let logPriors: [Double]
     /// `SiteModel.transitionPrior`, nil for an even spread.
     private let transitions: [[Double]]?
+    /// Per room, the rate the prior leaves it at when the rooms' rates differ
+    /// (`SiteModel.leavingRates`); nil: every room leaves at `switchRate`.
+    private let roomRates: [Double]?
+    /// With `SiteModelParameters.smoothingLag` above 0, the smoother whose posterior (`lag` seconds
+    /// back) decides; nil: the forward posterior decides, as before.
+    private var smoother: SiteModelSmoother?
+    /// With a smoother, the smoothed log-posterior the room is decided by; nil: `logPosterior` decides.
+    private var smoothedLogPosterior: [Double]?
 
     /// Creates a filter that has seen nothing, every room equally likely. `available` (indexed as
     /// the model's nodes, default all) says which nodes count as evidence, heard or not.
@@ -42,17 +50,23 @@ public struct SiteModelFilter: Sendable {
         self.model = model
         nodeRooms = model.nodeRoomIndices
         logPriors = model.logPriors
-        transitions = model.transitionPrior
+        let rates = model.leavingRates
+        roomRates = Set(rates).count > 1 ? rates : nil
+        let even = model.rooms.isEmpty ? [] : Array(repeating: 1 / Double(model.rooms.count), count: model.rooms.count)
+        transitions = model.transitionPrior ?? (roomRates == nil ? nil : model.rooms.map { _ in even })
         heard = Array(repeating: nil, count: model.nodes.count)
         heardAt = Array(repeating: Instant(seconds: 0), count: model.nodes.count)
         self.available = available.flatMap { $0.count == model.nodes.count ? $0 : nil }
             ?? Array(repeating: true, count: model.nodes.count)
         let uniform = model.rooms.isEmpty ? 0 : -log(Double(model.rooms.count))
         logPosterior = Array(repeating: uniform, count: model.rooms.count)
+        let lag = model.parameters.smoothingLag
+        smoother = lag > 0 && lag.isFinite ? SiteModelSmoother(lag: lag, transitions: transitions, rates: rates) : nil
     }
 
-    /// The posterior probability of each room.
-    public var posterior: [Double] { logPosterior.map { exp($0) } }
+    /// The posterior probability of each room the room is decided by (with a smoothing lag, the
+    /// smoothed posterior of `smoothingLag` seconds ago).
+    public var posterior: [Double] { (smoothedLogPosterior ?? logPosterior).map { exp($0) } }
 
     /// Whether any model node currently has a live measurement.
     public var hasLiveEvidence: Bool { heard.contains { $0 != nil } }
@@ -97,20 +111,29 @@ public struct SiteModelFilter: Sendable {
         let stay = exp(-max(0, parameters.switchRate) * dt)
         let spread = (1 - stay) / Double(logPosterior.count)
         let weight = parameters.evidenceRate * dt
+        var stepEvidence: [Double] = []
         // In place and on the stack: this runs for every measurement of every beacon.
         withUnsafeTemporaryAllocation(of: Double.self, capacity: logPosterior.count) { likelihoods in
             let hasEvidence = weight > 0 && writeMeanLogLikelihoods(into: likelihoods)
+            if smoother != nil {
+                let motion = motionLogLikelihood.flatMap { $0.count == logPosterior.count ? $0 : nil }
+                stepEvidence = logPosterior.indices.map { room in
+                    (hasEvidence ? weight * likelihoods[room] : 0) + (motion.map { $0[room] * dt } ?? 0)
+                }
+            }
             if let transitions {
                 // p'(to) = stay·p(to) + (1 − stay)·Σ p(from)·T[from][to]: a move lands mostly on the
                 // neighbours the walks went to from where the beacon probably is.
                 withUnsafeTemporaryAllocation(of: Double.self, capacity: logPosterior.count) { moved in
                     moved.initialize(repeating: 0)
                     for from in logPosterior.indices {
-                        let mass = (1 - stay) * exp(logPosterior[from])
+                        let leaving = roomRates.map { 1 - exp(-$0[from] * dt) } ?? 1 - stay
+                        let mass = leaving * exp(logPosterior[from])
                         for to in logPosterior.indices { moved[to] += mass * transitions[from][to] }
                     }
                     for room in logPosterior.indices {
-                        logPosterior[room] = log(stay * exp(logPosterior[room]) + moved[room])
+                        let staying = roomRates.map { exp(-$0[room] * dt) } ?? stay
+                        logPosterior[room] = log(staying * exp(logPosterior[room]) + moved[room])
                             + (hasEvidence ? weight * likelihoods[room] : 0)
                     }
                 }
@@ -126,6 +149,10 @@ public struct SiteModelFilter: Sendable {
         }
         let total = Self.logSumExp(logPosterior)
         for room in logPosterior.indices { logPosterior[room] -= total }
+        if smoother != nil {
+            smoother!.append(.init(time: time, dt: dt, logEvidence: stepEvidence, forward: logPosterior))
+            smoothedLogPosterior = smoother!.smoothed()
+        }
         decide()
     }
 
@@ -192,6 +219,7 @@ public struct SiteModelFilter: Sendable {
     }
 
     private mutating func decide() {
+        let logPosterior = smoothedLogPosterior ?? self.logPosterior
         var best = 0
         for index in logPosterior.indices where logPosterior[index] > logPosterior[best] { best = index }
         guard let current = room else {

@@ -62,6 +62,9 @@ public struct SiteModelLearner: Sendable {
     private var nodeNames: Set<String> = []
     /// Pairs of rooms (sorted names) the truth went between directly, either way.
     private var walkedPairs: Set<[String]> = []
+    /// Per room, the seconds of its truth visits and how many visits (`SiteModel.stays`).
+    private var visitSeconds: [String: Double] = [:]
+    private var visits: [String: Int] = [:]
     /// Per node, the room its measurements name (the physics features of the classifier need it).
     private var nodeRooms: [String: String] = [:]
     /// The classifier's moments: the true room, and per node of that recording its RSSI or nil
@@ -91,6 +94,16 @@ public struct SiteModelLearner: Sendable {
             for (previous, row) in zip(rows, rows.dropFirst()) where previous.room != row.room
                 && previous.room != RoomDecision.notHome && row.room != RoomDecision.notHome {
                 walkedPairs.insert([previous.room, row.room].sorted())
+            }
+            // Each visit: from the row that enters a room to the row that leaves it (or the last).
+            var start = 0
+            for index in rows.indices where index == rows.count - 1 || rows[index + 1].room != rows[start].room {
+                let end = index == rows.count - 1 ? rows[index].time : rows[index + 1].time
+                if rows[start].room != RoomDecision.notHome {
+                    visitSeconds[rows[start].room, default: 0] += end.since(rows[start].time)
+                    visits[rows[start].room, default: 0] += 1
+                }
+                start = index + 1
             }
         }
         let interval = parameters.sampleInterval > 0 ? parameters.sampleInterval : 0.5
@@ -178,6 +191,10 @@ public struct SiteModelLearner: Sendable {
                              walkedPairs.compactMap { pair in
                                  pair.contains(room) ? (pair[0] == room ? pair[1] : pair[0]) : nil
                              }.compactMap { rooms.firstIndex(of: $0) }.sorted()
+                         },
+                         stays: rooms.map { room in
+                             // To a tenth of a second, as the file keeps it.
+                             (max(1, (visitSeconds[room] ?? 0) / Double(max(visits[room] ?? 0, 1))) * 10).rounded() / 10
                          })
     }
 
