@@ -13,8 +13,8 @@ struct ProximityCommand: ParsableCommand {
         discussion: """
             Every method classifies with the same calibration, d = 10^((P1 - rssi)/(10 n)): on the static \
             series n and P1 are one path-loss fit on the static series (and, in the leave-one-position-out \
-            set, a fit on the other positions); on the phone-to-phone rail n is that fit's and P1 each \
-            file's mean RSSI at 1 m. Balanced accuracy is the mean recall over the true classes present \
+            set, a fit on the other positions; in the per-receiver sets, one intercept per receiver); on the \
+            phone-to-phone rail n is that fit's and P1 each file's mean RSSI at 1 m. Balanced accuracy is the mean recall over the true classes present \
             (immediate < 0.5 m, near < 3 m, far beyond); samples within 15 % of a boundary and each \
             series' first 5 s are not scored.
             """
