@@ -69,7 +69,7 @@ public struct ClassMassCandidate: Sendable, Hashable {
 
 /// The class from a window statistic of the raw samples (issue 39, tried and not kept): the
 /// median, the Android Beacon Library's trimmed mean, an IQR-fenced mean or median, a mean in distance
-/// or in linear power of the last `window` seconds, read through the node's thresholds with a
+/// or in linear power, an upper quantile of the last `window` seconds, read through the node's thresholds with a
 /// hysteresis and settle time.
 public struct WindowCandidate: Sendable, Hashable {
     /// Which statistic of the window.
@@ -86,6 +86,9 @@ public struct WindowCandidate: Sendable, Hashable {
         case meanDistance
         /// The mean of the samples' linear power (mW), read back in dBm: a strong sample weighs more.
         case meanLinearPower
+        /// This quantile (0…1) of the window in dB, interpolated between samples: an upper one
+        /// reads past fades, which only ever lower RSSI.
+        case quantile(Double)
     }
 
     /// Which statistic of the window.
@@ -131,6 +134,8 @@ public struct WindowCandidate: Sendable, Hashable {
             case .meanLinearPower:
                 let milliwatts = TrackingCalibration.mean(samples.map { pow(10, $0 / 10) })
                 distance = model.distance(rssi: 10 * log10(milliwatts), measuredPower: nil)
+            case .quantile(let p):
+                distance = model.distance(rssi: TrackingCalibration.quantile(Array(samples), p), measuredPower: nil)
             }
             return hold.update(at: series.times[i]) { ProximityClassifier.next(from: $0, distance: distance, parameters: rule) }
         }

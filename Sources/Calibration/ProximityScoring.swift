@@ -7,6 +7,8 @@ public struct ProximitySeries: Sendable {
     public var name: String
     /// What leave-one-out holds out together (a beacon position of the static set).
     public var group: String
+    /// The receiver that heard it, for per-receiver offsets ("" when it has none of its own).
+    public var receiver: String
     /// Seconds, non-decreasing.
     public var times: [Double]
     /// dBm, one per time.
@@ -21,10 +23,11 @@ public struct ProximitySeries: Sendable {
     public var calibrationResidual: Double
 
     /// Creates a series; `measuredPower` and `exponent` are set by the set that scores it.
-    public init(name: String, group: String, times: [Double], rssi: [Double], trueDistances: [Double],
+    public init(name: String, group: String, receiver: String = "", times: [Double], rssi: [Double], trueDistances: [Double],
                 measuredPower: Double = .nan, exponent: Double = .nan, calibrationResidual: Double = .nan) {
         self.name = name
         self.group = group
+        self.receiver = receiver
         self.times = times
         self.rssi = rssi
         self.trueDistances = trueDistances
@@ -66,6 +69,8 @@ public enum ProximityMethod: Sendable, Hashable {
     case share(ShareCandidate)
     /// A candidate tried for the node: the steady estimate with its hysteresis in dB.
     case decibelHysteresis(DecibelHysteresisCandidate)
+    /// Not an estimator: a ceiling that reads the true distance (`ProximityOracle`).
+    case oracle(ProximityOracle)
 
     /// The class at each sample of `series`.
     public func classes(_ series: ProximitySeries, thresholds: ProximityClassifier.Parameters = .default) -> [Proximity] {
@@ -101,6 +106,8 @@ public enum ProximityMethod: Sendable, Hashable {
             return candidate.classes(series, thresholds: thresholds)
         case .decibelHysteresis(let candidate):
             return candidate.classes(series, thresholds: thresholds)
+        case .oracle(let oracle):
+            return oracle.classes(series, thresholds: thresholds)
         }
     }
 }
@@ -176,26 +183,30 @@ public enum ProximityScoring {
 
     // MARK: Calibration
 
-    /// The static series calibrated with one path-loss fit (n and P₁, no per-receiver offsets) on
-    /// `fitOn` of them; every series gets it.
-    public static func calibrated(_ series: [ProximitySeries], fittedOn fitOn: [ProximitySeries]) -> (series: [ProximitySeries], fit: PathLossFit) {
+    /// The static series calibrated with one path-loss fit (n and P₁) on `fitOn` of them; every
+    /// series gets it. With `perReceiverOffsets` each receiver gets its own intercept (the node's
+    /// `rssiOffset`) and n is fitted within receivers; a receiver the fit has not seen gets P₁.
+    public static func calibrated(_ series: [ProximitySeries], fittedOn fitOn: [ProximitySeries],
+                                  perReceiverOffsets: Bool = false) -> (series: [ProximitySeries], fit: PathLossFit) {
         let points = fitOn.map {
-            PathLossPoint(receiver: $0.group, distance: TrackingCalibration.mean(Array($0.trueDistances.prefix($0.count))),
+            PathLossPoint(receiver: $0.receiver, distance: TrackingCalibration.mean(Array($0.trueDistances.prefix($0.count))),
                           meanRSSI: TrackingCalibration.mean(Array($0.rssi.prefix($0.count))))
         }
-        let fit = TrackingCalibration.fitPathLoss(points, perReceiverOffsets: false)
+        let fit = TrackingCalibration.fitPathLoss(points, perReceiverOffsets: perReceiverOffsets)
         return (series.map {
             var s = $0
-            (s.exponent, s.measuredPower, s.calibrationResidual) = (fit.exponent, fit.measuredPower, fit.residualStd)
+            (s.exponent, s.measuredPower, s.calibrationResidual) = (fit.exponent, fit.measuredPower + (fit.offsets[s.receiver] ?? 0),
+                                                                    fit.residualStd)
             return s
         }, fit)
     }
 
     /// Leave one group out: each group's series calibrated with a fit on the other groups' series.
-    public static func leaveOneGroupOut(_ series: [ProximitySeries]) -> [ProximitySeries] {
+    public static func leaveOneGroupOut(_ series: [ProximitySeries], perReceiverOffsets: Bool = false) -> [ProximitySeries] {
         let groups = Set(series.map(\.group)).sorted()
         return groups.flatMap { held in
-            calibrated(series.filter { $0.group == held }, fittedOn: series.filter { $0.group != held }).series
+            calibrated(series.filter { $0.group == held }, fittedOn: series.filter { $0.group != held },
+                       perReceiverOffsets: perReceiverOffsets).series
         }
     }
 

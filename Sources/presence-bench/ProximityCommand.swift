@@ -13,21 +13,21 @@ struct ProximityCommand: ParsableCommand {
         discussion: """
             Every method classifies with the same calibration, d = 10^((P1 - rssi)/(10 n)): on the static \
             series n and P1 are one path-loss fit on the static series (and, in the leave-one-position-out \
-            set, a fit on the other positions); on the phone-to-phone rail n is that fit's and P1 each \
-            file's mean RSSI at 1 m. Balanced accuracy is the mean recall over the true classes present \
+            set, a fit on the other positions; in the per-receiver sets, one intercept per receiver); on the \
+            phone-to-phone rail n is that fit's and P1 each file's mean RSSI at 1 m. Balanced accuracy is the mean recall over the true classes present \
             (immediate < 0.5 m, near < 3 m, far beyond); samples within 15 % of a boundary and each \
             series' first 5 s are not scored.
             """
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case json, table
+        case json, table, series
     }
 
     @Option(help: "The data directory (static-rssi/, rssi-vs-distance/).")
     var data: String = "data"
 
-    @Option(help: "json (every figure) or table (markdown, one row per set and method).")
+    @Option(help: "json (every figure), table (markdown, one row per set and method) or series (markdown, one row per static series).")
     var format: Format = .json
 
     @Flag(help: "Also score the candidates tried for the node (filter noise, hysteresis, settling).")
@@ -41,13 +41,25 @@ struct ProximityCommand: ParsableCommand {
             ("espresense-iqr-mean-15s", .iqrFencedMean),
             ("each-sample", .sample),
         ]
+        if format == .series {
+            print(Self.seriesTable(sets: sets, methods: methods))
+            return
+        }
         if candidates { methods += ProximityCandidates.all }
+        let estimators = methods.filter { ProximityCandidates.isEstimator($0.1) }.map { $0.1 }
+        let unleaned = methods.filter { ProximityCandidates.isUnleaned($0.1) }.map { $0.1 }
         let report = ProximityReport(
             warmUpSeconds: ProximityScoring.warmUp, boundaryMargin: ProximityScoring.boundaryMargin,
             sets: sets.map { set in
                 ProximityReport.SetScores(
                     set: set.name, series: set.series.count, calibration: set.calibration,
-                    scores: methods.map { ProximityScoring.score(set.series, method: $1, name: $0) })
+                    scores: methods.map { ProximityScoring.score(set.series, method: $1, name: $0) }
+                        + (candidates ? [
+                            ProximityScoring.score(ProximityScoring.bestPerSeries(set.series, methods: estimators),
+                                                   name: "ceiling: the best estimator per series (an oracle's pick)"),
+                            ProximityScoring.score(ProximityScoring.bestPerSeries(set.series, methods: unleaned),
+                                                   name: "ceiling: the best estimator that does not lean, per series"),
+                        ] : []))
             })
         switch format {
         case .json:
@@ -56,7 +68,7 @@ struct ProximityCommand: ParsableCommand {
             encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
             FileHandle.standardOutput.write(try encoder.encode(report))
             FileHandle.standardOutput.write(Data("\n".utf8))
-        case .table:
+        case .table, .series:
             print(report.markdownTable())
         }
     }
@@ -69,7 +81,8 @@ struct ProximityCommand: ParsableCommand {
             let parsed = TrackingCalibration.parseStaticSeries(try CalibrateCommand.read(staticDirectory + "/" + entry.file))
             // `sensorNN_x_y_z.mbd`: the beacon's position is the name after the receiver.
             let position = entry.file.split(separator: "_", maxSplits: 1).last.map(String.init) ?? entry.file
-            return ProximitySeries(name: entry.file, group: position, times: parsed.times, rssi: parsed.rssi,
+            let receiver = entry.file.split(separator: "_", maxSplits: 1).first.map(String.init) ?? entry.file
+            return ProximitySeries(name: entry.file, group: position, receiver: receiver, times: parsed.times, rssi: parsed.rssi,
                                    trueDistances: Array(repeating: entry.distance, count: parsed.count))
         }
         let heraldDirectory = dataDirectory + "/rssi-vs-distance"
@@ -80,11 +93,17 @@ struct ProximityCommand: ParsableCommand {
         guard !rail.isEmpty else { throw CalibrateCommand.MissingData(path: heraldDirectory) }
         let all = ProximityScoring.calibrated(statics, fittedOn: statics)
         let n = all.fit.exponent
+        let offsets = ProximityScoring.calibrated(statics, fittedOn: statics, perReceiverOffsets: true)
         func format(_ x: Double) -> String { String(format: "%.3f", x) }
         return [
             ("static-rssi", "n \(format(n)), P1 \(format(all.fit.measuredPower)) dBm: one fit on the 60 series", all.series),
             ("static-rssi, leave one position out", "n and P1 fitted on the other 4 beacon positions",
              ProximityScoring.leaveOneGroupOut(statics)),
+            ("static-rssi, per-receiver offsets", "n \(format(offsets.fit.exponent)) within receivers, "
+             + "P1 \(format(offsets.fit.measuredPower)) dBm plus each receiver's offset: one fit on the 60 series", offsets.series),
+            ("static-rssi, leave one position out, per-receiver offsets",
+             "n, P1 and each receiver's offset fitted on the other 4 beacon positions",
+             ProximityScoring.leaveOneGroupOut(statics, perReceiverOffsets: true)),
             ("herald rail (phone to phone)", "n \(format(n)) (static fit), P1 each file's mean RSSI at 1 m",
              ProximityScoring.calibratedAtOneMetre(rail, exponent: n, residual: all.fit.residualStd)),
         ]
@@ -147,7 +166,7 @@ enum ProximityCandidates {
             list.append(("node, every reading \(decibels) dB weaker (calibration lean, a diagnostic)",
                          ProximityMethod.nodeReadingWeaker(TrackingParameters.default, decibels: decibels)))
         }
-        return list + classMass + windows + distributions + decibelHysteresis
+        return list + classMass + windows + distributions + decibelHysteresis + quantiles + ceilings
     }
 
     /// The class from each class's probability mass under the steady filter (q 0.1, settle 10 s):
