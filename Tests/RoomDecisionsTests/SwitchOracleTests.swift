@@ -30,6 +30,9 @@ import Testing
         #expect(rows(.mean1s) == ["0.00 a", "10.50 b"])
         // b has led since 10.50; it is taken at the first advert a second later.
         #expect(rows(.held1s) == ["0.00 a", "11.50 b"])
+        // Two adverts 4 dB above every other room's of the last second: a at 0.50 (its first two),
+        // b at 10.51 (a's −50 of 9.50 has left the second by then).
+        #expect(rows(.pair) == ["0.50 a", "10.51 b"])
     }
 }
 

@@ -15,6 +15,12 @@ public enum SwitchOracle: String, CaseIterable, Sendable {
     case mean1s
     /// The room of the loudest 1-s mean once it has been the loudest at every advert for 1 s.
     case held1s
+    /// A receiver's room once its last two adverts (within 1 s) both lead every other room's
+    /// loudest advert of the last second by `clearLead`: a switch on two clearly louder packets.
+    case pair
+
+    /// The lead `pair` asks of both packets, dB.
+    public static let clearLead = 4.0
 
     /// The window of a receiver's level, and how long `held1s` asks a room to lead, seconds.
     public static let window = 1.0
@@ -40,6 +46,15 @@ public enum SwitchOracle: String, CaseIterable, Sendable {
                 // A tie goes to the room first by name, so that runs repeat.
                 if let b = best, level < b.level || (level == b.level && room >= b.room) { continue }
                 best = (room, level)
+            }
+            if self == .pair {
+                guard advert.room != current, let mine = recent[advert.node], mine.count >= 2 else { continue }
+                let quieter = min(mine[mine.count - 1].rssi, mine[mine.count - 2].rssi)
+                let others = recent.filter { roomOf[$0.key] != advert.room }.values.flatMap { $0.map(\.rssi) }.max()
+                guard others.map({ quieter - $0 >= Self.clearLead }) ?? true else { continue }
+                current = advert.room
+                rows.append((advert.time, advert.room))
+                continue
             }
             guard let top = best?.room else { continue }
             if top != leader {

@@ -62,7 +62,7 @@ import Testing
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
         #expect(lines.map { $0["candidate"] as? String } == [
-            "bermuda", "oracle-raw", "oracle-mean1s", "oracle-held1s", "oracle-published-raw", "oracle-published-held1s",
+            "bermuda", "oracle-raw", "oracle-mean1s", "oracle-held1s", "oracle-pair", "oracle-published-raw", "oracle-published-held1s",
             "margin=2.5,fastLead=4",
         ])
         #expect(((lines.last?["worn"] as? [String: Any])?.values.first as? [String: Any])?["flaps"] != nil)
