@@ -64,6 +64,11 @@ public struct SettingLayers<ID: Hashable & Sendable, Configuration> {
             return [:]
         }
         let sections = Set(table.compactMap(\.section))
+        // Every section and the sections within it (`decision`, `decision.worn` of `decision.worn.margin`).
+        let nested = Set(table.filter(\.inFile).flatMap { setting in
+            let parts = setting.name.split(separator: ".")
+            return (1..<max(parts.count, 1)).map { parts.prefix($0).joined(separator: ".") }
+        })
         var layer: Layer = [:]
         func take(_ id: ID, _ path: String, _ line: Int, _ value: YAMLNode) {
             guard let scalar = value.scalar else {
@@ -75,6 +80,24 @@ public struct SettingLayers<ID: Hashable & Sendable, Configuration> {
             let known = knownKeys(section).joined(separator: ", ")
             problems.append(SettingProblem(field: path, message: "unknown key (known keys: \(known))", source: place(line)))
         }
+        /// A section's keys; a key that is itself a section (`decision.worn`) is read the same way.
+        func walk(_ section: YAMLMapping, in prefix: String) {
+            for (innerKey, innerLine, innerValue) in section.entries {
+                let path = prefix + "." + innerKey
+                if let id = fileNames[path] {
+                    take(id, path, innerLine, innerValue)
+                } else if nested.contains(path) {
+                    if innerValue.isNull { continue }
+                    guard let inner = innerValue.mapping else {
+                        problems.append(SettingProblem(field: path, message: "expected a mapping", source: place(innerLine)))
+                        continue
+                    }
+                    walk(inner, in: path)
+                } else {
+                    unknown(path, prefix, innerLine)
+                }
+            }
+        }
         for (key, line, value) in mapping.entries {
             if sections.contains(key) {
                 if value.isNull { continue }
@@ -82,10 +105,7 @@ public struct SettingLayers<ID: Hashable & Sendable, Configuration> {
                     problems.append(SettingProblem(field: key, message: "expected a mapping", source: place(line)))
                     continue
                 }
-                for (innerKey, innerLine, innerValue) in section.entries {
-                    let path = key + "." + innerKey
-                    if let id = fileNames[path] { take(id, path, innerLine, innerValue) } else { unknown(path, key, innerLine) }
-                }
+                walk(section, in: key)
             } else if let id = fileNames[key] {
                 take(id, key, line, value)
             } else if !other(&self, key, line, value) {

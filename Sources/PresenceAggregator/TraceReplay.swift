@@ -68,11 +68,25 @@ public struct TraceReplay: Sendable {
         set { decider.motionParameters = newValue }
     }
 
+    /// The known beacons (the aggregator configuration's `beacons:`): as live, a beacon marked
+    /// `worn` is decided with the worn profile and one with its own `awayTimeout` goes away after it.
+    public var knownBeacons: [KnownBeacon] = [] {
+        didSet {
+            known = [:]
+            for entry in knownBeacons where known[entry.beacon] == nil { known[entry.beacon] = entry }
+            applied = []
+        }
+    }
+    private var known: [BeaconID: KnownBeacon] = [:]
+    /// The known beacons whose entry the decider has been told.
+    private var applied: Set<BeaconID> = []
+
+    /// `wornRule`: the switching rule of beacons `knownBeacons` marks worn (`decision.worn`).
     public init(tracking: TrackingParameters = .default, decision: RoomDecisionParameters = .default,
-                tickInterval: Double = 1, model: SiteModel? = nil) {
+                wornRule: RoomDecisionParameters = .wornRule, tickInterval: Double = 1, model: SiteModel? = nil) {
         self.tracking = tracking
         self.tickInterval = tickInterval.isFinite && tickInterval > 0 ? tickInterval : 1
-        decider = SiteRoomDecider(parameters: decision, model: model)
+        decider = SiteRoomDecider(parameters: decision, wornRule: wornRule, model: model)
     }
 
     /// The published measurements kept since the last call (with `keepsPublished`).
@@ -164,6 +178,13 @@ public struct TraceReplay: Sendable {
     /// beside it when there is one (its decisions are then the ones that count).
     private mutating func deliver(_ evidence: NodeEvidence, at time: Instant) -> [TimedDecision] {
         if keepsPublished { publishedMeasurements.append(.init(time: time, evidence: evidence)) }
+        if !known.isEmpty, let entry = known[evidence.beacon], !applied.contains(evidence.beacon) {
+            // As the live aggregator does when a known beacon is first heard.
+            applied.insert(evidence.beacon)
+            let slot = decider.addSlot(for: evidence.beacon)
+            decider.setAwayTimeout(entry.awayTimeout, for: slot)
+            decider.setWorn(entry.worn, for: slot)
+        }
         return decider.update(evidence, at: time).map { [TimedDecision(time: time, decision: $0)] } ?? []
     }
 

@@ -30,10 +30,12 @@ public enum TraceReplayRunner {
     @discardableResult
     public static func run(
         path: String, output: Output, tracking: TrackingParameters = .default,
-        decision: RoomDecisionParameters = .default, model: SiteModel? = nil, motion: [MotionSample] = [],
+        decision: RoomDecisionParameters = .default, wornRule: RoomDecisionParameters = .wornRule,
+        knownBeacons: [KnownBeacon] = [], model: SiteModel? = nil, motion: [MotionSample] = [],
         motionParameters: MotionParameters = .default, write: (String) -> Void
     ) throws -> Summary {
-        var replay = TraceReplay(tracking: tracking, decision: decision, model: model)
+        var replay = TraceReplay(tracking: tracking, decision: decision, wornRule: wornRule, model: model)
+        replay.knownBeacons = knownBeacons
         replay.motion = motion
         replay.motionParameters = motionParameters
         replay.keepsPublished = output == .published

@@ -11,8 +11,9 @@ public struct SiteRoomDecider: Sendable {
     /// The learned model's decision; nil without a model.
     public private(set) var model: SiteModelDecider?
 
-    public init(parameters: RoomDecisionParameters, model: SiteModel?) {
-        physics = RoomDecider(parameters: parameters)
+    /// `wornRule`: the switching rule of beacons marked worn (`RoomDecider.init(parameters:wornRule:)`).
+    public init(parameters: RoomDecisionParameters, wornRule: RoomDecisionParameters = .wornRule, model: SiteModel?) {
+        physics = RoomDecider(parameters: parameters, wornRule: wornRule)
         self.model = model.map(SiteModelDecider.init(model:))
     }
 

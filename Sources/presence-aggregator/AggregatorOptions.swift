@@ -42,6 +42,27 @@ struct AggregatorOptions: ParsableArguments {
     @Option(help: "dB the current room defends with while its motion sensor reports motion, 0: off (PRESENCE_MOTION_HOLD).")
     var motionHold: String?
 
+    @Option(help: "A worn beacon's margin, dB (decision.worn.margin, PRESENCE_WORN_MARGIN).")
+    var wornMargin: String?
+
+    @Option(help: "A worn beacon's hold, dB/s (decision.worn.fallRate, PRESENCE_WORN_FALL_RATE).")
+    var wornFallRate: String?
+
+    @Option(help: "A worn beacon's dwell, seconds (decision.worn.dwell, PRESENCE_WORN_DWELL).")
+    var wornDwell: String?
+
+    @Option(help: "A worn beacon's integrated lead to switch, dB·s (decision.worn.evidence, PRESENCE_WORN_EVIDENCE).")
+    var wornEvidence: String?
+
+    @Option(help: "A worn beacon's largest lead one instant contributes, dB (decision.worn.leadCap, PRESENCE_WORN_LEAD_CAP).")
+    var wornLeadCap: String?
+
+    @Option(help: "A worn beacon's fast clock: raw lead in dB that wins at once, or off (decision.worn.fastLead, PRESENCE_WORN_FAST_LEAD).")
+    var wornFastLead: String?
+
+    @Option(help: "How long the fast clock's raw lead must last, seconds (decision.worn.fastFor, PRESENCE_WORN_FAST_FOR).")
+    var wornFastFor: String?
+
     @Option(help: "Seconds a node's evidence may lag the beacon's newest before it is dropped (PRESENCE_STALE_AFTER).")
     var staleAfter: String?
 
@@ -95,6 +116,13 @@ struct AggregatorOptions: ParsableArguments {
         flags[.staleAfter] = staleAfter
         flags[.pathLossExponent] = pathLossExponent
         flags[.model] = model
+        flags[.wornMargin] = wornMargin
+        flags[.wornFallRate] = wornFallRate
+        flags[.wornDwell] = wornDwell
+        flags[.wornEvidenceToSwitch] = wornEvidence
+        flags[.wornLeadCap] = wornLeadCap
+        flags[.wornFastLead] = wornFastLead
+        flags[.wornFastFor] = wornFastFor
         flags[.tickInterval] = tickInterval
         flags[.forgetAfter] = forgetAfter
         flags[.maxUnknownBeacons] = maxUnknownBeacons

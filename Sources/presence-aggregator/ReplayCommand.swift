@@ -13,8 +13,8 @@ import Darwin
 
 /// `presence-aggregator replay`: runs a recorded trace through the agent's tracking and the
 /// aggregator's room decision on the trace's own clock, as fast as the CPU allows (docs/Files.md).
-/// `--config` takes the live aggregator's YAML file (etc/presence-aggregator.yaml); only its
-/// `decision` settings matter to a replay.
+/// `--config` takes the live aggregator's YAML file (etc/presence-aggregator.yaml); its `decision`
+/// settings and its known `beacons` (`worn`, `awayTimeout`) matter to a replay, as live.
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
@@ -30,7 +30,7 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "The trace: CSV with columns time,node,room,beacon,rssi[,measuredPower].")
     var trace: String
 
-    @Option(name: .customLong("config"), help: "The aggregator's YAML configuration; its decision settings are used.")
+    @Option(name: .customLong("config"), help: "The aggregator's YAML configuration; its decision settings and known beacons (worn, awayTimeout) are used.")
     var configFile: String?
 
     @Option(help: "decisions (time,beacon,room,distance), measurements (one row per sample after the node's filter) or published (what the nodes published, as run --record writes it).")
@@ -60,11 +60,15 @@ struct ReplayCommand: ParsableCommand {
         if let rssiOffset { tracking.distance.rssiOffset = rssiOffset }
         var decision = RoomDecisionParameters.default
         var motionParameters = MotionParameters.default
+        var wornRule = RoomDecisionParameters.wornRule
+        var knownBeacons: [KnownBeacon] = []
         if let configFile {
             do {
                 let configuration = try AggregatorConfiguration.load(file: configFile, environment: [:], flags: [:])
                 decision = configuration.decision
                 motionParameters = configuration.motionDecision
+                wornRule = configuration.wornRule
+                knownBeacons = configuration.knownBeacons
             } catch {
                 StandardOutput.error(error.lines(prefix: "replay: "))
                 throw ExitCode(2)
@@ -96,7 +100,8 @@ struct ReplayCommand: ParsableCommand {
         var writer = StandardOutput()
         do {
             let summary = try TraceReplayRunner.run(
-                path: trace, output: mode, tracking: tracking, decision: decision, model: siteModel, motion: motion,
+                path: trace, output: mode, tracking: tracking, decision: decision, wornRule: wornRule,
+                knownBeacons: knownBeacons, model: siteModel, motion: motion,
                 motionParameters: motionParameters
             ) { writer.write($0) }
             writer.flush()

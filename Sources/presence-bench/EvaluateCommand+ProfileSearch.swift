@@ -1,12 +1,14 @@
 import ArgumentParser
 import BeaconCore
 import Foundation
+import PresenceAggregator
 import RoomDecisions
 
 /// `evaluate --candidate SPEC …` (hidden): scores decision settings on the worn walks of every site
 /// over several draws (`--worn-draws`, from `--worn-draw`: draws the search did not see check its
 /// choice), and on the recorded ones, beside Bermuda's rule on the same
-/// adverts; one JSON line per candidate, printed as each is done. How the worn profile was searched
+/// adverts and the signal's own oracles (`SwitchOracle`); one JSON line per candidate, printed as
+/// each is done. How the worn profile was searched
 /// (issue 40's third round): the worn signal is drawn once per draw and every candidate meets the
 /// same adverts.
 extension EvaluateCommand {
@@ -91,9 +93,35 @@ extension EvaluateCommand {
         }
         let bermuda = figures(scoreBermuda)
         try emit(CandidateLine(candidate: "bermuda", worn: bermuda.worn, recorded: bermuda.recorded))
+        // How soon the adverts themselves show a move (SwitchOracle): no rule can be faster.
+        for oracle in SwitchOracle.allCases {
+            let result = figures { set in perBeacon(set) { beacon in oracle.decisions(of: set.samples.filter { $0.beacon == beacon }) } }
+            try emit(CandidateLine(candidate: "oracle-\(oracle.rawValue)", worn: result.worn, recorded: result.recorded))
+        }
+        // The same on what the nodes publish (each measurement's raw `rssi`): what the decision sees.
+        for oracle in [SwitchOracle.raw, .held1s] {
+            let result = figures { set in
+                let published = publishedAdverts(set, tracking: tracking)
+                return perBeacon(set) { beacon in oracle.decisions(of: published.filter { $0.beacon == beacon }) }
+            }
+            try emit(CandidateLine(candidate: "oracle-published-\(oracle.rawValue)", worn: result.worn, recorded: result.recorded))
+        }
         for (spec, parameters) in parsed {
             let result = figures { replay($0, tracking: tracking, parameters: parameters).score }
             try emit(CandidateLine(candidate: spec.isEmpty ? "defaults" : spec, worn: result.worn, recorded: result.recorded))
+        }
+    }
+
+    /// The raw advert of every measurement the nodes publish (not their silences), as adverts.
+    static func publishedAdverts(_ set: TraceSet, tracking: TrackingParameters) -> [TraceSample] {
+        var replay = TraceReplay(tracking: tracking)
+        replay.keepsPublished = true
+        for sample in set.samples { _ = replay.step(sample) }
+        return replay.takePublished().compactMap { measurement in
+            let e = measurement.evidence
+            guard let rssi = e.rssi, e.distance != nil else { return nil }
+            return TraceSample(time: measurement.time, node: e.node, room: e.room, beacon: e.beacon,
+                               rssi: Int(rssi.rounded()), measuredPower: nil)
         }
     }
 }

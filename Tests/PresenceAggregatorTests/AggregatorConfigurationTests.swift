@@ -2,6 +2,7 @@ import MQTTClient
 import BeaconCore
 import Foundation
 import PresenceAggregator
+import RoomDecisions
 import TestSupport
 import Testing
 
@@ -65,6 +66,32 @@ import Testing
             #expect(text.contains("\n\(key):") || text.contains("  \(key):"), "\(setting.yamlPath) is not documented")
             #expect(text.contains(setting.environmentVariable), "\(setting.environmentVariable) is not documented")
         }
+    }
+
+    /// `decision.worn` overrides the worn profile's switching rule; the live decider decides a worn
+    /// beacon with it and the site's settle time.
+    @Test func theWornProfileIsSettable() throws {
+        let path = try file("""
+            decision:
+              settleTime: 2
+              worn:
+                margin: 3
+                dwell: 4
+                fastLead: off
+            """)
+        let configuration = try AggregatorConfiguration.load(file: path, environment: ["PRESENCE_WORN_LEAD_CAP": "5"], flags: [:])
+        var rule = RoomDecisionParameters.wornRule
+        rule.margin = 3
+        rule.dwell = 4
+        rule.fastLead = .infinity
+        rule.leadCap = 5
+        #expect(configuration.wornRule == rule)
+        #expect(AggregatorConfiguration.default.wornRule == .wornRule)
+        let core = AggregatorCore(configuration: configuration, softwareVersion: "test")
+        #expect(core.decider.physics.wornParameters == configuration.decision.worn(rule: rule))
+        #expect(core.decider.physics.wornParameters.settleTime == 2)
+        #expect(try error(file: "decision:\n  worn:\n    fastFor: 0\n") == "decision.worn.fastFor: '0' is not a positive number of seconds")
+        #expect(try error(flags: [.wornFastLead: "loud"]) == "--worn-fast-lead: 'loud' is not a positive number of dB or off")
     }
 
     /// Each row of the table states the default `check-config` shows when nothing sets the setting.
@@ -221,7 +248,7 @@ import Testing
         ("passwordFile: /nonexistent/secret", "passwordFile: cannot read '/nonexistent/secret' (No such file or directory)"),
         // Shape.
         ("brokr: mqtt://x", "brokr: unknown key (known keys: broker, username, password, passwordFile, clientID, root, tls, beacons, decision, homeAssistant, forgetAfter, tickInterval, keepAlive, failover, maxUnknownBeacons, floors, sources, motion)"),
-        ("decision:\n  dwel: 3", "decision.dwel: unknown key (known keys: decision.margin, decision.fallRate, decision.dwell, decision.evidence, decision.leadCap, decision.settleTime, decision.staleAfter, decision.awayTimeout, decision.pathLossExponent, decision.motionHold, decision.model)"),
+        ("decision:\n  dwel: 3", "decision.dwel: unknown key (known keys: decision.margin, decision.fallRate, decision.dwell, decision.evidence, decision.leadCap, decision.settleTime, decision.staleAfter, decision.awayTimeout, decision.pathLossExponent, decision.motionHold, decision.model, decision.worn)"),
         ("decision: 3", "decision: expected a mapping"),
         ("broker: [a, b]", "broker: expected a single value, not a list or mapping"),
         ("beacons: alice", "beacons: expected a list of beacons"),

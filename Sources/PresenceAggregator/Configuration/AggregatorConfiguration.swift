@@ -100,6 +100,10 @@ public struct AggregatorConfiguration: Sendable {
     /// How motion weighs in the decision (`decision.motionHold`; the rest are the defaults of
     /// `MotionParameters`).
     public var motionDecision = MotionParameters.default
+    /// The switching rule of known beacons marked `worn` (`decision.worn`: margin, fallRate, dwell,
+    /// evidence, leadCap, fastLead, fastFor), default `RoomDecisionParameters.wornRule`; the rest
+    /// (path loss, settle, stale and away times) is `decision`'s (`RoomDecisionParameters.worn(rule:)`).
+    public var wornRule = RoomDecisionParameters.wornRule
 
     public static let defaultCAFile = "/etc/ssl/certs/ca-certificates.crt"
 

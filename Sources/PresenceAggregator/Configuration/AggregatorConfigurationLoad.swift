@@ -47,8 +47,7 @@ public struct AggregatorConfigurationLoad: Sendable {
     private mutating func apply(yaml text: String, file: String) {
         var layers = self.layers
         let layer = layers.fileLayer(yaml: text, file: file) { section in
-            section.map { section in AggregatorSetting.allCases.map(\.yamlPath).filter { $0.hasPrefix(section + ".") } }
-                ?? AggregatorConfiguration.topLevelKeys
+            section.map(Self.keys(in:)) ?? AggregatorConfiguration.topLevelKeys
         } other: { layers, key, line, value in
             let source = SettingSource.file(path: file, line: line)
             switch key {
@@ -83,6 +82,17 @@ public struct AggregatorConfigurationLoad: Sendable {
         apply(layer)
     }
 
+    /// The keys of `section` as an unknown key's error lists them: each setting's path, a section
+    /// within it once (`decision.worn`).
+    private static func keys(in section: String) -> [String] {
+        var keys: [String] = []
+        for path in AggregatorSetting.allCases.map(\.yamlPath) where path.hasPrefix(section + ".") {
+            let next = path.dropFirst(section.count + 1).split(separator: ".").first.map(String.init) ?? ""
+            if !keys.contains(section + "." + next) { keys.append(section + "." + next) }
+        }
+        return keys
+    }
+
     /// One layer: both `password` and `passwordFile` in one layer is ambiguous and refused. A bad
     /// value is named and the setting keeps its earlier value; the next settings are still read.
     private mutating func apply(_ layer: SettingLayers<AggregatorSetting, AggregatorConfiguration>.Layer) {
@@ -110,7 +120,9 @@ public struct AggregatorConfigurationLoad: Sendable {
             settings[index].source = sources[.passwordFile] ?? .defaultValue
         }
         settings.append(EffectiveSetting(
-            key: "beacons", value: c.knownBeacons.isEmpty ? "(none)" : c.knownBeacons.map(\.topicID).joined(separator: ", "),
+            key: "beacons",
+            value: c.knownBeacons.isEmpty
+                ? "(none)" : c.knownBeacons.map { $0.topicID + ($0.worn ? " (worn: decision.worn)" : "") }.joined(separator: ", "),
             source: beaconsSource))
         let byFloor = Dictionary(grouping: c.floors.keys.sorted()) { c.floors[$0]! }
         settings.append(EffectiveSetting(

@@ -92,10 +92,11 @@ public struct RoomDecider: Sendable {
     /// Beacons the last tick evaluated (with the schedule, about the ones moving or fading).
     public private(set) var lastTickEvaluations = 0
 
-    /// Creates a decider with no beacons, nodes or rooms yet.
-    public init(parameters: RoomDecisionParameters = .default) {
+    /// Creates a decider with no beacons, nodes or rooms yet; a beacon marked worn is decided with
+    /// `wornRule`'s switching rule (default `RoomDecisionParameters.wornRule`) and the rest of `parameters`.
+    public init(parameters: RoomDecisionParameters = .default, wornRule: RoomDecisionParameters = .wornRule) {
         self.parameters = parameters
-        wornParameters = parameters.worn
+        wornParameters = parameters.worn(rule: wornRule)
     }
 
     /// Folds in one measurement received at `time`; returns the decision when the beacon's room

@@ -121,9 +121,12 @@ public struct RoomDecisionParameters: Sendable, Hashable {
         fastLead: 4, fastFor: 1.1)
 
     /// These parameters with the worn profile's switching rule (`wornRule`) in place of their own.
-    public var worn: RoomDecisionParameters {
-        let rule = Self.wornRule
-        return RoomDecisionParameters(
+    public var worn: RoomDecisionParameters { worn(rule: Self.wornRule) }
+
+    /// These parameters with `rule`'s switching rule in place of their own (an operator's
+    /// `decision.worn` settings over `wornRule`): path loss, settle, stale and away times stay.
+    public func worn(rule: RoomDecisionParameters) -> RoomDecisionParameters {
+        RoomDecisionParameters(
             pathLossExponent: pathLossExponent, margin: rule.margin, fallRate: rule.fallRate, dwell: rule.dwell,
             evidenceToSwitch: rule.evidenceToSwitch, leadCap: rule.leadCap, decisiveLead: rule.decisiveLead,
             fastLead: rule.fastLead, fastFor: rule.fastFor,

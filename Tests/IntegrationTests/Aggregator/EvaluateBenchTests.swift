@@ -51,7 +51,7 @@ import Testing
         #expect(summary(try site.evaluate(["--worn-profile"]), "wornProfile") != nil)
     }
 
-    @Test("evaluate --candidate scores decision settings over draws of the worn walks, Bermuda's rule first; a bad one is named")
+    @Test("evaluate --candidate scores decision settings over draws of the worn walks, Bermuda's rule and the signal's oracles first; a bad one is named")
     func candidateSearch() throws {
         let site = try TwoWalks()
         defer { site.remove() }
@@ -61,8 +61,16 @@ import Testing
         let lines = try result.output.split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
-        #expect(lines.map { $0["candidate"] as? String } == ["bermuda", "margin=2.5,fastLead=4"])
+        #expect(lines.map { $0["candidate"] as? String } == [
+            "bermuda", "oracle-raw", "oracle-mean1s", "oracle-held1s", "oracle-pair", "oracle-published-raw", "oracle-published-held1s",
+            "margin=2.5,fastLead=4",
+        ])
         #expect(((lines.last?["worn"] as? [String: Any])?.values.first as? [String: Any])?["flaps"] != nil)
+        // Each oracle is scored like a rule: a median switch, flaps, changes missed.
+        for line in lines where (line["candidate"] as? String)?.hasPrefix("oracle-") == true {
+            let figures = (line["worn"] as? [String: Any])?.values.first as? [String: Any]
+            #expect(figures?["medianSwitch"] is Double && figures?["flaps"] is Int, "\(line)")
+        }
         let bad = try ToolRunner.run(site.bench, ["evaluate", "--data", site.data, "--traces", site.directory.path,
                                                   "--candidate", "margin=wide"], separateErrors: true)
         #expect(bad.status != 0 && bad.errors.contains("--candidate: 'margin=wide' is not key=number"), "\(bad.errors)")
