@@ -16,12 +16,16 @@ public enum SiteModelEvaluation {
         public var truth: [TruthSample]
         /// Its motion file's rows (`NAME.motion.csv`), empty without one.
         public var motion: [MotionSample] = []
+        /// How its motion weighs (`MotionParameters`; the defaults unless measuring a variant).
+        public var motionParameters = MotionParameters.default
 
-        public init(name: String, samples: [TraceSample], truth: [TruthSample], motion: [MotionSample] = []) {
+        public init(name: String, samples: [TraceSample], truth: [TruthSample], motion: [MotionSample] = [],
+                    motionParameters: MotionParameters = .default) {
             self.name = name
             self.samples = samples
             self.truth = truth
             self.motion = motion
+            self.motionParameters = motionParameters
         }
     }
 
@@ -31,11 +35,15 @@ public enum SiteModelEvaluation {
         public var score: RoomDecisionScore
         /// The same truth rows counted per true room and per true floor.
         public var tally: RoomTally
+        /// The decision rows it was scored on (time of each change and the decision).
+        public var decisions: [(time: Instant, decision: RoomDecision)]
 
-        public init(name: String, score: RoomDecisionScore, tally: RoomTally = RoomTally()) {
+        public init(name: String, score: RoomDecisionScore, tally: RoomTally = RoomTally(),
+                    decisions: [(time: Instant, decision: RoomDecision)] = []) {
             self.name = name
             self.score = score
             self.tally = tally
+            self.decisions = decisions
         }
     }
 
@@ -353,7 +361,10 @@ public enum SiteModelEvaluation {
             }
             self.floors = floors
             physicsScores = physics
-                ? recordings.map { assess($0, model: nil, tracking: tracking, decision: decision, floors: floors) } : []
+                ? recordings.map {
+                    let assessed = assess($0, model: nil, tracking: tracking, decision: decision, floors: floors)
+                    return (assessed.score, assessed.tally)
+                } : []
             self.parameters = parameters
             self.tracking = tracking
             self.decision = decision
@@ -382,7 +393,8 @@ public enum SiteModelEvaluation {
 
         func score(_ index: Int, model: SiteModel?) -> RecordingScore {
             let assessed = assess(recordings[index], model: model, tracking: tracking, decision: decision, floors: floors)
-            return RecordingScore(name: recordings[index].name, score: assessed.score, tally: assessed.tally)
+            return RecordingScore(name: recordings[index].name, score: assessed.score, tally: assessed.tally,
+                                  decisions: assessed.decisions)
         }
 
         /// `model` (learned from `members`) judged as `learn` judges it: each member decided by a
@@ -426,9 +438,11 @@ public enum SiteModelEvaluation {
     /// model's own floors are added to it).
     public static func assess(_ recording: Recording, model: SiteModel?, tracking: TrackingParameters = .default,
                               decision: RoomDecisionParameters = .default,
-                              floors: [String: String]) -> (score: RoomDecisionScore, tally: RoomTally) {
+                              floors: [String: String])
+        -> (score: RoomDecisionScore, tally: RoomTally, decisions: [(time: Instant, decision: RoomDecision)])
+    {
         let rows = TraceReplay.decisions(of: recording.samples, tracking: tracking, decision: decision, model: model,
-                                         motion: recording.motion)
+                                         motion: recording.motion, motionParameters: recording.motionParameters)
         var known = floors
         if let model {
             for (index, room) in model.rooms.enumerated() where known[room] == nil { known[room] = model.floors[index] }
@@ -441,6 +455,6 @@ public enum SiteModelEvaluation {
             tally.add(decisions: decided, truth: truth, floors: known)
             return RoomDecisionScore(decisions: decided, truth: truth)
         })
-        return (score, tally)
+        return (score, tally, rows)
     }
 }
