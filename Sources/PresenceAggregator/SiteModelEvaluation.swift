@@ -362,7 +362,10 @@ public enum SiteModelEvaluation {
             self.floors = floors
             physicsScores = physics
                 ? recordings.map {
-                    let assessed = assess($0, model: nil, tracking: tracking, decision: decision, floors: floors)
+                    // Only the verdict reads these: judged on the radio alone (`judged`).
+                    var radioOnly = $0
+                    radioOnly.motion = []
+                    let assessed = assess(radioOnly, model: nil, tracking: tracking, decision: decision, floors: floors)
                     return (assessed.score, assessed.tally)
                 } : []
             self.parameters = parameters
@@ -391,8 +394,11 @@ public enum SiteModelEvaluation {
             }
         }
 
-        func score(_ index: Int, model: SiteModel?) -> RecordingScore {
-            let assessed = assess(recordings[index], model: model, tracking: tracking, decision: decision, floors: floors)
+        /// Recording `index` decided with `model`; without `motion`, as if it had no motion file.
+        func score(_ index: Int, model: SiteModel?, motion: Bool = true) -> RecordingScore {
+            var recording = recordings[index]
+            if !motion { recording.motion = [] }
+            let assessed = assess(recording, model: model, tracking: tracking, decision: decision, floors: floors)
             return RecordingScore(name: recordings[index].name, score: assessed.score, tally: assessed.tally,
                                   decisions: assessed.decisions)
         }
@@ -400,10 +406,12 @@ public enum SiteModelEvaluation {
         /// `model` (learned from `members`) judged as `learn` judges it: each member decided by a
         /// model learned from the other members, room by room against physics (which decision
         /// serves each room, `Summary.roomDecisions`), then again with each room so served, and the
-        /// verdict on that against physics alone.
+        /// verdict on that against physics alone. Judged on the radio alone, as if no recording had a
+        /// motion file: motion helps the model and physics alike, and judged with it the flat's
+        /// model took the bathroom it had walked 9 s from physics and flapped there (issue 37).
         func judged(_ model: SiteModel, among members: [Int]) -> Judgement {
             let models = members.map { index in learn(members.filter { $0 != index }) }
-            let alone = Summary(recordings: zip(members, models).map { score($0, model: $1) })
+            let alone = Summary(recordings: zip(members, models).map { score($0, model: $1, motion: false) })
             let physics = physicsSummary(members)
             let served = alone.roomDecisions(against: physics)
             func serving(_ model: SiteModel) -> SiteModel {
@@ -411,7 +419,7 @@ public enum SiteModelEvaluation {
                 model.roomDecisions = model.rooms.map { served[$0] ?? .model }
                 return model
             }
-            let combined = Summary(recordings: zip(members, models).map { score($0, model: $1.map(serving)) })
+            let combined = Summary(recordings: zip(members, models).map { score($0, model: $1.map(serving), motion: false) })
             // The cheapest of three on the typical recording: physics alone, the model alone, or the
             // two each in its rooms (a tie goes to physics, then to the model alone).
             var judged = serving(model)
