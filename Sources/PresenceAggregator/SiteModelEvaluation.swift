@@ -16,12 +16,16 @@ public enum SiteModelEvaluation {
         public var truth: [TruthSample]
         /// Its motion file's rows (`NAME.motion.csv`), empty without one.
         public var motion: [MotionSample] = []
+        /// How its motion weighs (`MotionParameters`; the defaults unless measuring a variant).
+        public var motionParameters = MotionParameters.default
 
-        public init(name: String, samples: [TraceSample], truth: [TruthSample], motion: [MotionSample] = []) {
+        public init(name: String, samples: [TraceSample], truth: [TruthSample], motion: [MotionSample] = [],
+                    motionParameters: MotionParameters = .default) {
             self.name = name
             self.samples = samples
             self.truth = truth
             self.motion = motion
+            self.motionParameters = motionParameters
         }
     }
 
@@ -31,11 +35,15 @@ public enum SiteModelEvaluation {
         public var score: RoomDecisionScore
         /// The same truth rows counted per true room and per true floor.
         public var tally: RoomTally
+        /// The decision rows it was scored on (time of each change and the decision).
+        public var decisions: [(time: Instant, decision: RoomDecision)]
 
-        public init(name: String, score: RoomDecisionScore, tally: RoomTally = RoomTally()) {
+        public init(name: String, score: RoomDecisionScore, tally: RoomTally = RoomTally(),
+                    decisions: [(time: Instant, decision: RoomDecision)] = []) {
             self.name = name
             self.score = score
             self.tally = tally
+            self.decisions = decisions
         }
     }
 
@@ -353,7 +361,13 @@ public enum SiteModelEvaluation {
             }
             self.floors = floors
             physicsScores = physics
-                ? recordings.map { assess($0, model: nil, tracking: tracking, decision: decision, floors: floors) } : []
+                ? recordings.map {
+                    // Only the verdict reads these: judged on the radio alone (`judged`).
+                    var radioOnly = $0
+                    radioOnly.motion = []
+                    let assessed = assess(radioOnly, model: nil, tracking: tracking, decision: decision, floors: floors)
+                    return (assessed.score, assessed.tally)
+                } : []
             self.parameters = parameters
             self.tracking = tracking
             self.decision = decision
@@ -380,18 +394,24 @@ public enum SiteModelEvaluation {
             }
         }
 
-        func score(_ index: Int, model: SiteModel?) -> RecordingScore {
-            let assessed = assess(recordings[index], model: model, tracking: tracking, decision: decision, floors: floors)
-            return RecordingScore(name: recordings[index].name, score: assessed.score, tally: assessed.tally)
+        /// Recording `index` decided with `model`; without `motion`, as if it had no motion file.
+        func score(_ index: Int, model: SiteModel?, motion: Bool = true) -> RecordingScore {
+            var recording = recordings[index]
+            if !motion { recording.motion = [] }
+            let assessed = assess(recording, model: model, tracking: tracking, decision: decision, floors: floors)
+            return RecordingScore(name: recordings[index].name, score: assessed.score, tally: assessed.tally,
+                                  decisions: assessed.decisions)
         }
 
         /// `model` (learned from `members`) judged as `learn` judges it: each member decided by a
         /// model learned from the other members, room by room against physics (which decision
         /// serves each room, `Summary.roomDecisions`), then again with each room so served, and the
-        /// verdict on that against physics alone.
+        /// verdict on that against physics alone. Judged on the radio alone, as if no recording had a
+        /// motion file: motion helps the model and physics alike, and judged with it the flat's
+        /// model took the bathroom it had walked 9 s from physics and flapped there (issue 37).
         func judged(_ model: SiteModel, among members: [Int]) -> Judgement {
             let models = members.map { index in learn(members.filter { $0 != index }) }
-            let alone = Summary(recordings: zip(members, models).map { score($0, model: $1) })
+            let alone = Summary(recordings: zip(members, models).map { score($0, model: $1, motion: false) })
             let physics = physicsSummary(members)
             let served = alone.roomDecisions(against: physics)
             func serving(_ model: SiteModel) -> SiteModel {
@@ -399,7 +419,7 @@ public enum SiteModelEvaluation {
                 model.roomDecisions = model.rooms.map { served[$0] ?? .model }
                 return model
             }
-            let combined = Summary(recordings: zip(members, models).map { score($0, model: $1.map(serving)) })
+            let combined = Summary(recordings: zip(members, models).map { score($0, model: $1.map(serving), motion: false) })
             // The cheapest of three on the typical recording: physics alone, the model alone, or the
             // two each in its rooms (a tie goes to physics, then to the model alone).
             var judged = serving(model)
@@ -426,9 +446,11 @@ public enum SiteModelEvaluation {
     /// model's own floors are added to it).
     public static func assess(_ recording: Recording, model: SiteModel?, tracking: TrackingParameters = .default,
                               decision: RoomDecisionParameters = .default,
-                              floors: [String: String]) -> (score: RoomDecisionScore, tally: RoomTally) {
+                              floors: [String: String])
+        -> (score: RoomDecisionScore, tally: RoomTally, decisions: [(time: Instant, decision: RoomDecision)])
+    {
         let rows = TraceReplay.decisions(of: recording.samples, tracking: tracking, decision: decision, model: model,
-                                         motion: recording.motion)
+                                         motion: recording.motion, motionParameters: recording.motionParameters)
         var known = floors
         if let model {
             for (index, room) in model.rooms.enumerated() where known[room] == nil { known[room] = model.floors[index] }
@@ -441,6 +463,6 @@ public enum SiteModelEvaluation {
             tally.add(decisions: decided, truth: truth, floors: known)
             return RoomDecisionScore(decisions: decided, truth: truth)
         })
-        return (score, tally)
+        return (score, tally, rows)
     }
 }

@@ -197,9 +197,11 @@ public struct TraceReplay: Sendable {
     /// Replays `samples` and returns the decision rows (time of each change and the decision).
     public static func decisions(
         of samples: [TraceSample], tracking: TrackingParameters = .default,
-        decision: RoomDecisionParameters = .default, model: SiteModel? = nil, motion: [MotionSample] = []
+        decision: RoomDecisionParameters = .default, model: SiteModel? = nil, motion: [MotionSample] = [],
+        motionParameters: MotionParameters = .default
     ) -> [(time: Instant, decision: RoomDecision)] {
         var replay = TraceReplay(tracking: tracking, decision: decision, model: model)
+        replay.motionParameters = motionParameters
         replay.motion = motion
         var rows: [(time: Instant, decision: RoomDecision)] = []
         for sample in samples {

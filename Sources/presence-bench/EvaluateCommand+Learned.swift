@@ -9,18 +9,6 @@ import ArgumentParser
 /// score `presence-aggregator learn` prints. Scored beacon by beacon at every truth row like the
 /// `defaults` mode.
 extension EvaluateCommand {
-    /// Each recording's name and score under the model learned from the others, in the given order.
-    static func learnedScores(
-        _ recordings: [(name: String, samples: [TraceSample], truth: [TruthSample], motion: [MotionSample])],
-        tracking: TrackingParameters, decision: RoomDecisionParameters, judging: Bool,
-        siteModel: SiteModelParameters = .default
-    ) -> (recordings: [(name: String, score: RoomDecisionScore)], rooms: [String: Double]) {
-        let summary = SiteModelEvaluation.leaveOneOut(
-            recordings.map { SiteModelEvaluation.Recording(name: $0.name, samples: $0.samples, truth: $0.truth, motion: $0.motion) },
-            parameters: siteModel, tracking: tracking, decision: decision, judging: judging)
-        return (summary.recordings.map { ($0.name, $0.score) }, roomAccuracies(summary))
-    }
-
     /// `learn`'s own figure for the two decisions together, each in the rooms it serves (every
     /// recording decided by the model learned from the others, the rooms served as the leave-one-out
     /// over all of them says), with `learn`'s verdict in its name; nil with fewer than two recordings.

@@ -34,6 +34,9 @@ extension EvaluateCommand {
         /// The site model's motion weights measured on all the site's walks (`MotionWeights`; each
         /// leave-one-out model measures its own on its training walks).
         var modelWeights: [String: Double]?
+        /// Per mode (physics and the site model, without and with motion): when the true room's
+        /// sensor fired against the true change and against the decision's switch (`MotionTiming`).
+        var timing: [String: MotionTiming.Summary]?
         init(_ figures: SimulatedMotion.Figures, weights: MotionWeights?) {
             seconds = figures.seconds
             trueRoomWithin10s = rounded(figures.share(figures.trueWithin10), 3)

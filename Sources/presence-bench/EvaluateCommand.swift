@@ -124,6 +124,12 @@ struct EvaluateCommand: ParsableCommand {
     @Option(name: .customLong("site-model-parameter"), help: ArgumentHelp("The learned modes: a site model hyper-parameter as a model file's parameters name it (key=value, e.g. smoothingLag=1; repeat for more).", visibility: .hidden))
     var siteModelSettings: [String] = []
 
+    @Option(name: .customLong("motion-setting"), help: ArgumentHelp("With --motion: also score this variant of the motion parameters (key=value,…: hold, holdAfter, holdYieldsWhileActive, onsetWindow, onsetFactor, onsetMargin, quietAfter, quietFactor, quietGrace, modelMotion, modelQuiet, modelOnset, modelQuietNeedsMotionElsewhere, modelMotionOnlyHere) as modes defaultsMotion[SPEC] and learnedMotion[SPEC].", visibility: .hidden))
+    var motionSettings: [String] = []
+
+    @Option(help: ArgumentHelp("With --motion: write each walk's simulated motion and every mode's decisions as CSV under DIR/SITE.", visibility: .hidden))
+    var dumpDecisions: String?
+
     @Flag(help: "Also score a grid of margin × dwell × evidence settings on every site (the table in the Room decisions article).")
     var grid = false
 
@@ -225,12 +231,14 @@ struct EvaluateCommand: ParsableCommand {
             // The site model learned from the site's other recordings (EvaluateCommand+Learned.swift).
             // `learned` follows learn's verdict (the model, or physics where the model did not beat it
             // on the training recordings); `learnedModelAlone` always decides with the model.
+            var learnedDecisions: [[(time: Instant, decision: RoomDecision)]]?
             for judging in [true, false] where !physicsOnly {
-                let learned = Self.learnedScores(site.recordings.map { ($0.name, $0.samples, $0.truth, $0.motion) },
-                                                 tracking: tracking, decision: parameters, judging: judging, siteModel: siteModel)
-                var mode = ModeReport(recordings: learned.recordings.map { RecordingResult(name: $0.name, score: $0.score) },
+                let summary = Self.learnedSummary(site.recordings, tracking: tracking, decision: parameters,
+                                                  judging: judging, siteModel: siteModel)
+                if judging { learnedDecisions = summary.recordings.map(\.decisions) }
+                var mode = ModeReport(recordings: summary.recordings.map { RecordingResult(name: $0.name, score: $0.score) },
                                       name: judging ? Self.learnedModeName : Self.learnedModelAloneName)
-                mode.rooms = learned.rooms
+                mode.rooms = Self.roomAccuracies(summary)
                 modes[judging ? "learned" : "learnedModelAlone"] = mode
             }
             if !physicsOnly, let together = Self.learnTogether(site.recordings.map { ($0.name, $0.samples, $0.truth, $0.motion) },
@@ -239,27 +247,9 @@ struct EvaluateCommand: ParsableCommand {
             }
             if espresense { modes["espresense"] = Self.espresenseMode(site, parameters: parameters) }
             if motion {
-                // Each walk with a PIR per room simulated from its truth (over any motion file it has).
-                var withMotion = site
-                var figures = SimulatedMotion.Figures()
-                let simulation = SimulatedMotion()
-                for index in withMotion.recordings.indices {
-                    let recording = withMotion.recordings[index]
-                    withMotion.recordings[index].motion = simulation.motion(
-                        truth: recording.truth, rooms: TraceFile.rooms(of: recording.samples), name: recording.name)
-                    figures.add(SimulatedMotion.figures(truth: recording.truth, motion: withMotion.recordings[index].motion))
-                }
-                modes["defaultsMotion"] = Self.defaultsMode(withMotion, tracking: tracking, parameters: parameters)
-                modes["defaultsMotion"]?.name = "defaults, with motion sensors simulated from the truth"
-                if !physicsOnly {
-                    let learned = Self.learnedScores(withMotion.recordings.map { ($0.name, $0.samples, $0.truth, $0.motion) },
-                                                     tracking: tracking, decision: parameters, judging: true, siteModel: siteModel)
-                    modes["learnedMotion"] = ModeReport(
-                        recordings: learned.recordings.map { RecordingResult(name: $0.name, score: $0.score) },
-                        name: Self.learnedModeName + ", with motion sensors simulated from the truth")
-                }
-                motionFigures[site.name] = MotionFiguresReport(
-                    figures, weights: MotionWeights.measured(withMotion.recordings.map { ($0.truth, $0.motion) }))
+                // Each walk with a PIR per room simulated from its truth (EvaluateCommand+Motion.swift).
+                motionFigures[site.name] = try scoreMotion(site, modes: &modes, learned: learnedDecisions,
+                                                            tracking: tracking, parameters: parameters, siteModel: siteModel)
             }
             let baseline = site.recordings.map { (name: $0.name, score: Self.scoreBaseline($0)) }
             let bermuda = site.recordings.map { (name: $0.name, score: Self.scoreBermuda($0)) }
@@ -302,7 +292,7 @@ struct EvaluateCommand: ParsableCommand {
         var results: [RecordingResult] = []
         var totalMessages = 0, totalMinutes = 0.0
         for set in site.recordings {
-            let (score, messages, minutes) = replay(set, tracking: tracking, parameters: parameters)
+            let (score, messages, minutes, _) = replay(set, tracking: tracking, parameters: parameters)
             var result = RecordingResult(name: set.name, score: score)
             result.messagesPerBeaconNodeMinute = minutes > 0 ? Double(messages) / minutes : nil
             results.append(result)
@@ -338,6 +328,8 @@ struct EvaluateCommand: ParsableCommand {
         var truth: [TruthSample]
         /// Its motion file's rows (`NAME.motion.csv` beside it, or simulated with `--motion`).
         var motion: [MotionSample] = []
+        /// How its motion weighs (the defaults, or a variant `--motion-setting` scores).
+        var motionParameters = MotionParameters.default
     }
 
     /// Every `NAME.trace.csv` of `directory` that has a `NAME.truth.csv` beside it, in name order.
@@ -378,9 +370,10 @@ struct EvaluateCommand: ParsableCommand {
     /// Replays the trace: its score, and the measurements the nodes published over how many
     /// beacon-node-minutes (each (beacon, node) pair counted from the trace's first sample to its last).
     static func replay(_ set: TraceSet, tracking: TrackingParameters, parameters: RoomDecisionParameters)
-        -> (score: RoomDecisionScore, messages: Int, beaconNodeMinutes: Double)
+        -> (score: RoomDecisionScore, messages: Int, beaconNodeMinutes: Double, decisions: [(time: Instant, decision: RoomDecision)])
     {
         var replay = TraceReplay(tracking: tracking, decision: parameters)
+        replay.motionParameters = set.motionParameters
         replay.motion = set.motion
         var rows: [(time: Instant, decision: RoomDecision)] = []
         for sample in set.samples {
@@ -390,7 +383,7 @@ struct EvaluateCommand: ParsableCommand {
         var pairs = Set<String>()
         for sample in set.samples { pairs.insert(sample.beacon.rawValue + "\u{0}" + sample.node) }
         let duration = (set.samples.last?.time).map { $0.since(set.samples[0].time) } ?? 0
-        return (result, replay.published, Double(pairs.count) * duration / 60)
+        return (result, replay.published, Double(pairs.count) * duration / 60, rows)
     }
 
     static func scoreBaseline(_ set: TraceSet) -> RoomDecisionScore {

@@ -186,6 +186,24 @@ struct MotionDecisionTests {
         #expect(decide(fade, sensors: true).map(\.1) == ["hall"])
     }
 
+    @Test("with an onset margin, a challenger that trails a little wins while its room's motion has just started")
+    func onsetMarginLetsATrailingChallengerThrough() {
+        // From 10 s the office node hears the beacon a little weaker than the hall's (1.65 m against
+        // 1.5 m: about 1.1 dB behind); the office sensor fires at 11 s.
+        func near(_ t: Double) -> (Double, Double) { t < 10 ? (1.5, 6.5) : (1.5, 1.65) }
+        func decide(onsetMargin: Double) -> [String] {
+            var decider = RoomDecider(parameters: p)
+            decider.motionParameters.onsetMargin = onsetMargin
+            return run(&decider, beacon: "alice", rooms: ("hall", "office"), from: 0, to: 12.5, distances: near) { t, d in
+                if t == 0 { d.setMotion(room: "hall", occupied: true, at: Instant(seconds: t)) }
+                if t == 11 { d.setMotion(room: "office", occupied: true, at: Instant(seconds: t)) }
+            }.map(\.1)
+        }
+        // Off by default: the radio does not ask for the office, so motion does not move the beacon.
+        #expect(decide(onsetMargin: 0) == ["hall"])
+        #expect(decide(onsetMargin: 2) == ["hall", "office"])
+    }
+
     @Test("a sensor that stops counting takes its room back to deciding as without motion")
     func unavailableSensorCountsNoMore() {
         func fade(_ t: Double) -> (Double, Double) { (10 <= t && t < 13.5) ? (6, 2.5) : (1.5, 6.5) }

@@ -41,6 +41,18 @@ public struct MotionParameters: Sendable, Hashable {
     /// its walks 0.2–0.75 s faster) but the flat flapped 29–30 times against 24 (27 without motion):
     /// its fades into quiet rooms are quick too. 1.5 s (the dwell) changes nothing.
     public var quietGrace: Double
+    /// dB by which a challenger may trail the current room's defended score and still challenge,
+    /// while its room's motion has just started (`onsetWindow`) with nobody decided there to explain
+    /// it, default 0 (off): a switch the radio nearly asks for, into the room whose sensor just fired.
+    public var onsetMargin: Double
+    /// Whether the hold yields for as long as another room's motion nobody explains is on (true),
+    /// or only for that motion's `onsetWindow` (false, default).
+    public var holdYieldsWhileActive: Bool
+    /// For the site model, whether a room's continuing motion (past its `onsetWindow`) weighs
+    /// `modelMotion` only for a beacon decided in that room (true), or also for one decided elsewhere
+    /// when nobody explains it (false, default). A PIR stays on for seconds after its person left:
+    /// counted for them, that motion pulls them back into the room they just left.
+    public var modelMotionOnlyHere: Bool
 
     /// For the site model, log-likelihood per second that a room's unexplained motion adds to it,
     /// default 0.9 (ln 2.5: the true room's sensor was active within 10 s 58 % of the time, another
@@ -52,8 +64,10 @@ public struct MotionParameters: Sendable, Hashable {
     public var modelQuiet: Double
     /// For the site model, log-likelihood per second added on top of `modelMotion` for
     /// `onsetWindow` seconds after a room's motion starts, when it is this beacon's room or nobody
-    /// else's (an arrival: the moment the radio is least sure), default 1.5. With 3 the bay
+    /// else's (an arrival: the moment the radio is least sure), default 0.75. With 3 the bay
     /// flapped 6–8 times against 4 (a neighbour's sensor seen through a doorway), with 6 its accuracy fell to 0.873.
+    /// With 1.5 (the second round's) the flat flapped 37 times against 34 without motion, with 0.75 (or
+    /// less) 35; the bay switched in 1.8 s, with 0.75 in 1.85 s (1.9 s without motion).
     public var modelOnset: Double
     /// For the site model, whether a quiet room loses `modelQuiet` only while another room's motion
     /// is this beacon's or nobody else's (someone, perhaps this beacon, is moving there), default
@@ -63,8 +77,12 @@ public struct MotionParameters: Sendable, Hashable {
 
     public init(hold: Double = 0, holdAfter: Double = 0, onsetWindow: Double = 3, onsetFactor: Double = 0.5,
                 quietAfter: Double = 30, quietFactor: Double = 2, quietGrace: Double = 0,
-                modelMotion: Double = 0.9, modelQuiet: Double = 1.3, modelOnset: Double = 1.5,
-                modelQuietNeedsMotionElsewhere: Bool = true) {
+                modelMotion: Double = 0.9, modelQuiet: Double = 1.3, modelOnset: Double = 0.75,
+                modelQuietNeedsMotionElsewhere: Bool = true, onsetMargin: Double = 0, holdYieldsWhileActive: Bool = false,
+                modelMotionOnlyHere: Bool = false) {
+        self.modelMotionOnlyHere = modelMotionOnlyHere
+        self.onsetMargin = onsetMargin
+        self.holdYieldsWhileActive = holdYieldsWhileActive
         self.modelMotion = modelMotion
         self.modelQuiet = modelQuiet
         self.modelOnset = modelOnset

@@ -77,11 +77,30 @@ struct RoomMotionTable: Sendable {
         let room = rooms[Int(code)]
         guard room.counts else { return 0 }
         for (other, state) in rooms.enumerated() where other != Int(code) && state.occupied && occupants[other] <= 0 {
+            if parameters.holdYieldsWhileActive && state.counts { return 0 }
             if let onset = state.onset, time.since(onset) <= parameters.onsetWindow { return 0 }
         }
         if room.occupied { return parameters.hold }
         if let last = room.lastActive, time.since(last) <= parameters.holdAfter { return parameters.hold }
         return 0
+    }
+
+    /// dB by which a challenger for `code` may trail the defended score (`MotionParameters.onsetMargin`):
+    /// only while the room's motion has just started with nobody decided there.
+    func marginRelief(_ code: Code, at time: Instant) -> Double {
+        guard parameters.onsetMargin != 0, Int(code) < rooms.count else { return 0 }
+        let room = rooms[Int(code)]
+        guard room.counts, room.occupied, occupants[Int(code)] <= 0, let onset = room.onset,
+              time.since(onset) <= parameters.onsetWindow else { return 0 }
+        return parameters.onsetMargin
+    }
+
+    /// The largest `marginRelief` of any room at `time`.
+    func largestMarginRelief(at time: Instant) -> Double {
+        guard parameters.onsetMargin != 0 else { return 0 }
+        var largest = 0.0
+        for code in rooms.indices { largest = max(largest, marginRelief(Code(code), at: time)) }
+        return largest
     }
 
     /// What a switch into `code` needs of the dwell and the evidence, as a factor (1: as without motion).
@@ -125,7 +144,7 @@ struct RoomMotionTable: Sendable {
             if room.occupied, let onset = room.onset, time.since(onset) <= parameters.onsetWindow {
                 return weights.active + parameters.modelOnset
             }
-            return weights.active
+            return parameters.modelMotionOnlyHere && code != here ? weights.recent : weights.active
         }
         return state == .quiet ? quietWeight(code, here: here, weights: weights) : weights.recent
     }

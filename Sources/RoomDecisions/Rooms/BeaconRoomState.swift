@@ -237,7 +237,8 @@ struct BeaconRoomState: Sendable {
                 var challenge = lists.withChallenges { $0[index] }
                 guard let challenger = scoreIndex(of: challenge.room) else { continue }
                 let lead = min(lists.withScores { $0[challenger].score } - currentScore, p.leadCap)
-                challenge.evidence = max(0, challenge.evidence + (lead - p.margin) * elapsed)
+                let margin = p.margin - (motion?.marginRelief(challenge.room, at: time) ?? 0)
+                challenge.evidence = max(0, challenge.evidence + (lead - margin) * elapsed)
                 lists.setChallenge(challenge, at: index)
             }
         }
@@ -312,14 +313,17 @@ struct BeaconRoomState: Sendable {
         // Challengers: rooms leading by more than the margin right now, in the order of `scores`;
         // a break resets them. Usually there is none: nothing to build. (Subtracting the same
         // score keeps the order, so some room leads by more than the margin if the best does.)
-        guard bestOther - defended > p.margin else {
+        // Motion that just started in a room lets its challenger trail by `onsetMargin` (0 without motion).
+        let relief = motion?.largestMarginRelief(at: time) ?? 0
+        guard bestOther - defended > p.margin - relief else {
             lists.removeAllChallenges()
             return false
         }
         scratch.removeAll(keepingCapacity: true)
         lists.withScores { scores in
             lists.withChallenges { challenges in
-                for candidate in scores where candidate.room != current && candidate.score - defended > p.margin {
+                for candidate in scores where candidate.room != current
+                    && candidate.score - defended > p.margin - (relief == 0 ? 0 : motion?.marginRelief(candidate.room, at: time) ?? 0) {
                     let previous = challenges.first { $0.room == candidate.room }
                     scratch.append(previous ?? Challenge(room: candidate.room, since: time, evidence: 0))
                 }
