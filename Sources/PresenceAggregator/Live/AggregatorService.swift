@@ -178,6 +178,7 @@ public final class AggregatorService: Service, Sendable {
         let topics = configuration.topics
         var core = AggregatorCore(configuration: configuration, softwareVersion: softwareVersion, supportURL: supportURL)
         core.servesDecisionsWhenDue = true
+        core.roomMessageInterval = 1
         var leadership: AggregatorLeadership? = nil
         if configuration.failover.enabled, let instance = configuration.failover.instance {
             leadership = AggregatorLeadership(instance: instance, leaseTimeout: configuration.failover.leaseTimeout)
