@@ -99,6 +99,8 @@ public struct RoomDecider: Sendable {
     }
     /// Per slot, the next change by time alone (`BeaconRoomState.nextChange`), while `servesDueTimes`.
     var dueTimes = SlotTimers()
+    /// Seconds ahead within which a due time is kept (`servesDueTimes`).
+    static let dueHorizon = 30.0
 
     /// Creates a decider with no beacons, nodes or rooms yet.
     public init(parameters: RoomDecisionParameters = .default) {
@@ -195,7 +197,10 @@ public struct RoomDecider: Sendable {
         // With motion, a room's motion changes with time alone: every tick evaluates every beacon.
         tickSchedule.noteEvaluated(slot, quietUntil: states[slot].quietUntil(parameters: slotParameters))
         if servesDueTimes, motion == nil {
-            dueTimes.reschedule(slot, at: states[slot].nextChange(parameters: slotParameters) ?? .infinity)
+            // Beyond the horizon it is left to the ticks (the beacon is active, so each re-computes
+            // it): a slim lead's far due time would otherwise stay in the heap long after it moved.
+            let next = states[slot].nextChange(parameters: slotParameters) ?? .infinity
+            dueTimes.reschedule(slot, at: next - time.seconds <= Self.dueHorizon ? next : .infinity)
         }
         return changed
     }
