@@ -44,6 +44,23 @@ public struct SiteRoomDecider: Sendable {
         return model!.tick(at: time, physicsRoom: { physics.room(of: $0) }, physics: { physics.decision(for: $0) })
     }
 
+    /// Whether each beacon's next change by time alone is kept, to be served when it falls
+    /// (`RoomDecider.servesDueTimes`). Physics only: a site model decides at the ticks.
+    public var servesDueTimes: Bool {
+        get { physics.servesDueTimes }
+        set { physics.servesDueTimes = newValue && model == nil }
+    }
+
+    /// The earliest time at which time alone changes a beacon (`RoomDecider.nextDueTime()`).
+    public mutating func nextDueTime() -> Instant? {
+        physics.nextDueTime()
+    }
+
+    /// Evaluates the beacons due by `time` (`RoomDecider.decideDue(at:)`).
+    public mutating func decideDue(at time: Instant) -> [RoomDecision] {
+        physics.decideDue(at: time)
+    }
+
     /// A node goes offline (its evidence dropped at once) or comes back.
     public mutating func setNodeStatus(node: String, online: Bool, at time: Instant) -> [RoomDecision] {
         let decisions = physics.setNodeStatus(node: node, online: online, at: time)

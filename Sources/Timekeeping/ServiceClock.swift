@@ -16,6 +16,11 @@ public protocol ServiceClock: Sendable {
     /// seconds; a test clock whenever the test moves it. Ends when the consumer stops listening.
     /// A requirement rather than a loop of sleeps, so that a test clock beats once per move.
     func ticks(every interval: Double) -> AsyncStream<Instant>
+
+    /// Returns once this clock has reached `deadline` (at once if it has), or when the task is
+    /// cancelled: a service's wake-up at a moment it computed (the aggregator's next decision due),
+    /// between its periodic ticks. A task may call it (it suspends, holding no thread).
+    func wait(until deadline: Instant) async
 }
 
 extension ServiceClock {
@@ -23,5 +28,12 @@ extension ServiceClock {
     public func sleep(for seconds: Double) {
         guard seconds > 0 else { return }
         sleep(until: now().advanced(by: seconds))
+    }
+
+    /// The live clock's wait: a task's sleep until the deadline.
+    public func wait(until deadline: Instant) async {
+        let seconds = deadline - now()
+        guard seconds > 0 else { return }
+        try? await Task.sleep(for: .nanoseconds(Int64((seconds * 1e9).rounded(.up))))
     }
 }

@@ -38,7 +38,7 @@ struct FleetCommand: ParsableCommand {
     @Option(help: "Seconds between two moves of one moving beacon.")
     var moveEvery = 20.0
 
-    @Option(help: "The aggregator's --tick-interval, seconds (0.05…1); the lag includes up to one tick.")
+    @Option(help: "The aggregator's --tick-interval, seconds (0.05…1); decisions due between ticks are served when due.")
     var tickInterval = 0.25
 
     @Option(help: "Seconds after its due time before an undecided move counts as dropped.")

@@ -25,8 +25,8 @@ import PresenceAggregator
 /// `<root>/locations/<beacon>` with the new room, minus the time the decision was due: the
 /// moment the move's first message was handed to the client plus the decider's `dwell` (a
 /// decisive lead needs just the dwell). So the lag is what the aggregator adds to its own
-/// deliberate dwell: transport both ways, queueing behind other messages, and waiting for the
-/// tick that ends the dwell (up to one `tickInterval`).
+/// deliberate dwell: transport both ways, queueing behind other messages, and the rules' own wait
+/// beyond the dwell (the service wakes when a decision is due, not at its next tick).
 ///
 /// The lag is split in three. The bench runs the same room decision (`RoomDecider`, the defaults)
 /// on the moving beacons' messages as it sends them, evaluated every 10 ms instead of at the

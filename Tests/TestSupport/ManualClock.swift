@@ -4,8 +4,8 @@ import Synchronization
 import Timekeeping
 
 /// A clock the test moves by hand: nothing happens on it until `advance(by:)`, which sets the time,
-/// wakes every thread asleep until then and yields one tick to every ticks stream (whatever its
-/// interval: the tests move it by at most a service's interval at a time).
+/// wakes every thread asleep and every task waiting until then, and yields one tick to every ticks
+/// stream (whatever its interval: the tests move it by at most a service's interval at a time).
 ///
 /// `asleep(_:)` waits until the threads the test drives are asleep on the clock again, that is
 /// until they have done all that was due by now: so a test can advance step by step, each step
@@ -16,6 +16,8 @@ public final class ManualClock: ServiceClock {
         var tickers: [Int: AsyncStream<Instant>.Continuation] = [:]
         var sleepers: [Int: (deadline: Instant, wake: DispatchSemaphore)] = [:]
         var waiters: [Int: (count: Int, continuation: CheckedContinuation<Void, any Error>)] = [:]
+        /// Tasks in `wait(until:)`: resumed by the `advance` that reaches their deadline, or cancelled.
+        var timedWaits: [Int: (deadline: Instant, continuation: CheckedContinuation<Void, Never>)] = [:]
         var nextID = 0
 
         mutating func takeID() -> Int {
@@ -67,15 +69,41 @@ public final class ManualClock: ServiceClock {
         return stream
     }
 
-    /// Moves the time forward by `seconds`, wakes the threads asleep until then, and ticks.
-    public func advance(by seconds: Double) {
-        let (time, due, tickers) = state.withLock { state in
+    /// Returns once `advance` reaches `deadline` (at once if the clock has), or when the task is cancelled.
+    public func wait(until deadline: Instant) async {
+        let id = state.withLock { $0.takeID() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state -> Bool in
+                    if Task.isCancelled || deadline <= state.now { return true }
+                    state.timedWaits[id] = (deadline, continuation)
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            let wait = state.withLock { $0.timedWaits.removeValue(forKey: id) }
+            wait?.continuation.resume()
+        }
+    }
+
+    /// Tasks waiting in `wait(until:)` for a time the clock has not reached.
+    public var timedWaitCount: Int { state.withLock { $0.timedWaits.count } }
+
+    /// Moves the time forward by `seconds`, wakes the threads asleep and the tasks waiting until
+    /// then, and ticks — unless `tick` is false: then only what waits for a time of its own wakes
+    /// (a service's wake-up between its periodic ticks, which the test then sees alone).
+    public func advance(by seconds: Double, tick: Bool = true) {
+        let (time, due, timed, tickers) = state.withLock { state in
             state.now = state.now.advanced(by: seconds)
             let due = state.sleepers.filter { $0.value.deadline <= state.now }
             for id in due.keys { state.sleepers.removeValue(forKey: id) }
-            return (state.now, due.values.map(\.wake), Array(state.tickers.values))
+            let timed = state.timedWaits.filter { $0.value.deadline <= state.now }
+            for id in timed.keys { state.timedWaits.removeValue(forKey: id) }
+            return (state.now, due.values.map(\.wake), timed.values.map(\.continuation), tick ? Array(state.tickers.values) : [])
         }
         for wake in due { wake.signal() }
+        for continuation in timed { continuation.resume() }
         for ticker in tickers { ticker.yield(time) }
     }
 

@@ -146,7 +146,7 @@ public struct AggregatorCore: Sendable {
         } else {
             refresh(slot.index, into: &out)
         }
-        roomMessages.publishDue(into: &out)
+        roomMessages.publishDue(into: &out, at: time.seconds)
         return out
     }
 
@@ -161,7 +161,7 @@ public struct AggregatorCore: Sendable {
             guard let slot = decider.physics.slot(of: decision.beacon) else { continue }
             apply(decision, slot: slot.index, at: time, into: &out)
         }
-        roomMessages.publishDue(into: &out)
+        roomMessages.publishDue(into: &out, at: time.seconds)
         return out
     }
 
@@ -192,7 +192,7 @@ public struct AggregatorCore: Sendable {
         scheduleTimer(slot)
         // Membership restored as it was published: no room message of its own.
         if restored.room != RoomDecision.notHome { occupy(restored.room, slot: slot, announce: false) }
-        roomMessages.publishDue(into: &out)
+        roomMessages.publishDue(into: &out, at: time.seconds)
         return out
     }
 
@@ -256,7 +256,7 @@ public struct AggregatorCore: Sendable {
         // (Forgetting the last beacon empties `hot`.)
         for slot in candidates where slot < hot.count && hot[slot].isTracked { scheduleTimer(slot) }
         roomMessages.tick()
-        roomMessages.publishDue(into: &out)
+        roomMessages.publishDue(into: &out, at: time.seconds)
         discovery?.removeUnclaimedNodeDevices(at: time, into: &out)
         return out
     }

@@ -18,7 +18,9 @@ import Timekeeping
 ///   devices and the rooms of the room sensors' options), `<prefix>/status` (discovery is
 ///   re-sent when Home Assistant says `online`) and the node devices' connectivity configs the
 ///   broker kept (a node retired while the aggregator was down loses its device).
-/// - Ticks the core on the injected clock's ticks (every `tickInterval` seconds live).
+/// - Ticks the core on the injected clock's ticks (every `tickInterval` seconds live), and wakes
+///   between them at the decider's next due time, so a switch is published when its dwell ends,
+///   not up to a tick later.
 /// - Malformed measurements are counted (`statistics`) and logged at most once a minute; so are
 ///   unknown beacons evicted by the `maxUnknownBeacons` cap.
 /// - At graceful shutdown (SIGTERM/SIGINT through the `ServiceGroup`) or cancellation it
@@ -41,6 +43,9 @@ public final class AggregatorService: Service, Sendable {
         public var pushedBeaconLists = 0
         /// Ticks handled (a test that moves the clock waits for this).
         public var ticks = 0
+        /// Wake-ups at a decision's due time between ticks (a challenger's dwell ending, a new
+        /// beacon's settle time): each evaluates only the beacons due then.
+        public var dueWakeUps = 0
         /// Publications libmosquitto refused (queue full, no connection for QoS 0).
         public var failedPublications = 0
         /// Publications waiting while the broker is behind: one per retained topic at most, and events.
@@ -75,6 +80,8 @@ public final class AggregatorService: Service, Sendable {
         case leaderConnection(MQTTConnectionEvent)
         case leadership(MQTTMessage)
         case tick(Instant)
+        /// The decider's earliest due time has come (`AggregatorCore.nextDecisionDue()`).
+        case decisionDue
         /// The client's unacknowledged messages fell to half the window: send what waits.
         case publishingRoom
         case shutdown
@@ -170,6 +177,8 @@ public final class AggregatorService: Service, Sendable {
     public func run() async throws {
         let topics = configuration.topics
         var core = AggregatorCore(configuration: configuration, softwareVersion: softwareVersion, supportURL: supportURL)
+        core.servesDecisionsWhenDue = true
+        core.roomMessageInterval = 1
         var leadership: AggregatorLeadership? = nil
         if configuration.failover.enabled, let instance = configuration.failover.instance {
             leadership = AggregatorLeadership(instance: instance, leaseTimeout: configuration.failover.leaseTimeout)
@@ -249,6 +258,8 @@ public final class AggregatorService: Service, Sendable {
                 // What waits while the broker is behind, and whether a wake-up for room is set.
                 var backlog = PublicationBacklog(eventLimit: backlogEventLimit)
                 var roomAwaited = false
+                // The wake-up set for the decider's earliest due time, and when.
+                var dueAlarm: (at: Double, task: Task<Void, Never>)?
                 var inputs = inbox.inputs()
                 loop: while let next = await inputs.next() {
                     let now = clock.now()
@@ -261,6 +272,10 @@ public final class AggregatorService: Service, Sendable {
                         break loop
                     case .publishingRoom:
                         roomAwaited = false  // what waits goes out below
+                    case .decisionDue:
+                        dueAlarm = nil
+                        out = core.decideDue(at: now)
+                        counted = \.dueWakeUps
                     case .tick(let time):
                         motion.tick(into: &core, at: time)
                         out = core.tick(at: time) + foreign.tick(into: &core, at: time)
@@ -425,8 +440,18 @@ public final class AggregatorService: Service, Sendable {
                         }
                     }
                     if leadership != nil { leadershipRole.withLock { $0 = leadership?.role } }
+                    // Wake at the earliest due decision, unless already set for it or sooner.
+                    if let due = core.nextDecisionDue(), due.seconds < dueAlarm?.at ?? .infinity {
+                        dueAlarm?.task.cancel()
+                        let clock = self.clock
+                        dueAlarm = (due.seconds, Task {
+                            await clock.wait(until: due)
+                            if !Task.isCancelled { inbox.send(.decisionDue) }
+                        })
+                    }
                     if let counted { counters.withLock { $0[keyPath: counted] += 1 } }
                 }
+                dueAlarm?.task.cancel()
                 noteUnsent(backlog)
                 // Shutting down: the publisher says `offline` (a leader also gives up its lease, so
                 // a standby takes over at once), flushes and disconnects (the broker then drops

@@ -30,6 +30,8 @@ struct RoomMessage: Sendable {
     var isDue = false
     /// An occupant's distance changed: its message is due at the next tick.
     var isDueAtTick = false
+    /// When its message was last published (seconds), −∞ for never: `RoomMessages.minimumInterval`.
+    var lastPublished = -Double.infinity
 
     init(name: String, topic: String) {
         self.name = name

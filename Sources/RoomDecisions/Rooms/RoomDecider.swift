@@ -77,7 +77,7 @@ public struct RoomDecider: Sendable {
     private var scratch: [BeaconRoomState.Challenge] = []
     /// Rooms' motion (`setMotion(room:occupied:at:)`), nil until the first report: a site without
     /// sensors decides exactly as before motion existed.
-    private var motion: RoomMotionTable?
+    private(set) var motion: RoomMotionTable?
     /// How motion weighs, once there is some.
     public var motionParameters = MotionParameters.default {
         didSet { motion?.parameters = motionParameters }
@@ -91,6 +91,16 @@ public struct RoomDecider: Sendable {
     public var tickEvaluatesEveryBeacon = false
     /// Beacons the last tick evaluated (with the schedule, about the ones moving or fading).
     public private(set) var lastTickEvaluations = 0
+    /// Keep each beacon's next change by time alone (`nextDueTime()`, `decideDue(at:)`): the live
+    /// aggregator serves it when it falls instead of at the next tick. Off by default (the replay
+    /// ticks on the recording's clock and never takes them).
+    public var servesDueTimes = false {
+        didSet { if !servesDueTimes { dueTimes.removeAll() } }
+    }
+    /// Per slot, the next change by time alone (`BeaconRoomState.nextChange`), while `servesDueTimes`.
+    var dueTimes = SlotTimers()
+    /// Seconds ahead within which a due time is kept (`servesDueTimes`).
+    static let dueHorizon = 30.0
 
     /// Creates a decider with no beacons, nodes or rooms yet; a beacon marked worn is decided with
     /// `wornRule`'s switching rule (default `RoomDecisionParameters.wornRule`) and the rest of `parameters`.
@@ -174,7 +184,7 @@ public struct RoomDecider: Sendable {
     /// count of beacons per room that explains a room's motion.
     /// Then notes whether a tick may change it before a due time (`BeaconTickSchedule`).
     @inline(__always)
-    private mutating func evaluate(slot: Int, at time: Instant) -> Bool {
+    mutating func evaluate(slot: Int, at time: Instant) -> Bool {
         let slotParameters = parameters(forSlot: slot)
         tickSchedule.catchUp(&states[slot], slot: slot)
         let changed: Bool
@@ -187,6 +197,12 @@ public struct RoomDecider: Sendable {
         }
         // With motion, a room's motion changes with time alone: every tick evaluates every beacon.
         tickSchedule.noteEvaluated(slot, quietUntil: states[slot].quietUntil(parameters: slotParameters))
+        if servesDueTimes, motion == nil {
+            // Beyond the horizon it is left to the ticks (the beacon is active, so each re-computes
+            // it): a slim lead's far due time would otherwise stay in the heap long after it moved.
+            let next = states[slot].nextChange(parameters: slotParameters) ?? .infinity
+            dueTimes.reschedule(slot, at: next - time.seconds <= Self.dueHorizon ? next : .infinity)
+        }
         return changed
     }
 
@@ -314,6 +330,7 @@ public struct RoomDecider: Sendable {
         awayTimeouts[slot] = nil
         wornSlots.remove(slot)
         tickSchedule.free(slot)
+        dueTimes.cancel(slot)
         freeSlots.append(slot)
         if slotByBeacon.count == 0 {
             // Nothing left: give the memory back rather than keep the high-water mark.
@@ -321,6 +338,7 @@ public struct RoomDecider: Sendable {
             states.removeAll()
             freeSlots.removeAll()
             tickSchedule.removeAll()
+            dueTimes.removeAll()
         }
     }
 

@@ -23,6 +23,29 @@ public struct SlotTimers: Sendable {
         push((due, Int32(slot)))
     }
 
+    /// Sets `slot`'s due time to `due` (seconds), later or earlier than before; +∞ or NaN forgets it.
+    /// The entry it had stays in the heap, superseded, until it comes up.
+    public mutating func reschedule(_ slot: Int, at due: Double) {
+        guard due.isFinite else {
+            cancel(slot)
+            return
+        }
+        if slot >= scheduled.count { scheduled.append(contentsOf: repeatElement(.infinity, count: slot - scheduled.count + 1)) }
+        guard due != scheduled[slot] else { return }
+        scheduled[slot] = due
+        push((due, Int32(slot)))
+    }
+
+    /// The earliest live due time, nil for none (superseded entries on top are dropped on the way).
+    public mutating func earliest() -> Double? {
+        while let top = heap.first {
+            let slot = Int(top.slot)
+            if slot < scheduled.count, scheduled[slot] == top.due { return top.due }
+            pop()
+        }
+        return nil
+    }
+
     /// Forgets `slot`'s entry (the slot was freed; a new beacon in it schedules its own).
     public mutating func cancel(_ slot: Int) {
         if slot < scheduled.count { scheduled[slot] = .infinity }
