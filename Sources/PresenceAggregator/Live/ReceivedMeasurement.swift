@@ -113,12 +113,9 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         }
     }
 
-    /// The raw reading's offset above the filtered one, dB, when the node sent both: the fast
-    /// clock's reading on the score's scale.
-    public var rawOffset: Double? {
-        guard let rssi, let rssiFiltered, rssi.isFinite, rssiFiltered.isFinite else { return nil }
-        return rssi - rssiFiltered
-    }
+    /// The raw reading's offset above the filtered one, dB, when the node sent both
+    /// (`NodeEvidence.rawOffset(rssi:rssiFiltered:)`, as the replay reads it).
+    public var rawOffset: Double? { NodeEvidence.rawOffset(rssi: rssi, rssiFiltered: rssiFiltered) }
 
     /// The members read, and the rest (nil).
     private enum Field { case beacon, node, room, proximity, name, id, distance, rssiFiltered, rssi, sigma }

@@ -26,6 +26,17 @@ public struct NodeEvidence: Sendable, Hashable {
     /// Whether this says "the node no longer hears the beacon": proximity `unknown` or no distance.
     public var isSilence: Bool { proximity == .unknown || distance == nil }
 
+    /// The raw reading's offset above the filtered one, dB (`rawOffset(rssi:rssiFiltered:)`).
+    public var rawOffset: Double? { Self.rawOffset(rssi: rssi, rssiFiltered: rssiFiltered) }
+
+    /// A measurement's `rssi` above its `rssiFiltered`, dB, when it gave both as finite numbers: the
+    /// fast clock's reading on the score's scale (the score moves with the filtered RSSI dB for dB).
+    /// The one definition the live aggregator and the replay share.
+    public static func rawOffset(rssi: Double?, rssiFiltered: Double?) -> Double? {
+        guard let rssi, let rssiFiltered, rssi.isFinite, rssiFiltered.isFinite else { return nil }
+        return rssi - rssiFiltered
+    }
+
     /// Creates evidence from the fields of one measurement.
     public init(beacon: BeaconID, node: String, room: String, rssiFiltered: Double, sigma: Double,
                 distance: Double?, proximity: Proximity, rssi: Double? = nil) {

@@ -149,10 +149,8 @@ public struct RoomDecider: Sendable {
     }
 
     private mutating func update(_ evidence: NodeEvidence, slot: Int, at time: Instant) -> RoomDecision? {
-        // The raw reading on the score's scale: the score moves with the filtered RSSI dB for dB.
-        let rawOffset = evidence.rssi.map { $0 - evidence.rssiFiltered }
-        return update(node: evidence.node, room: evidence.room, distance: evidence.distance,
-                      proximity: evidence.proximity, slot: slot, at: time, rawOffset: rawOffset)
+        update(node: evidence.node, room: evidence.room, distance: evidence.distance,
+               proximity: evidence.proximity, slot: slot, at: time, rawOffset: evidence.rawOffset)
     }
 
     private mutating func update(node name: String, room roomName: String, distance: Double?, proximity: Proximity,
