@@ -114,9 +114,9 @@ public struct SiteModelDecider: Sendable {
         // Changed in place: a copy taken out would share the filter's arrays, and every write would
         // copy them again.
         let before = beacons.values[index].room
-        let motionEvidence = motionLogLikelihood(decidedIn: before, at: time)
+        let motionNow = motionLogLikelihood(decidedIn: before, at: time)
         let decision = Self.update(&beacons.values[index], evidence: evidence, node: node, model: model,
-                                   motionLogLikelihood: motionEvidence,
+                                   motionLogLikelihood: motionNow,
                                    physicsRoom: physicsRoom, physics: physics, at: time)
         if decision != nil { noteMoved(from: before, to: beacons.values[index].room) }
         if decision != nil { noteAbsentNodes() }

@@ -124,16 +124,20 @@ public struct SiteModelFilter: Sendable {
             if let transitions {
                 // p'(to) = stay·p(to) + (1 − stay)·Σ p(from)·T[from][to]: a move lands mostly on the
                 // neighbours the walks went to from where the beacon probably is.
-                withUnsafeTemporaryAllocation(of: Double.self, capacity: logPosterior.count) { moved in
-                    moved.initialize(repeating: 0)
-                    for from in logPosterior.indices {
-                        let leaving = roomRates.map { 1 - exp(-$0[from] * dt) } ?? 1 - stay
-                        let mass = leaving * exp(logPosterior[from])
-                        for to in logPosterior.indices { moved[to] += mass * transitions[from][to] }
+                let count = logPosterior.count
+                // Per room, once: its probability, the share of it that stays over dt, the mass moved in.
+                withUnsafeTemporaryAllocation(of: Double.self, capacity: 3 * count) { scratch in
+                    for room in 0..<count {
+                        scratch[room] = exp(logPosterior[room])
+                        scratch[count + room] = roomRates.map { exp(-$0[room] * dt) } ?? stay
+                        scratch[2 * count + room] = 0
                     }
-                    for room in logPosterior.indices {
-                        let staying = roomRates.map { exp(-$0[room] * dt) } ?? stay
-                        logPosterior[room] = log(staying * exp(logPosterior[room]) + moved[room])
+                    for from in 0..<count {
+                        let mass = (1 - scratch[count + from]) * scratch[from]
+                        for to in 0..<count { scratch[2 * count + to] += mass * transitions[from][to] }
+                    }
+                    for room in 0..<count {
+                        logPosterior[room] = log(scratch[count + room] * scratch[room] + scratch[2 * count + room])
                             + (hasEvidence ? weight * likelihoods[room] : 0)
                     }
                 }
