@@ -29,10 +29,7 @@ extension AggregatorCore {
     /// The decisions due by `time`, applied and published as a tick would publish them.
     public mutating func decideDue(at time: Instant) -> [AggregatorPublication] {
         var out: [AggregatorPublication] = []
-        for decision in decider.decideDue(at: time) {
-            guard let slot = decider.physics.slot(of: decision.beacon) else { continue }
-            apply(decision, slot: slot.index, at: time, into: &out)
-        }
+        apply(decider.decideDue(at: time), at: time, into: &out)
         roomMessages.publishDue(into: &out, at: time.seconds)
         return out
     }

@@ -4,6 +4,15 @@ import RoomDecisions
 /// What a decision publishes: the location, its room's list and the event of a change; and when a
 /// location is published again without a room change.
 extension AggregatorCore {
+    /// Decisions the decider returned for several beacons at once (a tick, a node's status, the
+    /// decisions due): each applied as below, a beacon no longer tracked skipped.
+    mutating func apply(_ decisions: [RoomDecision], at time: Instant, into out: inout [AggregatorPublication]) {
+        for decision in decisions {
+            guard let slot = decider.physics.slot(of: decision.beacon) else { continue }
+            apply(decision, slot: slot.index, at: time, into: &out)
+        }
+    }
+
     /// A decision of the decider (or a restored beacon's away): publish location, room topics, event.
     mutating func apply(_ decision: RoomDecision, slot: Int, at time: Instant,
                                 into out: inout [AggregatorPublication]) {

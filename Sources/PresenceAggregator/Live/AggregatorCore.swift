@@ -156,11 +156,7 @@ public struct AggregatorCore: Sendable {
         if let discovery, let id = TopicLevelID(node), !discovery.hasNodeDevice(id) {
             noteNode(node, room: nil, version: nil, into: &out)
         }
-        let decisions = decider.setNodeStatus(node: node, online: online, at: time)
-        for decision in decisions {
-            guard let slot = decider.physics.slot(of: decision.beacon) else { continue }
-            apply(decision, slot: slot.index, at: time, into: &out)
-        }
+        apply(decider.setNodeStatus(node: node, online: online, at: time), at: time, into: &out)
         roomMessages.publishDue(into: &out, at: time.seconds)
         return out
     }
@@ -220,11 +216,7 @@ public struct AggregatorCore: Sendable {
     /// since the last tick.
     public mutating func tick(at time: Instant) -> [AggregatorPublication] {
         var out: [AggregatorPublication] = []
-        let decisions = decider.tick(at: time)
-        for decision in decisions {
-            guard let slot = decider.physics.slot(of: decision.beacon) else { continue }
-            apply(decision, slot: slot.index, at: time, into: &out)
-        }
+        apply(decider.tick(at: time), at: time, into: &out)
         // Only the beacons whose timer is due (within a millisecond, so that rounding of the due
         // time never delays one a tick: the exact test below decides); only those that need
         // something are sorted.
