@@ -50,7 +50,7 @@ extension ProximityScoring {
         var pooled: [Proximity: [Proximity: Int]] = [:]
         for s in series {
             let tables = methods.map { confusion([s], method: $0, thresholds: thresholds) }
-            let right = tables.map { table in table.reduce(0) { $0 + ($1.value[$1.key] ?? 0) } }
+            let right = tables.map(rightCount)
             guard let best = right.indices.max(by: { right[$0] < right[$1] }) else { continue }
             for (truth, row) in tables[best] {
                 for (estimate, count) in row { pooled[truth, default: [:]][estimate, default: 0] += count }
@@ -82,10 +82,8 @@ extension ProximityScoring {
                                   thresholds: ProximityClassifier.Parameters = .default) -> [SeriesRow] {
         series.map { s in
             let shares: [Double?] = methods.map { method in
-                let table = confusion([s], method: method, thresholds: thresholds)
-                let scored = table.values.reduce(0) { $0 + $1.values.reduce(0, +) }
-                let right = table.reduce(0) { $0 + ($1.value[$1.key] ?? 0) }
-                return scored > 0 ? Double(right) / Double(scored) : nil
+                let scored = score([s], method: method, name: "", thresholds: thresholds)
+                return scored.scored > 0 ? scored.accuracy : nil
             }
             let samples = Array(s.rssi.prefix(s.count))
             return SeriesRow(name: s.name, receiver: s.receiver, group: s.group,

@@ -167,6 +167,11 @@ public enum ProximityScoring {
         score(confusion(series, method: method, thresholds: thresholds), name: name)
     }
 
+    /// How many of a confusion table's samples are classed right (its diagonal).
+    static func rightCount(_ confusion: [Proximity: [Proximity: Int]]) -> Int {
+        confusion.reduce(0) { $0 + ($1.value[$1.key] ?? 0) }
+    }
+
     /// The score of a confusion table.
     public static func score(_ confusion: [Proximity: [Proximity: Int]], name: String) -> Score {
         func recall(_ p: Proximity) -> Double? {
@@ -175,7 +180,7 @@ public enum ProximityScoring {
         }
         let recalls = [Proximity.immediate, .near, .far].compactMap(recall)
         let scored = confusion.values.reduce(0) { $0 + $1.values.reduce(0, +) }
-        let right = confusion.reduce(0) { $0 + ($1.value[$1.key] ?? 0) }
+        let right = rightCount(confusion)
         return Score(method: name, balancedAccuracy: TrackingCalibration.mean(recalls), immediateRecall: recall(.immediate),
                      nearRecall: recall(.near), farRecall: recall(.far),
                      accuracy: TrackingCalibration.ratio(right, scored), scored: scored)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconCore
+import Calibration
 import Foundation
 import PresenceAggregator
 import RoomDecisions
@@ -205,12 +206,10 @@ enum MotionTiming {
             missedWithSensor = missed
         }
 
+        /// To the hundredth of a second; nil for none.
         static func median(_ values: [Double]) -> Double? {
             guard !values.isEmpty else { return nil }
-            let sorted = values.sorted()
-            let middle = sorted.count / 2
-            let value = sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-            return (value * 100).rounded() / 100
+            return (TrackingCalibration.median(values) * 100).rounded() / 100
         }
     }
 }
