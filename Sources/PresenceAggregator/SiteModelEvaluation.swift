@@ -37,6 +37,8 @@ public enum SiteModelEvaluation {
         public var tally: RoomTally
         /// The decision rows it was scored on (time of each change and the decision).
         public var decisions: [(time: Instant, decision: RoomDecision)]
+        /// The evidence rate of the model it was decided with (nil: physics decided it).
+        public var evidenceRate: Double?
 
         public init(name: String, score: RoomDecisionScore, tally: RoomTally = RoomTally(),
                     decisions: [(time: Instant, decision: RoomDecision)] = []) {
@@ -44,66 +46,6 @@ public enum SiteModelEvaluation {
             self.score = score
             self.tally = tally
             self.decisions = decisions
-        }
-    }
-
-    /// Truth rows counted per true room (and per true floor, where the truth gives floors): how many,
-    /// and how many the decision had right (for a floor: a decided room on that floor). What `learn`
-    /// judges the model by room and by floor with, and how it finds the rooms that need more walking.
-    public struct RoomTally: Sendable, Hashable {
-        public var rows: [String: Int] = [:]
-        public var correct: [String: Int] = [:]
-        public var floorRows: [String: Int] = [:]
-        public var floorCorrect: [String: Int] = [:]
-        /// Per room, the seconds of truth it held (rows weighted by the time to the next row).
-        public var seconds: [String: Double] = [:]
-
-        public init() {}
-
-        /// Counts one beacon's decisions (time order) against its truth rows; `floors` maps rooms
-        /// to floors (the truth's own floors and the configured ones).
-        public mutating func add(decisions: [(time: Instant, room: String)], truth: [TruthSample], floors: [String: String]) {
-            var next = 0
-            var current: String?
-            for (index, row) in truth.enumerated() {
-                while next < decisions.count, decisions[next].time <= row.time {
-                    current = decisions[next].room
-                    next += 1
-                }
-                guard row.room != RoomDecision.notHome else { continue }
-                rows[row.room, default: 0] += 1
-                if current == row.room { correct[row.room, default: 0] += 1 }
-                if index + 1 < truth.count { seconds[row.room, default: 0] += truth[index + 1].time.since(row.time) }
-                if let floor = row.floor ?? floors[row.room] {
-                    floorRows[floor, default: 0] += 1
-                    if let current, (floors[current] ?? nil) == floor { floorCorrect[floor, default: 0] += 1 }
-                }
-            }
-        }
-
-        /// Two tallies as one.
-        public mutating func add(_ other: RoomTally) {
-            rows.merge(other.rows, uniquingKeysWith: +)
-            correct.merge(other.correct, uniquingKeysWith: +)
-            floorRows.merge(other.floorRows, uniquingKeysWith: +)
-            floorCorrect.merge(other.floorCorrect, uniquingKeysWith: +)
-            seconds.merge(other.seconds, uniquingKeysWith: +)
-        }
-
-        /// Share of a room's rows decided right, nil for a room never true.
-        public func accuracy(room: String) -> Double? {
-            rows[room].map { Double(correct[room] ?? 0) / Double(max($0, 1)) }
-        }
-
-        /// Share of a floor's rows decided on that floor, nil for a floor never true.
-        public func accuracy(floor: String) -> Double? {
-            floorRows[floor].map { Double(floorCorrect[floor] ?? 0) / Double(max($0, 1)) }
-        }
-
-        /// Share of all rows with a known floor decided on the right floor; nil without floors.
-        public var floorAccuracy: Double? {
-            let total = floorRows.values.reduce(0, +)
-            return total == 0 ? nil : Double(floorCorrect.values.reduce(0, +)) / Double(total)
         }
     }
 
@@ -286,7 +228,7 @@ public enum SiteModelEvaluation {
                                    tracking: TrackingParameters = .default,
                                    decision: RoomDecisionParameters = .default, judging: Bool = false) -> Summary {
         let site = Site(recordings, parameters: parameters, tracking: tracking, decision: decision, physics: judging)
-        return Summary(recordings: site.heldOut(Array(recordings.indices), judge: judging))
+        return Summary(recordings: site.heldOut(Array(recordings.indices), serving: judging ? .verdict : .alone))
     }
 
     /// What `learn` writes and prints: the model learned from every recording, with its verdict
@@ -302,11 +244,20 @@ public enum SiteModelEvaluation {
         /// rooms it serves (the model's `roomDecisions`): what the verdict judged.
         public var combined: Summary?
 
-        public init(model: SiteModel, leaveOneOut: Summary? = nil, physics: Summary? = nil, combined: Summary? = nil) {
+        /// The model learned from every recording as the model alone and as the two together decide
+        /// it, each at the evidence rate its own leave-one-out chose (`evidenceRates`); `model` is the
+        /// verdict's.
+        public var alone: SiteModel?
+        public var together: SiteModel?
+
+        public init(model: SiteModel, leaveOneOut: Summary? = nil, physics: Summary? = nil, combined: Summary? = nil,
+                    alone: SiteModel? = nil, together: SiteModel? = nil) {
             self.model = model
             self.leaveOneOut = leaveOneOut
             self.physics = physics
             self.combined = combined
+            self.alone = alone
+            self.together = together
         }
 
         /// How much less accurate than physics a recording may be, decided by the model learned
@@ -329,11 +280,13 @@ public enum SiteModelEvaluation {
 
     /// Learns from every recording and judges the model (`Judgement`); nil when nothing falls within
     /// the truth. Each recording's published measurements are worked out once for all of it.
+    /// With `evidenceRates`, the judgement also chooses the model's evidence rate among them
+    /// (`Site.judged`).
     public static func judge(_ recordings: [Recording], parameters: SiteModelParameters = .default,
                              tracking: TrackingParameters = .default,
-                             decision: RoomDecisionParameters = .default) -> Judgement? {
+                             decision: RoomDecisionParameters = .default, evidenceRates: [Double]? = nil) -> Judgement? {
         let site = Site(recordings, parameters: parameters, tracking: tracking, decision: decision,
-                        physics: recordings.count >= 2)
+                        physics: recordings.count >= 2, evidenceRates: evidenceRates)
         guard var model = site.learn(Array(recordings.indices)) else { return nil }
         guard recordings.count >= 2 else { return Judgement(model: model) }
         return site.judged(model, among: Array(recordings.indices))
@@ -341,7 +294,7 @@ public enum SiteModelEvaluation {
 
     /// A site's recordings with what every leave-one-out over them needs, worked out once: each
     /// recording's published measurements and, when asked, its score under the physics decision.
-    private struct Site {
+    struct Site {
         let recordings: [Recording]
         let measurements: [[SiteModelLearner.Measurement]]
         let physicsScores: [(score: RoomDecisionScore, tally: RoomTally)]
@@ -350,10 +303,13 @@ public enum SiteModelEvaluation {
         let parameters: SiteModelParameters
         let tracking: TrackingParameters
         let decision: RoomDecisionParameters
+        /// The evidence rates a judgement chooses among (the first unless another saves more).
+        let evidenceRates: [Double]
 
         init(_ recordings: [Recording], parameters: SiteModelParameters, tracking: TrackingParameters,
-             decision: RoomDecisionParameters, physics: Bool) {
+             decision: RoomDecisionParameters, physics: Bool, evidenceRates: [Double]? = nil) {
             self.recordings = recordings
+            self.evidenceRates = evidenceRates ?? [parameters.evidenceRate]
             measurements = recordings.map { SiteModelEvaluation.published($0, tracking: tracking) }
             var floors: [String: String] = [:]
             for recording in recordings {
@@ -383,13 +339,21 @@ public enum SiteModelEvaluation {
             })
         }
 
-        /// Each member scored under a model learned from the other members; with `judge`, that model
-        /// decides as `learn` would have judged it among those others.
-        func heldOut(_ members: [Int], judge: Bool) -> [RecordingScore] {
+        /// Each member scored under a model learned from the other members, deciding as `serving`
+        /// says; but for the model alone with one evidence rate, that model is judged (and its
+        /// evidence rate chosen) as `learn` would have among those others.
+        func heldOut(_ members: [Int], serving: Serving) -> [RecordingScore] {
             members.map { index in
                 let others = members.filter { $0 != index }
-                var model = learn(others)
-                if judge, others.count >= 2, let learned = model { model = judged(learned, among: others).model }
+                guard var model = learn(others) else { return score(index, model: nil) }
+                if others.count >= 2, serving != .alone || evidenceRates.count > 1 {
+                    let judgement = judged(model, among: others)
+                    switch serving {
+                    case .verdict: model = judgement.model
+                    case .alone: model = judgement.alone ?? model
+                    case .together: model = judgement.together ?? model
+                    }
+                }
                 return score(index, model: model)
             }
         }
@@ -399,8 +363,10 @@ public enum SiteModelEvaluation {
             var recording = recordings[index]
             if !motion { recording.motion = [] }
             let assessed = assess(recording, model: model, tracking: tracking, decision: decision, floors: floors)
-            return RecordingScore(name: recordings[index].name, score: assessed.score, tally: assessed.tally,
-                                  decisions: assessed.decisions)
+            var result = RecordingScore(name: recordings[index].name, score: assessed.score, tally: assessed.tally,
+                                        decisions: assessed.decisions)
+            if let model, model.decision == .model { result.evidenceRate = model.parameters.evidenceRate }
+            return result
         }
 
         /// `model` (learned from `members`) judged as `learn` judges it: each member decided by a
@@ -409,31 +375,66 @@ public enum SiteModelEvaluation {
         /// verdict on that against physics alone. Judged on the radio alone, as if no recording had a
         /// motion file: motion helps the model and physics alike, and judged with it the flat's
         /// model took the bathroom it had walked 9 s from physics and flapped there (issue 37).
+        /// With several `evidenceRates` this is done at each, and the verdict, the model alone and
+        /// the two together each take the rate that saves most on the typical member (the first
+        /// rate unless another saves strictly more): the site's own walks choose it.
         func judged(_ model: SiteModel, among members: [Int]) -> Judgement {
             let models = members.map { index in learn(members.filter { $0 != index }) }
-            let alone = Summary(recordings: zip(members, models).map { score($0, model: $1, motion: false) })
             let physics = physicsSummary(members)
-            let served = alone.roomDecisions(against: physics)
-            func serving(_ model: SiteModel) -> SiteModel {
-                var model = model
-                model.roomDecisions = model.rooms.map { served[$0] ?? .model }
-                return model
+            var best: (verdict: Double, alone: Double, together: Double) = (-.infinity, -.infinity, -.infinity)
+            var judgement = Judgement(model: model)
+            for rate in evidenceRates {
+                func atRate(_ model: SiteModel) -> SiteModel {
+                    var model = model
+                    model.parameters.evidenceRate = rate
+                    return model
+                }
+                let alone = Summary(recordings: zip(members, models).map { score($0, model: $1.map(atRate), motion: false) })
+                let served = alone.roomDecisions(against: physics)
+                func serving(_ model: SiteModel) -> SiteModel {
+                    var model = atRate(model)
+                    model.roomDecisions = model.rooms.map { served[$0] ?? .model }
+                    return model
+                }
+                let combined = Summary(recordings: zip(members, models).map { score($0, model: $1.map(serving), motion: false) })
+                let aloneSaving = alone.saving(against: physics), combinedSaving = combined.saving(against: physics)
+                // The cheapest of three on the typical recording: physics alone, the model alone, or the
+                // two each in its rooms (a tie goes to physics, then to the model alone).
+                var judged = serving(model), saving = 0.0
+                let combinedWins = combined.verdict(against: physics) == .model
+                if alone.verdict(against: physics) == .model, !combinedWins || aloneSaving >= combinedSaving {
+                    judged.roomDecisions = judged.rooms.map { _ in .model }
+                    judged.decision = .model
+                    saving = aloneSaving
+                } else {
+                    judged.decision = combinedWins ? .model : .physics
+                    saving = combinedWins ? combinedSaving : 0
+                }
+                if saving > best.verdict {
+                    best.verdict = saving
+                    (judgement.model, judgement.leaveOneOut, judgement.physics, judgement.combined) = (judged, alone, physics, combined)
+                }
+                if aloneSaving > best.alone {
+                    best.alone = aloneSaving
+                    var alone = atRate(model)
+                    alone.roomDecisions = alone.rooms.map { _ in .model }
+                    alone.decision = .model
+                    judgement.alone = alone
+                }
+                if combinedSaving > best.together {
+                    best.together = combinedSaving
+                    var together = serving(model)
+                    together.decision = .model
+                    judgement.together = together
+                }
             }
-            let combined = Summary(recordings: zip(members, models).map { score($0, model: $1.map(serving), motion: false) })
-            // The cheapest of three on the typical recording: physics alone, the model alone, or the
-            // two each in its rooms (a tie goes to physics, then to the model alone).
-            var judged = serving(model)
-            let combinedWins = combined.verdict(against: physics) == .model
-            if alone.verdict(against: physics) == .model,
-               !combinedWins || alone.saving(against: physics) >= combined.saving(against: physics) {
-                judged.roomDecisions = judged.rooms.map { _ in .model }
-                judged.decision = .model
-            } else {
-                judged.decision = combinedWins ? .model : .physics
-            }
-            return Judgement(model: judged, leaveOneOut: alone, physics: physics, combined: combined)
+            return judgement
         }
     }
+
+    /// How a held-out recording's model decides: as `learn`'s verdict says, the model alone, or the
+    /// model and physics each in the rooms it serves.
+    public enum Serving: Sendable, CaseIterable { case verdict, alone, together }
 
     /// A recording's score decided with `model` (the physics decision alone when nil), pooled over
     /// its beacons as `presence-bench evaluate` pools them.

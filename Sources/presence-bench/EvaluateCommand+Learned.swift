@@ -27,6 +27,46 @@ extension EvaluateCommand {
         return mode
     }
 
+    /// `--site-model-study` (issue 36, fifth round): the learned modes with each training set
+    /// choosing its evidence rate, the two together held out, the model in sample; returns each
+    /// held-out recording's training seconds per room.
+    static func studySiteModel(_ recordings: [TraceSet], modes: inout [String: ModeReport], tracking: TrackingParameters,
+                               decision: RoomDecisionParameters, siteModel: SiteModelParameters) -> [String: [String: Double]] {
+        let sets = recordings.map {
+            SiteModelEvaluation.Recording(name: $0.name, samples: $0.samples, truth: $0.truth, motion: $0.motion,
+                                          motionParameters: $0.motionParameters)
+        }
+        func mode(_ summary: SiteModelEvaluation.Summary, _ name: String) -> ModeReport {
+            var mode = ModeReport(recordings: summary.recordings.map { RecordingResult(name: $0.name, score: $0.score) }, name: name)
+            mode.rooms = roomAccuracies(summary)
+            var rates: [String: Double] = [:], rooms: [String: [String: Double]] = [:]
+            for recording in summary.recordings {
+                rates[recording.name] = recording.evidenceRate
+                rooms[recording.name] = roomAccuracies(SiteModelEvaluation.Summary(recordings: [recording]))
+            }
+            mode.evidenceRates = rates
+            mode.roomsByRecording = rooms
+            return mode
+        }
+        let fixed = SiteModelEvaluation.heldOutModes(sets, parameters: siteModel, tracking: tracking, decision: decision)
+        if let together = fixed[.together] {
+            modes["learnedTogetherHeldOut"] = mode(together, "the model and physics each in its rooms, learned from the other recordings")
+        }
+        let choices = SiteModelEvaluation.evidenceRateChoices
+        let chosen = SiteModelEvaluation.heldOutModes(sets, parameters: siteModel, tracking: tracking, decision: decision,
+                                                      evidenceRates: choices)
+        for (serving, key) in [(SiteModelEvaluation.Serving.verdict, "learnedChosenRate"), (.alone, "learnedModelAloneChosenRate"),
+                               (.together, "learnedTogetherChosenRate")] {
+            if let summary = chosen[serving] {
+                modes[key] = mode(summary, "learned from the other recordings, the evidence rate chosen among "
+                    + choices.map { "\($0)" }.joined(separator: ", ") + " by a leave-one-out among them (\(key))")
+            }
+        }
+        modes["learnedInSample"] = mode(SiteModelEvaluation.inSample(sets, parameters: siteModel, tracking: tracking, decision: decision),
+                                        "the model alone learned from every recording (in sample)")
+        return SiteModelEvaluation.trainingSeconds(sets)
+    }
+
     /// Per true room, the share of its truth rows decided right over every recording.
     static func roomAccuracies(_ summary: SiteModelEvaluation.Summary) -> [String: Double] {
         let tally = summary.tally

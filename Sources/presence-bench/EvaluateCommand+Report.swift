@@ -55,6 +55,8 @@ extension EvaluateCommand {
         var baseline: ModeReport
         /// Bermuda 0.8's rule on the same advertisements.
         var bermuda: ModeReport
+        /// With `--site-model-study`: per held-out recording, the seconds of each room its training recordings hold.
+        var trainingSeconds: [String: [String: Double]]?
     }
 
     /// One recording's score in a mode.
@@ -75,6 +77,10 @@ extension EvaluateCommand {
         var messagesPerBeaconNodeMinuteMoving: Double?
         /// The learned modes: per true room, the share of its truth rows decided right (all recordings).
         var rooms: [String: Double]?
+        /// The learned modes that choose it: per recording, the evidence rate of the model that decided it.
+        var evidenceRates: [String: Double]?
+        /// With `--site-model-study`: per recording, each true room's share of its time decided right.
+        var roomsByRecording: [String: [String: Double]]?
 
         init(recordings results: [RecordingResult], name: String? = nil) {
             self.name = name

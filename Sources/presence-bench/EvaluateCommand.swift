@@ -124,6 +124,9 @@ struct EvaluateCommand: ParsableCommand {
     @Option(name: .customLong("site-model-parameter"), help: ArgumentHelp("The learned modes: a site model hyper-parameter as a model file's parameters name it (key=value, e.g. smoothingLag=1; repeat for more).", visibility: .hidden))
     var siteModelSettings: [String] = []
 
+    @Flag(help: ArgumentHelp("The learned modes: also let each training set choose its evidence rate (learnedChosenRate, learnedModelAloneChosenRate, learnedTogetherChosenRate), score the two together held out (learnedTogetherHeldOut) and in sample (learnedInSample), and give each held-out recording's training seconds per room.", visibility: .hidden))
+    var siteModelStudy = false
+
     @Option(name: .customLong("motion-setting"), help: ArgumentHelp("With --motion: also score this variant of the motion parameters (key=value,…: hold, holdAfter, holdYieldsWhileActive, onsetWindow, onsetFactor, onsetMargin, quietAfter, quietFactor, quietGrace, modelMotion, modelQuiet, modelOnset, modelQuietNeedsMotionElsewhere, modelMotionOnlyHere) as modes defaultsMotion[SPEC] and learnedMotion[SPEC].", visibility: .hidden))
     var motionSettings: [String] = []
 
@@ -245,6 +248,11 @@ struct EvaluateCommand: ParsableCommand {
                                                                tracking: tracking, decision: parameters, siteModel: siteModel) {
                 modes["learnTogether"] = together
             }
+            var trainingSeconds: [String: [String: Double]]?
+            if siteModelStudy, !physicsOnly {
+                trainingSeconds = Self.studySiteModel(site.recordings, modes: &modes, tracking: tracking,
+                                                      decision: parameters, siteModel: siteModel)
+            }
             if espresense { modes["espresense"] = Self.espresenseMode(site, parameters: parameters) }
             if motion {
                 // Each walk with a PIR per room simulated from its truth (EvaluateCommand+Motion.swift).
@@ -258,7 +266,8 @@ struct EvaluateCommand: ParsableCommand {
                 baseline: ModeReport(recordings: baseline.map { RecordingResult(name: $0.name, score: $0.score) },
                                      name: "strongest raw RSSI in the last 1 s"),
                 bermuda: ModeReport(recordings: bermuda.map { RecordingResult(name: $0.name, score: $0.score) },
-                                    name: Self.bermudaName))
+                                    name: Self.bermudaName),
+                trainingSeconds: trainingSeconds)
         }
         if motion { report.motion = motionFigures }
         if grid {

@@ -315,7 +315,7 @@ extension SiteModel {
          ("classifierPenalty", \.classifierPenalty, 0...1000), ("classifierIterations", \.classifierIterations, 0...100_000),
          ("handOverDwell", \.handOverDwell, 0...3600), ("handOverPosterior", \.handOverPosterior, 0...1),
          ("unwalkedMoveShare", \.unwalkedMoveShare, 0...1), ("smoothingLag", \.smoothingLag, 0...60),
-         ("stayRateExponent", \.stayRateExponent, 0...4)]
+         ("stayRateExponent", \.stayRateExponent, 0...4), ("roomShrinkSeconds", \.roomShrinkSeconds, 0...86_400)]
     }
 
     private static func parameters(from value: JSONValue, at path: FieldPath) throws(ConfigError) -> SiteModelParameters {

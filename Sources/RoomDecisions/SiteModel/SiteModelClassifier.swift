@@ -207,4 +207,23 @@ public struct SiteModelClassifier: Sendable, Hashable {
         return SiteModelClassifier(means: means, scales: scales, weights: weights,
                                    biases: Array(current[(roomCount * width)...]))
     }
+
+    /// Each room's weights pulled towards the mean of its `neighbours`' (indexed as the rooms; every
+    /// other room where it has none) in proportion to how little it was walked: a room walked
+    /// `seconds[room]` keeps `seconds/(seconds + strength)` of its own. The biases stay (with the
+    /// filter's room shares they carry how often a room was walked). Neighbours' weights are read
+    /// as fitted, so the order of the rooms does not matter.
+    public mutating func shrink(seconds: [Double], towards neighbours: [[Int]], strength: Double) {
+        let fitted = weights
+        for room in fitted.indices where room < seconds.count {
+            let others = (room < neighbours.count ? neighbours[room] : []).filter { $0 != room && $0 < fitted.count }
+            let pool = others.isEmpty ? Array(fitted.indices.filter { $0 != room }) : others
+            guard !pool.isEmpty else { continue }
+            let keep = seconds[room] / (seconds[room] + strength)
+            for feature in fitted[room].indices {
+                let mean = pool.map { fitted[$0][feature] }.reduce(0, +) / Double(pool.count)
+                weights[room][feature] = keep * fitted[room][feature] + (1 - keep) * mean
+            }
+        }
+    }
 }

@@ -181,17 +181,22 @@ public struct SiteModelLearner: Sendable {
                                                      roomCount: rooms.count))
             labels.append(label)
         }
-        let classifier = SiteModelClassifier.fit(rows: rows, labels: labels, roomCount: rooms.count,
+        var classifier = SiteModelClassifier.fit(rows: rows, labels: labels, roomCount: rooms.count,
                                                  penalty: parameters.classifierPenalty,
                                                  iterations: Int(parameters.classifierIterations))
+        let neighbours = rooms.map { room in
+            walkedPairs.compactMap { pair in
+                pair.contains(room) ? (pair[0] == room ? pair[1] : pair[0]) : nil
+            }.compactMap { rooms.firstIndex(of: $0) }.sorted()
+        }
+        if parameters.roomShrinkSeconds > 0 {
+            classifier?.shrink(seconds: rooms.map { Double(roomSnapshots[$0] ?? 0) * parameters.sampleInterval },
+                               towards: neighbours, strength: parameters.roomShrinkSeconds)
+        }
         return SiteModel(rooms: rooms, nodes: nodes, looks: looks, samples: rooms.map { roomSnapshots[$0] ?? 0 },
                          parameters: parameters, nodeRooms: placed, classifier: classifier,
                          floors: rooms.map { roomFloors[$0] },
-                         neighbours: rooms.map { room in
-                             walkedPairs.compactMap { pair in
-                                 pair.contains(room) ? (pair[0] == room ? pair[1] : pair[0]) : nil
-                             }.compactMap { rooms.firstIndex(of: $0) }.sorted()
-                         },
+                         neighbours: neighbours,
                          stays: rooms.map { room in
                              // To a tenth of a second, as the file keeps it.
                              (max(1, (visitSeconds[room] ?? 0) / Double(max(visits[room] ?? 0, 1))) * 10).rounded() / 10

@@ -70,13 +70,20 @@ public struct SiteModelParameters: Sendable, Hashable {
     /// (short visits) falls from 0.632 to 0.380 of its time (issue 36, fourth round).
     public var stayRateExponent: Double
 
+    /// Shrinks a room walked little towards its walked neighbours (0: off): the classifier's
+    /// weights of a room walked `s` seconds become `s/(s+this)` of its own and the rest the mean of
+    /// its neighbours' (`SiteModel.neighbours`; every other room without any), so a few seconds of
+    /// a room give a room like the one it opens off, not a sharp guess (issue 36, fifth round).
+    public var roomShrinkSeconds: Double
+
     /// Creates parameters; the defaults are the one set every site uses.
     public init(sampleInterval: Double = 0.1, evidenceRate: Double = 4, switchRate: Double = 1,
                 outlierShare: Double = 0.05, outlierRange: Double = 60, minimumSigma: Double = 2,
                 priorSnapshots: Double = 10, switchOdds: Double = 2, staleAfter: Double = 150,
                 classifierInterval: Double = 0.5, classifierPenalty: Double = 0.0001, classifierIterations: Double = 500,
                 handOverDwell: Double = 4, handOverPosterior: Double = 0.9,
-                unwalkedMoveShare: Double = 0.05, smoothingLag: Double = 0, stayRateExponent: Double = 0) {
+                unwalkedMoveShare: Double = 0.05, smoothingLag: Double = 0, stayRateExponent: Double = 0,
+                roomShrinkSeconds: Double = 0) {
         self.sampleInterval = sampleInterval
         self.evidenceRate = evidenceRate
         self.switchRate = switchRate
@@ -94,6 +101,7 @@ public struct SiteModelParameters: Sendable, Hashable {
         self.unwalkedMoveShare = unwalkedMoveShare
         self.smoothingLag = smoothingLag
         self.stayRateExponent = stayRateExponent
+        self.roomShrinkSeconds = roomShrinkSeconds
     }
 
     /// The one set every site uses.
