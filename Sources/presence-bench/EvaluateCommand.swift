@@ -124,7 +124,7 @@ struct EvaluateCommand: ParsableCommand {
     @Option(name: .customLong("site-model-parameter"), help: ArgumentHelp("The learned modes: a site model hyper-parameter as a model file's parameters name it (key=value, e.g. smoothingLag=1; repeat for more).", visibility: .hidden))
     var siteModelSettings: [String] = []
 
-    @Option(name: .customLong("motion-setting"), help: ArgumentHelp("With --motion: also score this variant of the motion parameters (key=value,…: hold, holdAfter, holdYieldsWhileActive, onsetWindow, onsetFactor, onsetMargin, quietAfter, quietFactor, quietGrace, modelMotion, modelQuiet, modelOnset, modelQuietNeedsMotionElsewhere, modelMotionOnlyHere) as modes defaultsMotion[SPEC] and learnedMotion[SPEC].", visibility: .hidden))
+    @Option(name: .customLong("motion-setting"), help: ArgumentHelp("With --motion: also score this variant of the motion parameters (key=value,…: hold, holdAfter, holdYieldsWhileActive, onsetWindow, onsetFactor, onsetMargin, quietAfter, quietFactor, quietGrace, modelMotion, modelQuiet, modelOnset, modelQuietNeedsMotionElsewhere, modelMotionOnlyHere, confirmedOnsetFactor, onsetReleasesDefence, modelMotionNeedsShare, quietNeedsMotionHere) as modes defaultsMotion[SPEC] and learnedMotion[SPEC].", visibility: .hidden))
     var motionSettings: [String] = []
 
     @Option(help: ArgumentHelp("With --motion: write each walk's simulated motion and every mode's decisions as CSV under DIR/SITE.", visibility: .hidden))
