@@ -8,9 +8,9 @@
 ///   there);
 /// - **onset**: for `onsetWindow` seconds after a room's motion starts, a switch into it needs only
 ///   `onsetFactor` of the dwell and of the evidence, and a challenge already running when the motion
-///   started (the radio asked first) `confirmedOnsetFactor` (none) — unless another beacon is already decided in
-///   that room (the motion is then explained by it: two people in two rooms, one moves, the other
-///   stays put);
+///   started (the radio asked first) `confirmedOnsetFactor` of them (by default nothing more: it
+///   switches at once) — unless another beacon is already decided in that room (the motion is
+///   then explained by it: two people in two rooms, one moves, the other stays put);
 /// - **quiet**: a room whose sensor has reported no motion for `quietAfter` seconds (and still counts)
 ///   takes `quietFactor` times the dwell and the evidence: a switch there is likely a fade elsewhere —
 ///   while the current room's own sensor is not quiet too (`quietNeedsMotionHere`).

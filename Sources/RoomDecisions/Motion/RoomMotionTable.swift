@@ -119,7 +119,8 @@ struct RoomMotionTable: Sendable {
     /// Beacons decided in the room (the switching beacon never is: it is decided elsewhere) explain its onset.
     /// `since` is when the challenge started: a quiet room asks more only once it has lasted longer
     /// than a walk-in takes to trip its sensor (`MotionParameters.quietGrace`).
-    /// A challenge already running when the onset came (`since` before it) needs `confirmedOnsetFactor` when set.
+    /// A challenge already running when the onset came (`since` before it) needs
+    /// `confirmedOnsetFactor` (when not negative).
     /// `current` is the beacon's decided room: with `quietNeedsMotionHere`, a quiet room asks more
     /// only while the current room's own sensor is not quiet too.
     func switchFactor(_ code: Code, challengedSince since: Instant, from current: Code, at time: Instant) -> Double {
