@@ -35,6 +35,10 @@ extension EvaluateCommand {
             case "modelOnset": m.modelOnset = value
             case "modelQuietNeedsMotionElsewhere": m.modelQuietNeedsMotionElsewhere = value != 0
             case "modelMotionOnlyHere": m.modelMotionOnlyHere = value != 0
+            case "confirmedOnsetFactor": m.confirmedOnsetFactor = value
+            case "onsetReleasesDefence": m.onsetReleasesDefence = value != 0
+            case "modelMotionNeedsShare": m.modelMotionNeedsShare = value
+            case "quietNeedsMotionHere": m.quietNeedsMotionHere = value != 0
             default: throw ValidationError("--motion-setting: unknown key '\(pair[0])'")
             }
         }

@@ -127,7 +127,7 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(help: ArgumentHelp("The learned modes: also let each training set choose its evidence rate (learnedChosenRate, learnedModelAloneChosenRate, learnedTogetherChosenRate), score the two together held out (learnedTogetherHeldOut) and in sample (learnedInSample), and give each held-out recording's training seconds per room.", visibility: .hidden))
     var siteModelStudy = false
 
-    @Option(name: .customLong("motion-setting"), help: ArgumentHelp("With --motion: also score this variant of the motion parameters (key=value,…: hold, holdAfter, holdYieldsWhileActive, onsetWindow, onsetFactor, onsetMargin, quietAfter, quietFactor, quietGrace, modelMotion, modelQuiet, modelOnset, modelQuietNeedsMotionElsewhere, modelMotionOnlyHere) as modes defaultsMotion[SPEC] and learnedMotion[SPEC].", visibility: .hidden))
+    @Option(name: .customLong("motion-setting"), help: ArgumentHelp("With --motion: also score this variant of the motion parameters (key=value,…: hold, holdAfter, holdYieldsWhileActive, onsetWindow, onsetFactor, onsetMargin, quietAfter, quietFactor, quietGrace, modelMotion, modelQuiet, modelOnset, modelQuietNeedsMotionElsewhere, modelMotionOnlyHere, confirmedOnsetFactor, onsetReleasesDefence, modelMotionNeedsShare, quietNeedsMotionHere) as modes defaultsMotion[SPEC] and learnedMotion[SPEC].", visibility: .hidden))
     var motionSettings: [String] = []
 
     @Option(help: ArgumentHelp("With --motion: write each walk's simulated motion and every mode's decisions as CSV under DIR/SITE.", visibility: .hidden))

@@ -154,12 +154,28 @@ struct MotionDecisionTests {
             let x = min(max((t - 40) / 3, 0), 1)
             return (1.5 + 5 * x, 6.5 - 5 * x)
         } motion: { t, d in
+            // The hall's sensor sees someone now and then (not quiet); the office's nobody.
             if t == 0 { d.setMotion(room: "office", occupied: false, at: Instant(seconds: t)) }
+            if t.truncatingRemainder(dividingBy: 20) == 0 { d.setMotion(room: "hall", occupied: true, at: Instant(seconds: t)) }
+            if t.truncatingRemainder(dividingBy: 20) == 5 { d.setMotion(room: "hall", occupied: false, at: Instant(seconds: t)) }
         }
         let slow = try #require(switchTime(quiet, to: "office"))
         let usual = try #require(switchTime(plain, to: "office"))
         #expect(slow > usual)
         #expect(quiet.map(\.1) == ["hall", "office"])
+        // Both rooms quiet (nobody seen anywhere, or the hall without a sensor): the sensors say
+        // nothing of where the beacon is, and the switch is as without them.
+        for hallSensor in [true, false] {
+            var both = RoomDecider(parameters: p)
+            let still = run(&both, beacon: "alice", rooms: ("hall", "office"), from: 0, to: 60) { t in
+                let x = min(max((t - 40) / 3, 0), 1)
+                return (1.5 + 5 * x, 6.5 - 5 * x)
+            } motion: { t, d in
+                if t == 0 { d.setMotion(room: "office", occupied: false, at: Instant(seconds: t)) }
+                if hallSensor, t == 0 { d.setMotion(room: "hall", occupied: false, at: Instant(seconds: t)) }
+            }
+            #expect(switchTime(still, to: "office") == usual, "hall sensor \(hallSensor): \(still)")
+        }
     }
 
     @Test("a quiet room asks more only of a challenge older than a walk-in takes to trip its sensor")
@@ -173,6 +189,9 @@ struct MotionDecisionTests {
             decider.motionParameters = motion
             return run(&decider, beacon: "alice", rooms: ("hall", "office"), from: 0, to: 60, distances: distances) { t, d in
                 if sensors, t == 0 { d.setMotion(room: "office", occupied: false, at: Instant(seconds: t)) }
+                // The hall's sensor sees her now and then: not quiet, so the office's quiet counts.
+                if sensors, t.truncatingRemainder(dividingBy: 20) == 0 { d.setMotion(room: "hall", occupied: true, at: Instant(seconds: t)) }
+                if sensors, t.truncatingRemainder(dividingBy: 20) == 5 { d.setMotion(room: "hall", occupied: false, at: Instant(seconds: t)) }
             }
         }
         // A clear arrival into the room quiet for 40 s: switched as without a sensor (within the
@@ -202,6 +221,47 @@ struct MotionDecisionTests {
         // Off by default: the radio does not ask for the office, so motion does not move the beacon.
         #expect(decide(onsetMargin: 0) == ["hall"])
         #expect(decide(onsetMargin: 2) == ["hall", "office"])
+    }
+
+    @Test("an onset that confirms a challenge already running switches at once, and moves no other beacon")
+    func confirmedOnsetSwitchesOnlyTheChallenger() throws {
+        // Alice walks hall → office from 10 s: the office leads the hall's held score from 12.25 s
+        // (13.75 s switch without motion). The office sensor fires at 12.5 s, her challenge running.
+        // Bob sits in the kitchen, the office node hearing him 14 dB below the kitchen's: his radio
+        // does not lean to the office.
+        func decide(confirmed: Double, sensors: Bool) -> (alice: [(Double, String)], bob: [(Double, String)]) {
+            var decider = RoomDecider(parameters: p)
+            decider.motionParameters.confirmedOnsetFactor = confirmed
+            var alice: [(Double, String)] = [], bob: [(Double, String)] = []
+            var t = 0.0
+            while t <= 20 {
+                let now = Instant(seconds: t)
+                if sensors, t == 0 { for room in ["hall", "office", "kitchen"] { decider.setMotion(room: room, occupied: room != "office", at: now) } }
+                if sensors, t == 12.5 { decider.setMotion(room: "office", occupied: true, at: now) }
+                let (h, o) = walk(t)
+                let inputs = [heard("hall-node", "hall", h, "alice"), heard("office-node", "office", o, "alice"),
+                              heard("kitchen-node", "kitchen", 2.0, "bob"), heard("office-node", "office", 7, "bob")]
+                var changed = inputs.compactMap { decider.update($0, at: now) }
+                changed += decider.tick(at: now)
+                for d in changed { if d.beacon == "bob" { bob.append((t, d.room)) } else { alice.append((t, d.room)) } }
+                t += 0.25
+            }
+            return (alice, bob)
+        }
+        // By default (0) the confirmed challenge needs nothing more; −1: the onset's half, as any other.
+        #expect(MotionParameters.default.confirmedOnsetFactor == 0)
+        let plain = decide(confirmed: 0, sensors: false)
+        let halved = decide(confirmed: -1, sensors: true)
+        let confirmed = decide(confirmed: 0, sensors: true)
+        let usual = try #require(switchTime(plain.alice, to: "office"))
+        let half = try #require(switchTime(halved.alice, to: "office"))
+        let now = try #require(switchTime(confirmed.alice, to: "office"))
+        #expect(now == 12.5, "the challenge confirmed by the onset switches at it: \(confirmed.alice)")
+        #expect(now < half && half <= usual, "confirmed \(now) s, halved \(half) s, without motion \(usual) s")
+        for run in [plain, halved, confirmed] {
+            #expect(run.alice.map(\.1) == ["hall", "office"])
+            #expect(run.bob.map(\.1) == ["kitchen"], "Bob moved: \(run.bob)")
+        }
     }
 
     @Test("a sensor that stops counting takes its room back to deciding as without motion")

@@ -95,6 +95,18 @@ struct RoomMotionTable: Sendable {
         return parameters.onsetMargin
     }
 
+    /// Whether the current room `code` defends with its own score rather than its held best
+    /// (`MotionParameters.onsetReleasesDefence`): motion nobody explains has just started in another
+    /// room for which `leads` holds (it scores above the current room).
+    func releasesDefence(_ code: Code, at time: Instant, leads: (Code) -> Bool) -> Bool {
+        guard parameters.onsetReleasesDefence else { return false }
+        for (other, state) in rooms.enumerated() where other != Int(code) && state.counts && state.occupied
+            && occupants[other] <= 0 {
+            if let onset = state.onset, time.since(onset) <= parameters.onsetWindow, leads(Code(other)) { return true }
+        }
+        return false
+    }
+
     /// The largest `marginRelief` of any room at `time`.
     func largestMarginRelief(at time: Instant) -> Double {
         guard parameters.onsetMargin != 0 else { return 0 }
@@ -105,17 +117,25 @@ struct RoomMotionTable: Sendable {
 
     /// What a switch into `code` needs of the dwell and the evidence, as a factor (1: as without motion).
     /// Beacons decided in the room (the switching beacon never is: it is decided elsewhere) explain its onset.
-    /// `challengedFor` is how long the challenge has lasted: a quiet room asks more only once that
-    /// is longer than a walk-in takes to trip its sensor (`MotionParameters.quietGrace`).
-    func switchFactor(_ code: Code, challengedFor: Double, at time: Instant) -> Double {
+    /// `since` is when the challenge started: a quiet room asks more only once it has lasted longer
+    /// than a walk-in takes to trip its sensor (`MotionParameters.quietGrace`).
+    /// A challenge already running when the onset came (`since` before it) needs
+    /// `confirmedOnsetFactor` (when not negative).
+    /// `current` is the beacon's decided room: with `quietNeedsMotionHere`, a quiet room asks more
+    /// only while the current room's own sensor is not quiet too.
+    func switchFactor(_ code: Code, challengedSince since: Instant, from current: Code, at time: Instant) -> Double {
         guard Int(code) < rooms.count else { return 1 }
         let room = rooms[Int(code)]
         guard room.counts else { return 1 }
         if room.occupied, let onset = room.onset, time.since(onset) <= parameters.onsetWindow {
-            return occupants[Int(code)] > 0 ? 1 : parameters.onsetFactor
+            guard occupants[Int(code)] <= 0 else { return 1 }
+            return parameters.confirmedOnsetFactor >= 0 && since < onset ? parameters.confirmedOnsetFactor : parameters.onsetFactor
         }
+        let challengedFor = time.since(since)
         if room.occupied || challengedFor < parameters.quietGrace { return 1 }
-        return state(code, at: time) == .quiet ? parameters.quietFactor : 1
+        guard state(code, at: time) == .quiet else { return 1 }
+        if parameters.quietNeedsMotionHere, state(current, at: time) ?? .quiet == .quiet { return 1 }
+        return parameters.quietFactor
     }
 
     /// What a room's sensor says at `time`, as the site model's motion weights are measured and

@@ -302,6 +302,11 @@ struct BeaconRoomState: Sendable {
         // A fade is brief, a move lasts: challengers meet the current room's score held from its
         // recent best, falling at most `fallRate` dB/s (with no evidence it has none to hold).
         var defended = defend(currentScore, at: time, fallRate: p.fallRate)
+        // Someone just arrived in a room that outscores this one: its held best does not count.
+        if let motion, currentScore.isFinite, defended > currentScore,
+           motion.releasesDefence(current, at: time, leads: { score(of: $0) > currentScore }) {
+            defended = currentScore
+        }
         // Motion in the current room: it defends with more (never anything without a sensor).
         if let motion { defended += motion.hold(current, at: time) }
         defendedScore = defended
@@ -337,7 +342,7 @@ struct BeaconRoomState: Sendable {
                 for (index, candidate) in scores.enumerated() {
                     // Motion in the challenger's room asks less of it, or more when the room is quiet.
                     guard let challenge = challenges.first(where: { $0.room == candidate.room }) else { continue }
-                    let factor = motion?.switchFactor(candidate.room, challengedFor: time.since(challenge.since), at: time) ?? 1
+                    let factor = motion?.switchFactor(candidate.room, challengedSince: challenge.since, from: current, at: time) ?? 1
                     guard time.since(challenge.since) >= p.dwell * factor && challenge.evidence >= p.evidenceToSwitch * factor
                             || p.decisiveLead.isFinite && candidate.score - defended >= p.decisiveLead
                     else { continue }

@@ -116,7 +116,7 @@ public struct SiteModelDecider: Sendable {
         let before = beacons.values[index].room
         let motionNow = motionLogLikelihood(decidedIn: before, at: time)
         let decision = Self.update(&beacons.values[index], evidence: evidence, node: node, model: model,
-                                   motionLogLikelihood: motionNow,
+                                   motionLogLikelihood: motionNow, motionNeedsShare: motionParameters.modelMotionNeedsShare,
                                    physicsRoom: physicsRoom, physics: physics, at: time)
         if decision != nil { noteMoved(from: before, to: beacons.values[index].room) }
         if decision != nil { noteAbsentNodes() }
@@ -140,7 +140,7 @@ public struct SiteModelDecider: Sendable {
     }
 
     private static func update(_ state: inout BeaconState, evidence: NodeEvidence, node: Int?, model: SiteModel,
-                               motionLogLikelihood: [Double]?,
+                               motionLogLikelihood: [Double]?, motionNeedsShare: Double,
                                physicsRoom: String?, physics: () -> RoomDecision?, at time: Instant) -> RoomDecision? {
         if evidence.isSilence {
             state.held[evidence.node] = nil
@@ -149,6 +149,7 @@ public struct SiteModelDecider: Sendable {
                                              proximity: evidence.proximity, time: time)
         }
         state.filter.motionLogLikelihood = motionLogLikelihood
+        state.filter.motionNeedsShare = motionNeedsShare
         if let node {
             let rssi: Double? = evidence.isSilence ? nil : evidence.rssiFiltered
             state.filter.observe(node: node, rssi: rssi, at: time)
@@ -174,7 +175,10 @@ public struct SiteModelDecider: Sendable {
         for beacon in beacons.keys.sorted() {
             guard var state = beacons.removeValue(forKey: beacon) else { continue }
             let before = state.room
-            if motion != nil { state.filter.motionLogLikelihood = motionLogLikelihood(decidedIn: before, at: time) }
+            if motion != nil {
+                state.filter.motionLogLikelihood = motionLogLikelihood(decidedIn: before, at: time)
+                state.filter.motionNeedsShare = motionParameters.modelMotionNeedsShare
+            }
             state.filter.advance(to: time)
             if let decision = Self.evaluate(&state, model: model, beacon: beacon, physicsRoom: physicsRoom(beacon),
                                             physics: { physics(beacon) }, at: time) {

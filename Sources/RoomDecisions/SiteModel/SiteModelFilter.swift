@@ -91,6 +91,8 @@ public struct SiteModelFilter: Sendable {
     /// Per model room, a log-likelihood per second that motion sensors add (`MotionParameters`;
     /// `SiteModelDecider` sets it before each step), nil without motion: the filter as before.
     public var motionLogLikelihood: [Double]?
+    /// The posterior share a room needs before its motion may speak for it (`MotionParameters.modelMotionNeedsShare`), 0: always.
+    public var motionNeedsShare = 0.0
 
     /// Lets time pass to `time` with the features held since the last call.
     public mutating func advance(to time: Instant) {
@@ -112,11 +114,16 @@ public struct SiteModelFilter: Sendable {
         let spread = (1 - stay) / Double(logPosterior.count)
         let weight = parameters.evidenceRate * dt
         var stepEvidence: [Double] = []
+        // Motion for a room the radio does not yet lean to (below the share before this step) counts as none.
+        var motion = motionLogLikelihood.flatMap { $0.count == logPosterior.count ? $0 : nil }
+        if motionNeedsShare > 0, motion != nil {
+            let floor = log(motionNeedsShare)
+            for room in logPosterior.indices where motion![room] > 0 && logPosterior[room] < floor { motion![room] = 0 }
+        }
         // In place and on the stack: this runs for every measurement of every beacon.
         withUnsafeTemporaryAllocation(of: Double.self, capacity: logPosterior.count) { likelihoods in
             let hasEvidence = weight > 0 && writeMeanLogLikelihoods(into: likelihoods)
             if smoother != nil {
-                let motion = motionLogLikelihood.flatMap { $0.count == logPosterior.count ? $0 : nil }
                 stepEvidence = logPosterior.indices.map { room in
                     (hasEvidence ? weight * likelihoods[room] : 0) + (motion.map { $0[room] * dt } ?? 0)
                 }
@@ -147,7 +154,7 @@ public struct SiteModelFilter: Sendable {
                         + (hasEvidence ? weight * likelihoods[room] : 0)
                 }
             }
-            if let motion = motionLogLikelihood, motion.count == logPosterior.count {
+            if let motion {
                 for room in logPosterior.indices { logPosterior[room] += motion[room] * dt }
             }
         }
