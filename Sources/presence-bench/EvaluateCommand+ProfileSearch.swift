@@ -12,7 +12,7 @@ import RoomDecisions
 /// (issue 40's third round): the worn signal is drawn once per draw and every candidate meets the
 /// same adverts.
 extension EvaluateCommand {
-    /// `margin=1,fallRate=2,dwell=3,evidence=3,leadCap=3,fastLead=4,fastFor=1,decisiveLead=8,settle=1`
+    /// `margin=1,fallRate=2,dwell=3,evidence=3,leadCap=3,fastLead=4,fastFor=1,fastRise=3,decisiveLead=8,settle=1`
     /// over `base`; a key not given keeps `base`'s value.
     static func candidate(_ spec: String, over base: RoomDecisionParameters) throws -> RoomDecisionParameters {
         var p = base
@@ -29,6 +29,7 @@ extension EvaluateCommand {
             case "leadCap": p.leadCap = value
             case "fastLead": p.fastLead = value
             case "fastFor": p.fastFor = value
+            case "fastRise": p.fastRise = value
             case "decisiveLead": p.decisiveLead = value
             case "settle": p.settleTime = value
             default: throw ValidationError("--candidate: unknown key '\(pair[0])'")
@@ -60,11 +61,13 @@ extension EvaluateCommand {
         var recorded: [String: DrawFigures]?
     }
 
-    /// Runs the search and prints its lines: first Bermuda's (`candidate: "bermuda"`), then one per
-    /// candidate.
-    static func searchCandidates(_ specs: [String], sites: [Site], draws: Range<Int>, recorded: Bool, wornSignal: WornTagSignal,
-                                 tracking: TrackingParameters, base: RoomDecisionParameters) throws {
+    /// Runs the search and prints its lines: first Bermuda's (`candidate: "bermuda"`), then the
+    /// oracles', then one per rise-gated oracle (on every advert, then on what the nodes publish),
+    /// then one per candidate.
+    static func searchCandidates(_ specs: [String], riseOracles: [String] = [], sites: [Site], draws: Range<Int>, recorded: Bool,
+                                 wornSignal: WornTagSignal, tracking: TrackingParameters, base: RoomDecisionParameters) throws {
         let parsed = try specs.map { (spec: $0, parameters: try candidate($0, over: base)) }
+        let rises = try riseOracles.map { (spec: $0, oracle: try RiseGatedOracle(spec: $0)) }
         // Every draw of every site's walks, worn: drawn once, met by every candidate.
         let wornSites: [[Site]] = draws.map { draw in
             sites.map { site in
@@ -77,38 +80,49 @@ extension EvaluateCommand {
                 return worn
             }
         }
+        // The same walks as what the nodes publish (each measurement's raw `rssi`): what the decision sees.
+        func published(_ site: Site) -> Site {
+            var copy = site
+            for index in copy.recordings.indices { copy.recordings[index].samples = publishedAdverts(site.recordings[index], tracking: tracking) }
+            return copy
+        }
+        let wornPublished = wornSites.map { $0.map(published) }
+        let recordedPublished = recorded ? sites.map(published) : []
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        func emit(_ line: CandidateLine) throws {
+        func emit(_ name: String, _ result: (worn: [String: DrawFigures], recorded: [String: DrawFigures]?)) throws {
             // Unbuffered, so a long search shows each candidate as it is done.
+            let line = CandidateLine(candidate: name, worn: result.worn, recorded: result.recorded)
             FileHandle.standardOutput.write(try encoder.encode(line) + Data("\n".utf8))
         }
-        func figures(_ score: (TraceSet) -> RoomDecisionScore) -> (worn: [String: DrawFigures], recorded: [String: DrawFigures]?) {
+        func figures(publishedOnly: Bool = false, _ score: (TraceSet) -> RoomDecisionScore)
+            -> (worn: [String: DrawFigures], recorded: [String: DrawFigures]?)
+        {
+            let drawn = publishedOnly ? wornPublished : wornSites
             var worn: [String: DrawFigures] = [:]
             for (index, site) in sites.enumerated() {
-                worn[site.name] = DrawFigures(wornSites.map { SiteScore($0[index].recordings.map(score)) })
+                worn[site.name] = DrawFigures(drawn.map { SiteScore($0[index].recordings.map(score)) })
             }
-            let plain = recorded ? Dictionary(uniqueKeysWithValues: sites.map { ($0.name, DrawFigures([SiteScore($0.recordings.map(score))])) }) : nil
-            return (worn, plain)
+            let plain = recorded ? (publishedOnly ? recordedPublished : sites) : []
+            return (worn, recorded ? Dictionary(uniqueKeysWithValues: plain.map { ($0.name, DrawFigures([SiteScore($0.recordings.map(score))])) }) : nil)
         }
-        let bermuda = figures(scoreBermuda)
-        try emit(CandidateLine(candidate: "bermuda", worn: bermuda.worn, recorded: bermuda.recorded))
+        func adverts(_ decide: @escaping ([TraceSample]) -> [(time: Instant, room: String)]) -> (TraceSet) -> RoomDecisionScore {
+            { set in perBeacon(set) { beacon in decide(set.samples.filter { $0.beacon == beacon }) } }
+        }
+        try emit("bermuda", figures(scoreBermuda))
         // How soon the adverts themselves show a move (SwitchOracle): no rule can be faster.
         for oracle in SwitchOracle.allCases {
-            let result = figures { set in perBeacon(set) { beacon in oracle.decisions(of: set.samples.filter { $0.beacon == beacon }) } }
-            try emit(CandidateLine(candidate: "oracle-\(oracle.rawValue)", worn: result.worn, recorded: result.recorded))
+            try emit("oracle-\(oracle.rawValue)", figures(adverts(oracle.decisions)))
         }
-        // The same on what the nodes publish (each measurement's raw `rssi`): what the decision sees.
         for oracle in [SwitchOracle.raw, .held1s] {
-            let result = figures { set in
-                let published = publishedAdverts(set, tracking: tracking)
-                return perBeacon(set) { beacon in oracle.decisions(of: published.filter { $0.beacon == beacon }) }
-            }
-            try emit(CandidateLine(candidate: "oracle-published-\(oracle.rawValue)", worn: result.worn, recorded: result.recorded))
+            try emit("oracle-published-\(oracle.rawValue)", figures(publishedOnly: true, adverts(oracle.decisions)))
+        }
+        for (spec, oracle) in rises {
+            try emit("rise:\(spec)", figures(adverts(oracle.decisions)))
+            try emit("rise-published:\(spec)", figures(publishedOnly: true, adverts(oracle.decisions)))
         }
         for (spec, parameters) in parsed {
-            let result = figures { replay($0, tracking: tracking, parameters: parameters).score }
-            try emit(CandidateLine(candidate: spec.isEmpty ? "defaults" : spec, worn: result.worn, recorded: result.recorded))
+            try emit(spec.isEmpty ? "defaults" : spec, figures { replay($0, tracking: tracking, parameters: parameters).score })
         }
     }
 

@@ -103,8 +103,11 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Worn tag: another draw of the same model (0: seeded by each recording's name, k: by its name and #k, as signal-figures --worn-draws), to see how much a figure hangs on one draw.", visibility: .hidden))
     var wornDraw = 0
 
-    @Option(name: .customLong("candidate"), help: ArgumentHelp("Search: score these decision settings (key=value,…: margin, fallRate, dwell, evidence, leadCap, fastLead, fastFor, decisiveLead, settle; empty: the defaults) on the worn walks over --worn-draws draws beside Bermuda's rule; one JSON line each.", visibility: .hidden))
+    @Option(name: .customLong("candidate"), help: ArgumentHelp("Search: score these decision settings (key=value,…: margin, fallRate, dwell, evidence, leadCap, fastLead, fastFor, fastRise, decisiveLead, settle; empty: the defaults) on the worn walks over --worn-draws draws beside Bermuda's rule; one JSON line each.", visibility: .hidden))
     var candidates: [String] = []
+
+    @Option(name: .customLong("rise-oracle"), help: ArgumentHelp("Search: score this RiseGatedOracle (key=value,…: lead, adverts, rise, over, fall, grow, growFor, slowLead, slowFor, window) on every advert and on what the nodes publish, beside Bermuda's rule and the candidates; one JSON line each.", visibility: .hidden))
+    var riseOracles: [String] = []
 
     @Option(help: ArgumentHelp("Search: how many draws of the worn tag each candidate meets.", visibility: .hidden))
     var wornDraws = 4
@@ -160,6 +163,9 @@ struct EvaluateCommand: ParsableCommand {
             throw ValidationError("--site: '\(name)' is not one of \(Self.siteNames.joined(separator: ", "))")
         }
         if traces != nil, !onlySites.isEmpty { throw ValidationError("--site and --traces: give one or the other") }
+        for spec in riseOracles {
+            do { _ = try RiseGatedOracle(spec: spec) } catch { throw ValidationError("--rise-oracle: \(error)") }
+        }
     }
 
     func run() throws {
@@ -200,8 +206,8 @@ struct EvaluateCommand: ParsableCommand {
             }
             sites.removeAll { !wanted.contains($0.name) }
         }
-        if !candidates.isEmpty {
-            try Self.searchCandidates(candidates, sites: sites, draws: wornDraw..<(wornDraw + max(1, wornDraws)), recorded: candidatesRecorded,
+        if !candidates.isEmpty || !riseOracles.isEmpty {
+            try Self.searchCandidates(candidates, riseOracles: riseOracles, sites: sites, draws: wornDraw..<(wornDraw + max(1, wornDraws)), recorded: candidatesRecorded,
                                       wornSignal: wornTagModel.signal(), tracking: tracking, base: parameters)
             return
         }

@@ -186,8 +186,8 @@ struct BeaconRoomState: Sendable {
     /// score's dB scale) at `time`. A reading of the current room ends every streak it is not below;
     /// another room's reading extends its node's streak while it leads the held score by
     /// `fastLead`, and ends it otherwise. A streak whose last reading is more than `fastFor` + 2 s
-    /// old starts afresh.
-    mutating func heardRaw(node: Code, room readingRoom: Code, rawScore: Double, at time: Instant,
+    /// old starts afresh, and (with `fastRise`) only at a reading `rise` (raw over filtered) that high.
+    mutating func heardRaw(node: Code, room readingRoom: Code, rawScore: Double, rise: Double = .infinity, at time: Instant,
                            parameters p: RoomDecisionParameters) {
         guard p.fastLead.isFinite, rawScore.isFinite, let current = room, current != RoomDecider.notHomeCode else {
             fastStreaks.removeAll()
@@ -207,6 +207,7 @@ struct BeaconRoomState: Sendable {
             fastStreaks[index].lowest = min(fastStreaks[index].lowest, rawScore)
         } else {
             if let index { fastStreaks.remove(at: index) }
+            guard p.fastRise <= 0 || rise >= p.fastRise else { return }
             fastStreaks.append(FastStreak(node: node, room: readingRoom, since: time, latest: time, lowest: rawScore))
         }
     }

@@ -169,7 +169,7 @@ public struct RoomDecider: Sendable {
             if let rawOffset, parameters.fastLead.isFinite || !wornSlots.isEmpty {
                 let slotParameters = parameters(forSlot: slot)
                 if slotParameters.fastLead.isFinite {
-                    states[slot].heardRaw(node: node, room: room, rawScore: score + rawOffset, at: time,
+                    states[slot].heardRaw(node: node, room: room, rawScore: score + rawOffset, rise: rawOffset, at: time,
                                           parameters: slotParameters)
                 }
             }

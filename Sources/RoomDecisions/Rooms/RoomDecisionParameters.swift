@@ -48,6 +48,11 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     /// How long the fast clock's raw readings must have led, seconds (from the first to the latest
     /// of them), default 1 s.
     public var fastFor: Double
+    /// The fast clock's rise gate (issue 40, fifth round): a streak starts only at a raw reading
+    /// this many dB above its node's own filtered value (the measurement's `rssi` over its
+    /// `rssiFiltered`): the node has just risen. A move raises the room moved to; a body's shadow on
+    /// the room held leaves the others at their usual level. Default 0: not asked.
+    public var fastRise: Double
     /// Largest lead (dB) one instant contributes to `evidenceToSwitch`, default 3 dB.
     public var leadCap: Double
     /// Deciding starts (and a beacon back from `not_home` is placed) this long after its first
@@ -78,6 +83,7 @@ public struct RoomDecisionParameters: Sendable, Hashable {
         decisiveLead: Double = .infinity,
         fastLead: Double = .infinity,
         fastFor: Double = 1,
+        fastRise: Double = 0,
         settleTime: Double = 1,
         staleAfter: Double = 150,
         awayTimeout: Double = 30
@@ -91,6 +97,7 @@ public struct RoomDecisionParameters: Sendable, Hashable {
         self.decisiveLead = decisiveLead
         self.fastLead = fastLead
         self.fastFor = fastFor
+        self.fastRise = fastRise
         self.settleTime = settleTime
         self.staleAfter = staleAfter
         self.awayTimeout = awayTimeout
@@ -129,7 +136,7 @@ public struct RoomDecisionParameters: Sendable, Hashable {
         RoomDecisionParameters(
             pathLossExponent: pathLossExponent, margin: rule.margin, fallRate: rule.fallRate, dwell: rule.dwell,
             evidenceToSwitch: rule.evidenceToSwitch, leadCap: rule.leadCap, decisiveLead: rule.decisiveLead,
-            fastLead: rule.fastLead, fastFor: rule.fastFor,
+            fastLead: rule.fastLead, fastFor: rule.fastFor, fastRise: rule.fastRise,
             settleTime: settleTime, staleAfter: staleAfter, awayTimeout: awayTimeout)
     }
 }

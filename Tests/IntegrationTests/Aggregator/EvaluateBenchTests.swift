@@ -51,29 +51,34 @@ import Testing
         #expect(summary(try site.evaluate(["--worn-profile"]), "wornProfile") != nil)
     }
 
-    @Test("evaluate --candidate scores decision settings over draws of the worn walks, Bermuda's rule and the signal's oracles first; a bad one is named")
+    @Test("evaluate --candidate scores decision settings over draws of the worn walks, Bermuda's rule, the signal's oracles and the rise-gated ones first; a bad one is named")
     func candidateSearch() throws {
         let site = try TwoWalks()
         defer { site.remove() }
         let result = try ToolRunner.run(site.bench, ["evaluate", "--data", site.data, "--traces", site.directory.path,
-                                                     "--worn-draws", "2", "--candidate", "margin=2.5,fastLead=4"], separateErrors: true)
+                                                     "--worn-draws", "2", "--candidate", "margin=2.5,fastLead=4,fastRise=3",
+                                                     "--rise-oracle", "lead=4,rise=6,slowLead=4,slowFor=10"], separateErrors: true)
         #expect(result.status == 0, "\(result.errors)")
         let lines = try result.output.split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
         #expect(lines.map { $0["candidate"] as? String } == [
             "bermuda", "oracle-raw", "oracle-mean1s", "oracle-held1s", "oracle-pair", "oracle-published-raw", "oracle-published-held1s",
-            "margin=2.5,fastLead=4",
+            "rise:lead=4,rise=6,slowLead=4,slowFor=10", "rise-published:lead=4,rise=6,slowLead=4,slowFor=10",
+            "margin=2.5,fastLead=4,fastRise=3",
         ])
         #expect(((lines.last?["worn"] as? [String: Any])?.values.first as? [String: Any])?["flaps"] != nil)
         // Each oracle is scored like a rule: a median switch, flaps, changes missed.
-        for line in lines where (line["candidate"] as? String)?.hasPrefix("oracle-") == true {
+        for line in lines where ["oracle-", "rise"].contains(where: { (line["candidate"] as? String)?.hasPrefix($0) == true }) {
             let figures = (line["worn"] as? [String: Any])?.values.first as? [String: Any]
             #expect(figures?["medianSwitch"] is Double && figures?["flaps"] is Int, "\(line)")
         }
         let bad = try ToolRunner.run(site.bench, ["evaluate", "--data", site.data, "--traces", site.directory.path,
                                                   "--candidate", "margin=wide"], separateErrors: true)
         #expect(bad.status != 0 && bad.errors.contains("--candidate: 'margin=wide' is not key=number"), "\(bad.errors)")
+        let badOracle = try ToolRunner.run(site.bench, ["evaluate", "--data", site.data, "--traces", site.directory.path,
+                                                        "--rise-oracle", "lead=4,width=2"], separateErrors: true)
+        #expect(badOracle.status != 0 && badOracle.errors.contains("--rise-oracle: 'width=2' is not one of"), "\(badOracle.errors)")
     }
 
     @Test("signal-figures prints the house's column beside each directory's, recorded or worn")
