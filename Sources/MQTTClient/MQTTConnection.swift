@@ -119,6 +119,31 @@ public final class MQTTConnection: Sendable {
         return try await core.subscribe(handle, filter: topicFilter, qos: qos, handler: handler)
     }
 
+    /// How many QoS ≥ 1 messages go to the broker before their acknowledgements come back
+    /// (1…65,535; libmosquitto's default is 20). Beyond it they wait in libmosquitto's queue and go
+    /// one per acknowledgement, so a publisher of thousands a second is held to 20 per round trip
+    /// to the broker. Call before `start()`/`connect()`. For MQTT 5 the broker's receive maximum,
+    /// when lower, wins.
+    public func setInflightWindow(_ count: Int) throws(MQTTError) {
+        guard (1...65_535).contains(count) else {
+            throw MQTTError(.invalidConfiguration, "the in-flight window must be 1…65535, not \(count)")
+        }
+        try handle.setInflightWindow(count)
+    }
+
+    /// Lets the messages given to handlers (`subscribe(_:qos:handler:)`) gather for up to `window`
+    /// before `ended` is called on the network thread: a handler then only queues, and `ended`
+    /// wakes whoever takes the queue, once per batch instead of once per message. A message that
+    /// comes after a quiet spell (no other within `window` before it) ends its batch at once, so a
+    /// low rate waits for nothing. Call before `start()`/`connect()`; it holds from the next
+    /// connection. `ended` must be quick and must not block.
+    public func batchDeliveries(window: Duration, ended: @escaping @Sendable () -> Void) {
+        core.state.withLock { state in
+            state.deliveryBatchWindow = max(.zero, window)
+            state.deliveryBatchEnded = ended
+        }
+    }
+
     /// Ends the subscription's stream and, when no other subscription uses the same filter,
     /// unsubscribes at the broker (waiting for the UNSUBACK while connected).
     public func unsubscribe(_ subscription: MQTTSubscription) async throws {

@@ -77,12 +77,21 @@ extension MQTTConnectionCore {
         var lastFailure: MQTTError?
         var acceptedConnections = 0
         var nextID: UInt64 = 0
-        var subscriptions: [UInt64: SubscriptionEntry] = [:]
+        var subscriptions: [UInt64: SubscriptionEntry] = [:] {
+            didSet { routes = Array(subscriptions.values) }
+        }
+        /// `subscriptions`' entries, for matching each received message: taken under the lock as one
+        /// reference, matched outside it without copying an entry per subscription (issue 38).
+        private(set) var routes: [SubscriptionEntry] = []
         var acks: [Int32: AckEntry] = [:]
         /// QoS ≥ 1 messages handed over and not yet acknowledged (the bounded queue).
         var pendingMessages = 0
         var droppedMessages = 0
         var receivedMessages = 0
+        /// `MQTTConnection.batchDeliveries`: how long handlers' messages may gather, and whom to
+        /// wake for them. Read by the network thread at each connection.
+        var deliveryBatchWindow: Duration = .zero
+        var deliveryBatchEnded: (@Sendable () -> Void)?
         var observers: [UInt64: AsyncStream<MQTTConnectionEvent>.Continuation] = [:]
         /// Who waits for the unacknowledged messages to fall to `atMost` (0: a flush).
         var drainWaiters: [(atMost: Int, waiter: PendingResult<Void>)] = []

@@ -130,6 +130,11 @@ final class MosquittoHandle: @unchecked Sendable {
         }
     }
 
+    /// QoS ≥ 1 messages sent before their acknowledgements come back (libmosquitto's default: 20).
+    func setInflightWindow(_ count: Int) throws(MQTTError) {
+        try check(mosquitto_int_option(mosquitto, MOSQ_OPT_SEND_MAXIMUM, Int32(clamping: count)), "setting the in-flight window")
+    }
+
     /// Opens the socket and queues CONNECT (blocking for DNS and the TCP connect). The CONNACK
     /// arrives later through `mosquitto_loop`.
     /// `sessionExpirySeconds` above 0 goes out as MQTT 5's session expiry interval (only for MQTT 5).

@@ -14,7 +14,7 @@ import Timekeeping
 ///   `AggregatorKnownBeacons`; a rejected message is logged with the field it names, and the last
 ///   good list stays in force), `<root>/beacons/+/+` (measurements), `<root>/nodes/+/status` (offline nodes are
 ///   ignored), `<root>/locations/+` (its own retained locations: restored at start, so a restart
-///   does not send everyone to `not_home`) and, with discovery on, `<root>/nodes/+/info` (node
+///   does not send everyone to `not_home`; `RestoredLocationsFeed`) and, with discovery on, `<root>/nodes/+/info` (node
 ///   devices and the rooms of the room sensors' options), `<prefix>/status` (discovery is
 ///   re-sent when Home Assistant says `online`) and the node devices' connectivity configs the
 ///   broker kept (a node retired while the aggregator was down loses its device).
@@ -187,6 +187,11 @@ public final class AggregatorService: Service, Sendable {
         let connection = try MQTTConnection(
             options: Self.connectionOptions(for: configuration, reconnect: reconnect, leader: leadership == nil), logger: logger)
         let events = connection.events()
+        // Every subscription hands its messages from libmosquitto's thread to the loop's inbox, in
+        // the broker's order; a burst gathers for `ServiceInbox.batchWindow` and wakes the loop once.
+        let inbox = ServiceInbox<Input>()
+        connection.batchDeliveries(window: ServiceInbox<Input>.batchWindow) { inbox.wake() }
+        try connection.setInflightWindow(publishingWindow)  // not 20 per round trip to the broker
         try connection.start()
         logger.info("aggregator starting", metadata: [
             "broker": "\(configuration.broker)", "root": "\(topics.root)",
@@ -207,37 +212,34 @@ public final class AggregatorService: Service, Sendable {
 
         // With discovery, the nodes' retained info first: their rooms are then the room sensors'
         // options before restored beacons are announced, not added one by one after them.
-        // Every subscription hands its messages from libmosquitto's thread straight to the loop's
-        // inbox, in the broker's order (`ServiceInbox`).
-        let inbox = ServiceInbox<Input>()
-        if core.discovery != nil { _ = try await connection.subscribe(topics.allNodeInfos) { inbox.send(.nodeInfo($0)) } }
+        if core.discovery != nil { _ = try await connection.subscribe(topics.allNodeInfos) { inbox.post(.nodeInfo($0)) } }
         // The operator's known beacons, relayed from now on: the broker sends the retained list
         // right after this SUBACK, so it is an input several round trips ahead of the retained
         // locations below, and a restored beacon is announced under its pushed id and name at
         // once rather than under its canonical id and then moved (a beacon the list renames later
         // is moved then: `AggregatorCore.applyPushedBeacons`).
-        _ = try await connection.subscribe(topics.configBeacons) { inbox.send(.knownBeacons($0)) }
+        _ = try await connection.subscribe(topics.configBeacons) { inbox.post(.knownBeacons($0)) }
         // Our own retained locations next: the broker sends them right after this SUBACK, so they
-        // are restored before most measurements arrive.
-        _ = try await connection.subscribe(topics.location("+")) { inbox.send(.location($0)) }
-        _ = try await connection.subscribe(topics.allNodeStatuses) { inbox.send(.nodeStatus($0)) }
-        _ = try await connection.subscribe(topics.allMeasurements, qos: .atMostOnce) { inbox.send(.measurement($0)) }
+        // are restored before most measurements arrive; then the subscription ends.
+        try await RestoredLocationsFeed.subscribe(topics.location("+"), on: connection) { inbox.post(.location($0)) }
+        _ = try await connection.subscribe(topics.allNodeStatuses) { inbox.post(.nodeStatus($0)) }
+        _ = try await connection.subscribe(topics.allMeasurements, qos: .atMostOnce) { inbox.post(.measurement($0)) }
         var foreign = ForeignNodeFeed(configuration: configuration, known: core.knownBeacons, logger: logger, recorder: recorder)
-        try await foreign.subscribe(on: connection) { inbox.send(.foreign($0)) }
+        try await foreign.subscribe(on: connection) { inbox.post(.foreign($0)) }
         var motion = MotionFeed(configuration: configuration, logger: logger, recorder: motionRecorder)
         let motionSubscriptions = try await motion.subscribe(on: connection)
         // The node devices announced before: one whose node no longer has info or status was
         // retired while this aggregator was down, and is removed.
         if let discovery = core.discovery {
-            _ = try await connection.subscribe(discovery.statusTopic) { inbox.send(.homeAssistantStatus($0)) }
-            _ = try await connection.subscribe(discovery.nodeConnectivityConfigFilter) { inbox.send(.nodeDevice($0)) }
+            _ = try await connection.subscribe(discovery.statusTopic) { inbox.post(.homeAssistantStatus($0)) }
+            _ = try await connection.subscribe(discovery.nodeConnectivityConfigFilter) { if $0.retain { inbox.post(.nodeDevice($0)) } }
         }
         // One filter for status, lease, claims and the sync echo: one stream keeps the broker's
         // order, which the election relies on.
         var syncTopic = ""
         if let instance = leadership?.instance {
             syncTopic = AggregatorLease.syncTopic(topics, instance: instance)
-            _ = try await connection.subscribe("\(topics.root)/aggregator/#") { inbox.send(.leadership($0)) }
+            _ = try await connection.subscribe("\(topics.root)/aggregator/#") { inbox.post(.leadership($0)) }
         }
 
         let ticks = clock.ticks(every: configuration.tickInterval)
@@ -440,8 +442,8 @@ public final class AggregatorService: Service, Sendable {
                         }
                     }
                     if leadership != nil { leadershipRole.withLock { $0 = leadership?.role } }
-                    // Wake at the earliest due decision, unless already set for it or sooner.
-                    if let due = core.nextDecisionDue(), due.seconds < dueAlarm?.at ?? .infinity {
+                    // Wake at the earliest due decision, unless already set for it or sooner; once per batch.
+                    if inputs.tookAll, let due = core.nextDecisionDue(), due.seconds < dueAlarm?.at ?? .infinity {
                         dueAlarm?.task.cancel()
                         let clock = self.clock
                         dueAlarm = (due.seconds, Task {
@@ -483,6 +485,7 @@ public final class AggregatorService: Service, Sendable {
         do {
             let leader = try MQTTConnection(
                 options: Self.connectionOptions(for: configuration, reconnect: reconnect, leader: true), logger: logger)
+            try leader.setInflightWindow(publishingWindow)
             let events = leader.events()
             group.addTask { for await event in events { inbox.send(.leaderConnection(event)) } }
             try leader.start()

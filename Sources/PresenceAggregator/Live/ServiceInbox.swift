@@ -5,6 +5,8 @@ import Synchronization
 ///
 /// The loop takes everything that waits at once: while it is busy, a message costs an append
 /// under a lock and no wake-up, and a loop that falls behind catches up a batch per wake-up.
+/// Messages may also be posted without a wake-up and the loop woken once for a batch of them
+/// (`post`, `wake`).
 /// Before, each message crossed three threads (the network thread, a relay task per
 /// subscription, the loop), each hop an `AsyncStream` that woke the next thread for every message:
 /// the biggest cost per message at a site's rate (issue 38; the Scaling article).
@@ -14,26 +16,53 @@ final class ServiceInbox<Element: Sendable>: Sendable {
         /// The loop, when it waits for the next input.
         var receiver: CheckedContinuation<[Element], Never>?
         var finished = false
+
+        /// The waiting loop and everything queued, when both are there.
+        mutating func takeReceiver() -> (CheckedContinuation<[Element], Never>, [Element])? {
+            guard let receiver, !waiting.isEmpty else { return nil }
+            self.receiver = nil
+            defer { waiting = [] }
+            return (receiver, waiting)
+        }
     }
 
     private let state = Mutex(State())
+
+    /// How long libmosquitto's thread lets a burst of messages gather before it wakes the loop for
+    /// them (`MQTTConnection.batchDeliveries`; a message after a quiet spell goes at once). At 8,400
+    /// messages a second about 17 share one wake-up instead of one each (issue 38; the Scaling article).
+    static var batchWindow: Duration { .milliseconds(2) }
 
     init() {}
 
     /// Queues `element`, and wakes the loop if it waits. Does nothing once finished. Never blocks
     /// (beyond the lock): safe from libmosquitto's callbacks.
     func send(_ element: Element) {
-        let receiver: CheckedContinuation<[Element], Never>? = state.withLock { state in
+        let woken: (CheckedContinuation<[Element], Never>, [Element])? = state.withLock { state in
             guard !state.finished else { return nil }
-            guard let receiver = state.receiver else {
-                state.waiting.append(element)
-                return nil
-            }
-            state.receiver = nil
-            return receiver
+            state.waiting.append(element)
+            return state.takeReceiver()
         }
-        receiver?.resume(returning: [element])
+        woken.map { $0.0.resume(returning: $0.1) }
     }
+
+    /// Queues `element` without waking the loop: it is taken at the next wake-up (`wake()`, or any
+    /// `send`). libmosquitto's thread posts a batch of messages and wakes the loop once for it
+    /// (`MQTTConnection.batchDeliveries`). Does nothing once finished.
+    func post(_ element: Element) {
+        state.withLock { state in
+            if !state.finished { state.waiting.append(element) }
+        }
+    }
+
+    /// Wakes the loop, if it waits, for what was posted.
+    func wake() {
+        let woken = state.withLock { $0.takeReceiver() }
+        woken.map { $0.0.resume(returning: $0.1) }
+    }
+
+    /// Whether the loop waits for input now (for tests).
+    var hasReceiver: Bool { state.withLock { $0.receiver != nil } }
 
     /// Everything that waits, oldest first; when nothing does, waits for the next. Empty once
     /// finished. One receiver at a time.
@@ -73,6 +102,9 @@ final class ServiceInbox<Element: Sendable>: Sendable {
         private var position = 0
 
         init(inbox: ServiceInbox) { self.inbox = inbox }
+
+        /// Whether the input last returned was the last of what the loop took at once.
+        var tookAll: Bool { position == batch.count }
 
         mutating func next() async -> Element? {
             if position == batch.count {
