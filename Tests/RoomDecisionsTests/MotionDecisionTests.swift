@@ -144,16 +144,15 @@ struct MotionDecisionTests {
 
     @Test("a room whose sensor has seen nobody for long asks more of a switch into it")
     func quietRoomSlowsASwitch() throws {
-        var without = RoomDecider(parameters: p)
-        let plain = run(&without, beacon: "alice", rooms: ("hall", "office"), from: 0, to: 60) { t in
+        // Alice walks from the hall to the office between 40 and 43 s.
+        let walk: (Double) -> (Double, Double) = { t in
             let x = min(max((t - 40) / 3, 0), 1)
             return (1.5 + 5 * x, 6.5 - 5 * x)
         }
+        var without = RoomDecider(parameters: p)
+        let plain = run(&without, beacon: "alice", rooms: ("hall", "office"), from: 0, to: 60, distances: walk)
         var with = RoomDecider(parameters: p)
-        let quiet = run(&with, beacon: "alice", rooms: ("hall", "office"), from: 0, to: 60) { t in
-            let x = min(max((t - 40) / 3, 0), 1)
-            return (1.5 + 5 * x, 6.5 - 5 * x)
-        } motion: { t, d in
+        let quiet = run(&with, beacon: "alice", rooms: ("hall", "office"), from: 0, to: 60, distances: walk) { t, d in
             // The hall's sensor sees someone now and then (not quiet); the office's nobody.
             if t == 0 { d.setMotion(room: "office", occupied: false, at: Instant(seconds: t)) }
             if t.truncatingRemainder(dividingBy: 20) == 0 { d.setMotion(room: "hall", occupied: true, at: Instant(seconds: t)) }
@@ -167,10 +166,7 @@ struct MotionDecisionTests {
         // nothing of where the beacon is, and the switch is as without them.
         for hallSensor in [true, false] {
             var both = RoomDecider(parameters: p)
-            let still = run(&both, beacon: "alice", rooms: ("hall", "office"), from: 0, to: 60) { t in
-                let x = min(max((t - 40) / 3, 0), 1)
-                return (1.5 + 5 * x, 6.5 - 5 * x)
-            } motion: { t, d in
+            let still = run(&both, beacon: "alice", rooms: ("hall", "office"), from: 0, to: 60, distances: walk) { t, d in
                 if t == 0 { d.setMotion(room: "office", occupied: false, at: Instant(seconds: t)) }
                 if hallSensor, t == 0 { d.setMotion(room: "hall", occupied: false, at: Instant(seconds: t)) }
             }
