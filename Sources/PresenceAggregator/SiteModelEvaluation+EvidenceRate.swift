@@ -27,9 +27,9 @@ extension SiteModelEvaluation {
                 continue
             }
             let judgement = others.count >= 2 ? site.judged(model, among: others) : Judgement(model: model)
-            scores[.verdict, default: []].append(site.score(index, model: judgement.model))
-            scores[.alone, default: []].append(site.score(index, model: judgement.alone ?? model))
-            scores[.together, default: []].append(site.score(index, model: judgement.together ?? model))
+            for serving in Serving.allCases {
+                scores[serving, default: []].append(site.score(index, model: judgement.model(serving: serving)))
+            }
         }
         return scores.mapValues { Summary(recordings: $0) }
     }

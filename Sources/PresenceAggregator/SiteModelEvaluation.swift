@@ -260,6 +260,15 @@ public enum SiteModelEvaluation {
             self.together = together
         }
 
+        /// The model that decides as `serving` says (the verdict's when the other was not judged).
+        func model(serving: Serving) -> SiteModel {
+            switch serving {
+            case .verdict: model
+            case .alone: alone ?? model
+            case .together: together ?? model
+            }
+        }
+
         /// How much less accurate than physics a recording may be, decided by the model learned
         /// from the others, before `unlikeTheOthers` names it.
         public static let unlikeMargin = 0.1
@@ -347,12 +356,7 @@ public enum SiteModelEvaluation {
                 let others = members.filter { $0 != index }
                 guard var model = learn(others) else { return score(index, model: nil) }
                 if others.count >= 2, serving != .alone || evidenceRates.count > 1 {
-                    let judgement = judged(model, among: others)
-                    switch serving {
-                    case .verdict: model = judgement.model
-                    case .alone: model = judgement.alone ?? model
-                    case .together: model = judgement.together ?? model
-                    }
+                    model = judged(model, among: others).model(serving: serving)
                 }
                 return score(index, model: model)
             }
