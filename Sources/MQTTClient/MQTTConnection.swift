@@ -32,8 +32,9 @@ public final class MQTTConnection: Sendable {
         guard options.keepAliveSeconds >= 5, options.keepAliveSeconds <= 65_535 else {
             throw MQTTError(.invalidConfiguration, "keepAliveSeconds must be 5…65535, not \(options.keepAliveSeconds)")
         }
-        guard (1...65_535).contains(options.port) else {
-            throw MQTTError(.invalidConfiguration, "port must be 1…65535, not \(options.port)")
+        // Port 0 is libmosquitto's way to reach a Unix-domain socket at the path given as host.
+        guard (1...65_535).contains(options.port) || (options.port == 0 && options.host.hasPrefix("/")) else {
+            throw MQTTError(.invalidConfiguration, "port must be 1…65535 (or 0 with a Unix socket's path as host), not \(options.port)")
         }
         self.options = options
         let core = MQTTConnectionCore(options: options, logger: logger)

@@ -65,9 +65,10 @@ public struct MQTTLastWill: Sendable, Hashable {
 
 /// Everything needed to connect. Defaults suit a long-running service on a local broker.
 public struct MQTTConnectionOptions: Sendable {
-    /// The broker's host name or address (default `127.0.0.1`).
+    /// The broker's host name or address (default `127.0.0.1`); with `port` 0, the absolute path of
+    /// the broker's Unix-domain socket.
     public var host: String
-    /// The broker's TCP port (default 1883; 8883 is the usual port for TLS).
+    /// The broker's TCP port (default 1883; 8883 is the usual port for TLS); 0 for a Unix socket.
     public var port: Int
     /// Must be unique per broker; the broker kicks the older of two clients with the same id.
     public var clientID: String

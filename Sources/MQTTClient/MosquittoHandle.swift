@@ -106,7 +106,10 @@ final class MosquittoHandle: @unchecked Sendable {
         // Without TCP_NODELAY a small publish waits for the ACK of the previous one, which the
         // broker delays up to 40 ms when it has nothing to send back (QoS 0): presence-bench speed
         // measured every measurement → location round trip at ~43 ms.
-        try check(mosquitto_int_option(mosquitto, MOSQ_OPT_TCP_NODELAY, 1), "setting TCP_NODELAY")
+        // A Unix socket (port 0) has no Nagle: libmosquitto would only warn that it cannot set it.
+        if options.port != 0 {
+            try check(mosquitto_int_option(mosquitto, MOSQ_OPT_TCP_NODELAY, 1), "setting TCP_NODELAY")
+        }
         if let credentials = options.credentials {
             try check(mosquitto_username_pw_set(mosquitto, credentials.username, credentials.password), "setting credentials")
         }

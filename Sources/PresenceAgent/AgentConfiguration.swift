@@ -218,7 +218,7 @@ public struct AgentConfiguration: Sendable, Equatable {
         }
         if !(speed >= 0 && speed.isFinite) { fail("speed", "\(speed) must be 0 (as fast as possible) or more") }
         let url = MQTTBrokerURL(broker)
-        if url == nil { fail("broker.url", "'\(broker)' is not \(MQTTBrokerURL.rule)") }
+        if let problem = MQTTBrokerURL.problem(broker) { fail("broker.url", "'\(broker)' \(problem)") }
         if !(configurationWait >= 0 && configurationWait <= 3600) {
             found.append(Error("--wait-for-config", "\(configurationWait) is not in 0…3600 seconds"))
         }

@@ -15,7 +15,7 @@ struct AgentOptions: ParsableArguments {
     var node: String?
     @Option(name: .long, help: "The room it serves, e.g. kitchen.")
     var room: String?
-    @Option(name: .long, help: "mqtt://host[:port] or mqtts://host[:port].")
+    @Option(name: .long, help: "mqtt://host[:port], mqtts://host[:port] or unix:///path/to/socket.")
     var broker: String?
     @Option(name: .long, help: "Broker user name.")
     var username: String?

@@ -4,7 +4,7 @@ import PresenceAggregator
 /// The broker and account flags `run` and `watch` share; both load them into the same typed
 /// configuration, so the two commands check them alike.
 struct BrokerOptions: ParsableArguments {
-    @Option(help: "Broker: mqtt://host[:port] or mqtts://host[:port] (PRESENCE_BROKER).")
+    @Option(help: "Broker: mqtt://host[:port], mqtts://host[:port] or unix:///path/to/socket (PRESENCE_BROKER).")
     var broker: String?
 
     @Option(help: "User name (PRESENCE_USERNAME); the password comes from PRESENCE_PASSWORD or --password-file.")

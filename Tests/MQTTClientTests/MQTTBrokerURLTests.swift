@@ -16,4 +16,28 @@ import Testing
             #expect(MQTTBrokerURL(bad) == nil, "accepted '\(bad)'")
         }
     }
+
+    @Test func readsABrokerOnThisHostThroughItsUnixSocket() {
+        let url = MQTTBrokerURL("unix:///run/mosquitto/mosquitto.sock")
+        #expect(url == MQTTBrokerURL(unixSocket: "/run/mosquitto/mosquitto.sock"))
+        // libmosquitto's convention: the path as host, port 0.
+        #expect(url?.host == "/run/mosquitto/mosquitto.sock" && url?.port == 0 && url?.isUnixSocket == true && url?.usesTLS == false)
+        #expect(url?.description == "unix:///run/mosquitto/mosquitto.sock")
+        // MQTT.js's and Matterbridge's spelling.
+        #expect(MQTTBrokerURL("mqtt+unix:///tmp/m.sock") == MQTTBrokerURL(unixSocket: "/tmp/m.sock"))
+        #expect(MQTTBrokerURL("mqtt://broker")?.isUnixSocket == false)
+    }
+
+    @Test func namesWhatIsWrongWithASocketPath() {
+        #expect(MQTTBrokerURL.problem("unix:///run/mosquitto/mosquitto.sock") == nil)
+        #expect(MQTTBrokerURL.problem("foo") == "is not \(MQTTBrokerURL.rule)")
+        #expect(MQTTBrokerURL.problem("unix://run/mosquitto/mosquitto.sock")
+            == "has a bad socket path: the socket's path must be absolute, such as unix:///run/mosquitto/mosquitto.sock (three slashes)")
+        #expect(MQTTBrokerURL.problem("unix:///run/mosquitto/") == "has a bad socket path: the path names a directory, not a socket")
+        #expect(MQTTBrokerURL.problem("unix://") != nil)
+        let long = "/" + String(repeating: "a", count: 107)
+        #expect(MQTTBrokerURL.problem("unix://" + long) == "has a bad socket path: the path is 108 bytes; a Unix socket's path takes at most 107")
+        #expect(MQTTBrokerURL("unix://" + long.dropLast()) != nil)
+        #expect(MQTTBrokerURL("unixx:///tmp/m.sock") == nil)
+    }
 }

@@ -219,9 +219,9 @@ import Testing
     /// Every validation error, as the user reads it: the field as they wrote it, then what is wrong.
     @Test(arguments: [
         // Values, through the file.
-        ("broker: foo", "broker: 'foo' is not mqtt://host[:port] or mqtts://host[:port]"),
-        ("broker: mqtt://host:0", "broker: 'mqtt://host:0' is not mqtt://host[:port] or mqtts://host[:port]"),
-        ("broker: http://host", "broker: 'http://host' is not mqtt://host[:port] or mqtts://host[:port]"),
+        ("broker: foo", "broker: 'foo' is not mqtt://host[:port], mqtts://host[:port] or unix:///path/to/socket"),
+        ("broker: mqtt://host:0", "broker: 'mqtt://host:0' is not mqtt://host[:port], mqtts://host[:port] or unix:///path/to/socket"),
+        ("broker: http://host", "broker: 'http://host' is not mqtt://host[:port], mqtts://host[:port] or unix:///path/to/socket"),
         ("username: ''", "username: must not be empty"),
         ("clientID: 'two words'", "clientID: 'two words' is not a client id (1–128 printable ASCII characters, no spaces)"),
         ("root: Presence", "root: 'Presence' is not a topic root (one or more '/'-separated levels of 1–64 characters of a-z, 0-9, '_' and '-')"),
@@ -301,20 +301,20 @@ import Testing
 
     @Test func environmentAndFlagErrorsNameTheVariableAndTheFlag() throws {
         #expect(try error(environment: ["PRESENCE_BROKER": "foo"])
-            == "PRESENCE_BROKER: 'foo' is not mqtt://host[:port] or mqtts://host[:port]")
+            == "PRESENCE_BROKER: 'foo' is not mqtt://host[:port], mqtts://host[:port] or unix:///path/to/socket")
         #expect(try error(environment: ["PRESENCE_AWAY_AFTER": "-1"])
             == "PRESENCE_AWAY_AFTER: '-1' is not a positive number of seconds")
         #expect(try error(environment: ["PRESENCE_DISCOVERY": "perhaps"])
             == "PRESENCE_DISCOVERY: 'perhaps' is not true or false")
         #expect(try error(environment: ["PRESENCE_PASSWORD": "a", "PRESENCE_PASSWORD_FILE": "/etc/hostname"])
             == "PRESENCE_PASSWORD_FILE: give either PRESENCE_PASSWORD or PRESENCE_PASSWORD_FILE, not both")
-        #expect(try error(flags: [.broker: "mqtt://"]) == "--broker: 'mqtt://' is not mqtt://host[:port] or mqtts://host[:port]")
+        #expect(try error(flags: [.broker: "mqtt://"]) == "--broker: 'mqtt://' is not mqtt://host[:port], mqtts://host[:port] or unix:///path/to/socket")
         #expect(try error(flags: [.awayTimeout: "0"]) == "--away-after: '0' is not a positive number of seconds")
         #expect(try error(flags: [.root: "a/+/b"])
             == "--root: 'a/+/b' is not a topic root (one or more '/'-separated levels of 1–64 characters of a-z, 0-9, '_' and '-')")
         // A later layer repairs an earlier one's value only by replacing it: the file's error stands.
         #expect(try error(file: "broker: foo", flags: [.broker: "mqtt://ok"])
-            == "broker: 'foo' is not mqtt://host[:port] or mqtts://host[:port]")
+            == "broker: 'foo' is not mqtt://host[:port], mqtts://host[:port] or unix:///path/to/socket")
     }
 
     @Test func fileProblems() throws {

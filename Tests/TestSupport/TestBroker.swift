@@ -28,12 +28,18 @@ public final class TestBroker: Sendable {
         public var persistence: Bool
         /// More lines appended verbatim to the config.
         public var extraLines: [String]
+        /// A second listener on a Unix-domain socket (`TestBroker.socketPath`), beside the TCP one.
+        public var unixSocket: Bool
 
-        public init(users: [String: String] = [:], tls: TLSFiles? = nil, persistence: Bool = false, extraLines: [String] = []) {
+        public init(
+            users: [String: String] = [:], tls: TLSFiles? = nil, persistence: Bool = false, extraLines: [String] = [],
+            unixSocket: Bool = false
+        ) {
             self.users = users
             self.tls = tls
             self.persistence = persistence
             self.extraLines = extraLines
+            self.unixSocket = unixSocket
         }
     }
 
@@ -71,6 +77,9 @@ public final class TestBroker: Sendable {
     private let process = Mutex<pid_t?>(nil)
 
     private var configFile: String { directory + "/mosquitto.conf" }
+    /// The Unix-domain socket mosquitto listens on with `Configuration.unixSocket` (clients reach it
+    /// as `unix://` + this path); in a directory of its own that the user `mosquitto` may write.
+    public var socketPath: String { directory + "/socket/mosquitto.sock" }
     /// mosquitto's stdout and stderr, appended across restarts.
     public var logFile: String { directory + "/mosquitto.log" }
 
@@ -235,6 +244,13 @@ public final class TestBroker: Sendable {
                 "keyfile \(tls.keyFile)",
                 "require_certificate \(tls.requireClientCertificate)",
             ]
+        }
+        if configuration.unixSocket {
+            // mosquitto makes the socket after dropping to the user `mosquitto`.
+            let socketDirectory = (socketPath as NSString).deletingLastPathComponent
+            try FileManager.default.createDirectory(atPath: socketDirectory, withIntermediateDirectories: true)
+            chmod(socketDirectory, 0o777)
+            lines.append("listener 0 \(socketPath)")
         }
         if configuration.persistence {
             let data = directory + "/data/"

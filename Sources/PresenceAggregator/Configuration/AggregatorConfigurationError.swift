@@ -5,7 +5,7 @@ import ConfigFile
 /// the value came from. It is the settings layer's own problem, reported as it is.
 ///
 /// Renders as `field: message`, e.g. `decision.dwell: -1 is not a positive number of seconds` or
-/// `PRESENCE_BROKER: 'foo' is not mqtt://host[:port] or mqtts://host[:port]`; a file's line leads
+/// `PRESENCE_BROKER: 'foo' is not mqtt://host[:port], mqtts://host[:port] or unix:///path/to/socket`; a file's line leads
 /// the message (`aggregator.yaml:7: …`).
 public typealias AggregatorConfigurationError = SettingProblem
 

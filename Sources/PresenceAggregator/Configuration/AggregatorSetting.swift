@@ -39,7 +39,7 @@ extension AggregatorConfiguration {
     /// the text; the layer names the field (`decision.dwell`, `PRESENCE_DWELL`, `--dwell`).
     public static let settings: [Setting<AggregatorSetting, AggregatorConfiguration>] = [
         row(.broker, "broker", "PRESENCE_BROKER", "--broker", default: "mqtt://127.0.0.1:1883") { c, text in
-            guard let address = MQTTBrokerURL(text) else { throw SettingError("\(quoted(text)) is not \(MQTTBrokerURL.rule)") }
+            guard let address = MQTTBrokerURL(text) else { throw SettingError("\(quoted(text)) \(MQTTBrokerURL.problem(text) ?? "")") }
             c.broker = address
         } show: { "\($0.broker)" },
         row(.username, "username", "PRESENCE_USERNAME", "--username", default: "(none)") { c, text in

@@ -300,7 +300,7 @@ import TestSupport
         #expect(noNode.status == 2)
         #expect(noNode.errors == "error: node: required: this receiver's id, e.g. kitchen-1\n")
         let badBroker = try ToolRunner.run(binary, ["run", "--node", "a", "--room", "b", "--broker", "tcp://x"], separateErrors: true)
-        #expect(badBroker.errors == "error: broker.url (--broker): 'tcp://x' is not mqtt://host[:port] or mqtts://host[:port]\n")
+        #expect(badBroker.errors == "error: broker.url (--broker): 'tcp://x' is not mqtt://host[:port], mqtts://host[:port] or unix:///path/to/socket\n")
         let file = NSTemporaryDirectory() + "agent-\(UUID().uuidString).yaml"
         try "node: a\nroom: b\ntracking:\n  heartbeet: 5\n".write(toFile: file, atomically: true, encoding: .utf8)
         let badKey = try ToolRunner.run(binary, ["run", "--config", file], separateErrors: true)

@@ -10,7 +10,7 @@ import Testing
     }
 
     @Test(arguments: [
-        (["--broker", "foo"], "run: --broker: 'foo' is not mqtt://host[:port] or mqtts://host[:port]\n"),
+        (["--broker", "foo"], "run: --broker: 'foo' is not mqtt://host[:port], mqtts://host[:port] or unix:///path/to/socket\n"),
         (["--away-after=-3"], "run: --away-after: '-3' is not a positive number of seconds\n"),
         (["--root", "Presence"], "run: --root: 'Presence' is not a topic root (one or more '/'-separated levels of 1–64 characters of a-z, 0-9, '_' and '-')\n"),
         (["--config", "/nonexistent/aggregator.yaml"], "run: /nonexistent/aggregator.yaml: cannot read the configuration file (No such file or directory)\n"),

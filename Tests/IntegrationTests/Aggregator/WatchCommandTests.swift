@@ -13,7 +13,7 @@ import Testing
         let executable = try BuildProducts.executable(named: "presence-aggregator")
         let broker = try ToolRunner.run(executable, ["watch", "--broker", "foo"], separateErrors: true)
         #expect(broker.status == 2)
-        #expect(broker.errors == "watch: --broker: 'foo' is not mqtt://host[:port] or mqtts://host[:port]\n")
+        #expect(broker.errors == "watch: --broker: 'foo' is not mqtt://host[:port], mqtts://host[:port] or unix:///path/to/socket\n")
         #expect(broker.output.isEmpty)
         let duration = try ToolRunner.run(executable, ["watch", "--duration=-1"], separateErrors: true)
         #expect(duration.status == 64)
