@@ -86,12 +86,18 @@ enum BenchProcess {
 
     /// User plus system CPU time of a live process so far, seconds (nil when it is gone).
     static func cpuSeconds(pid: pid_t) -> Double? {
+        cpuTimes(pid: pid).map { $0.user + $0.system }
+    }
+
+    /// User and system CPU time of a live process so far, seconds each (nil when it is gone).
+    static func cpuTimes(pid: pid_t) -> (user: Double, system: Double)? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = text.lastIndex(of: ")") else { return nil }
         // After the command name: state is field 3, utime field 14, stime field 15.
         let fields = text[text.index(after: close)...].split(separator: " ")
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        return (user / ticks, system / ticks)
     }
 
     /// False once the child has exited (a zombie not yet reaped counts as exited).
@@ -152,19 +158,33 @@ final class BenchBroker {
     let port: Int
     let pid: pid_t
     let directory: String
+    /// With `unixSocket`: the path of the broker's second listener, a Unix-domain socket.
+    let socketPath: String?
 
-    /// `extraConfiguration`: more mosquitto.conf lines (e.g. `sys_interval 1`).
-    init(executable: String = "/usr/sbin/mosquitto", extraConfiguration: String = "") throws {
+    /// `extraConfiguration`: more mosquitto.conf lines (e.g. `sys_interval 1`). `unixSocket`: a
+    /// second listener on a Unix-domain socket in the broker's directory (`socketPath`).
+    init(executable: String = "/usr/sbin/mosquitto", extraConfiguration: String = "", unixSocket: Bool = false) throws {
         directory = try BenchProcess.temporaryDirectory()
         port = try BenchProcess.freeLoopbackPort()
         let configuration = directory + "/mosquitto.conf"
+        var socketListener = ""
+        if unixSocket {
+            // mosquitto makes the socket after dropping to the user `mosquitto`.
+            let socketDirectory = directory + "/socket"
+            try FileManager.default.createDirectory(atPath: socketDirectory, withIntermediateDirectories: true)
+            chmod(socketDirectory, 0o777)
+            socketPath = socketDirectory + "/mosquitto.sock"
+            socketListener = "listener 0 \(socketDirectory)/mosquitto.sock\n"
+        } else {
+            socketPath = nil
+        }
         // set_tcp_nodelay as in etc/mosquitto/mosquitto.conf.
-        try "listener \(port) 127.0.0.1\nallow_anonymous true\nmax_queued_messages 100000\nset_tcp_nodelay true\n\(extraConfiguration)"
+        try "listener \(port) 127.0.0.1\nallow_anonymous true\nmax_queued_messages 100000\nset_tcp_nodelay true\n\(extraConfiguration)\(socketListener)"
             .write(toFile: configuration, atomically: true, encoding: .utf8)
         chmod(configuration, 0o644)
         pid = try BenchProcess.spawn(executable, ["-c", configuration], logPath: directory + "/mosquitto.log")
         for _ in 0..<200 {
-            if BenchProcess.canConnect(port: port) { return }
+            if BenchProcess.canConnect(port: port), socketPath.map({ FileManager.default.fileExists(atPath: $0) }) ?? true { return }
             usleep(20_000)
         }
         kill(pid, SIGKILL)

@@ -47,6 +47,9 @@ struct FleetCommand: ParsableCommand {
     @Option(help: "The presence-aggregator executable (default: the one beside this program).")
     var aggregator: String?
 
+    @Option(help: "How the aggregator reaches the broker: tcp (loopback) or unix (the broker's Unix-domain socket); the fleet's nodes stay on TCP.")
+    var aggregatorTransport = AggregatorTransport.tcp
+
     @Flag(help: "Raise the rate step by step (doubling, then bisecting) until lag p99 > 1 s or drops; report the highest sustained.")
     var findMax = false
 
@@ -82,7 +85,7 @@ struct FleetCommand: ParsableCommand {
         func options(rate: Double, duration: Double) -> FleetLoadTest.Options {
             FleetLoadTest.Options(
                 layout: layout, rate: rate, duration: duration, moving: moving, moveEvery: moveEvery,
-                tickInterval: tickInterval, deadline: deadline, aggregator: aggregatorPath)
+                tickInterval: tickInterval, deadline: deadline, aggregator: aggregatorPath, aggregatorTransport: aggregatorTransport)
         }
         func progress(_ line: String) { FileHandle.standardError.write(Data("fleet: \(line)\n".utf8)) }
 
@@ -102,6 +105,7 @@ struct FleetCommand: ParsableCommand {
         out["tickIntervalSeconds"] = tickInterval
         out["dwellSeconds"] = RoomDecisionParameters.default.dwell
         out["deadlineSeconds"] = deadline
+        out["aggregatorTransport"] = aggregatorTransport.rawValue
 
         if !findMax {
             let run = options(rate: rate, duration: duration)
@@ -200,6 +204,8 @@ struct FleetCommand: ParsableCommand {
             "aggregatorPeakResidentMB": figure(Double(result.aggregatorPeakResidentBytes) / 1_048_576, 1),
             "aggregatorCPUPercent": figure(100 * result.aggregatorCPUSeconds / max(result.seconds, 1e-9), 1),
             "aggregatorCPUMicrosecondsPerMessage": figure(1e6 * result.aggregatorCPUSeconds / Double(max(result.messagesPublished, 1)), 1),
+            "aggregatorUserCPUMicrosecondsPerMessage": figure(1e6 * result.aggregatorUserCPUSeconds / Double(max(result.messagesPublished, 1)), 1),
+            "aggregatorSystemCPUMicrosecondsPerMessage": figure(1e6 * result.aggregatorSystemCPUSeconds / Double(max(result.messagesPublished, 1)), 1),
             "brokerCPUPercent": figure(100 * result.brokerCPUSeconds / max(result.seconds, 1e-9), 1),
             "aggregatorLogLinesPerMinute": figure(result.aggregatorLogLinesPerMinute, 1),
             "aggregatorLogLinesMaxPerSecondPerKind": result.aggregatorLogLinesMaxPerSecondPerKind,
@@ -210,4 +216,12 @@ struct FleetCommand: ParsableCommand {
         if !result.aggregatorLogTail.isEmpty { out["aggregatorLog"] = result.aggregatorLogTail }
         return out
     }
+}
+
+/// How `fleet`'s aggregator reaches the broker (`--aggregator-transport`).
+enum AggregatorTransport: String, ExpressibleByArgument, CaseIterable {
+    /// `mqtt://127.0.0.1:<port>`, as before.
+    case tcp
+    /// `unix://<the broker's directory>/socket/mosquitto.sock`.
+    case unix
 }

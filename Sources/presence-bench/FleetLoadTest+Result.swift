@@ -28,7 +28,9 @@ extension FleetLoadTest {
         var warmUpSeconds = 0.0
         var aggregatorResidentBytes = 0
         var aggregatorPeakResidentBytes = 0
-        var aggregatorCPUSeconds = 0.0
+        var aggregatorUserCPUSeconds = 0.0
+        var aggregatorSystemCPUSeconds = 0.0
+        var aggregatorCPUSeconds: Double { aggregatorUserCPUSeconds + aggregatorSystemCPUSeconds }
         var brokerCPUSeconds = 0.0
         var aggregatorExitStatus: Int32 = 0
         /// Lines the aggregator logged (warnings and errors) during the steady phase, and the most

@@ -57,6 +57,8 @@ enum FleetLoadTest {
         /// Beacons sent and not yet placed while warming up, at most.
         var warmUpWindow = 2_000
         var dwell: Double = RoomDecisionParameters.default.dwell
+        /// How the aggregator reaches the broker; the fleet's own clients stay on TCP.
+        var aggregatorTransport = AggregatorTransport.tcp
 
         var messagesPerSecond: Double { Double(layout.pairs) * rate / 60 }
     }
@@ -89,11 +91,13 @@ enum FleetLoadTest {
 
     static func run(_ options: Options, progress: (String) -> Void) throws -> Result {
         let layout = options.layout
-        let broker = try BenchBroker(executable: options.mosquitto, extraConfiguration: "sys_interval 1\n")
+        let broker = try BenchBroker(
+            executable: options.mosquitto, extraConfiguration: "sys_interval 1\n", unixSocket: options.aggregatorTransport == .unix)
         defer { broker.stop() }
         let aggregatorLog = broker.directory + "/aggregator.log"
+        let brokerURL = broker.socketPath.map { "unix://" + $0 } ?? "mqtt://127.0.0.1:\(broker.port)"
         let aggregator = try BenchProcess.spawn(options.aggregator, [
-            "run", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--root", FleetLayout.root,
+            "run", "--broker", brokerURL, "--root", FleetLayout.root,
             "--client-id", "fleet-aggregator", "--tick-interval", "\(options.tickInterval)", "--log-level", "warning",
             // None of the fleet's beacons is a known beacon: beyond the default cap of 20,000 unknown
             // beacons the aggregator would evict them as a flood of random ids (issue 38's 30,000
@@ -334,7 +338,7 @@ enum FleetLoadTest {
 
         var nearest = Array(repeating: 0, count: layout.beacons)
         let baselineDropped = observed.withLock { $0.brokerDropped }
-        let aggregatorCPUStart = BenchProcess.cpuSeconds(pid: aggregator) ?? 0
+        let aggregatorCPUStart = BenchProcess.cpuTimes(pid: aggregator) ?? (0, 0)
         let brokerCPUStart = BenchProcess.cpuSeconds(pid: broker.pid) ?? 0
         progress("steady: \(Int(options.messagesPerSecond)) messages/s for \(options.duration) s, \(moves.count) moves")
         var nextMove = 0
@@ -410,7 +414,9 @@ enum FleetLoadTest {
             sampleMemory()
             usleep(10_000)
         }
-        result.aggregatorCPUSeconds = (BenchProcess.cpuSeconds(pid: aggregator) ?? 0) - aggregatorCPUStart
+        let aggregatorCPUEnd = BenchProcess.cpuTimes(pid: aggregator) ?? aggregatorCPUStart
+        result.aggregatorUserCPUSeconds = aggregatorCPUEnd.user - aggregatorCPUStart.user
+        result.aggregatorSystemCPUSeconds = aggregatorCPUEnd.system - aggregatorCPUStart.system
         result.brokerCPUSeconds = (BenchProcess.cpuSeconds(pid: broker.pid) ?? 0) - brokerCPUStart
         let sysWait = BenchProcess.nanoseconds() + 2_200_000_000
         while BenchProcess.nanoseconds() < sysWait {
