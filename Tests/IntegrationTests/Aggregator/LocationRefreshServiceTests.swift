@@ -33,11 +33,11 @@ import Testing
         #expect(try object(try await location.next()).number("distance") == 1.9)
 
         // 1.9 → 1.8 (6 %): published at the first measurement a minute after the last location
-        // (the hall node keeps speaking, as its heartbeat would).
+        // (both nodes keep speaking every 10 s, as heartbeats would, so no evidence goes stale).
         try await aggregator.measure(beaconID, [("kitchen-1", "kitchen", 1.8)])
         for _ in 0..<6 {
             try await aggregator.advance(by: 10, step: 1)
-            try await aggregator.measure(beaconID, [("hall-1", "hall", 4.0)])
+            try await aggregator.measure(beaconID, [("hall-1", "hall", 4.0), ("kitchen-1", "kitchen", 1.8)])
         }
         let refreshed = try object(try await location.next())
         #expect(refreshed.number("distance") == 1.8)
