@@ -35,6 +35,12 @@ struct ServiceCostCommand: ParsableCommand {
     @Option(help: "The service's tick interval, seconds.")
     var tickInterval = 0.25
 
+    @Flag(help: "Also count the locations the service publishes (a subscriber in this process: leave it off under callgrind).")
+    var countLocations = false
+
+    @Flag(help: "Publish locations by the rule before issue 38's sixth round (every change of 0.1 m), to compare.")
+    var everyTenth = false
+
     func run() throws {
         let layout = FleetLayout(nodes: nodes, nodesPerRoom: 2, beacons: beacons, nodesPerBeacon: 3)
         let broker = try BenchBroker()
@@ -45,6 +51,7 @@ struct ServiceCostCommand: ParsableCommand {
             broker: MQTTBrokerURL(host: "127.0.0.1", port: broker.port), clientID: "bench-aggregator",
             homeAssistantDiscovery: false)
         configuration.tickInterval = tickInterval
+        if everyTenth { configuration.locationRefresh = .everyTenth }
         configuration.maxUnknownBeacons = max(configuration.maxUnknownBeacons, beacons)
         let service = AggregatorService(configuration: configuration, logger: logger, softwareVersion: "bench")
         let aggregator = Task { try await service.run() }
@@ -94,7 +101,22 @@ struct ServiceCostCommand: ParsableCommand {
         sleep(3)
 
         progress("steady")
+        let locations = LocationTally()
+        var counter: MQTTConnection?
+        if countLocations {
+            let connection = try MQTTConnection(
+                options: MQTTConnectionOptions(host: "127.0.0.1", port: broker.port, clientID: "bench-locations"), logger: logger)
+            try SpeedCommand.blocking {
+                try await connection.connect(timeout: .seconds(10))
+                // Live publications only: the retained ones the subscription starts with are not this phase's.
+                _ = try await connection.subscribe("presence/locations/+") { message in
+                    if !message.retain { locations.add() }
+                }
+            }
+            counter = connection
+        }
         sleep(2)
+        let locationsBefore = locations.count
         let before = service.statistics
         let start = Date()
         var sent = 0
@@ -112,14 +134,24 @@ struct ServiceCostCommand: ParsableCommand {
         progress("measured")
         sleep(2)
         let after = service.statistics
-        let out: [String: Any] = [
+        var out: [String: Any] = [
             "beacons": beacons, "nodes": nodes, "messages": after.measurements - before.measurements,
             "ticks": after.ticks - before.ticks, "seconds": (elapsed * 10).rounded() / 10,
             "messagesPerSecond": messagesPerSecond, "tickInterval": tickInterval,
         ]
+        if countLocations { out["locationsPublished"] = locations.count - locationsBefore }
         let json = try JSONSerialization.data(withJSONObject: out, options: [.sortedKeys])
         print(String(decoding: json, as: UTF8.self))
         aggregator.cancel()
         _ = try? SpeedCommand.blocking { await publisher.disconnect(flushTimeout: .seconds(1)) }
+        if let counter { _ = try? SpeedCommand.blocking { await counter.disconnect(flushTimeout: .seconds(1)) } }
     }
+}
+
+/// Messages counted on a connection's network thread and read from the bench's.
+private final class LocationTally: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func add() { lock.withLock { value += 1 } }
+    var count: Int { lock.withLock { value } }
 }

@@ -63,6 +63,30 @@ struct ReceivedMeasurementTests {
         #expect(accepted > 4_000)
     }
 
+    /// A short number is computed from its digits, not by `Double(String)`: the same double for
+    /// every text of up to 15 digits and more (round-to-nearest ties, negative zero, 15 and 16 digits).
+    @Test func numbersReadAsDoubleReadsTheirText() throws {
+        var generator = SeededRandom(seed: 0x3806)
+        var texts = ["0", "-0", "-0.0", "0.1", "0.3", "9007199254740993", "123456789012345", "1234567890123456",
+                     "0.000000000000001", "999999999999999", "-69.5", "1.15", "2.675", "1e2", "1.5E-3"]
+        for _ in 0..<5_000 {
+            let digits = (0..<Int.random(in: 1...17, using: &generator)).map { _ in String(Int.random(in: 0...9, using: &generator)) }
+            var text = digits.joined().drop { $0 == "0" }.description
+            if text.isEmpty { text = "0" }
+            let point = Int.random(in: 0...text.count, using: &generator)
+            if point > 0, point < text.count { text.insert(".", at: text.index(text.startIndex, offsetBy: point)) }
+            if point == 0 { text = "0." + text }
+            if Bool.random(using: &generator) { text = "-" + text }
+            texts.append(text)
+        }
+        for text in texts {
+            let expected = try #require(Double(text))
+            var read: Double?
+            try JSONParser.readObject(Array(#"{"d":\#(text)}"#.utf8)) { _, value throws(ConfigError) in read = try value.memberNumber() }
+            #expect(read?.bitPattern == expected.bitPattern, "\(text)")
+        }
+    }
+
     @Test func escapedKeysAndValuesAndUnknownMembers() throws {
         let payload = #"{"b\u0065acon":"\#(Self.beacon.rawValue)","node":"kitchen-1","room":"kitch\u0065n","proximity":"near","#
             + #""distance":1.25e0,"name":"Alice \"A\" \u00e9","extra":[{"x":[true,false,null]}],"sigma":null}"#

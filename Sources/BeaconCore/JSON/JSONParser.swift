@@ -74,14 +74,18 @@ public struct JSONParser {
         if parser.peek() == UInt8(ascii: "}") {
             parser.position += 1
         } else {
-            // A measurement has about 14 keys: comparing short strings beats hashing them.
+            // A measurement has about 14 keys: comparing short strings beats hashing them, and
+            // comparing a hash of each key's bytes first beats comparing them all (`JSONKeySignature`).
             var keys: [String] = []
+            var signatures: [JSONKeySignature] = []
             keys.reserveCapacity(16)
+            signatures.reserveCapacity(16)
             members: while true {
                 parser.skipWhitespace()
                 guard parser.peek() == UInt8(ascii: "\"") else { throw parser.error("expected a key in double quotes") }
                 let keyOffset = parser.position
                 let key = try parser.parseString()
+                let signature = JSONKeySignature(bytes, keyOffset + 1..<parser.position - 1)
                 parser.skipWhitespace()
                 guard parser.peek() == UInt8(ascii: ":") else { throw parser.error("expected ':' after key") }
                 parser.position += 1
@@ -90,10 +94,11 @@ public struct JSONParser {
                 let valueOffset = parser.position
                 try member(key, &parser)
                 if parser.position == valueOffset { try parser.skipMemberValue() }
-                if keys.contains(key) {
+                for (index, known) in signatures.enumerated() where known.mayEqual(signature) && keys[index] == key {
                     throw ConfigError(.invalidJSON, path: parser.path, message: "invalid JSON at byte \(keyOffset): key appears twice")
                 }
                 keys.append(key)
+                signatures.append(signature)
                 parser.path.pop()
                 parser.skipWhitespace()
                 switch parser.peek() {
@@ -126,7 +131,12 @@ public struct JSONParser {
     /// error `JSONFieldReader` gives, naming the member.
     public mutating func memberNumber() throws(ConfigError) -> Double? {
         switch peek() ?? 0 {
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber().double
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            let start = position
+            _ = try parseNumberSyntax()
+            if let exact = JSONDecimal.exactDouble(bytes, start..<position) { return exact }
+            position = start
+            return try parseNumber().double
         case UInt8(ascii: "n"):
             try expectLiteral("null")
             return nil

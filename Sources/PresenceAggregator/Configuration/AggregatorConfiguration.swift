@@ -104,6 +104,9 @@ public struct AggregatorConfiguration: Sendable {
     /// evidence, leadCap, fastLead, fastFor), default `RoomDecisionParameters.wornRule`; the rest
     /// (path loss, settle, stale and away times) is `decision`'s (`RoomDecisionParameters.worn(rule:)`).
     public var wornRule = RoomDecisionParameters.wornRule
+    /// When a location is published again in the same room because its distance changed
+    /// (`LocationRefreshRule`: 25 % at once, any 0.1 m after 60 s), default `.default`.
+    public var locationRefresh = LocationRefreshRule.default
 
     public static let defaultCAFile = "/etc/ssl/certs/ca-certificates.crt"
 

@@ -30,7 +30,7 @@ extension AggregatorCore {
         let fromDecider = summary.roomCode.map { decider.physics.roomName(code: $0) == decision.room } ?? false
         entries[slot]?.location = location
         entries[slot]?.publishedSignificantPart = nil
-        hot[slot].published.published(summary, fromDecider: fromDecider)
+        hot[slot].published.published(summary, fromDecider: fromDecider, distance: location.distance, at: time)
         out.append(.retained(topics.location(entry.id), location.json))
         if keepsRoom {
             // Membership unchanged: the occupant's distance may have, which the next tick publishes.
@@ -61,9 +61,10 @@ extension AggregatorCore {
     }
 
     /// Re-publishes a beacon's location when something significant changed without a room change
-    /// (its room's message follows at the next tick). Called after every measurement that did not
-    /// change the room: the usual case compares plain values only.
-    mutating func refresh(_ slot: Int, into out: inout [AggregatorPublication]) {
+    /// (its room's message follows at the next tick): node, proximity, candidate rooms or name at
+    /// once, the distance as `configuration.locationRefresh` says. Called after every measurement
+    /// that did not change the room, at its `time`: the usual case compares plain values only.
+    mutating func refresh(_ slot: Int, at time: Instant, into out: inout [AggregatorPublication]) {
         guard hot[slot].isTracked else { return }
         let handle = RoomDecider.BeaconSlot(index: slot)
         let summary = decider.physics.summary(in: handle)
@@ -84,7 +85,7 @@ extension AggregatorCore {
         }
         hot[slot].published.restoredAt = nil
         hot[slot].published.followsDecider = true
-        guard state.published.mayDiffer(from: summary) else { return }
+        guard state.published.mayDiffer(from: summary, at: time, rule: configuration.locationRefresh) else { return }
         guard let entry = entries[slot], let current = entry.location, let decision = decider.physics.decision(in: handle) else {
             return
         }
@@ -92,7 +93,9 @@ extension AggregatorCore {
         let significant = location.significantPart
         let published = entry.publishedSignificantPart ?? current.significantPart
         if entry.publishedSignificantPart == nil { entries[slot]?.publishedSignificantPart = published }
-        guard significant != published else {
+        guard significant != published
+            || state.published.distanceWorthPublishing(location.distance, at: time, rule: configuration.locationRefresh)
+        else {
             // Nothing significant changed since the published location (restored, or with more
             // than 64 rooms): its summary stands for it from now on.
             if summary.candidateRoomsExact { hot[slot].published.stands(for: summary, roomCode: roomCode) }
@@ -102,6 +105,8 @@ extension AggregatorCore {
         entries[slot]?.publishedSignificantPart = significant
         hot[slot].published.followsDecider = false
         hot[slot].published.stands(for: summary, roomCode: roomCode)
+        hot[slot].published.distance = location.distance
+        hot[slot].published.at = time
         out.append(.retained(topics.location(entry.id), location.json))
         updateOccupant(slot)
     }

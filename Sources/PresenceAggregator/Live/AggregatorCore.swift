@@ -10,8 +10,9 @@ import RoomDecisions
 ///   `<root>/rooms/<room>` of the room left and the room entered (retained), and one
 ///   `<root>/events` message: `arrived` from `not_home` or no room, `departed` to `not_home`,
 ///   `room_changed` otherwise.
-/// - Between changes a location is re-published when its node, proximity, distance (to 0.1 m) or
-///   candidate rooms change, not at every measurement.
+/// - Between changes a location is re-published when its node, proximity or candidate rooms
+///   change, and when its distance moved as `configuration.locationRefresh` says (25 % at once,
+///   0.1 m after a minute), not at every measurement.
 /// - A room's message is published at most once per call (`receive`, `tick`, `nodeStatus`,
 ///   `restore`), after the call's location and event messages. Membership changes publish it in
 ///   the call that makes them; a change of an occupant's distance alone (the room's membership
@@ -144,7 +145,7 @@ public struct AggregatorCore: Sendable {
         if let decision {
             apply(decision, slot: slot.index, at: time, into: &out)
         } else {
-            refresh(slot.index, into: &out)
+            refresh(slot.index, at: time, into: &out)
         }
         roomMessages.publishDue(into: &out, at: time.seconds)
         return out
@@ -185,6 +186,7 @@ public struct AggregatorCore: Sendable {
         entries[slot]?.location = restored
         entries[slot]?.publishedSignificantPart = restored.significantPart
         hot[slot].published.restoredAt = time
+        hot[slot].published.distance = restored.distance
         scheduleTimer(slot)
         // Membership restored as it was published: no room message of its own.
         if restored.room != RoomDecision.notHome { occupy(restored.room, slot: slot, announce: false) }

@@ -88,24 +88,21 @@ public struct BeaconLocation: Sendable, Hashable {
         return json.finish()
     }
 
-    /// What makes a location worth publishing again when the room did not change: the node, the
-    /// proximity, the distance to 0.1 m and which rooms are candidates (confidence and candidate
+    /// What makes a location worth publishing again at once when the room did not change: the
+    /// node, the proximity, which rooms are candidates and the name (confidence and candidate
     /// distances move with every measurement and would make every measurement a publication).
+    /// The distance is `LocationRefreshRule`'s.
     var significantPart: SignificantPart {
-        SignificantPart(room: room, node: node ?? "", proximity: proximity,
-                        tenths: distance.map { (($0 * 10).rounded() / 10).bitPattern }, candidateRooms: candidates.keys.sorted(),
+        SignificantPart(room: room, node: node ?? "", proximity: proximity, candidateRooms: candidates.keys.sorted(),
                         name: name)
     }
 
-    /// `significantPart`'s values, compared as they are: its text (`room|node|proximity|distance|rooms|name`)
-    /// cost a `String` of the distance and an interpolation per measurement (issue 38). Equal
-    /// exactly when that text was: ids and room names hold no `|` or `,`, and the distance to
-    /// 0.1 m is compared by its bits as its text told `0.0` from `-0.0`.
+    /// `significantPart`'s values, compared as they are (a text of them cost an interpolation
+    /// per measurement, issue 38).
     struct SignificantPart: Hashable, Sendable {
         var room: String
         var node: String
         var proximity: Proximity
-        var tenths: UInt64?
         var candidateRooms: [String]
         var name: String
     }

@@ -15,12 +15,19 @@ struct PublishedLocation: Sendable {
     var followsDecider = false
     /// The decider's summary of the published location, when it came from the decider.
     var summary: RoomDecisionSummary?
+    /// The published location's distance (`LocationRefreshRule` compares with it, not with the
+    /// summary, which also stands for measurements that were not published).
+    var distance: Double?
+    /// When this run published it; nil for a restored location.
+    var at: Instant?
 
     /// A location was just published; `fromDecider` when the decider's summary describes it.
-    mutating func published(_ decided: RoomDecisionSummary, fromDecider: Bool) {
+    mutating func published(_ decided: RoomDecisionSummary, fromDecider: Bool, distance: Double?, at time: Instant) {
         followsDecider = false
         roomCode = fromDecider ? decided.roomCode : nil
         summary = fromDecider ? decided : nil
+        self.distance = distance
+        at = time
     }
 
     /// The decider's `current` summary describes the published location from now on (published
@@ -30,26 +37,19 @@ struct PublishedLocation: Sendable {
         summary = current
     }
 
-    /// Whether a location built from `current` may show something the published one does not
-    /// (node, proximity, distance to 0.1 m, candidate rooms); true when the summaries cannot tell
-    /// (no summary, or more than 64 candidate rooms), and the locations' text must be compared.
-    func mayDiffer(from current: RoomDecisionSummary) -> Bool {
+    /// Whether a location built from `current` at `time` may be worth publishing: its node,
+    /// proximity or candidate rooms differ, or its distance moved as `rule` publishes; true when
+    /// the summaries cannot tell (no summary, or more than 64 candidate rooms), and the locations
+    /// must be compared.
+    func mayDiffer(from current: RoomDecisionSummary, at time: Instant, rule: LocationRefreshRule) -> Bool {
         guard let summary, summary.candidateRoomsExact, current.candidateRoomsExact else { return true }
         return summary.nodeCode != current.nodeCode || summary.proximity != current.proximity
-            || Self.tenthsDiffer(summary.distance, current.distance)
             || summary.candidateRooms != current.candidateRooms
+            || distanceWorthPublishing(current.distance, at: time, rule: rule)
     }
 
-    /// Whether the distances differ to 0.1 m, as `BeaconLocation.significantPart` compares them
-    /// (`(d * 10).rounded() / 10`). Below 2^49 distinct whole tenths stay distinct after the
-    /// division, so it is skipped there (two divisions were 1.5 % of an update); beyond, and for
-    /// NaN, the division decides as before.
-    static func tenthsDiffer(_ a: Double?, _ b: Double?) -> Bool {
-        guard let a, let b else { return (a == nil) != (b == nil) }
-        let tenthsA = (a * 10).rounded()
-        let tenthsB = (b * 10).rounded()
-        if tenthsA == tenthsB { return false }
-        if abs(tenthsA) < 0x1p49, abs(tenthsB) < 0x1p49 { return true }
-        return tenthsA / 10 != tenthsB / 10
+    /// `rule`'s verdict on a location of distance `current` at `time` against this one.
+    func distanceWorthPublishing(_ current: Double?, at time: Instant, rule: LocationRefreshRule) -> Bool {
+        rule.distanceWorthPublishing(published: distance, current: current, age: at.map { time.since($0) })
     }
 }
