@@ -75,6 +75,7 @@ public struct TraceReplay: Sendable {
             known = [:]
             for entry in knownBeacons where known[entry.beacon] == nil { known[entry.beacon] = entry }
             applied = []
+            for key in tracks.keys { tracks[key]?.worn = known[key.beacon]?.worn ?? false }
         }
     }
     private var known: [BeaconID: KnownBeacon] = [:]
@@ -139,7 +140,8 @@ public struct TraceReplay: Sendable {
         if let existing = tracks.removeValue(forKey: key) {
             track = existing
         } else {
-            track = BeaconTrack(parameters: tracking)
+            // As the live agent: a beacon its known-beacon entry marks worn reports its rises.
+            track = BeaconTrack(parameters: tracking, worn: known[key.beacon]?.worn ?? false)
             let index = trackOrder.firstIndex { ($0.beacon, $0.node) > (key.beacon, key.node) } ?? trackOrder.endIndex
             trackOrder.insert(key, at: index)
         }
@@ -191,7 +193,7 @@ public struct TraceReplay: Sendable {
     private func evidence(_ key: TrackKey, room: String, _ update: TrackUpdate) -> NodeEvidence {
         NodeEvidence(beacon: key.beacon, node: key.node, room: room, rssiFiltered: update.rssiFiltered,
                      sigma: update.sigma, distance: update.distance, proximity: update.proximity,
-                     rssi: Double(update.rssi))
+                     rssi: Double(update.rssi), riseRssi: update.rise?.level)
     }
 
     /// Replays `samples` and returns the decision rows (time of each change and the decision).

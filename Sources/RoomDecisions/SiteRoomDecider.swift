@@ -30,9 +30,10 @@ public struct SiteRoomDecider: Sendable {
     /// aggregator: one hash per measurement). The evidence is built only for a model.
     public mutating func update(node: String, room: String, distance: Double?, proximity: Proximity,
                                 in slot: RoomDecider.BeaconSlot, at time: Instant, rawOffset: Double? = nil,
+                                riseOffset: Double? = nil,
                                 evidence: @autoclosure () -> NodeEvidence) -> RoomDecision? {
         let decision = physics.update(node: node, room: room, distance: distance, proximity: proximity, in: slot, at: time,
-                                      rawOffset: rawOffset)
+                                      rawOffset: rawOffset, riseOffset: riseOffset)
         guard model != nil else { return decision }
         return model!.update(evidence(), physicsRoom: physics.room(in: slot), physics: { physics.decision(in: slot) }, at: time)
     }

@@ -228,13 +228,16 @@ struct EvaluateCommand: ParsableCommand {
         // agents' tracking as replayed (a filter or publish flag changes it too).
         report.messagesPerBeaconNodeMinuteAtRest =
             (try? SpeedBenchmarks.messagesAtRest(dataDirectory: data, tracking: tracking)).map { rounded($0, 3) }
+        report.messagesPerBeaconNodeMinuteAtRestWorn =
+            (try? SpeedBenchmarks.messagesAtRest(dataDirectory: data, tracking: tracking, worn: true)).map { rounded($0, 3) }
         var motionFigures: [String: MotionFiguresReport] = [:]
         for site in sites {
             var modes: [String: ModeReport] = [:]
             modes["defaults"] = Self.defaultsMode(site, tracking: tracking, parameters: parameters)
             if wornTag || wornProfile {
                 // Every beacon decided as one marked worn would be (the replay's beacons are all the walker's tag).
-                modes["wornProfile"] = Self.defaultsMode(site, tracking: tracking, parameters: parameters.worn)
+                // Marked worn as a known beacon: the nodes report its rises (`RiseReport`).
+                modes["wornProfile"] = Self.defaultsMode(site, tracking: tracking, parameters: parameters.worn, worn: true)
                 modes["wornProfile"]?.name = "the worn profile (a known beacon marked worn)"
             }
             // The site model learned from the site's other recordings (EvaluateCommand+Learned.swift).
@@ -303,11 +306,11 @@ struct EvaluateCommand: ParsableCommand {
 
     /// The `defaults` mode of a site: each recording replayed through the agents' tracking and the
     /// aggregator's decision, and what the nodes published while the beacons moved.
-    static func defaultsMode(_ site: Site, tracking: TrackingParameters, parameters: RoomDecisionParameters) -> ModeReport {
+    static func defaultsMode(_ site: Site, tracking: TrackingParameters, parameters: RoomDecisionParameters, worn: Bool = false) -> ModeReport {
         var results: [RecordingResult] = []
         var totalMessages = 0, totalMinutes = 0.0
         for set in site.recordings {
-            let (score, messages, minutes, _) = replay(set, tracking: tracking, parameters: parameters)
+            let (score, messages, minutes, _) = replay(set, tracking: tracking, parameters: parameters, worn: worn)
             var result = RecordingResult(name: set.name, score: score)
             result.messagesPerBeaconNodeMinute = minutes > 0 ? Double(messages) / minutes : nil
             results.append(result)
@@ -384,10 +387,15 @@ struct EvaluateCommand: ParsableCommand {
 
     /// Replays the trace: its score, and the measurements the nodes published over how many
     /// beacon-node-minutes (each (beacon, node) pair counted from the trace's first sample to its last).
-    static func replay(_ set: TraceSet, tracking: TrackingParameters, parameters: RoomDecisionParameters)
+    /// `worn`: every beacon of the trace is a known beacon marked worn, decided with `parameters` as its
+    /// worn rule; the nodes' tracks then report its rises (`RiseReport`), as live agents would.
+    static func replay(_ set: TraceSet, tracking: TrackingParameters, parameters: RoomDecisionParameters, worn: Bool = false)
         -> (score: RoomDecisionScore, messages: Int, beaconNodeMinutes: Double, decisions: [(time: Instant, decision: RoomDecision)])
     {
-        var replay = TraceReplay(tracking: tracking, decision: parameters)
+        var replay = TraceReplay(tracking: tracking, decision: parameters, wornRule: parameters)
+        if worn {
+            replay.knownBeacons = Set(set.samples.map(\.beacon)).sorted().map { KnownBeacon(beacon: $0, worn: true) }
+        }
         replay.motionParameters = set.motionParameters
         replay.motion = set.motion
         var rows: [(time: Instant, decision: RoomDecision)] = []

@@ -101,7 +101,7 @@ public struct AggregatorConfiguration: Sendable {
     /// `MotionParameters`).
     public var motionDecision = MotionParameters.default
     /// The switching rule of known beacons marked `worn` (`decision.worn`: margin, fallRate, dwell,
-    /// evidence, leadCap, fastLead, fastFor), default `RoomDecisionParameters.wornRule`; the rest
+    /// evidence, leadCap, fastLead, fastFor, riseLead), default `RoomDecisionParameters.wornRule`; the rest
     /// (path loss, settle, stale and away times) is `decision`'s (`RoomDecisionParameters.worn(rule:)`).
     public var wornRule = RoomDecisionParameters.wornRule
 

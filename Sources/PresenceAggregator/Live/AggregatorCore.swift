@@ -134,7 +134,7 @@ public struct AggregatorCore: Sendable {
         let knownRooms = decider.physics.knownRoomCount
         let decision = decider.update(node: measurement.node, room: measurement.room, distance: measurement.distance,
                                       proximity: measurement.proximity, in: slot, at: time, rawOffset: measurement.rawOffset,
-                                      evidence: measurement.evidence)
+                                      riseOffset: measurement.riseOffset, evidence: measurement.evidence)
         // A node or room the decider had not met: announce it before any decision names it (the
         // room sensors' options must hold a room before it is a state). Two counts compared, no
         // hashing, in the usual case.

@@ -140,21 +140,24 @@ public struct RoomDecider: Sendable {
     /// proximity `unknown` or no distance, as `NodeEvidence.isSilence`. `rawOffset`: the measurement's
     /// `rssi` above its `rssiFiltered`, dB, read only by a beacon whose parameters run the fast clock.
     public mutating func update(node: String, room: String, distance: Double?, proximity: Proximity,
-                                in slot: BeaconSlot, at time: Instant, rawOffset: Double? = nil) -> RoomDecision? {
+                                in slot: BeaconSlot, at time: Instant, rawOffset: Double? = nil,
+                                riseOffset: Double? = nil) -> RoomDecision? {
         guard time.seconds.isFinite, slotBeacons.indices.contains(slot.index), slotBeacons[slot.index] != nil else {
             return nil
         }
         return update(node: node, room: room, distance: distance, proximity: proximity, slot: slot.index, at: time,
-                      rawOffset: rawOffset)
+                      rawOffset: rawOffset, riseOffset: riseOffset)
     }
 
     private mutating func update(_ evidence: NodeEvidence, slot: Int, at time: Instant) -> RoomDecision? {
         update(node: evidence.node, room: evidence.room, distance: evidence.distance,
-               proximity: evidence.proximity, slot: slot, at: time, rawOffset: evidence.rawOffset)
+               proximity: evidence.proximity, slot: slot, at: time, rawOffset: evidence.rawOffset,
+               riseOffset: evidence.riseOffset)
     }
 
     private mutating func update(node name: String, room roomName: String, distance: Double?, proximity: Proximity,
-                                 slot: Int, at time: Instant, rawOffset: Double? = nil) -> RoomDecision? {
+                                 slot: Int, at time: Instant, rawOffset: Double? = nil,
+                                 riseOffset: Double? = nil) -> RoomDecision? {
         let node = nodeCode(name)
         guard !nodes[Int(node)].offline else { return nil }
         if proximity == .unknown || distance == nil {
@@ -171,6 +174,16 @@ public struct RoomDecider: Sendable {
                 if slotParameters.fastLead.isFinite {
                     states[slot].heardRaw(node: node, room: room, rawScore: score + rawOffset, rise: rawOffset, at: time,
                                           parameters: slotParameters)
+                }
+            }
+            // A worn beacon's rise report, for a rule that switches on it (`riseLead`).
+            if parameters.riseLead.isFinite || !wornSlots.isEmpty {
+                let slotParameters = parameters(forSlot: slot)
+                if slotParameters.riseLead.isFinite {
+                    if let riseOffset { states[slot].heardRise(room: room, riseScore: score + riseOffset) }
+                    if let rawOffset, slotParameters.riseMeets == .raw || slotParameters.riseMeets == .lower {
+                        states[slot].heardRawLevel(node: node, room: room, rawScore: score + rawOffset)
+                    }
                 }
             }
         }

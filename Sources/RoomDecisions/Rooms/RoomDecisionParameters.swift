@@ -53,6 +53,25 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     /// `rssiFiltered`): the node has just risen. A move raises the room moved to; a body's shadow on
     /// the room held leaves the others at their usual level. Default 0: not asked.
     public var fastRise: Double
+    /// The rise switch (issue 40, sixth round): a node's rise report (`RiseReport`, a worn beacon's
+    /// adverts risen over their own recent mean; the measurement's `riseRssi`) switches at once to
+    /// its room when the level it rose to, as a score, leads every other room's latest score by this
+    /// many dB. A move raises the room moved to; a body's shadow only lowers the room held.
+    /// Default `.infinity` (off), in the worn profile too: with it on, the worn walks measured best
+    /// with `fastLead` off and `dwell` 10 s, `evidenceToSwitch` 12 dB·s, but nodes that report no
+    /// rise (ESPresense, gateways) then leave a worn beacon 13 s behind a move (the Room decisions
+    /// article, "Issue 40, sixth round"): a site of our agents sets `decision.worn` so.
+    public var riseLead: Double
+    /// What the rise switch meets as another room's level: `latest` its latest score, from its
+    /// nodes' filtered readings; `raw` (default) its nodes' last published adverts (`rssi`) as
+    /// scores, which a fade publishes at once (a step) while the filter still lags it; `lower` the
+    /// lower of the two; `hold` the held room's held score (its recent best, let fall at
+    /// `fallRate`). `raw` measured best on the worn walks (the Room decisions article, sixth round).
+    public var riseMeets: RiseLevel
+    /// A room's level as the rise switch meets it (`riseMeets`).
+    public enum RiseLevel: Int, Sendable, Hashable {
+        case latest = 0, raw = 1, lower = 2, hold = 3
+    }
     /// Largest lead (dB) one instant contributes to `evidenceToSwitch`, default 3 dB.
     public var leadCap: Double
     /// Deciding starts (and a beacon back from `not_home` is placed) this long after its first
@@ -84,6 +103,8 @@ public struct RoomDecisionParameters: Sendable, Hashable {
         fastLead: Double = .infinity,
         fastFor: Double = 1,
         fastRise: Double = 0,
+        riseLead: Double = .infinity,
+        riseMeets: RiseLevel = .raw,
         settleTime: Double = 1,
         staleAfter: Double = 150,
         awayTimeout: Double = 30
@@ -98,6 +119,8 @@ public struct RoomDecisionParameters: Sendable, Hashable {
         self.fastLead = fastLead
         self.fastFor = fastFor
         self.fastRise = fastRise
+        self.riseLead = riseLead
+        self.riseMeets = riseMeets
         self.settleTime = settleTime
         self.staleAfter = staleAfter
         self.awayTimeout = awayTimeout
@@ -136,7 +159,8 @@ public struct RoomDecisionParameters: Sendable, Hashable {
         RoomDecisionParameters(
             pathLossExponent: pathLossExponent, margin: rule.margin, fallRate: rule.fallRate, dwell: rule.dwell,
             evidenceToSwitch: rule.evidenceToSwitch, leadCap: rule.leadCap, decisiveLead: rule.decisiveLead,
-            fastLead: rule.fastLead, fastFor: rule.fastFor, fastRise: rule.fastRise,
+            fastLead: rule.fastLead, fastFor: rule.fastFor, fastRise: rule.fastRise, riseLead: rule.riseLead,
+            riseMeets: rule.riseMeets,
             settleTime: settleTime, staleAfter: staleAfter, awayTimeout: awayTimeout)
     }
 }
