@@ -55,8 +55,8 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     public var fastRise: Double
     /// The rise switch (issue 40, sixth round): a node's rise report (`RiseReport`, a worn beacon's
     /// adverts risen over their own recent mean; the measurement's `riseRssi`) switches at once to
-    /// its room when the level it rose to, as a score, leads every other room's latest score by this
-    /// many dB. A move raises the room moved to; a body's shadow only lowers the room held.
+    /// its room when the level it rose to, as a score, leads every other room's level (`riseMeets`)
+    /// by this many dB. A move raises the room moved to; a body's shadow only lowers the room held.
     /// Default `.infinity` (off), in the worn profile too: with it on, the worn walks measured best
     /// with `fastLead` off and `dwell` 10 s, `evidenceToSwitch` 12 dB·s, but nodes that report no
     /// rise (ESPresense, gateways) then leave a worn beacon 13 s behind a move (the Room decisions
@@ -142,7 +142,8 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     ///   have stood 4 dB above the held room for 1.1 s; a shadow lowers the room held, raises none.
     ///
     /// Only the switching rule differs (`margin`, `fallRate`,
-    /// `dwell`, `evidenceToSwitch`, `leadCap`, `decisiveLead`, `fastLead`, `fastFor`); what a site
+    /// `dwell`, `evidenceToSwitch`, `leadCap`, `decisiveLead`, `fastLead`, `fastFor`, `riseLead`,
+    /// `riseMeets`); what a site
     /// sets for the rest (path loss, settle, stale and away times) holds for worn beacons too.
     /// Searched on the worn versions of every shared site (`presence-bench evaluate --worn-tag`; the
     /// Room decisions article of PresenceAggregator.docc has the figures).
