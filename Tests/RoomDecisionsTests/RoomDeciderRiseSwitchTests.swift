@@ -13,7 +13,7 @@ struct RoomDeciderRiseSwitchTests {
     /// Kitchen's node at 2 m (−70 filtered) holds the tag; at 10 s the hall's node (3 m, −74.75
     /// filtered as a score) publishes once, with a rise report to `riseRssi`.
     func rooms(_ p: RoomDecisionParameters, riseRssi: Double?, worn: Bool = false) -> [(Double, String)] {
-        var decider = RoomDecider(parameters: worn ? .default : p, wornRule: p)
+        var decider = RoomDecider(parameters: worn ? .default : p, wornRule: p, wornRiseRule: nil)
         if worn { decider.setWorn(true, for: decider.addSlot(for: "tag")) }
         var rooms: [(Double, String)] = []
         for step in 0..<30 {
@@ -60,5 +60,26 @@ struct RoomDeciderRiseSwitchTests {
             if let d = decider.update(hall, at: Instant(seconds: t + 0.01)) { last = d.room }
         }
         #expect(last == "kitchen")
+    }
+
+    @Test("a node counts as one that reports rises from its first rise report on; a worn tag then switches on it")
+    func nodesThatReportRisesAreLearned() {
+        var decider = RoomDecider(parameters: .default)
+        decider.setWorn(true, for: decider.addSlot(for: "tag"))
+        #expect(!decider.reportsRises(node: "h1"))
+        var rooms: [String] = []
+        for step in 0..<30 {
+            let t = Double(step) * 0.5
+            let kitchen = NodeEvidence(beacon: "tag", node: "k1", room: "kitchen", rssiFiltered: -70, sigma: 1.5,
+                                       distance: 2, proximity: .near, rssi: -70)
+            if let d = decider.update(kitchen, at: Instant(seconds: t)) { rooms.append(d.room) }
+            let hall = NodeEvidence(beacon: "tag", node: "h1", room: "hall", rssiFiltered: -75, sigma: 1.5, distance: 3,
+                                    proximity: .near, rssi: -75, riseRssi: t == 10 ? -65 : nil)
+            if let d = decider.update(hall, at: Instant(seconds: t + 0.01)) { rooms.append(d.room) }
+        }
+        #expect(decider.reportsRises(node: "h1"))
+        #expect(!decider.reportsRises(node: "k1"))
+        // The default rule's rise switch took the hall's report (the worn profile alone keeps the kitchen).
+        #expect(rooms == ["kitchen", "hall"])
     }
 }

@@ -104,6 +104,10 @@ public struct AggregatorConfiguration: Sendable {
     /// evidence, leadCap, fastLead, fastFor, riseLead), default `RoomDecisionParameters.wornRule`; the rest
     /// (path loss, settle, stale and away times) is `decision`'s (`RoomDecisionParameters.worn(rule:)`).
     public var wornRule = RoomDecisionParameters.wornRule
+    /// The rule of a worn beacon while every node hearing it has sent rise reports (our agents),
+    /// default `RoomDecisionParameters.wornRiseRule`; `decision.worn.riseLead` sets its lead (off:
+    /// worn beacons always get `wornRule`).
+    public var wornRiseRule = RoomDecisionParameters.wornRiseRule
 
     public static let defaultCAFile = "/etc/ssl/certs/ca-certificates.crt"
 

@@ -98,7 +98,8 @@ public struct AggregatorCore: Sendable {
 
     public init(configuration: AggregatorConfiguration, softwareVersion: String, supportURL: String? = nil) {
         self.configuration = configuration
-        decider = SiteRoomDecider(parameters: configuration.decision, wornRule: configuration.wornRule, model: configuration.siteModel)
+        decider = SiteRoomDecider(parameters: configuration.decision, wornRule: configuration.wornRule,
+                                   wornRiseRule: configuration.wornRiseRule, model: configuration.siteModel)
         decider.motionParameters = configuration.motionDecision
         discovery = configuration.homeAssistantDiscovery
             ? HomeAssistantDiscovery(prefix: configuration.homeAssistantPrefix, topics: configuration.topics,

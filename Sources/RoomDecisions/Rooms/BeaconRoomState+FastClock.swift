@@ -8,8 +8,9 @@ extension BeaconRoomState {
     /// another room's reading extends its node's streak while it leads the held score by
     /// `fastLead`, and ends it otherwise. A streak whose last reading is more than `fastFor` + 2 s
     /// old starts afresh, and (with `fastRise`) only at a reading `rise` (raw over filtered) that high.
+    /// A node that `leads` false (it reports rises, beside the rise switch) only ends streaks.
     mutating func heardRaw(node: Code, room readingRoom: Code, rawScore: Double, rise: Double = .infinity, at time: Instant,
-                           parameters p: RoomDecisionParameters) {
+                           parameters p: RoomDecisionParameters, leads: Bool = true) {
         guard p.fastLead.isFinite, rawScore.isFinite, let current = room, current != RoomDecider.notHomeCode else {
             fastStreaks.removeAll()
             return
@@ -18,6 +19,7 @@ extension BeaconRoomState {
             fastStreaks.removeAll { $0.lowest <= rawScore }
             return
         }
+        guard leads else { return }
         let index = fastStreaks.firstIndex { $0.node == node }
         guard defendedScore.isFinite, rawScore - defendedScore >= p.fastLead else {
             if let index { fastStreaks.remove(at: index) }

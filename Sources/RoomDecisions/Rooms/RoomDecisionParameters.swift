@@ -57,10 +57,9 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     /// adverts risen over their own recent mean; the measurement's `riseRssi`) switches at once to
     /// its room when the level it rose to, as a score, leads every other room's level (`riseMeets`)
     /// by this many dB. A move raises the room moved to; a body's shadow only lowers the room held.
-    /// Default `.infinity` (off), in the worn profile too: with it on, the worn walks measured best
-    /// with `fastLead` off and `dwell` 10 s, `evidenceToSwitch` 12 dB·s, but nodes that report no
-    /// rise (ESPresense, gateways) then leave a worn beacon 13 s behind a move (the Room decisions
-    /// article, "Issue 40, sixth round"): a site of our agents sets `decision.worn` so.
+    /// Default `.infinity` (off), and off in `wornRule`; 4 dB in `wornRiseRule`, the rule a worn beacon
+    /// gets while the nodes hearing it report rises (nodes that report none, ESPresense or gateways,
+    /// would leave it 13 s behind a move with that rule: the Room decisions article, "Issue 40").
     public var riseLead: Double
     /// What the rise switch meets as another room's level: `latest` its latest score, from its
     /// nodes' filtered readings; `raw` (default) its nodes' last published adverts (`rssi`) as
@@ -150,6 +149,16 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     public static let wornRule = RoomDecisionParameters(
         margin: 2.5, fallRate: 4, dwell: 6, evidenceToSwitch: 8, leadCap: 4, decisiveLead: .infinity,
         fastLead: 4, fastFor: 1.1)
+
+    /// The rule for a worn beacon while the nodes hearing it report its rises (issue 40, sixth round,
+    /// defaults): the rise switch at 4 dB over every other room's last published advert, no fast
+    /// clock, and a slower slow path (`dwell` 10 s, `evidenceToSwitch` 12 dB·s); the rest as
+    /// `wornRule`. `RoomDecider` uses it only while every node that holds evidence of the beacon has
+    /// sent a rise report; with some that have, it runs `wornRule`'s fast clock on the others' readings;
+    /// with none, `wornRule` itself (the Room decisions article, "Issue 40, sixth round, defaults").
+    public static let wornRiseRule = RoomDecisionParameters(
+        margin: 2.5, fallRate: 4, dwell: 10, evidenceToSwitch: 12, leadCap: 4, decisiveLead: .infinity,
+        fastLead: .infinity, fastFor: 1.1, riseLead: 4, riseMeets: .raw)
 
     /// These parameters with the worn profile's switching rule (`wornRule`) in place of their own.
     public var worn: RoomDecisionParameters { worn(rule: Self.wornRule) }
