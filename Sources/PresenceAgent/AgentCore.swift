@@ -243,7 +243,7 @@ public struct AgentCore: Sendable {
             let group: TrackClass = known != nil ? .known : matchesRegion ? .region : .other
             guard makeRoom(for: group) else { return [] }
             slot = tracks.insert(key, TrackedBeacon(
-                track: BeaconTrack.State(trackTuning, configuredMeasuredPower: known?.measuredPower),
+                track: BeaconTrack.State(trackTuning, configuredMeasuredPower: known?.measuredPower, worn: known?.worn ?? false),
                 format: advertisement.beacon?.kind, rangingSlot: RegionMonitor.noRangingSlot,
                 lastHeard: time, address: address, id: BeaconID(key),
                 regionMatches: matches, matchedRevision: regionsRevision), group: group)
@@ -401,7 +401,7 @@ public struct AgentCore: Sendable {
         return measurementPublication(
             slot, rssi: update.rssi, rssiFiltered: update.rssiFiltered, sigma: update.sigma,
             measuredPower: Int(update.measuredPower.rounded()), distance: update.distance, proximity: update.proximity,
-            at: time)
+            rise: update.rise, at: time)
     }
 
     /// One measurement that says the node no longer hears the beacon: proximity `unknown`, no
@@ -414,7 +414,7 @@ public struct AgentCore: Sendable {
 
     private mutating func measurementPublication(
         _ slot: Int, rssi: Int?, rssiFiltered: Double?, sigma: Double?, measuredPower: Int?, distance: Double?,
-        proximity: Proximity, at time: Instant
+        proximity: Proximity, rise: RiseReport? = nil, at time: Instant
     ) -> AgentPublication {
         let entry = tracks[slot]
         let known = knownByIdentity.isEmpty ? nil : knownByIdentity[tracks.key(at: slot)]
@@ -434,6 +434,7 @@ public struct AgentCore: Sendable {
             MeasurementPayload.writeReadings(
                 rssi: rssi, rssiFiltered: rssiFiltered, sigma: sigma, measuredPower: measuredPower, distance: distance,
                 proximity: proximity, to: &json)
+            MeasurementPayload.writeRise(rise, to: &json)
             json.append(",\"address\":")
             json.appendQuoted(entry.address)
             if let format {

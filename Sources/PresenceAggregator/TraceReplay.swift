@@ -75,18 +75,35 @@ public struct TraceReplay: Sendable {
             known = [:]
             for entry in knownBeacons where known[entry.beacon] == nil { known[entry.beacon] = entry }
             applied = []
+            for key in Array(tracks.keys) {
+                let worn = isWorn(key)
+                tracks[key]?.worn = worn
+            }
         }
     }
     private var known: [BeaconID: KnownBeacon] = [:]
+    /// Whether the node's track of the beacon reports rises: marked worn, and not a foreign node.
+    private func isWorn(_ key: TrackKey) -> Bool {
+        (known[key.beacon]?.worn ?? false) && !foreignNodes.contains(key.node)
+    }
     /// The known beacons whose entry the decider has been told.
     private var applied: Set<BeaconID> = []
 
-    /// `wornRule`: the switching rule of beacons `knownBeacons` marks worn (`decision.worn`).
+    /// Nodes replayed as foreign ones (ESPresense, a gateway, an older agent): they report no rises
+    /// of worn beacons (`presence-bench evaluate`'s mixed sites). Set before the first sample.
+    public var foreignNodes: Set<String> = []
+
+    /// Takes `node` as one that reports rises from the start (`RoomDecider.noteReportsRises(node:)`):
+    /// a site whose agents have run for a while, not one just restarted.
+    public mutating func noteReportsRises(node: String) { decider.noteReportsRises(node: node) }
+
+    /// `wornRule`, `wornRiseRule`: the switching rules of beacons `knownBeacons` marks worn (`decision.worn`).
     public init(tracking: TrackingParameters = .default, decision: RoomDecisionParameters = .default,
-                wornRule: RoomDecisionParameters = .wornRule, tickInterval: Double = 1, model: SiteModel? = nil) {
+                wornRule: RoomDecisionParameters = .wornRule, wornRiseRule: RoomDecisionParameters? = .wornRiseRule,
+                tickInterval: Double = 1, model: SiteModel? = nil) {
         self.tracking = tracking
         self.tickInterval = tickInterval.isFinite && tickInterval > 0 ? tickInterval : 1
-        decider = SiteRoomDecider(parameters: decision, wornRule: wornRule, model: model)
+        decider = SiteRoomDecider(parameters: decision, wornRule: wornRule, wornRiseRule: wornRiseRule, model: model)
     }
 
     /// The published measurements kept since the last call (with `keepsPublished`).
@@ -139,7 +156,8 @@ public struct TraceReplay: Sendable {
         if let existing = tracks.removeValue(forKey: key) {
             track = existing
         } else {
-            track = BeaconTrack(parameters: tracking)
+            // As the live agent: a beacon its known-beacon entry marks worn reports its rises.
+            track = BeaconTrack(parameters: tracking, worn: isWorn(key))
             let index = trackOrder.firstIndex { ($0.beacon, $0.node) > (key.beacon, key.node) } ?? trackOrder.endIndex
             trackOrder.insert(key, at: index)
         }
@@ -191,7 +209,7 @@ public struct TraceReplay: Sendable {
     private func evidence(_ key: TrackKey, room: String, _ update: TrackUpdate) -> NodeEvidence {
         NodeEvidence(beacon: key.beacon, node: key.node, room: room, rssiFiltered: update.rssiFiltered,
                      sigma: update.sigma, distance: update.distance, proximity: update.proximity,
-                     rssi: Double(update.rssi))
+                     rssi: Double(update.rssi), riseRssi: update.rise?.level)
     }
 
     /// Replays `samples` and returns the decision rows (time of each change and the decision).

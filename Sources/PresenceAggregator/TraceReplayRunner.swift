@@ -31,10 +31,13 @@ public enum TraceReplayRunner {
     public static func run(
         path: String, output: Output, tracking: TrackingParameters = .default,
         decision: RoomDecisionParameters = .default, wornRule: RoomDecisionParameters = .wornRule,
+        wornRiseRule: RoomDecisionParameters? = .wornRiseRule,
         knownBeacons: [KnownBeacon] = [], model: SiteModel? = nil, motion: [MotionSample] = [],
-        motionParameters: MotionParameters = .default, write: (String) -> Void
+        motionParameters: MotionParameters = .default, foreignNodes: Set<String> = [], write: (String) -> Void
     ) throws -> Summary {
-        var replay = TraceReplay(tracking: tracking, decision: decision, wornRule: wornRule, model: model)
+        var replay = TraceReplay(tracking: tracking, decision: decision, wornRule: wornRule, wornRiseRule: wornRiseRule,
+                                 model: model)
+        replay.foreignNodes = foreignNodes
         replay.knownBeacons = knownBeacons
         replay.motion = motion
         replay.motionParameters = motionParameters

@@ -11,9 +11,14 @@ public struct SiteRoomDecider: Sendable {
     /// The learned model's decision; nil without a model.
     public private(set) var model: SiteModelDecider?
 
-    /// `wornRule`: the switching rule of beacons marked worn (`RoomDecider.init(parameters:wornRule:)`).
-    public init(parameters: RoomDecisionParameters, wornRule: RoomDecisionParameters = .wornRule, model: SiteModel?) {
-        physics = RoomDecider(parameters: parameters, wornRule: wornRule)
+    /// Takes `node` as one that reports rises (`RoomDecider.noteReportsRises(node:)`).
+    public mutating func noteReportsRises(node: String) { physics.noteReportsRises(node: node) }
+
+    /// `wornRule`, `wornRiseRule`: the switching rules of beacons marked worn
+    /// (`RoomDecider.init(parameters:wornRule:wornRiseRule:)`).
+    public init(parameters: RoomDecisionParameters, wornRule: RoomDecisionParameters = .wornRule,
+                wornRiseRule: RoomDecisionParameters? = .wornRiseRule, model: SiteModel?) {
+        physics = RoomDecider(parameters: parameters, wornRule: wornRule, wornRiseRule: wornRiseRule)
         self.model = model.map(SiteModelDecider.init(model:))
     }
 
@@ -30,9 +35,10 @@ public struct SiteRoomDecider: Sendable {
     /// aggregator: one hash per measurement). The evidence is built only for a model.
     public mutating func update(node: String, room: String, distance: Double?, proximity: Proximity,
                                 in slot: RoomDecider.BeaconSlot, at time: Instant, rawOffset: Double? = nil,
+                                riseOffset: Double? = nil,
                                 evidence: @autoclosure () -> NodeEvidence) -> RoomDecision? {
         let decision = physics.update(node: node, room: room, distance: distance, proximity: proximity, in: slot, at: time,
-                                      rawOffset: rawOffset)
+                                      rawOffset: rawOffset, riseOffset: riseOffset)
         guard model != nil else { return decision }
         return model!.update(evidence(), physicsRoom: physics.room(in: slot), physics: { physics.decision(in: slot) }, at: time)
     }

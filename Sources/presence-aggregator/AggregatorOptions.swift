@@ -63,6 +63,9 @@ struct AggregatorOptions: ParsableArguments {
     @Option(help: "How long the fast clock's raw lead must last, seconds (decision.worn.fastFor, PRESENCE_WORN_FAST_FOR).")
     var wornFastFor: String?
 
+    @Option(help: "A worn beacon's rise rule, used while every node hearing it reports rises: a rise report that leads every other room by this many dB wins at once, or off: the worn profile only (decision.worn.riseLead, PRESENCE_WORN_RISE_LEAD).")
+    var wornRiseLead: String?
+
     @Option(help: "Seconds a node's evidence may lag the beacon's newest before it is dropped (PRESENCE_STALE_AFTER).")
     var staleAfter: String?
 
@@ -123,6 +126,7 @@ struct AggregatorOptions: ParsableArguments {
         flags[.wornLeadCap] = wornLeadCap
         flags[.wornFastLead] = wornFastLead
         flags[.wornFastFor] = wornFastFor
+        flags[.wornRiseLead] = wornRiseLead
         flags[.tickInterval] = tickInterval
         flags[.forgetAfter] = forgetAfter
         flags[.maxUnknownBeacons] = maxUnknownBeacons

@@ -61,6 +61,7 @@ struct ReplayCommand: ParsableCommand {
         var decision = RoomDecisionParameters.default
         var motionParameters = MotionParameters.default
         var wornRule = RoomDecisionParameters.wornRule
+        var wornRiseRule = RoomDecisionParameters.wornRiseRule
         var knownBeacons: [KnownBeacon] = []
         if let configFile {
             do {
@@ -68,6 +69,7 @@ struct ReplayCommand: ParsableCommand {
                 decision = configuration.decision
                 motionParameters = configuration.motionDecision
                 wornRule = configuration.wornRule
+                wornRiseRule = configuration.wornRiseRule
                 knownBeacons = configuration.knownBeacons
             } catch {
                 StandardOutput.error(error.lines(prefix: "replay: "))
@@ -100,7 +102,7 @@ struct ReplayCommand: ParsableCommand {
         var writer = StandardOutput()
         do {
             let summary = try TraceReplayRunner.run(
-                path: trace, output: mode, tracking: tracking, decision: decision, wornRule: wornRule,
+                path: trace, output: mode, tracking: tracking, decision: decision, wornRule: wornRule, wornRiseRule: wornRiseRule,
                 knownBeacons: knownBeacons, model: siteModel, motion: motion,
                 motionParameters: motionParameters
             ) { writer.write($0) }

@@ -32,10 +32,72 @@ extension EvaluateCommand {
             case "fastRise": p.fastRise = value
             case "decisiveLead": p.decisiveLead = value
             case "settle": p.settleTime = value
+            case "riseLead": p.riseLead = value
+            case "riseMeets":
+                guard let level = RoomDecisionParameters.RiseLevel(rawValue: Int(value)) else {
+                    throw ValidationError("--candidate: riseMeets is 0 (latest), 1 (raw), 2 (lower) or 3 (hold)")
+                }
+                p.riseMeets = level
+            case _ where riseKeys.contains(pair[0]) || siteKeys.contains(pair[0]): break
             default: throw ValidationError("--candidate: unknown key '\(pair[0])'")
             }
         }
         return p
+    }
+
+    /// The keys of who reports rises: `foreign` (0: every node is our agent; 1, 2: one half of the
+    /// rooms' nodes are foreign, `foreignNodes(of:half:)`; 3: every node), `riseRule` (0: the worn
+    /// profile even while the nodes report rises; 1, default: `RoomDecisionParameters.wornRiseRule`).
+    /// `known` (1: the aggregator knows its agents report rises from the start, a site that has run
+    /// for a while; 0, default: it learns each from its first rise report, as just restarted).
+    static let siteKeys: Set<String> = ["foreign", "riseRule", "known"]
+
+    /// A candidate's `foreign` and `riseRule` keys.
+    static func candidateSite(_ spec: String) -> (foreign: Int, riseRule: Bool, known: Bool) {
+        var result = (foreign: 0, riseRule: true, known: false)
+        for part in spec.split(separator: ",") {
+            let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
+            guard pair.count == 2, let value = Double(pair[1]) else { continue }
+            if pair[0] == "foreign" { result.foreign = Int(value) }
+            if pair[0] == "riseRule" { result.riseRule = value != 0 }
+            if pair[0] == "known" { result.known = value != 0 }
+        }
+        return result
+    }
+
+    /// The nodes replayed as foreign ones (they report no rises): with `half` 1 those of every second
+    /// room in name order starting with the second, with 2 the others, with 3 all; 0: none.
+    static func foreignNodes(of set: TraceSet, half: Int) -> Set<String> {
+        guard half > 0 else { return [] }
+        let rooms = Set(set.samples.map(\.room)).sorted()
+        var nodes = Set<String>()
+        for sample in set.samples {
+            guard let index = rooms.firstIndex(of: sample.room) else { continue }
+            if half >= 3 || index % 2 == (half == 1 ? 1 : 0) { nodes.insert(sample.node) }
+        }
+        return nodes
+    }
+
+    /// The agent's rise-report keys a candidate may carry (`RiseReport.Parameters`): `rise` (0: none),
+    /// `riseOver`, `riseAdverts`, `riseWithin`, `riseEvery`.
+    static let riseKeys: Set<String> = ["rise", "riseOver", "riseAdverts", "riseWithin", "riseEvery"]
+
+    /// `tracking` with a candidate's rise-report keys applied (the rest of the spec is `candidate`'s).
+    static func candidateTracking(_ spec: String, over tracking: TrackingParameters) throws -> TrackingParameters {
+        var t = tracking
+        for part in spec.split(separator: ",") where !part.isEmpty {
+            let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
+            guard pair.count == 2, riseKeys.contains(pair[0]) else { continue }
+            guard let value = Double(pair[1]) else { throw ValidationError("--candidate: '\(part)' is not key=number") }
+            switch pair[0] {
+            case "rise": t.rise.rise = value
+            case "riseOver": t.rise.over = value
+            case "riseAdverts": t.rise.adverts = max(1, Int(value))
+            case "riseWithin": t.rise.within = value
+            default: t.rise.every = value
+            }
+        }
+        return t
     }
 
     /// One candidate's figures on one site: over the draws, mean accuracy and median switch
@@ -66,7 +128,9 @@ extension EvaluateCommand {
     /// then one per candidate.
     static func searchCandidates(_ specs: [String], riseOracles: [String] = [], sites: [Site], draws: Range<Int>, recorded: Bool,
                                  wornSignal: WornTagSignal, tracking: TrackingParameters, base: RoomDecisionParameters) throws {
-        let parsed = try specs.map { (spec: $0, parameters: try candidate($0, over: base)) }
+        let parsed = try specs.map {
+            (spec: $0, parameters: try candidate($0, over: base), tracking: try candidateTracking($0, over: tracking))
+        }
         let rises = try riseOracles.map { (spec: $0, oracle: try RiseGatedOracle(spec: $0)) }
         // Every draw of every site's walks, worn: drawn once, met by every candidate.
         let wornSites: [[Site]] = draws.map { draw in
@@ -121,8 +185,15 @@ extension EvaluateCommand {
             try emit("rise:\(spec)", figures(adverts(oracle.decisions)))
             try emit("rise-published:\(spec)", figures(publishedOnly: true, adverts(oracle.decisions)))
         }
-        for (spec, parameters) in parsed {
-            try emit(spec.isEmpty ? "defaults" : spec, figures { replay($0, tracking: tracking, parameters: parameters).score })
+        for (spec, parameters, own) in parsed {
+            // The walker's tag marked worn, as a known beacon: the nodes' tracks report its rises
+            // (the candidate's agent keys) and the decider meets it with the candidate's rule.
+            let site = candidateSite(spec)
+            try emit(spec.isEmpty ? "defaults" : spec, figures {
+                replay($0, tracking: own, parameters: parameters, worn: true,
+                       wornRiseRule: site.riseRule ? .wornRiseRule : nil, foreign: site.foreign,
+                       knownRise: site.known).score
+            })
         }
     }
 

@@ -17,6 +17,8 @@ extension EvaluateCommand {
         /// static-rssi series, `presence-bench speed`'s figure with the default tracking), with the
         /// tracking replayed here; nil without `<data>/static-rssi`.
         var messagesPerBeaconNodeMinuteAtRest: Double?
+        /// The same for a beacon marked worn, whose nodes also report its rises (`RiseReport`).
+        var messagesPerBeaconNodeMinuteAtRestWorn: Double?
         /// The worn tag every recording was replayed as (`--worn-tag`); nil without.
         var wornTag: WornTagReport?
         var sites: [String: SiteReport]

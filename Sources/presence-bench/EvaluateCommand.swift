@@ -103,7 +103,7 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Worn tag: another draw of the same model (0: seeded by each recording's name, k: by its name and #k, as signal-figures --worn-draws), to see how much a figure hangs on one draw.", visibility: .hidden))
     var wornDraw = 0
 
-    @Option(name: .customLong("candidate"), help: ArgumentHelp("Search: score these decision settings (key=value,…: margin, fallRate, dwell, evidence, leadCap, fastLead, fastFor, fastRise, decisiveLead, settle; empty: the defaults) on the worn walks over --worn-draws draws beside Bermuda's rule; one JSON line each.", visibility: .hidden))
+    @Option(name: .customLong("candidate"), help: ArgumentHelp("Search: score these decision settings (key=value,…: margin, fallRate, dwell, evidence, leadCap, fastLead, fastFor, fastRise, decisiveLead, settle, riseLead, riseMeets; agent: rise…; who reports rises: foreign 0–3, riseRule 0/1; empty: the defaults) on the worn walks over --worn-draws draws beside Bermuda's rule; one JSON line each.", visibility: .hidden))
     var candidates: [String] = []
 
     @Option(name: .customLong("rise-oracle"), help: ArgumentHelp("Search: score this RiseGatedOracle (key=value,…: lead, adverts, rise, over, fall, grow, growFor, slowLead, slowFor, window) on every advert and on what the nodes publish, beside Bermuda's rule and the candidates; one JSON line each.", visibility: .hidden))
@@ -228,13 +228,16 @@ struct EvaluateCommand: ParsableCommand {
         // agents' tracking as replayed (a filter or publish flag changes it too).
         report.messagesPerBeaconNodeMinuteAtRest =
             (try? SpeedBenchmarks.messagesAtRest(dataDirectory: data, tracking: tracking)).map { rounded($0, 3) }
+        report.messagesPerBeaconNodeMinuteAtRestWorn =
+            (try? SpeedBenchmarks.messagesAtRest(dataDirectory: data, tracking: tracking, worn: true)).map { rounded($0, 3) }
         var motionFigures: [String: MotionFiguresReport] = [:]
         for site in sites {
             var modes: [String: ModeReport] = [:]
             modes["defaults"] = Self.defaultsMode(site, tracking: tracking, parameters: parameters)
             if wornTag || wornProfile {
                 // Every beacon decided as one marked worn would be (the replay's beacons are all the walker's tag).
-                modes["wornProfile"] = Self.defaultsMode(site, tracking: tracking, parameters: parameters.worn)
+                // Marked worn as a known beacon: the nodes report its rises (`RiseReport`).
+                modes["wornProfile"] = Self.defaultsMode(site, tracking: tracking, parameters: parameters.worn, worn: true)
                 modes["wornProfile"]?.name = "the worn profile (a known beacon marked worn)"
             }
             // The site model learned from the site's other recordings (EvaluateCommand+Learned.swift).
@@ -303,11 +306,11 @@ struct EvaluateCommand: ParsableCommand {
 
     /// The `defaults` mode of a site: each recording replayed through the agents' tracking and the
     /// aggregator's decision, and what the nodes published while the beacons moved.
-    static func defaultsMode(_ site: Site, tracking: TrackingParameters, parameters: RoomDecisionParameters) -> ModeReport {
+    static func defaultsMode(_ site: Site, tracking: TrackingParameters, parameters: RoomDecisionParameters, worn: Bool = false) -> ModeReport {
         var results: [RecordingResult] = []
         var totalMessages = 0, totalMinutes = 0.0
         for set in site.recordings {
-            let (score, messages, minutes, _) = replay(set, tracking: tracking, parameters: parameters)
+            let (score, messages, minutes, _) = replay(set, tracking: tracking, parameters: parameters, worn: worn)
             var result = RecordingResult(name: set.name, score: score)
             result.messagesPerBeaconNodeMinute = minutes > 0 ? Double(messages) / minutes : nil
             results.append(result)
@@ -384,10 +387,23 @@ struct EvaluateCommand: ParsableCommand {
 
     /// Replays the trace: its score, and the measurements the nodes published over how many
     /// beacon-node-minutes (each (beacon, node) pair counted from the trace's first sample to its last).
-    static func replay(_ set: TraceSet, tracking: TrackingParameters, parameters: RoomDecisionParameters)
+    /// `worn`: every beacon of the trace is a known beacon marked worn, decided with `parameters` as its
+    /// worn rule; the nodes' tracks then report its rises (`RiseReport`), as live agents would.
+    /// `wornRiseRule`: the rule while the nodes hearing it report rises (nil: none). `foreign`: which
+    /// rooms' nodes report no rises, as ESPresense nodes (`foreignNodes(of:half:)`; 0: none).
+    static func replay(_ set: TraceSet, tracking: TrackingParameters, parameters: RoomDecisionParameters, worn: Bool = false,
+                       wornRiseRule: RoomDecisionParameters? = .wornRiseRule, foreign: Int = 0, knownRise: Bool = false)
         -> (score: RoomDecisionScore, messages: Int, beaconNodeMinutes: Double, decisions: [(time: Instant, decision: RoomDecision)])
     {
-        var replay = TraceReplay(tracking: tracking, decision: parameters)
+        var replay = TraceReplay(tracking: tracking, decision: parameters, wornRule: parameters, wornRiseRule: wornRiseRule)
+        replay.foreignNodes = foreignNodes(of: set, half: foreign)
+        // A site that has run for a while knows its agents report rises; a restarted one learns it.
+        if knownRise, tracking.rise.rise > 0 {
+            for node in Set(set.samples.map(\.node)).subtracting(replay.foreignNodes).sorted() { replay.noteReportsRises(node: node) }
+        }
+        if worn {
+            replay.knownBeacons = Set(set.samples.map(\.beacon)).sorted().map { KnownBeacon(beacon: $0, worn: true) }
+        }
         replay.motionParameters = set.motionParameters
         replay.motion = set.motion
         var rows: [(time: Instant, decision: RoomDecision)] = []

@@ -20,7 +20,7 @@ public struct KnownBeacon: Hashable, Sendable {
     /// false (fixed, carried on something, or on a pet). The aggregator decides a worn beacon's
     /// room with the worn profile (`RoomDecisionParameters.worn`): a body shadows its own room's
     /// receivers for half a minute at a time, which the defaults would take for a move (issue 40).
-    /// Agents ignore it.
+    /// Agents report its rises at once (`RiseReport`: the measurement's `rise` and `riseRssi`).
     public var worn: Bool
 
     /// The range accepted for `measuredPower`, in dBm.

@@ -26,6 +26,8 @@ public struct MeasurementPayload: Hashable, Sendable {
     public var distance: Double?
     /// The proximity class; `unknown` once the beacon is no longer heard.
     public var proximity: Proximity
+    /// A worn beacon's rise, when this measurement went out for it (`RiseReport`): `rise` and `riseRssi`.
+    public var rise: RiseReport?
     /// The address the beacon advertised from.
     public var address: BluetoothAddress?
     /// `ibeacon`, `altbeacon`, `eddystone-uid`, … when the beacon has a format.
@@ -44,8 +46,9 @@ public struct MeasurementPayload: Hashable, Sendable {
         id: String, beacon: BeaconID, name: String? = nil, node: String, room: String, rssi: Int?,
         rssiFiltered: Double?, sigma: Double?, measuredPower: Int?, distance: Double?, proximity: Proximity,
         address: BluetoothAddress?, format: String? = nil, uuid: BeaconUUID? = nil, major: UInt16? = nil,
-        minor: UInt16? = nil, timestamp: Instant
+        minor: UInt16? = nil, timestamp: Instant, rise: RiseReport? = nil
     ) {
+        self.rise = rise
         self.id = id
         self.beacon = beacon
         self.name = name
@@ -87,6 +90,7 @@ public struct MeasurementPayload: Hashable, Sendable {
             Self.writeReadings(
                 rssi: rssi, rssiFiltered: rssiFiltered, sigma: sigma, measuredPower: measuredPower, distance: distance,
                 proximity: proximity, to: &entry)
+            Self.writeRise(rise, to: &entry)
             if let address {
                 entry.append(",\"address\":")
                 entry.appendQuoted(address)
@@ -140,6 +144,16 @@ public struct MeasurementPayload: Hashable, Sendable {
         case .far: out.append(",\"proximity\":\"far\"")
         case .unknown: out.append(",\"proximity\":\"unknown\"")
         }
+    }
+
+    /// `,"rise":…,"riseRssi":…` when there is a rise (0.1 dB), nothing otherwise.
+    @inline(__always)
+    public static func writeRise(_ rise: RiseReport?, to out: inout JSONByteCursor) {
+        guard let rise, rise.rise.isFinite, rise.level.isFinite else { return }
+        out.append(",\"rise\":")
+        out.append(rise.rise, decimals: 1)
+        out.append(",\"riseRssi\":")
+        out.append(rise.level, decimals: 1)
     }
 
     /// The opening every measurement and ranging entry shares: `{"id":…,"beacon":…[,"name":…]`.

@@ -19,13 +19,19 @@ public struct BeaconTrack: Sendable {
         get { state.configuredMeasuredPower }
         set { state.configuredMeasuredPower = newValue }
     }
+    /// Whether the beacon is worn on a body (its known-beacon entry's `worn`): only then does the
+    /// track report rises (`RiseReport`).
+    public var worn: Bool {
+        get { state.worn }
+        set { state.worn = newValue }
+    }
     private let tuning: Tuning
     private var state: State
 
     /// Creates a track that has heard nothing yet.
-    public init(parameters: TrackingParameters, configuredMeasuredPower: Int? = nil) {
+    public init(parameters: TrackingParameters, configuredMeasuredPower: Int? = nil, worn: Bool = false) {
         tuning = Tuning(parameters)
-        state = State(tuning, configuredMeasuredPower: configuredMeasuredPower)
+        state = State(tuning, configuredMeasuredPower: configuredMeasuredPower, worn: worn)
     }
 
     /// Folds one advertisement heard at `time` into the track.
@@ -94,10 +100,19 @@ public struct BeaconTrack: Sendable {
         private var lastMeasuredPower: Double
         /// The beacon's measured power from configuration, overriding the advertised one.
         public var configuredMeasuredPower: Int?
+        /// A worn beacon's recent adverts, for its rise reports; nil for a beacon not marked worn,
+        /// which then publishes exactly as before rise reports existed.
+        private var riseDetector: RiseReport.Detector?
+        /// Whether the beacon is marked worn (`BeaconTrack.worn`).
+        public var worn: Bool {
+            get { riseDetector != nil }
+            set { if newValue != worn { riseDetector = newValue ? RiseReport.Detector() : nil } }
+        }
 
         /// Creates the state of a beacon heard nothing of yet.
-        public init(_ tuning: Tuning, configuredMeasuredPower: Int? = nil) {
+        public init(_ tuning: Tuning, configuredMeasuredPower: Int? = nil, worn: Bool = false) {
             self.configuredMeasuredPower = configuredMeasuredPower
+            riseDetector = worn ? RiseReport.Detector() : nil
             lastMeasuredPower = tuning.tracking.distance.defaultMeasuredPower
         }
 
@@ -119,8 +134,11 @@ public struct BeaconTrack: Sendable {
                 rule: tuning.proximityRule, thresholds: parameters.proximity)
             // The room filter's class decides publishing, so the room decision sees exactly the
             // measurements it saw before the reported class had its own estimate.
-            let publish = policy.shouldPublish(
+            var publish = policy.shouldPublish(
                 proximity: roomClass, rssi: estimate.rssi, sigma: estimate.sigma, at: time, parameters.publish)
+            // A worn beacon's rise goes out at once, beside the policy (rate-limited by its own `every`).
+            let rise = riseDetector?.observe(rssi: Double(rssi), at: time.seconds, parameters.rise)
+            if rise != nil { publish = true }
             let usedPower = power.map(Double.init) ?? parameters.distance.defaultMeasuredPower
             if time.seconds.isFinite {
                 lastRSSI = rssi
@@ -128,7 +146,7 @@ public struct BeaconTrack: Sendable {
             }
             return TrackUpdate(
                 rssi: rssi, rssiFiltered: estimate.rssi, sigma: estimate.sigma,
-                measuredPower: usedPower, distance: distance, proximity: proximity, shouldPublish: publish
+                measuredPower: usedPower, distance: distance, proximity: proximity, shouldPublish: publish, rise: rise
             )
         }
 

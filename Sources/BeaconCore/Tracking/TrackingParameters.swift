@@ -11,6 +11,8 @@ public struct TrackingParameters: Sendable, Hashable, Codable {
     public var proximityEstimate: ProximityEstimate.Parameters
     /// When a measurement goes out.
     public var publish: MeasurementPublishPolicy.Parameters
+    /// When a beacon marked worn reports a rise at once (`RiseReport`); beacons not marked worn never do.
+    public var rise: RiseReport.Parameters
 
     /// Creates parameters; each part defaults to its measured default.
     public init(
@@ -18,8 +20,10 @@ public struct TrackingParameters: Sendable, Hashable, Codable {
         distance: DistanceModel = .default,
         proximity: ProximityClassifier.Parameters = .default,
         publish: MeasurementPublishPolicy.Parameters = .default,
-        proximityEstimate: ProximityEstimate.Parameters = .default
+        proximityEstimate: ProximityEstimate.Parameters = .default,
+        rise: RiseReport.Parameters = .default
     ) {
+        self.rise = rise
         self.filter = filter
         self.distance = distance
         self.proximity = proximity

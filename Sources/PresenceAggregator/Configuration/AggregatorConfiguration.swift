@@ -101,12 +101,16 @@ public struct AggregatorConfiguration: Sendable {
     /// `MotionParameters`).
     public var motionDecision = MotionParameters.default
     /// The switching rule of known beacons marked `worn` (`decision.worn`: margin, fallRate, dwell,
-    /// evidence, leadCap, fastLead, fastFor), default `RoomDecisionParameters.wornRule`; the rest
+    /// evidence, leadCap, fastLead, fastFor, riseLead), default `RoomDecisionParameters.wornRule`; the rest
     /// (path loss, settle, stale and away times) is `decision`'s (`RoomDecisionParameters.worn(rule:)`).
     public var wornRule = RoomDecisionParameters.wornRule
     /// When a location is published again in the same room because its distance changed
     /// (`LocationRefreshRule`: 25 % at once, any 0.1 m after 60 s), default `.default`.
     public var locationRefresh = LocationRefreshRule.default
+    /// The rule of a worn beacon while every node hearing it has sent rise reports (our agents),
+    /// default `RoomDecisionParameters.wornRiseRule`; `decision.worn.riseLead` sets its lead (off:
+    /// worn beacons always get `wornRule`).
+    public var wornRiseRule = RoomDecisionParameters.wornRiseRule
 
     public static let defaultCAFile = "/etc/ssl/certs/ca-certificates.crt"
 

@@ -12,7 +12,7 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
     case margin, fallRate, dwell, evidenceToSwitch, leadCap, settleTime, staleAfter, awayTimeout, pathLossExponent
     case motionHold
     case model
-    case wornMargin, wornFallRate, wornDwell, wornEvidenceToSwitch, wornLeadCap, wornFastLead, wornFastFor
+    case wornMargin, wornFallRate, wornDwell, wornEvidenceToSwitch, wornLeadCap, wornFastLead, wornFastFor, wornRiseLead
     case discovery, discoveryPrefix
     case forgetAfter, tickInterval, maxUnknownBeacons
     case keepAlive, failover, instance, leaseTimeout
@@ -143,6 +143,11 @@ extension AggregatorConfiguration {
         row(.wornFastFor, "decision.worn.fastFor", "PRESENCE_WORN_FAST_FOR", "--worn-fast-for", default: "1.1") { c, text in
             c.wornRule.fastFor = try seconds(text)
         } show: { shown($0.wornRule.fastFor) },
+        // The rise rule's lead (`wornRiseRule`), used while the nodes hearing a worn beacon report rises.
+        row(.wornRiseLead, "decision.worn.riseLead", "PRESENCE_WORN_RISE_LEAD", "--worn-rise-lead", default: "4") { c, text in
+            c.wornRiseRule.riseLead = text.lowercased() == "off"
+                ? .infinity : try number(text, "is not a number of dB or off") { $0.isFinite }
+        } show: { $0.wornRiseRule.riseLead.isFinite ? shown($0.wornRiseRule.riseLead) : "off" },
         row(.discovery, "homeAssistant.discovery", "PRESENCE_DISCOVERY", "--no-discovery", default: "true") { c, text in
             guard let flag = boolean(text) else { throw SettingError("\(quoted(text)) is not true or false") }
             c.homeAssistantDiscovery = flag

@@ -99,7 +99,8 @@ public struct AggregatorCore: Sendable {
 
     public init(configuration: AggregatorConfiguration, softwareVersion: String, supportURL: String? = nil) {
         self.configuration = configuration
-        decider = SiteRoomDecider(parameters: configuration.decision, wornRule: configuration.wornRule, model: configuration.siteModel)
+        decider = SiteRoomDecider(parameters: configuration.decision, wornRule: configuration.wornRule,
+                                   wornRiseRule: configuration.wornRiseRule, model: configuration.siteModel)
         decider.motionParameters = configuration.motionDecision
         discovery = configuration.homeAssistantDiscovery
             ? HomeAssistantDiscovery(prefix: configuration.homeAssistantPrefix, topics: configuration.topics,
@@ -135,7 +136,7 @@ public struct AggregatorCore: Sendable {
         let knownRooms = decider.physics.knownRoomCount
         let decision = decider.update(node: measurement.node, room: measurement.room, distance: measurement.distance,
                                       proximity: measurement.proximity, in: slot, at: time, rawOffset: measurement.rawOffset,
-                                      evidence: measurement.evidence)
+                                      riseOffset: measurement.riseOffset, evidence: measurement.evidence)
         // A node or room the decider had not met: announce it before any decision names it (the
         // room sensors' options must hold a room before it is a state). Two counts compared, no
         // hashing, in the usual case.

@@ -20,6 +20,9 @@ public struct ReceivedMeasurement: Sendable, Hashable {
     /// The advert that made the measurement (`rssi`), read for the fast clock of a beacon decided
     /// with it (the worn profile, `RoomDecisionParameters.fastLead`).
     public var rssi: Double?
+    /// The level a worn beacon's adverts rose to (`riseRssi`, `RiseReport`), read by the worn
+    /// profile's rise switch (`RoomDecisionParameters.riseLead`); nil without a rise.
+    public var riseRssi: Double?
     public var sigma: Double?
     /// Metres; nil when the node no longer hears the beacon (then `proximity` is `unknown`).
     public var distance: Double?
@@ -51,7 +54,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         // thousands of messages a second). Unknown keys are allowed: a newer agent may publish
         // more than this aggregator reads.
         var beaconText, nodeText, roomText, proximityText, nameText, idText: String?
-        var distanceValue, rssiFiltered, rssi, sigma: Double?
+        var distanceValue, rssiFiltered, rssi, sigma, riseRssi: Double?
         // `id` is read only for a device known by its IRK: another type is an error only then.
         var idError: ConfigError?
         do throws(ConfigError) {
@@ -71,6 +74,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
                 case .rssiFiltered: rssiFiltered = try value.memberNumber()
                 case .rssi: rssi = try value.memberNumber()
                 case .sigma: sigma = try value.memberNumber()
+                case .riseRssi: riseRssi = try value.memberNumber()
                 case nil: try value.skipMemberValue()
                 }
             }
@@ -107,6 +111,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         if let given = name, given.isEmpty || given.count > KnownBeacon.maximumNameLength { name = nil }
         self.init(beacon: BeaconID(rawValue: canonical), name: name, node: node, room: room,
                   rssiFiltered: rssiFiltered, sigma: sigma, distance: distance, proximity: proximity, rssi: rssi)
+        self.riseRssi = riseRssi
         if canonical.hasPrefix("irk-") {
             if let idError { throw ReceivedMeasurementError(idError.description) }
             if let id = idText, id != canonical { alias = TopicLevelID(id) }
@@ -118,7 +123,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
     public var rawOffset: Double? { NodeEvidence.rawOffset(rssi: rssi, rssiFiltered: rssiFiltered) }
 
     /// The members read, and the rest (nil).
-    private enum Field { case beacon, node, room, proximity, name, id, distance, rssiFiltered, rssi, sigma }
+    private enum Field { case beacon, node, room, proximity, name, id, distance, rssiFiltered, rssi, sigma, riseRssi }
 
     /// `key`'s field, by its length first: a measurement's 14 keys compared with ten names one by
     /// one were a twentieth of its parse (issue 38). Keys of another length cannot equal these
@@ -129,7 +134,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         case 4: key == "node" ? .node : key == "room" ? .room : key == "name" ? .name : key == "rssi" ? .rssi : nil
         case 5: key == "sigma" ? .sigma : nil
         case 6: key == "beacon" ? .beacon : nil
-        case 8: key == "distance" ? .distance : nil
+        case 8: key == "distance" ? .distance : key == "riseRssi" ? .riseRssi : nil
         case 9: key == "proximity" ? .proximity : nil
         case 12: key == "rssiFiltered" ? .rssiFiltered : nil
         default: nil
@@ -141,8 +146,11 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         // A silence (proximity unknown, no distance) makes the decider drop this node's evidence at once.
         NodeEvidence(beacon: beacon, node: node, room: room, rssiFiltered: rssiFiltered ?? -Double.infinity,
                      sigma: sigma ?? 0, distance: isSilence ? nil : distance,
-                     proximity: proximity, rssi: rssi)
+                     proximity: proximity, rssi: rssi, riseRssi: riseRssi)
     }
+
+    /// The reported rise's level above the filtered reading, dB (`NodeEvidence.riseOffset`).
+    public var riseOffset: Double? { NodeEvidence.rawOffset(rssi: riseRssi, rssiFiltered: rssiFiltered) }
 }
 
 /// Why a measurement message was not used.

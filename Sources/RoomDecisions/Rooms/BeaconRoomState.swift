@@ -128,6 +128,12 @@ struct BeaconRoomState: Sendable {
         var lowest: Double
     }
     var fastStreaks: [FastStreak] = []
+    /// A rise report (`RoomDecisionParameters.riseLead`) heard since the last evaluation: its
+    /// room and the level it rose to, as a score. The next evaluation reads it and drops it.
+    var pendingRise: (room: Code, score: Double)?
+    /// Per node, its last published advert as a score, while the rise switch meets raw levels
+    /// (`RoomDecisionParameters.riseMeets`); empty otherwise.
+    var rawLevels: [(node: Code, room: Code, score: Double)] = []
 
     init() {}
 
@@ -171,6 +177,7 @@ struct BeaconRoomState: Sendable {
         guard let index = heldIndex(of: node) else { return }
         lists.removeHeld(at: index)
         if !fastStreaks.isEmpty { fastStreaks.removeAll { $0.node == node } }
+        if !rawLevels.isEmpty { rawLevels.removeAll { $0.node == node } }
         // A node holds one entry at most: nothing else to remove.
         staleness = .all
         if lists.heldCount == 0 { becameUnheard(at: time) }
@@ -182,54 +189,13 @@ struct BeaconRoomState: Sendable {
         if isUndecided { firstEvidence = nil }
     }
 
-    /// The fast clock: `node` of `readingRoom` published a raw reading worth `rawScore` (the
-    /// score's dB scale) at `time`. A reading of the current room ends every streak it is not below;
-    /// another room's reading extends its node's streak while it leads the held score by
-    /// `fastLead`, and ends it otherwise. A streak whose last reading is more than `fastFor` + 2 s
-    /// old starts afresh, and (with `fastRise`) only at a reading `rise` (raw over filtered) that high.
-    mutating func heardRaw(node: Code, room readingRoom: Code, rawScore: Double, rise: Double = .infinity, at time: Instant,
-                           parameters p: RoomDecisionParameters) {
-        guard p.fastLead.isFinite, rawScore.isFinite, let current = room, current != RoomDecider.notHomeCode else {
-            fastStreaks.removeAll()
-            return
-        }
-        if readingRoom == current {
-            fastStreaks.removeAll { $0.lowest <= rawScore }
-            return
-        }
-        let index = fastStreaks.firstIndex { $0.node == node }
-        guard defendedScore.isFinite, rawScore - defendedScore >= p.fastLead else {
-            if let index { fastStreaks.remove(at: index) }
-            return
-        }
-        if let index, fastStreaks[index].room == readingRoom, time.since(fastStreaks[index].latest) <= p.fastFor + 2 {
-            fastStreaks[index].latest = time
-            fastStreaks[index].lowest = min(fastStreaks[index].lowest, rawScore)
-        } else {
-            if let index { fastStreaks.remove(at: index) }
-            guard p.fastRise <= 0 || rise >= p.fastRise else { return }
-            fastStreaks.append(FastStreak(node: node, room: readingRoom, since: time, latest: time, lowest: rawScore))
-        }
-    }
-
-    /// The room of the best-scoring node streak that has lasted `fastFor`, if any.
-    private func fastWinner(current: Code, parameters p: RoomDecisionParameters) -> Code? {
-        var winner: Code?
-        var best = -Double.infinity
-        for streak in fastStreaks where streak.room != current && streak.latest.since(streak.since) >= p.fastFor {
-            let score = score(of: streak.room)
-            if winner == nil || best < score {
-                winner = streak.room
-                best = score
-            }
-        }
-        return winner
-    }
-
     /// Re-decides at `time`; returns true when the room changed (or deciding started). `scratch`
     /// is the decider's reusable buffer, so that re-building the challengers allocates nothing.
     mutating func evaluate(at time: Instant, parameters p: RoomDecisionParameters,
                            scratch: inout [Challenge], motion: RoomMotionTable? = nil) -> Bool {
+        // A rise report counts at the evaluation its measurement caused, never later.
+        let rise = pendingRise
+        if rise != nil { pendingRise = nil }
         // The previous scores held since the last evaluation: integrate the challengers' leads.
         let elapsed = lastEvaluation.map { max(0, time.since($0)) } ?? 0
         if elapsed > 0, lists.challengeCount > 0, let current = room, current != RoomDecider.notHomeCode {
@@ -311,6 +277,12 @@ struct BeaconRoomState: Sendable {
         // Motion in the current room: it defends with more (never anything without a sensor).
         if let motion { defended += motion.hold(current, at: time) }
         defendedScore = defended
+        // The rise switch: a node's rise that leads every other room wins at once.
+        if let rise {
+            if rise.room != current, rise.score - riseRivals(of: rise.room, current: current, defended: defended, p) >= p.riseLead {
+                return change(to: rise.room, at: time)
+            }
+        }
         // The fast clock: a room whose raw readings have led for `fastFor` wins at once.
         if !fastStreaks.isEmpty, let fast = fastWinner(current: current, parameters: p) {
             return change(to: fast, at: time)

@@ -17,6 +17,9 @@ public struct NodeEvidence: Sendable, Hashable {
     public var rssi: Double?
     /// Standard deviation of `rssiFiltered`, dB.
     public var sigma: Double
+    /// The level a worn beacon's adverts rose to, dBm (the measurement's `riseRssi`, `RiseReport`);
+    /// nil when the node reported no rise. Only a rule with `riseLead` reads it.
+    public var riseRssi: Double?
     /// Estimated distance, metres (includes the node's calibration); nil when the node no longer
     /// hears the beacon.
     public var distance: Double?
@@ -29,6 +32,9 @@ public struct NodeEvidence: Sendable, Hashable {
     /// The raw reading's offset above the filtered one, dB (`rawOffset(rssi:rssiFiltered:)`).
     public var rawOffset: Double? { Self.rawOffset(rssi: rssi, rssiFiltered: rssiFiltered) }
 
+    /// The reported rise's level above the filtered reading, dB: on the score's scale, as `rawOffset`.
+    public var riseOffset: Double? { Self.rawOffset(rssi: riseRssi, rssiFiltered: rssiFiltered) }
+
     /// A measurement's `rssi` above its `rssiFiltered`, dB, when it gave both as finite numbers: the
     /// fast clock's reading on the score's scale (the score moves with the filtered RSSI dB for dB).
     /// The one definition the live aggregator and the replay share.
@@ -39,7 +45,8 @@ public struct NodeEvidence: Sendable, Hashable {
 
     /// Creates evidence from the fields of one measurement.
     public init(beacon: BeaconID, node: String, room: String, rssiFiltered: Double, sigma: Double,
-                distance: Double?, proximity: Proximity, rssi: Double? = nil) {
+                distance: Double?, proximity: Proximity, rssi: Double? = nil, riseRssi: Double? = nil) {
+        self.riseRssi = riseRssi
         self.beacon = beacon
         self.node = node
         self.room = room

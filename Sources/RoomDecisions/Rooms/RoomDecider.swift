@@ -46,12 +46,21 @@ public struct RoomDecider: Sendable {
         /// compares the name instead of hashing it.
         var roomName: String?
         var room: NameCode = notHomeCode
+        /// The node has sent a rise report (`riseOffset`): one of our agents, which reports the rises
+        /// of worn beacons (`wornSlotParameters(_:)`). Learned from its messages, never configured.
+        var reportsRises = false
     }
 
     /// The decision parameters this decider runs with.
     public let parameters: RoomDecisionParameters
     /// The parameters of a beacon worn on a body (`setWorn(_:for:)`): `parameters.worn`.
     public let wornParameters: RoomDecisionParameters
+    /// The parameters of a worn beacon while every node hearing it reports rises (`wornRiseRule`);
+    /// nil when the rise rule is off.
+    public let wornRiseParameters: RoomDecisionParameters?
+    /// `wornRiseParameters` with `wornParameters`' fast clock, run only on the readings of nodes
+    /// that report no rises: a worn beacon heard by both kinds of node.
+    let wornMixedParameters: RoomDecisionParameters?
     /// Beacon id → slot (hashed once per update). This and the slot arrays below are internal, not
     /// private, for the slot API beside this file (RoomDecider+Slots.swift).
     var slotByBeacon = BeaconSlotTable()
@@ -63,13 +72,13 @@ public struct RoomDecider: Sendable {
     private var awayTimeouts: [Int: Double] = [:]
     /// Slots of beacons worn on a body (`config/beacons` `worn`), decided with `wornParameters`.
     /// Few or none, as the away timeouts.
-    private var wornSlots: Set<Int> = []
+    var wornSlots: Set<Int> = []
     var freeSlots: [Int] = []
     private var nodeCodes: [String: NameCode] = [:]
-    private var nodeNames: [String] = []
+    var nodeNames: [String] = []
     /// `nameSignature` of each of `nodeNames`.
     private var nodeSignatures: [UInt64] = []
-    private var nodes: [NodeRecord] = []
+    var nodes: [NodeRecord] = []
     private var roomCodes: [String: NameCode] = [RoomDecision.notHome: notHomeCode]
     var roomNames: [String] = [RoomDecision.notHome]
     private var offlineNodeCount = 0
@@ -85,7 +94,7 @@ public struct RoomDecider: Sendable {
     /// Motion of rooms no node has named yet, applied when one does (room codes are the nodes').
     private var pendingMotion: [String: (occupied: Bool?, time: Instant)] = [:]
     /// Which beacons a tick evaluates: the active ones and those with a timer due.
-    private var tickSchedule = BeaconTickSchedule()
+    var tickSchedule = BeaconTickSchedule()
     /// A tick evaluates every beacon, as before the schedule (a test compares the two); the
     /// decisions are the same.
     public var tickEvaluatesEveryBeacon = false
@@ -103,10 +112,24 @@ public struct RoomDecider: Sendable {
     static let dueHorizon = 30.0
 
     /// Creates a decider with no beacons, nodes or rooms yet; a beacon marked worn is decided with
-    /// `wornRule`'s switching rule (default `RoomDecisionParameters.wornRule`) and the rest of `parameters`.
-    public init(parameters: RoomDecisionParameters = .default, wornRule: RoomDecisionParameters = .wornRule) {
+    /// `wornRule`'s switching rule (default `RoomDecisionParameters.wornRule`) and the rest of `parameters`,
+    /// or with `wornRiseRule`'s while the nodes hearing it report rises (nil, or its `riseLead` off: never).
+    public init(parameters: RoomDecisionParameters = .default, wornRule: RoomDecisionParameters = .wornRule,
+                wornRiseRule: RoomDecisionParameters? = .wornRiseRule) {
         self.parameters = parameters
         wornParameters = parameters.worn(rule: wornRule)
+        if let wornRiseRule, wornRiseRule.riseLead.isFinite {
+            let rise = parameters.worn(rule: wornRiseRule)
+            var mixed = rise
+            mixed.fastLead = wornRule.fastLead
+            mixed.fastFor = wornRule.fastFor
+            mixed.fastRise = wornRule.fastRise
+            wornRiseParameters = rise
+            wornMixedParameters = mixed
+        } else {
+            wornRiseParameters = nil
+            wornMixedParameters = nil
+        }
     }
 
     /// Folds in one measurement received at `time`; returns the decision when the beacon's room
@@ -140,23 +163,27 @@ public struct RoomDecider: Sendable {
     /// proximity `unknown` or no distance, as `NodeEvidence.isSilence`. `rawOffset`: the measurement's
     /// `rssi` above its `rssiFiltered`, dB, read only by a beacon whose parameters run the fast clock.
     public mutating func update(node: String, room: String, distance: Double?, proximity: Proximity,
-                                in slot: BeaconSlot, at time: Instant, rawOffset: Double? = nil) -> RoomDecision? {
+                                in slot: BeaconSlot, at time: Instant, rawOffset: Double? = nil,
+                                riseOffset: Double? = nil) -> RoomDecision? {
         guard time.seconds.isFinite, slotBeacons.indices.contains(slot.index), slotBeacons[slot.index] != nil else {
             return nil
         }
         return update(node: node, room: room, distance: distance, proximity: proximity, slot: slot.index, at: time,
-                      rawOffset: rawOffset)
+                      rawOffset: rawOffset, riseOffset: riseOffset)
     }
 
     private mutating func update(_ evidence: NodeEvidence, slot: Int, at time: Instant) -> RoomDecision? {
         update(node: evidence.node, room: evidence.room, distance: evidence.distance,
-               proximity: evidence.proximity, slot: slot, at: time, rawOffset: evidence.rawOffset)
+               proximity: evidence.proximity, slot: slot, at: time, rawOffset: evidence.rawOffset,
+               riseOffset: evidence.riseOffset)
     }
 
     private mutating func update(node name: String, room roomName: String, distance: Double?, proximity: Proximity,
-                                 slot: Int, at time: Instant, rawOffset: Double? = nil) -> RoomDecision? {
+                                 slot: Int, at time: Instant, rawOffset: Double? = nil,
+                                 riseOffset: Double? = nil) -> RoomDecision? {
         let node = nodeCode(name)
         guard !nodes[Int(node)].offline else { return nil }
+        if riseOffset != nil, !nodes[Int(node)].reportsRises { nodes[Int(node)].reportsRises = true }
         if proximity == .unknown || distance == nil {
             states[slot].forget(node: node, at: time)
         } else {
@@ -169,8 +196,23 @@ public struct RoomDecider: Sendable {
             if let rawOffset, parameters.fastLead.isFinite || !wornSlots.isEmpty {
                 let slotParameters = parameters(forSlot: slot)
                 if slotParameters.fastLead.isFinite {
+                    // Beside the rise switch, the fast clock runs on the nodes that report no rises.
+                    let leads = !(slotParameters.riseLead.isFinite && nodes[Int(node)].reportsRises)
                     states[slot].heardRaw(node: node, room: room, rawScore: score + rawOffset, rise: rawOffset, at: time,
-                                          parameters: slotParameters)
+                                          parameters: slotParameters, leads: leads)
+                }
+            }
+            // A worn beacon's rise report, for a rule that switches on it (`riseLead`).
+            if parameters.riseLead.isFinite || !wornSlots.isEmpty {
+                let slotParameters = parameters(forSlot: slot)
+                if slotParameters.riseLead.isFinite, let riseOffset {
+                    states[slot].heardRise(room: room, riseScore: score + riseOffset)
+                }
+                // Levels are kept under the worn rule too, so that they are fresh when the rise rule starts.
+                let meets = slotParameters.riseLead.isFinite ? slotParameters.riseMeets
+                    : wornSlots.contains(slot) ? wornRiseParameters?.riseMeets : nil
+                if let rawOffset, meets == .raw || meets == .lower {
+                    states[slot].heardRawLevel(node: node, room: room, rawScore: score + rawOffset)
                 }
             }
         }
@@ -184,6 +226,8 @@ public struct RoomDecider: Sendable {
     @inline(__always)
     mutating func evaluate(slot: Int, at time: Instant) -> Bool {
         let slotParameters = parameters(forSlot: slot)
+        // A worn beacon whose nodes all report rises runs no fast clock: streaks from before end.
+        if !slotParameters.fastLead.isFinite, !states[slot].fastStreaks.isEmpty { states[slot].fastStreaks.removeAll() }
         tickSchedule.catchUp(&states[slot], slot: slot)
         let changed: Bool
         if motion == nil {
@@ -239,22 +283,12 @@ public struct RoomDecider: Sendable {
         awayTimeouts[slot.index] ?? parameters.awayTimeout
     }
 
-    /// Decides the beacon in `slot` as worn on a body (`wornParameters`) or not (`parameters`).
-    /// Its room stays; the next evaluation applies the other rule.
-    public mutating func setWorn(_ worn: Bool, for slot: BeaconSlot) {
-        if worn { wornSlots.insert(slot.index) } else { wornSlots.remove(slot.index) }
-        tickSchedule.evaluateAtNextTick(slot.index)
-    }
-
-    /// Whether the beacon in `slot` is decided as worn.
-    public func isWorn(_ slot: BeaconSlot) -> Bool { wornSlots.contains(slot.index) }
-
     /// The parameters the beacon in `slot` is decided with: the common ones or the worn profile's,
     /// with its own away timeout when it has one.
     @inline(__always)
     private func parameters(forSlot slot: Int) -> RoomDecisionParameters {
         if awayTimeouts.isEmpty && wornSlots.isEmpty { return parameters }
-        var own = wornSlots.contains(slot) ? wornParameters : parameters
+        var own = wornSlots.contains(slot) ? wornSlotParameters(slot) : parameters
         if let away = awayTimeouts[slot] { own.awayTimeout = away }
         return own
     }
@@ -368,7 +402,7 @@ public struct RoomDecider: Sendable {
 
     // MARK: - Interning
 
-    private mutating func nodeCode(_ name: String) -> NameCode {
+    mutating func nodeCode(_ name: String) -> NameCode {
         // A site has a few nodes: comparing their names beats hashing one.
         if nodeNames.count <= 16 {
             // `==` calls into the runtime for every name that differs (Unicode equivalence), so

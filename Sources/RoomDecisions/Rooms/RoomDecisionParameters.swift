@@ -53,6 +53,24 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     /// `rssiFiltered`): the node has just risen. A move raises the room moved to; a body's shadow on
     /// the room held leaves the others at their usual level. Default 0: not asked.
     public var fastRise: Double
+    /// The rise switch (issue 40, sixth round): a node's rise report (`RiseReport`, a worn beacon's
+    /// adverts risen over their own recent mean; the measurement's `riseRssi`) switches at once to
+    /// its room when the level it rose to, as a score, leads every other room's level (`riseMeets`)
+    /// by this many dB. A move raises the room moved to; a body's shadow only lowers the room held.
+    /// Default `.infinity` (off), and off in `wornRule`; 4 dB in `wornRiseRule`, the rule a worn beacon
+    /// gets while the nodes hearing it report rises (nodes that report none, ESPresense or gateways,
+    /// would leave it 13 s behind a move with that rule: the Room decisions article, "Issue 40").
+    public var riseLead: Double
+    /// What the rise switch meets as another room's level: `latest` its latest score, from its
+    /// nodes' filtered readings; `raw` (default) its nodes' last published adverts (`rssi`) as
+    /// scores, which a fade publishes at once (a step) while the filter still lags it; `lower` the
+    /// lower of the two; `hold` the held room's held score (its recent best, let fall at
+    /// `fallRate`). `raw` measured best on the worn walks (the Room decisions article, sixth round).
+    public var riseMeets: RiseLevel
+    /// A room's level as the rise switch meets it (`riseMeets`).
+    public enum RiseLevel: Int, Sendable, Hashable {
+        case latest = 0, raw = 1, lower = 2, hold = 3
+    }
     /// Largest lead (dB) one instant contributes to `evidenceToSwitch`, default 3 dB.
     public var leadCap: Double
     /// Deciding starts (and a beacon back from `not_home` is placed) this long after its first
@@ -84,6 +102,8 @@ public struct RoomDecisionParameters: Sendable, Hashable {
         fastLead: Double = .infinity,
         fastFor: Double = 1,
         fastRise: Double = 0,
+        riseLead: Double = .infinity,
+        riseMeets: RiseLevel = .raw,
         settleTime: Double = 1,
         staleAfter: Double = 150,
         awayTimeout: Double = 30
@@ -98,6 +118,8 @@ public struct RoomDecisionParameters: Sendable, Hashable {
         self.fastLead = fastLead
         self.fastFor = fastFor
         self.fastRise = fastRise
+        self.riseLead = riseLead
+        self.riseMeets = riseMeets
         self.settleTime = settleTime
         self.staleAfter = staleAfter
         self.awayTimeout = awayTimeout
@@ -119,13 +141,24 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     ///   have stood 4 dB above the held room for 1.1 s; a shadow lowers the room held, raises none.
     ///
     /// Only the switching rule differs (`margin`, `fallRate`,
-    /// `dwell`, `evidenceToSwitch`, `leadCap`, `decisiveLead`, `fastLead`, `fastFor`); what a site
+    /// `dwell`, `evidenceToSwitch`, `leadCap`, `decisiveLead`, `fastLead`, `fastFor`, `riseLead`,
+    /// `riseMeets`); what a site
     /// sets for the rest (path loss, settle, stale and away times) holds for worn beacons too.
     /// Searched on the worn versions of every shared site (`presence-bench evaluate --worn-tag`; the
     /// Room decisions article of PresenceAggregator.docc has the figures).
     public static let wornRule = RoomDecisionParameters(
         margin: 2.5, fallRate: 4, dwell: 6, evidenceToSwitch: 8, leadCap: 4, decisiveLead: .infinity,
         fastLead: 4, fastFor: 1.1)
+
+    /// The rule for a worn beacon while the nodes hearing it report its rises (issue 40, sixth round,
+    /// defaults): the rise switch at 4 dB over every other room's last published advert, no fast
+    /// clock, and a slower slow path (`dwell` 10 s, `evidenceToSwitch` 12 dB·s); the rest as
+    /// `wornRule`. `RoomDecider` uses it only while every node that holds evidence of the beacon has
+    /// sent a rise report; with some that have, it runs `wornRule`'s fast clock on the others' readings;
+    /// with none, `wornRule` itself (the Room decisions article, "Issue 40, sixth round, defaults").
+    public static let wornRiseRule = RoomDecisionParameters(
+        margin: 2.5, fallRate: 4, dwell: 10, evidenceToSwitch: 12, leadCap: 4, decisiveLead: .infinity,
+        fastLead: .infinity, fastFor: 1.1, riseLead: 4, riseMeets: .raw)
 
     /// These parameters with the worn profile's switching rule (`wornRule`) in place of their own.
     public var worn: RoomDecisionParameters { worn(rule: Self.wornRule) }
@@ -136,7 +169,8 @@ public struct RoomDecisionParameters: Sendable, Hashable {
         RoomDecisionParameters(
             pathLossExponent: pathLossExponent, margin: rule.margin, fallRate: rule.fallRate, dwell: rule.dwell,
             evidenceToSwitch: rule.evidenceToSwitch, leadCap: rule.leadCap, decisiveLead: rule.decisiveLead,
-            fastLead: rule.fastLead, fastFor: rule.fastFor, fastRise: rule.fastRise,
+            fastLead: rule.fastLead, fastFor: rule.fastFor, fastRise: rule.fastRise, riseLead: rule.riseLead,
+            riseMeets: rule.riseMeets,
             settleTime: settleTime, staleAfter: staleAfter, awayTimeout: awayTimeout)
     }
 }

@@ -41,12 +41,13 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: work) }
         let recorder = try await TopicRecorder.start(broker, filter: "#", clientID: "contract-recorder")
 
-        // The operator's configuration, retained at QoS 1 as PushedConfiguration says.
+        // The operator's configuration, retained at QoS 1 as PushedConfiguration says. Alice and Bob
+        // wear their tags: the agents report their rises (`rise`, `riseRssi`).
         let carolKey = SimulationScenario.demoPhoneKey
         try broker.mosquittoPub(topic: "presence/config/beacons", message: #"""
             {"revision":1,"beacons":[
-             {"beacon":"ibeacon-\#(Self.uuid)-1-1","id":"alice","name":"Alice","measuredPower":-59},
-             {"beacon":"ibeacon-\#(Self.uuid)-1-2","id":"bob","name":"Bob"},
+             {"beacon":"ibeacon-\#(Self.uuid)-1-1","id":"alice","name":"Alice","measuredPower":-59,"worn":true},
+             {"beacon":"ibeacon-\#(Self.uuid)-1-2","id":"bob","name":"Bob","worn":true},
              {"irk":"\#(carolKey)","id":"carol","name":"Carol","awayTimeout":600}]}
             """#, qos: 1, retain: true)
         try broker.mosquittoPub(topic: "presence/config/regions", message: #"""

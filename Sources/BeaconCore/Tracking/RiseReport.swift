@@ -1,0 +1,95 @@
+/// A worn beacon's rise, as its node reports it (issue 40, sixth round): the last adverts stand
+/// `rise` dB or more above the node's own mean of the seconds before. A move raises the room moved
+/// to; a body's shadow only lowers the room held, so a rise tells a move from a fade. Only a node
+/// sees every advert (it publishes at most one message a second), so the node decides the rise and
+/// publishes it at once, carrying `rise` and `level` (docs/MQTT.md, the measurement's `rise` and
+/// `riseRssi`). Only beacons whose known-beacon entry says `worn` report rises; the rest publish
+/// exactly as before.
+public struct RiseReport: Sendable, Hashable {
+    /// dB the last adverts (the quietest of them) stand above the node's mean of the seconds before.
+    public var rise: Double
+    /// The level they rose to: the quietest of the last adverts, dBm.
+    public var level: Double
+
+    /// Creates a report.
+    public init(rise: Double, level: Double) {
+        self.rise = rise
+        self.level = level
+    }
+
+    /// When a node reports a rise of a beacon marked worn.
+    public struct Parameters: Sendable, Hashable, Codable {
+        /// The last adverts must stand this many dB above the mean before, default 6 dB
+        /// (`evaluate --rise-oracle` on every advert: 6 dB over 5 s cut the flaps six- to
+        /// fourteen-fold for 0.3–0.6 s). 0 or less, or not finite: no rise reports.
+        public var rise: Double
+        /// The mean is taken over this many seconds before the last adverts, default 5 s.
+        public var over: Double
+        /// How many of the last adverts must stand that high, default 2 (one is often a reflection).
+        public var adverts: Int
+        /// They must all be this recent, seconds, default 1 s.
+        public var within: Double
+        /// Shortest time between two rise reports of one (beacon, node), seconds, default 1 s:
+        /// a beacon that flips between two levels cannot publish per advert.
+        public var every: Double
+
+        /// Creates parameters.
+        public init(rise: Double = 6, over: Double = 5, adverts: Int = 2, within: Double = 1, every: Double = 1) {
+            self.rise = rise
+            self.over = over
+            self.adverts = adverts
+            self.within = within
+            self.every = every
+        }
+
+        /// The measured defaults (the Room decisions article, "Issue 40, sixth round").
+        public static let `default` = Parameters()
+
+        /// Whether rise reports are on.
+        public var isOn: Bool { rise.isFinite && rise > 0 && over > 0 && adverts >= 1 && within > 0 }
+    }
+
+    /// One (beacon, node)'s recent adverts and its last report: what a worn track keeps.
+    public struct Detector: Sendable {
+        private var times: [Double] = []
+        private var levels: [Double] = []
+        private var lastReport = -Double.infinity
+
+        /// Creates a detector that has heard nothing.
+        public init() {}
+
+        /// Folds in one advert heard at `time` (seconds); returns the rise to report now, if any.
+        /// A node that heard nothing in the seconds before reports none (it publishes its first
+        /// advert anyway: a new proximity).
+        public mutating func observe(rssi: Double, at time: Double, _ p: Parameters) -> RiseReport? {
+            guard p.isOn, time.isFinite, rssi.isFinite else { return nil }
+            if let last = times.last, time < last { return nil }
+            times.append(time)
+            levels.append(rssi)
+            let keep = p.within + p.over
+            var drop = 0
+            while drop < times.count, time - times[drop] >= keep { drop += 1 }
+            if drop > 0 {
+                times.removeFirst(drop)
+                levels.removeFirst(drop)
+            }
+            guard time - lastReport >= p.every, times.count > p.adverts else { return nil }
+            let first = times.count - p.adverts
+            guard time - times[first] < p.within else { return nil }
+            var quietest = Double.infinity
+            for index in first..<times.count { quietest = min(quietest, levels[index]) }
+            // The mean of the adverts before the window of the last ones.
+            var sum = 0.0
+            var count = 0
+            for index in 0..<first where time - times[index] >= p.within {
+                sum += levels[index]
+                count += 1
+            }
+            guard count > 0 else { return nil }
+            let rise = quietest - sum / Double(count)
+            guard rise >= p.rise else { return nil }
+            lastReport = time
+            return RiseReport(rise: rise, level: quietest)
+        }
+    }
+}

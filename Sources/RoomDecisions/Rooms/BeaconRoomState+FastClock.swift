@@ -1,0 +1,88 @@
+import BeaconCore
+
+/// The two ways a worn beacon's move wins at once (issue 40): the fast clock on the raw readings,
+/// and a node's rise report.
+extension BeaconRoomState {
+    /// The fast clock: `node` of `readingRoom` published a raw reading worth `rawScore` (the
+    /// score's dB scale) at `time`. A reading of the current room ends every streak it is not below;
+    /// another room's reading extends its node's streak while it leads the held score by
+    /// `fastLead`, and ends it otherwise. A streak whose last reading is more than `fastFor` + 2 s
+    /// old starts afresh, and (with `fastRise`) only at a reading `rise` (raw over filtered) that high.
+    /// A node that `leads` false (it reports rises, beside the rise switch) only ends streaks.
+    mutating func heardRaw(node: Code, room readingRoom: Code, rawScore: Double, rise: Double = .infinity, at time: Instant,
+                           parameters p: RoomDecisionParameters, leads: Bool = true) {
+        guard p.fastLead.isFinite, rawScore.isFinite, let current = room, current != RoomDecider.notHomeCode else {
+            fastStreaks.removeAll()
+            return
+        }
+        if readingRoom == current {
+            fastStreaks.removeAll { $0.lowest <= rawScore }
+            return
+        }
+        guard leads else { return }
+        let index = fastStreaks.firstIndex { $0.node == node }
+        guard defendedScore.isFinite, rawScore - defendedScore >= p.fastLead else {
+            if let index { fastStreaks.remove(at: index) }
+            return
+        }
+        if let index, fastStreaks[index].room == readingRoom, time.since(fastStreaks[index].latest) <= p.fastFor + 2 {
+            fastStreaks[index].latest = time
+            fastStreaks[index].lowest = min(fastStreaks[index].lowest, rawScore)
+        } else {
+            if let index { fastStreaks.remove(at: index) }
+            guard p.fastRise <= 0 || rise >= p.fastRise else { return }
+            fastStreaks.append(FastStreak(node: node, room: readingRoom, since: time, latest: time, lowest: rawScore))
+        }
+    }
+
+    /// A rise report of `readingRoom` worth `riseScore` (the score's dB scale): the next evaluation weighs it.
+    mutating func heardRise(room readingRoom: Code, riseScore: Double) {
+        guard riseScore.isFinite else { return }
+        if let pending = pendingRise, pending.room != readingRoom, pending.score > riseScore { return }
+        pendingRise = (readingRoom, riseScore)
+    }
+
+    /// The room of the best-scoring node streak that has lasted `fastFor`, if any.
+    func fastWinner(current: Code, parameters p: RoomDecisionParameters) -> Code? {
+        var winner: Code?
+        var best = -Double.infinity
+        for streak in fastStreaks where streak.room != current && streak.latest.since(streak.since) >= p.fastFor {
+            let score = score(of: streak.room)
+            if winner == nil || best < score {
+                winner = streak.room
+                best = score
+            }
+        }
+        return winner
+    }
+
+    /// `node` of `room` published an advert worth `rawScore`: its level for `riseMeets` raw or lower.
+    mutating func heardRawLevel(node: Code, room: Code, rawScore: Double) {
+        guard rawScore.isFinite else { return }
+        if let index = rawLevels.firstIndex(where: { $0.node == node }) {
+            rawLevels[index] = (node, room, rawScore)
+        } else {
+            rawLevels.append((node, room, rawScore))
+        }
+    }
+
+    /// The loudest level of every room but `riseRoom`, as the rise switch meets it (`riseMeets`).
+    func riseRivals(of riseRoom: Code, current: Code, defended: Double, _ p: RoomDecisionParameters) -> Double {
+        lists.withScores { scores in
+            var best = -Double.infinity
+            for candidate in scores where candidate.room != riseRoom {
+                var level = candidate.score
+                switch p.riseMeets {
+                case .latest: break
+                case .hold: if candidate.room == current { level = defended }
+                case .raw, .lower:
+                    var raw = -Double.infinity
+                    for entry in rawLevels where entry.room == candidate.room { raw = max(raw, entry.score) }
+                    if raw.isFinite { level = p.riseMeets == .raw ? raw : min(level, raw) }
+                }
+                best = max(best, level)
+            }
+            return best
+        }
+    }
+}

@@ -1,0 +1,43 @@
+/// Which rule a worn beacon gets, by the nodes that hear it (issue 40, sixth round, defaults).
+///
+/// A node is known to report rises once it has sent one (`NodeRecord.reportsRises`): our agents do
+/// for a beacon marked worn; ESPresense nodes, gateways and older agents never do. Nothing to
+/// configure. After a restart a node counts again from its first rise report, so until then a
+/// worn beacon is decided with the worn profile as before, never worse.
+extension RoomDecider {
+    /// Decides the beacon in `slot` as worn on a body (`wornSlotParameters(_:)`) or not (`parameters`).
+    /// Its room stays; the next evaluation applies the other rule.
+    public mutating func setWorn(_ worn: Bool, for slot: BeaconSlot) {
+        if worn { wornSlots.insert(slot.index) } else { wornSlots.remove(slot.index) }
+        tickSchedule.evaluateAtNextTick(slot.index)
+    }
+
+    /// Whether the beacon in `slot` is decided as worn.
+    public func isWorn(_ slot: BeaconSlot) -> Bool { wornSlots.contains(slot.index) }
+
+    /// A worn beacon's parameters: `wornRiseParameters` when every node holding evidence of it
+    /// reports rises, `wornMixedParameters` when some do, `wornParameters` when none do (or the
+    /// rise rule is off).
+    func wornSlotParameters(_ slot: Int) -> RoomDecisionParameters {
+        guard let rise = wornRiseParameters, let mixed = wornMixedParameters else { return wornParameters }
+        var reporting = 0, silent = 0
+        states[slot].lists.withHeld { held in
+            for entry in held {
+                if nodes[Int(entry.node)].reportsRises { reporting += 1 } else { silent += 1 }
+            }
+        }
+        if reporting == 0 { return wornParameters }
+        return silent == 0 ? rise : mixed
+    }
+
+    /// Takes `node` as one that reports rises before it has sent one (a replay of a site that has
+    /// run for a while: every agent has reported some worn beacon's rise by then).
+    public mutating func noteReportsRises(node: String) {
+        nodes[Int(nodeCode(node))].reportsRises = true
+    }
+
+    /// Whether `node` has sent a rise report, so that worn beacons it hears may use the rise rule.
+    public func reportsRises(node: String) -> Bool {
+        nodeNames.firstIndex(of: node).map { nodes[$0].reportsRises } ?? false
+    }
+}
