@@ -192,19 +192,18 @@ public struct RoomDecider: Sendable {
             let score = -10 * parameters.pathLossExponent * log10(max(distance, 0.01))
             states[slot].hold(node: node, room: room, proximity: proximity, distance: distance, score: score,
                               at: time, nodeCount: nodes.count)
-            // Only a rule that runs the fast clock reads the raw reading: the defaults' path stays as it was.
-            if let rawOffset, parameters.fastLead.isFinite || !wornSlots.isEmpty {
+            // Only a rule that runs the fast clock or the rise switch reads the raw reading and the
+            // rise: the defaults' path stays as it was. A worn beacon's parameters depend on its
+            // nodes (`wornSlotParameters(_:)`), so they are found once per measurement.
+            if parameters.fastLead.isFinite || parameters.riseLead.isFinite || !wornSlots.isEmpty {
                 let slotParameters = parameters(forSlot: slot)
-                if slotParameters.fastLead.isFinite {
+                if let rawOffset, slotParameters.fastLead.isFinite {
                     // Beside the rise switch, the fast clock runs on the nodes that report no rises.
                     let leads = !(slotParameters.riseLead.isFinite && nodes[Int(node)].reportsRises)
                     states[slot].heardRaw(node: node, room: room, rawScore: score + rawOffset, rise: rawOffset, at: time,
                                           parameters: slotParameters, leads: leads)
                 }
-            }
-            // A worn beacon's rise report, for a rule that switches on it (`riseLead`).
-            if parameters.riseLead.isFinite || !wornSlots.isEmpty {
-                let slotParameters = parameters(forSlot: slot)
+                // A worn beacon's rise report, for a rule that switches on it (`riseLead`).
                 if slotParameters.riseLead.isFinite, let riseOffset {
                     states[slot].heardRise(room: room, riseScore: score + riseOffset)
                 }
