@@ -47,6 +47,8 @@ public struct TraceReplay: Sendable {
     public var keepsPublished = false
     /// The measurements the nodes published, in order, while `keepsPublished` is set.
     public private(set) var publishedMeasurements: [SiteModelLearner.Measurement] = []
+    /// Beside each of `publishedMeasurements`, its rise report's rise, dB (nil: none).
+    private var publishedRises: [Double?] = []
     private var tracks: [TrackKey: BeaconTrack] = [:]
     /// The tracks in order of (beacon, node), so silences are delivered deterministically.
     private var trackOrder: [TrackKey] = []
@@ -108,8 +110,18 @@ public struct TraceReplay: Sendable {
 
     /// The published measurements kept since the last call (with `keepsPublished`).
     public mutating func takePublished() -> [SiteModelLearner.Measurement] {
-        defer { publishedMeasurements.removeAll(keepingCapacity: true) }
+        defer {
+            publishedMeasurements.removeAll(keepingCapacity: true)
+            publishedRises.removeAll(keepingCapacity: true)
+        }
         return publishedMeasurements
+    }
+
+    /// `takePublished()` with each measurement's `rise`, dB (nil without a rise report): what
+    /// `--output published` writes beside the evidence, which carries only the level (`riseRssi`).
+    public mutating func takePublishedWithRises() -> [(measurement: SiteModelLearner.Measurement, rise: Double?)] {
+        let rises = publishedRises
+        return zip(takePublished(), rises).map { ($0, $1) }
     }
 
     /// Nodes the model does not know, each returned once (for the log).
@@ -143,12 +155,15 @@ public struct TraceReplay: Sendable {
                 measuredPower: Double(sample.measuredPower ?? 0), distance: publication.distance,
                 proximity: publication.isSilence ? .unknown : publication.proximity, shouldPublish: true)
             published += 1
+            // As live (`ReceivedMeasurement.evidence`): the advert and the rise count only beside a
+            // filtered RSSI, which a live measurement without one leaves at −∞.
+            let filtered = publication.rssiFiltered != nil
             let evidence = NodeEvidence(beacon: sample.beacon, node: sample.node, room: sample.room,
                                         rssiFiltered: update.rssiFiltered, sigma: 0,
                                         distance: publication.isSilence ? nil : publication.distance,
-                                        proximity: update.proximity,
-                                        rssi: publication.rssiFiltered == nil ? nil : Double(sample.rssi))
-            decisions += deliver(evidence, at: sample.time)
+                                        proximity: update.proximity, rssi: filtered ? publication.rssi : nil,
+                                        riseRssi: filtered ? publication.riseRssi : nil)
+            decisions += deliver(evidence, rise: publication.rise, at: sample.time)
             return Step(measurement: Measurement(sample: sample, update: update), decisions: decisions)
         }
         let key = TrackKey(beacon: sample.beacon, node: sample.node)
@@ -165,7 +180,7 @@ public struct TraceReplay: Sendable {
         tracks[key] = track
         if update.shouldPublish {
             published += 1
-            decisions += deliver(evidence(key, room: sample.room, update), at: sample.time)
+            decisions += deliver(evidence(key, room: sample.room, update), rise: update.rise?.rise, at: sample.time)
         }
         return Step(measurement: Measurement(sample: sample, update: update), decisions: decisions)
     }
@@ -194,8 +209,11 @@ public struct TraceReplay: Sendable {
 
     /// One published measurement reaches the aggregator: the physics decision, and the model's
     /// beside it when there is one (its decisions are then the ones that count).
-    private mutating func deliver(_ evidence: NodeEvidence, at time: Instant) -> [TimedDecision] {
-        if keepsPublished { publishedMeasurements.append(.init(time: time, evidence: evidence)) }
+    private mutating func deliver(_ evidence: NodeEvidence, rise: Double? = nil, at time: Instant) -> [TimedDecision] {
+        if keepsPublished {
+            publishedMeasurements.append(.init(time: time, evidence: evidence))
+            publishedRises.append(rise)
+        }
         if !known.isEmpty, let entry = known[evidence.beacon], !applied.contains(evidence.beacon) {
             // As the live aggregator does when a known beacon is first heard.
             applied.insert(evidence.beacon)

@@ -64,8 +64,8 @@ public enum TraceReplayRunner {
                 write(ReplayCSV.measurementRow(step.measurement))
                 summary.rows += 1
             case .published:
-                for published in replay.takePublished() {
-                    write(ReplayCSV.recordRow(time: published.time, evidence: published.evidence))
+                for (published, rise) in replay.takePublishedWithRises() {
+                    write(ReplayCSV.recordRow(time: published.time, evidence: published.evidence, rise: rise))
                     summary.rows += 1
                 }
             case .decisions:

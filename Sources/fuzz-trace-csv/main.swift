@@ -1,6 +1,8 @@
 import BeaconCore
 
-/// libFuzzer entry: any bytes as a trace file, split into lines and parsed as `replay` does.
+/// libFuzzer entry: any bytes as a trace file, split into lines and parsed as `replay` does: an
+/// input trace, or a recorded one (`proximity` and the published columns, the advert and a worn
+/// beacon's rise report; the seed `recorded-rise` of .ci/fuzz), whose values are read back.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTraceCSV(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -10,7 +12,9 @@ public func fuzzTraceCSV(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     func take(_ number: Int, _ line: Substring) throws(TraceError) {
         guard !failed else { return }
         do {
-            _ = try parser.parse(line: line)
+            if let recorded = try parser.parse(line: line)?.publication {
+                _ = [recorded.rssiFiltered, recorded.distance, recorded.rssi, recorded.rise, recorded.riseRssi]
+            }
         } catch {
             _ = error.description
             failed = true

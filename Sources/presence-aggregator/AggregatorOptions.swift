@@ -66,6 +66,12 @@ struct AggregatorOptions: ParsableArguments {
     @Option(help: "A worn beacon's rise rule, used while every node hearing it reports rises: a rise report that leads every other room by this many dB wins at once, or off: the worn profile only (decision.worn.riseLead, PRESENCE_WORN_RISE_LEAD).")
     var wornRiseLead: String?
 
+    @Option(help: "The rise rule's dwell: how long a challenger must lead by the filtered values without a rise report, seconds (decision.worn.riseDwell, PRESENCE_WORN_RISE_DWELL).")
+    var wornRiseDwell: String?
+
+    @Option(help: "The rise rule's integrated lead to switch without a rise report, dB·s (decision.worn.riseEvidence, PRESENCE_WORN_RISE_EVIDENCE).")
+    var wornRiseEvidence: String?
+
     @Option(help: "Seconds a node's evidence may lag the beacon's newest before it is dropped (PRESENCE_STALE_AFTER).")
     var staleAfter: String?
 
@@ -127,6 +133,8 @@ struct AggregatorOptions: ParsableArguments {
         flags[.wornFastLead] = wornFastLead
         flags[.wornFastFor] = wornFastFor
         flags[.wornRiseLead] = wornRiseLead
+        flags[.wornRiseDwell] = wornRiseDwell
+        flags[.wornRiseEvidence] = wornRiseEvidence
         flags[.tickInterval] = tickInterval
         flags[.forgetAfter] = forgetAfter
         flags[.maxUnknownBeacons] = maxUnknownBeacons

@@ -31,6 +31,10 @@ enum AgentProcessBenchmark {
         /// VmRSS of an agent that replayed the short capture as fast as it could and then sat
         /// still for two seconds (bytes): what a burst leaves behind before the next trim.
         var restingAfterBurstResidentBytes: Int
+        /// `live` with every beacon in `presence/config/beacons`, not marked worn, then marked worn
+        /// (issue 40: a worn beacon's track keeps its last 6 s of adverts for its rise reports).
+        var liveKnown: (medianBytes: Int, maxBytes: Int)
+        var liveWorn: (medianBytes: Int, maxBytes: Int)
         var nsPerAdvert: Double { (long.cpuSeconds - short.cpuSeconds) / Double(long.adverts - short.adverts) * 1e9 }
         var wholeRunNsPerAdvert: Double { long.cpuSeconds / Double(long.adverts) * 1e9 }
     }
@@ -43,10 +47,19 @@ enum AgentProcessBenchmark {
         let short = try replay(agent: agent, synthetic: synthetic, rounds: shortRounds, port: broker.port, directory: broker.directory)
         let long = try replay(agent: agent, synthetic: synthetic, rounds: longRounds, port: broker.port, directory: broker.directory)
         let live = try liveResident(agent: agent, synthetic: synthetic, rounds: liveRounds, port: broker.port, directory: broker.directory)
+        try publishRetained(topic: "presence/config/beacons", text: synthetic.beaconsConfig(worn: false), port: broker.port)
+        let liveKnown = try liveResident(agent: agent, synthetic: synthetic, rounds: liveRounds, port: broker.port,
+                                         directory: broker.directory, files: "live-known")
+        try publishRetained(topic: "presence/config/beacons", text: synthetic.beaconsConfig(worn: true), port: broker.port)
+        let liveWorn = try liveResident(agent: agent, synthetic: synthetic, rounds: liveRounds, port: broker.port,
+                                        directory: broker.directory, files: "live-worn")
+        // Cleared (an empty retained message), so the resting figure stays as it was measured.
+        try publishRetained(topic: "presence/config/beacons", text: "", port: broker.port)
         let afterBurst = try restingResident(
             agent: agent, capture: broker.directory + "/synthetic-\(shortRounds).btsnoop", name: "resting", port: broker.port,
             directory: broker.directory)
-        return Result(short: short, long: long, live: live, restingAfterBurstResidentBytes: afterBurst)
+        return Result(short: short, long: long, live: live, restingAfterBurstResidentBytes: afterBurst,
+                      liveKnown: liveKnown, liveWorn: liveWorn)
     }
 
     /// The last seconds of the live-paced capture (`liveRounds` rounds, one a second) in which
@@ -58,14 +71,17 @@ enum AgentProcessBenchmark {
 
     /// The agent replays the capture at its own pace (`--speed 1`, as a live adapter delivers
     /// advertisements); VmRSS sampled every 50 ms over the last `liveWindowSeconds`.
-    private static func liveResident(agent: String, synthetic: SyntheticBeacons, rounds liveRounds: Int, port: Int, directory: String) throws
+    private static func liveResident(agent: String, synthetic: SyntheticBeacons, rounds liveRounds: Int, port: Int, directory: String,
+                                     files: String = "live") throws
         -> (medianBytes: Int, maxBytes: Int)
     {
         let capture = directory + "/synthetic-live.btsnoop"
-        try Data(synthetic.capture(rounds: liveRounds)).write(to: URL(fileURLWithPath: capture))
+        if !FileManager.default.fileExists(atPath: capture) {
+            try Data(synthetic.capture(rounds: liveRounds)).write(to: URL(fileURLWithPath: capture))
+        }
         let start = BenchProcess.nanoseconds()
         let (pid, log) = try spawnAgent(
-            agent, node: "bench-live", files: "live", source: replaying(capture, speed: "1"), port: port, directory: directory,
+            agent, node: "bench-\(files)", files: files, source: replaying(capture, speed: "1"), port: port, directory: directory,
             extra: ["--exit-at-end"])
         let windowStart = start + UInt64(max(Double(liveRounds) - liveWindowSeconds, 1) * 1e9)
         var samples: [Int] = []

@@ -94,6 +94,50 @@ import Testing
         #expect(try error(flags: [.wornFastLead: "loud"]) == "--worn-fast-lead: 'loud' is not a positive number of dB or off")
     }
 
+    /// `decision.worn.riseDwell` and `riseEvidence` set the rise rule's slow path (`wornRiseRule`),
+    /// beside `riseLead`; the worn profile's own `dwell` and `evidence` stay apart. From the file, the
+    /// environment and flags, each over the one before; the live decider runs what they give.
+    @Test func theRiseRulesDwellAndEvidenceAreSettable() throws {
+        let path = try file("""
+            decision:
+              worn:
+                dwell: 5
+                riseLead: 3
+                riseDwell: 14
+                riseEvidence: 16
+            """)
+        let configuration = try AggregatorConfiguration.load(file: path, environment: [:], flags: [:])
+        var rise = RoomDecisionParameters.wornRiseRule
+        rise.riseLead = 3
+        rise.dwell = 14
+        rise.evidenceToSwitch = 16
+        #expect(configuration.wornRiseRule == rise)
+        #expect(configuration.wornRule.dwell == 5 && configuration.wornRule.evidenceToSwitch == 8)
+        let core = AggregatorCore(configuration: configuration, softwareVersion: "test")
+        #expect(core.decider.physics.wornRiseParameters == configuration.decision.worn(rule: rise))
+
+        let layered = try AggregatorConfiguration.load(
+            file: path, environment: ["PRESENCE_WORN_RISE_DWELL": "8", "PRESENCE_WORN_RISE_EVIDENCE": "9"],
+            flags: [.wornRiseEvidence: "11"])
+        #expect(layered.wornRiseRule.dwell == 8 && layered.wornRiseRule.evidenceToSwitch == 11)
+        #expect(AggregatorConfiguration.default.wornRiseRule == .wornRiseRule)
+        #expect(RoomDecisionParameters.wornRiseRule.dwell == 10 && RoomDecisionParameters.wornRiseRule.evidenceToSwitch == 12)
+
+        #expect(try error(flags: [.wornRiseDwell: "0"]) == "--worn-rise-dwell: '0' is not a positive number of seconds")
+        #expect(try error(environment: ["PRESENCE_WORN_RISE_EVIDENCE": "-2"])
+            == "PRESENCE_WORN_RISE_EVIDENCE: '-2' is not a number of dB·s ≥ 0")
+        let bad = try file("decision:\n  worn:\n    riseLead: 4\n    riseDwell: soon\n    riseEvidence: lots\n")
+        do {
+            _ = try AggregatorConfiguration.load(file: bad, environment: [:], flags: [:])
+            Issue.record("accepted")
+        } catch {
+            #expect(error.errors.map(\.description) == [
+                "\(bad):4: decision.worn.riseDwell: 'soon' is not a positive number of seconds",
+                "\(bad):5: decision.worn.riseEvidence: 'lots' is not a number of dB·s ≥ 0",
+            ])
+        }
+    }
+
     /// Each row of the table states the default `check-config` shows when nothing sets the setting.
     @Test func theTableStatesTheDefaults() {
         let shown = AggregatorConfigurationLoad(file: nil, environment: [:], flags: [:]).effectiveSettings

@@ -52,4 +52,35 @@ import Testing
         // Not marked worn: the site's rule decides it, and no track reports a rise.
         #expect(try switchDelay(worn: false, rule: rule) != nil)
     }
+
+    /// `--output measurements` and `--output published` carry the nodes' rise reports, and a replay
+    /// of the published trace feeds them to the decider as the nodes' own tracks did: the band
+    /// enters the hall at the same time. Without the rise columns it enters later (no rise switch).
+    @Test func theReplaysOutputsCarryTheRiseReports() throws {
+        let path = try temporaryFile(Self.trace)
+        let band = [KnownBeacon(beacon: "band", worn: true)]
+        func run(_ path: String, _ output: TraceReplayRunner.Output) throws -> [[String]] {
+            var rows: [String] = []
+            try TraceReplayRunner.run(path: path, output: output, knownBeacons: band) { rows.append($0) }
+            return rows.map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        }
+        let measurements = try run(path, .measurements)
+        #expect(measurements[0].suffix(2) == ["rise", "riseRssi"])
+        let risen = measurements.dropFirst().filter { !$0[9].isEmpty }
+        #expect(!risen.isEmpty && risen.allSatisfy { Double($0[9])! >= 6 && Double($0[10]) != nil })
+
+        let published = try run(path, .published)
+        #expect(published[0].joined(separator: ",") == ReplayCSV.recordHeader)
+        let reports = published.dropFirst().filter { !$0[11].isEmpty }
+        #expect(reports.count == risen.count)
+        #expect(published.dropFirst().allSatisfy { $0[4] == "-127" || Double($0[9]) != nil })
+        let publishedPath = try temporaryFile(published.map { $0.joined(separator: ",") }.joined(separator: "\n"))
+        func hall(_ rows: [[String]]) -> String? { rows.dropFirst().first { $0[2] == "hall" }?[0] }
+        let fromTrace = try #require(hall(try run(path, .decisions)))
+        #expect(hall(try run(publishedPath, .decisions)) == fromTrace)
+
+        let stripped = try temporaryFile(published.map { $0.dropLast(2).joined(separator: ",") }.joined(separator: "\n"))
+        let withoutRises = try #require(hall(try run(stripped, .decisions)))
+        #expect(Double(withoutRises)! > Double(fromTrace)!)
+    }
 }

@@ -11,12 +11,24 @@ public struct RecordedMeasurement: Sendable, Hashable {
     public var distance: Double?
     /// The published proximity; `unknown` when the node no longer hears the beacon.
     public var proximity: Proximity
+    /// The measurement's `rssi` (the last advert the node heard), dBm: the `rssiAdvert` column; nil
+    /// when the message had none. A trace recorded before the column existed gives its `rssi`
+    /// column's whole dBm here, as replay read it then.
+    public var rssi: Double?
+    /// A worn beacon's rise, dB, and the level it rose to, dBm (the measurement's `rise` and
+    /// `riseRssi`, `RiseReport`); nil when the node reported no rise. The decision reads only `riseRssi`.
+    public var rise: Double?
+    public var riseRssi: Double?
 
     /// Creates a publication from the published fields.
-    public init(rssiFiltered: Double?, distance: Double?, proximity: Proximity) {
+    public init(rssiFiltered: Double?, distance: Double?, proximity: Proximity, rssi: Double? = nil,
+                rise: Double? = nil, riseRssi: Double? = nil) {
         self.rssiFiltered = rssiFiltered
         self.distance = distance
         self.proximity = proximity
+        self.rssi = rssi
+        self.rise = rise
+        self.riseRssi = riseRssi
     }
 
     /// "The node no longer hears the beacon".

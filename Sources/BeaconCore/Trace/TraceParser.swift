@@ -1,12 +1,16 @@
 /// Parses a trace CSV (docs/Files.md) one line at a time: header first (required; columns found by
 /// name, others ignored), then samples with non-decreasing time. Every error names the line.
 public struct TraceParser: Sendable {
-    /// The columns every trace must have; others are ignored, `measuredPower` and a recorded trace's `proximity`, `rssiFiltered` and `distance` are read when present.
+    /// The columns every trace must have; others are ignored, `measuredPower` and a recorded trace's
+    /// `proximity`, `rssiFiltered`, `distance`, `rssiAdvert`, `rise` and `riseRssi` are read when present.
     public static let requiredColumns = ["time", "node", "room", "beacon", "rssi"]
 
     private var columns: (time: Int, node: Int, room: Int, beacon: Int, rssi: Int, measuredPower: Int?)?
     /// The columns of a recorded trace of published measurements (`proximity` present).
-    private var publicationColumns: (proximity: Int, rssiFiltered: Int?, distance: Int?)?
+    private var publicationColumns: PublicationColumns?
+    private struct PublicationColumns {
+        var proximity: Int, rssiFiltered: Int?, distance: Int?, rssiAdvert: Int?, rise: Int?, riseRssi: Int?
+    }
     private var fieldCount = 0
     private var timeColumn: TraceTimeColumn
     /// Lines consumed so far (the next line is `linesRead + 1`).
@@ -34,7 +38,9 @@ public struct TraceParser: Sendable {
                             header.index(of: "room") ?? 0, header.index(of: "beacon") ?? 0,
                             header.index(of: "rssi") ?? 0, header.index(of: "measuredPower"))
             if let proximity = header.index(of: "proximity") {
-                publicationColumns = (proximity, header.index(of: "rssiFiltered"), header.index(of: "distance"))
+                publicationColumns = PublicationColumns(
+                    proximity: proximity, rssiFiltered: header.index(of: "rssiFiltered"), distance: header.index(of: "distance"),
+                    rssiAdvert: header.index(of: "rssiAdvert"), rise: header.index(of: "rise"), riseRssi: header.index(of: "riseRssi"))
             }
             fieldCount = header.names.count
             return nil
@@ -71,6 +77,9 @@ public struct TraceParser: Sendable {
         var publication: RecordedMeasurement?
         if let columns = publicationColumns {
             publication = try Self.publication(columns, field: field, line: number)
+            // Recorded before `rssiAdvert` existed: the `rssi` column (the filtered RSSI's whole
+            // dBm) stands for the advert, as replay read such a trace then.
+            if columns.rssiAdvert == nil, publication?.rssiFiltered != nil { publication?.rssi = Double(rssi) }
         }
         timeColumn.accept(time)
         return TraceSample(time: Instant(seconds: time), node: node, room: room, beacon: BeaconID(rawValue: beacon),
@@ -80,7 +89,7 @@ public struct TraceParser: Sendable {
     /// The published fields of a recorded trace's line: proximity required, the rest optional
     /// numbers, and a distance unless the proximity is `unknown`.
     private static func publication(
-        _ columns: (proximity: Int, rssiFiltered: Int?, distance: Int?),
+        _ columns: PublicationColumns,
         field: (Int, String) throws(TraceError) -> Substring, line: Int
     ) throws(TraceError) -> RecordedMeasurement {
         let text = try field(columns.proximity, "proximity")
@@ -102,7 +111,11 @@ public struct TraceParser: Sendable {
         guard distance != nil || proximity == .unknown else {
             throw TraceError(line: line, problem: "distance is empty but proximity is \(proximity.rawValue)")
         }
-        return RecordedMeasurement(rssiFiltered: rssiFiltered, distance: distance, proximity: proximity)
+        let rssi = try number(columns.rssiAdvert, "rssiAdvert")
+        let rise = try number(columns.rise, "rise")
+        let riseRssi = try number(columns.riseRssi, "riseRssi")
+        return RecordedMeasurement(rssiFiltered: rssiFiltered, distance: distance, proximity: proximity, rssi: rssi,
+                                   rise: rise, riseRssi: riseRssi)
     }
 
     /// dBm as an integer; "-71.0" is accepted, "-71.5", "abc" and values beyond ±1000 are not.

@@ -109,7 +109,8 @@ public struct AggregatorConfiguration: Sendable {
     public var locationRefresh = LocationRefreshRule.default
     /// The rule of a worn beacon while every node hearing it has sent rise reports (our agents),
     /// default `RoomDecisionParameters.wornRiseRule`; `decision.worn.riseLead` sets its lead (off:
-    /// worn beacons always get `wornRule`).
+    /// worn beacons always get `wornRule`), `riseDwell` and `riseEvidence` its slow path's dwell and
+    /// evidence; its other keys are `wornRiseRule`'s.
     public var wornRiseRule = RoomDecisionParameters.wornRiseRule
 
     public static let defaultCAFile = "/etc/ssl/certs/ca-certificates.crt"

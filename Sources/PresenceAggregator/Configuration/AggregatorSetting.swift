@@ -13,6 +13,7 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
     case motionHold
     case model
     case wornMargin, wornFallRate, wornDwell, wornEvidenceToSwitch, wornLeadCap, wornFastLead, wornFastFor, wornRiseLead
+    case wornRiseDwell, wornRiseEvidence
     case discovery, discoveryPrefix
     case forgetAfter, tickInterval, maxUnknownBeacons
     case keepAlive, failover, instance, leaseTimeout
@@ -148,6 +149,13 @@ extension AggregatorConfiguration {
             c.wornRiseRule.riseLead = text.lowercased() == "off"
                 ? .infinity : try number(text, "is not a number of dB or off") { $0.isFinite }
         } show: { $0.wornRiseRule.riseLead.isFinite ? shown($0.wornRiseRule.riseLead) : "off" },
+        // The rise rule's slow path: a lead by the filtered values, for a return the nodes report no rise of.
+        row(.wornRiseDwell, "decision.worn.riseDwell", "PRESENCE_WORN_RISE_DWELL", "--worn-rise-dwell", default: "10") { c, text in
+            c.wornRiseRule.dwell = try seconds(text)
+        } show: { shown($0.wornRiseRule.dwell) },
+        row(.wornRiseEvidence, "decision.worn.riseEvidence", "PRESENCE_WORN_RISE_EVIDENCE", "--worn-rise-evidence", default: "12") { c, text in
+            c.wornRiseRule.evidenceToSwitch = try number(text, "is not a number of dB·s ≥ 0") { $0 >= 0 }
+        } show: { shown($0.wornRiseRule.evidenceToSwitch) },
         row(.discovery, "homeAssistant.discovery", "PRESENCE_DISCOVERY", "--no-discovery", default: "true") { c, text in
             guard let flag = boolean(text) else { throw SettingError("\(quoted(text)) is not true or false") }
             c.homeAssistantDiscovery = flag

@@ -23,6 +23,9 @@ public struct ReceivedMeasurement: Sendable, Hashable {
     /// The level a worn beacon's adverts rose to (`riseRssi`, `RiseReport`), read by the worn
     /// profile's rise switch (`RoomDecisionParameters.riseLead`); nil without a rise.
     public var riseRssi: Double?
+    /// The rise itself, dB over the node's recent mean (`rise`): only recorded (`run --record`), the
+    /// decision reads the level.
+    public var rise: Double?
     public var sigma: Double?
     /// Metres; nil when the node no longer hears the beacon (then `proximity` is `unknown`).
     public var distance: Double?
@@ -54,7 +57,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         // thousands of messages a second). Unknown keys are allowed: a newer agent may publish
         // more than this aggregator reads.
         var beaconText, nodeText, roomText, proximityText, nameText, idText: String?
-        var distanceValue, rssiFiltered, rssi, sigma, riseRssi: Double?
+        var distanceValue, rssiFiltered, rssi, sigma, riseRssi, rise: Double?
         // `id` is read only for a device known by its IRK: another type is an error only then.
         var idError: ConfigError?
         do throws(ConfigError) {
@@ -75,6 +78,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
                 case .rssi: rssi = try value.memberNumber()
                 case .sigma: sigma = try value.memberNumber()
                 case .riseRssi: riseRssi = try value.memberNumber()
+                case .rise: rise = try value.memberNumber()
                 case nil: try value.skipMemberValue()
                 }
             }
@@ -112,6 +116,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         self.init(beacon: BeaconID(rawValue: canonical), name: name, node: node, room: room,
                   rssiFiltered: rssiFiltered, sigma: sigma, distance: distance, proximity: proximity, rssi: rssi)
         self.riseRssi = riseRssi
+        self.rise = rise
         if canonical.hasPrefix("irk-") {
             if let idError { throw ReceivedMeasurementError(idError.description) }
             if let id = idText, id != canonical { alias = TopicLevelID(id) }
@@ -123,7 +128,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
     public var rawOffset: Double? { NodeEvidence.rawOffset(rssi: rssi, rssiFiltered: rssiFiltered) }
 
     /// The members read, and the rest (nil).
-    private enum Field { case beacon, node, room, proximity, name, id, distance, rssiFiltered, rssi, sigma, riseRssi }
+    private enum Field { case beacon, node, room, proximity, name, id, distance, rssiFiltered, rssi, sigma, riseRssi, rise }
 
     /// `key`'s field, by its length first: a measurement's 14 keys compared with ten names one by
     /// one were a twentieth of its parse (issue 38). Keys of another length cannot equal these
@@ -131,7 +136,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
     private static func field(_ key: String) -> Field? {
         switch key.utf8.count {
         case 2: key == "id" ? .id : nil
-        case 4: key == "node" ? .node : key == "room" ? .room : key == "name" ? .name : key == "rssi" ? .rssi : nil
+        case 4: key == "node" ? .node : key == "room" ? .room : key == "name" ? .name : key == "rssi" ? .rssi : key == "rise" ? .rise : nil
         case 5: key == "sigma" ? .sigma : nil
         case 6: key == "beacon" ? .beacon : nil
         case 8: key == "distance" ? .distance : key == "riseRssi" ? .riseRssi : nil

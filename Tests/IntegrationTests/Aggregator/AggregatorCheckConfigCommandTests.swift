@@ -53,14 +53,16 @@ import Testing
               worn:
                 margin: 3
                 fastLead: off
+                riseDwell: 12
             beacons:
               - {beacon: mac-c4a1b2c3d4e5, id: alice-band, worn: true}
               - {beacon: mac-c4a1b2c3d4e6, id: bob-keys}
             """)
-        let result = try checkConfig(["--config", path, "--worn-dwell", "8"], environment: ["PRESENCE_WORN_FAST_FOR=1.5"])
+        let result = try checkConfig(["--config", path, "--worn-dwell", "8", "--worn-rise-evidence", "14"],
+                                     environment: ["PRESENCE_WORN_FAST_FOR=1.5"])
         #expect(result.status == 0, "\(result.errors)")
         let rows = CheckConfigTable.rows(result.output)
-        #expect(rows["beacons"] == ["alice-band (worn: decision.worn), bob-keys", "\(path):6"])
+        #expect(rows["beacons"] == ["alice-band (worn: decision.worn), bob-keys", "\(path):7"])
         #expect(rows["decision.dwell"] == ["2", "\(path):2"])
         #expect(rows["decision.worn.margin"] == ["3", "\(path):4"])
         #expect(rows["decision.worn.fastLead"] == ["off", "\(path):5"])
@@ -69,6 +71,10 @@ import Testing
         #expect(rows["decision.worn.evidence"] == ["8", "default"])
         #expect(rows["decision.worn.leadCap"] == ["4", "default"])
         #expect(rows["decision.worn.fallRate"] == ["4", "default"])
+        // The rise rule's keys: its lead, its slow path's dwell and evidence.
+        #expect(rows["decision.worn.riseLead"] == ["4", "default"])
+        #expect(rows["decision.worn.riseDwell"] == ["12", "\(path):6"])
+        #expect(rows["decision.worn.riseEvidence"] == ["14", "--worn-rise-evidence"])
     }
 
     @Test func aBadWornSettingIsNamedWithItsFileAndLine() throws {
@@ -82,7 +88,7 @@ import Testing
         let result = try checkConfig(["--config", path])
         #expect(result.status == 2)
         #expect(result.errors == """
-            check-config: \(path):4: decision.worn.lead: unknown key (known keys: decision.worn.margin, decision.worn.fallRate, decision.worn.dwell, decision.worn.evidence, decision.worn.leadCap, decision.worn.fastLead, decision.worn.fastFor, decision.worn.riseLead)
+            check-config: \(path):4: decision.worn.lead: unknown key (known keys: decision.worn.margin, decision.worn.fallRate, decision.worn.dwell, decision.worn.evidence, decision.worn.leadCap, decision.worn.fastLead, decision.worn.fastFor, decision.worn.riseLead, decision.worn.riseDwell, decision.worn.riseEvidence)
             check-config: \(path):3: decision.worn.dwell: '-1' is not a positive number of seconds
 
             """)

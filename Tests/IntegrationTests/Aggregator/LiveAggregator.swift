@@ -86,7 +86,7 @@ struct LiveAggregator {
     /// Starts the service and returns once it published `online`.
     static func start(
         on broker: TestBroker, at time: Instant = startTime, client: MQTTConnection,
-        publishingWindow: Int = 2_000, backlogEventLimit: Int = 10_000,
+        publishingWindow: Int = 2_000, backlogEventLimit: Int = 10_000, recorder: MeasurementRecorder? = nil,
         _ configure: (inout AggregatorConfiguration) -> Void = { _ in }
     ) async throws -> LiveAggregator {
         let configuration = configuration(for: broker, configure)
@@ -96,7 +96,7 @@ struct LiveAggregator {
             configuration: configuration, clock: clock, logger: quietLogger, softwareVersion: "9.8.7",
             supportURL: "https://example.org/beaconpresence",
             reconnect: MQTTReconnectPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200)),
-            publishingWindow: publishingWindow, backlogEventLimit: backlogEventLimit)
+            recorder: recorder, publishingWindow: publishingWindow, backlogEventLimit: backlogEventLimit)
         let group = ServiceGroup(configuration: .init(services: [.init(service: service)], logger: quietLogger))
         let task = Task { try await group.run() }
         _ = try await status.until { text($0) == "online" }
