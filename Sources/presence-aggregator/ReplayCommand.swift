@@ -33,7 +33,7 @@ struct ReplayCommand: ParsableCommand {
     @Option(name: .customLong("config"), help: "The aggregator's YAML configuration; its decision settings and known beacons (worn, awayTimeout) are used.")
     var configFile: String?
 
-    @Option(help: "decisions (time,beacon,room,distance), measurements (one row per sample after the node's filter) or published (what the nodes published, as run --record writes it).")
+    @Option(help: "decisions (time,beacon,room,distance), measurements (one row per sample after the node's filter, with a worn beacon's rise report) or published (what the nodes published, as run --record writes it).")
     var output: Output = .decisions
 
     @Option(help: "A site model (presence-aggregator learn): decide with it, falling back on the physics decision.")
