@@ -110,4 +110,37 @@ import Testing
         let firstPlainAfter = plainPublished.first { $0 >= 10 } ?? .infinity
         #expect(wornPublished.first { $0 >= 10 }! <= firstPlainAfter)
     }
+
+    @Test("fall: with `fall` set, two adverts 6 dB under the mean publish at once, at most once a second; off by default")
+    func fallPublishes() {
+        let shadow = Self.adverts(from: 0, to: 20) { (10..<14).contains($0) ? -88 : -76 }
+        var falls = RiseReport.Parameters.default
+        falls.fall = 6
+        var detector = RiseReport.Detector()
+        var fell: [Double] = []
+        for advert in shadow {
+            _ = detector.observe(rssi: Double(advert.rssi), at: advert.time, falls)
+            if detector.fell { fell.append(advert.time) }
+        }
+        let firstLow = shadow.firstIndex { $0.time >= 10 }!
+        #expect(fell.first == shadow[firstLow + 1].time)
+        for (a, b) in zip(fell, fell.dropFirst()) { #expect(b - a >= 1) }
+        #expect(fell.allSatisfy { $0 >= 10 && $0 < 14 + 1 })
+        // The track publishes at each fall, and whatever it publishes without `fall` besides.
+        var track = BeaconTrack(parameters: TrackingParameters(rise: falls), worn: true)
+        var plain = BeaconTrack(parameters: .default, worn: true)
+        for advert in shadow {
+            let time = Instant(seconds: advert.time)
+            let a = track.observe(rssi: advert.rssi, measuredPower: -59, at: time)
+            let b = plain.observe(rssi: advert.rssi, measuredPower: -59, at: time)
+            if fell.contains(advert.time) { #expect(a.shouldPublish) }
+            #expect(!b.shouldPublish || a.shouldPublish)
+        }
+        // Off by default.
+        var off = RiseReport.Detector()
+        for advert in shadow {
+            _ = off.observe(rssi: Double(advert.rssi), at: advert.time, .default)
+            #expect(!off.fell)
+        }
+    }
 }

@@ -67,6 +67,14 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     /// lower of the two; `hold` the held room's held score (its recent best, let fall at
     /// `fallRate`). `raw` measured best on the worn walks (the Room decisions article, sixth round).
     public var riseMeets: RiseLevel
+    /// A rise report that fails the lead waits this many seconds (issue 40, seventh round): it
+    /// switches at the first evaluation in that time at which it leads, its room's level being
+    /// its node's latest published advert. Default 0: a report counts at its own evaluation only.
+    public var risePending: Double
+    /// For the rise switch, the held room's nodes' last published adverts count this many dB lower
+    /// per second of their age beyond 1 s (issue 40, seventh round): a node that has not published
+    /// since it faded still stands at its old level. Default 0: no decay.
+    public var riseDecay: Double
     /// A room's level as the rise switch meets it (`riseMeets`).
     public enum RiseLevel: Int, Sendable, Hashable {
         case latest = 0, raw = 1, lower = 2, hold = 3
@@ -104,6 +112,8 @@ public struct RoomDecisionParameters: Sendable, Hashable {
         fastRise: Double = 0,
         riseLead: Double = .infinity,
         riseMeets: RiseLevel = .raw,
+        risePending: Double = 0,
+        riseDecay: Double = 0,
         settleTime: Double = 1,
         staleAfter: Double = 150,
         awayTimeout: Double = 30
@@ -120,6 +130,8 @@ public struct RoomDecisionParameters: Sendable, Hashable {
         self.fastRise = fastRise
         self.riseLead = riseLead
         self.riseMeets = riseMeets
+        self.risePending = risePending
+        self.riseDecay = riseDecay
         self.settleTime = settleTime
         self.staleAfter = staleAfter
         self.awayTimeout = awayTimeout
@@ -142,7 +154,7 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     ///
     /// Only the switching rule differs (`margin`, `fallRate`,
     /// `dwell`, `evidenceToSwitch`, `leadCap`, `decisiveLead`, `fastLead`, `fastFor`, `riseLead`,
-    /// `riseMeets`); what a site
+    /// `riseMeets`, `risePending`, `riseDecay`); what a site
     /// sets for the rest (path loss, settle, stale and away times) holds for worn beacons too.
     /// Searched on the worn versions of every shared site (`presence-bench evaluate --worn-tag`; the
     /// Room decisions article of PresenceAggregator.docc has the figures).
@@ -170,7 +182,7 @@ public struct RoomDecisionParameters: Sendable, Hashable {
             pathLossExponent: pathLossExponent, margin: rule.margin, fallRate: rule.fallRate, dwell: rule.dwell,
             evidenceToSwitch: rule.evidenceToSwitch, leadCap: rule.leadCap, decisiveLead: rule.decisiveLead,
             fastLead: rule.fastLead, fastFor: rule.fastFor, fastRise: rule.fastRise, riseLead: rule.riseLead,
-            riseMeets: rule.riseMeets,
+            riseMeets: rule.riseMeets, risePending: rule.risePending, riseDecay: rule.riseDecay,
             settleTime: settleTime, staleAfter: staleAfter, awayTimeout: awayTimeout)
     }
 }
