@@ -127,6 +127,8 @@ extension EvaluateCommand {
         /// The candidate's agent keys: measurements per beacon per node per minute at rest, marked
         /// worn (`SpeedBenchmarks.messagesAtRest`; the budget is 2).
         var messagesAtRestWorn: Double?
+        /// Measurements per beacon per node per minute on the first draw's worn walks, by site.
+        var messagesPerBeaconNodeMinuteWorn: [String: Double]?
     }
 
     /// Runs the search and prints its lines: first Bermuda's (`candidate: "bermuda"`), then the
@@ -162,9 +164,10 @@ extension EvaluateCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         func emit(_ name: String, _ result: (worn: [String: DrawFigures], recorded: [String: DrawFigures]?),
-                  atRest: TrackingParameters? = nil) throws {
+                  atRest: TrackingParameters? = nil, moving: [String: Double]? = nil) throws {
             // Unbuffered, so a long search shows each candidate as it is done.
             var line = CandidateLine(candidate: name, worn: result.worn, recorded: result.recorded)
+            line.messagesPerBeaconNodeMinuteWorn = moving
             if let atRest, let data {
                 line.messagesAtRestWorn = (try? SpeedBenchmarks.messagesAtRest(dataDirectory: data, tracking: atRest, worn: true))
                     .map { rounded($0, 3) }
@@ -208,7 +211,14 @@ extension EvaluateCommand {
                 replay($0, tracking: own, parameters: parameters, worn: true,
                        wornRiseRule: site.riseRule ? riseRule : nil, foreign: site.foreign,
                        knownRise: site.known).score
-            }, atRest: own)
+            }, atRest: own, moving: Dictionary(uniqueKeysWithValues: (wornSites.first ?? []).map { walk in
+                let runs = walk.recordings.map {
+                    replay($0, tracking: own, parameters: parameters, worn: true,
+                           wornRiseRule: site.riseRule ? riseRule : nil, foreign: site.foreign, knownRise: site.known)
+                }
+                let minutes = runs.map(\.beaconNodeMinutes).reduce(0, +)
+                return (walk.name, rounded(Double(runs.map(\.messages).reduce(0, +)) / max(minutes, 1e-9), 2))
+            }))
         }
     }
 

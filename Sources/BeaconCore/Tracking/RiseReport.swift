@@ -29,8 +29,10 @@ public struct RiseReport: Sendable, Hashable {
         public var adverts: Int
         /// They must all be this recent, seconds, default 1 s.
         public var within: Double
-        /// Shortest time between two rise reports of one (beacon, node), seconds, default 1 s:
-        /// a beacon that flips between two levels cannot publish per advert.
+        /// Shortest time between two rise reports of one (beacon, node), seconds, default 0: a report
+        /// at every advert while the rise holds (issue 40, seventh round: the aggregator gets a fresh
+        /// chance at each, 0.1–0.5 s sooner; 9–18 % more messages while the tag moves, none more at
+        /// rest). At most the adverts' own rate.
         public var every: Double
         /// A fall (issue 40, seventh round): the node also publishes at once, at most once per
         /// `every`, when its last adverts (the loudest of them) stand this many dB below the same
@@ -38,7 +40,7 @@ public struct RiseReport: Sendable, Hashable {
         public var fall: Double
 
         /// Creates parameters.
-        public init(rise: Double = 6, over: Double = 5, adverts: Int = 2, within: Double = 1, every: Double = 1,
+        public init(rise: Double = 6, over: Double = 5, adverts: Int = 2, within: Double = 1, every: Double = 0,
                     fall: Double = 0) {
             self.fall = fall
             self.rise = rise
