@@ -33,6 +33,8 @@ extension EvaluateCommand {
             case "decisiveLead": p.decisiveLead = value
             case "settle": p.settleTime = value
             case "riseLead": p.riseLead = value
+            case "risePending": p.risePending = value
+            case "riseDecay": p.riseDecay = value
             case "riseMeets":
                 guard let level = RoomDecisionParameters.RiseLevel(rawValue: Int(value)) else {
                     throw ValidationError("--candidate: riseMeets is 0 (latest), 1 (raw), 2 (lower) or 3 (hold)")
@@ -79,8 +81,8 @@ extension EvaluateCommand {
     }
 
     /// The agent's rise-report keys a candidate may carry (`RiseReport.Parameters`): `rise` (0: none),
-    /// `riseOver`, `riseAdverts`, `riseWithin`, `riseEvery`.
-    static let riseKeys: Set<String> = ["rise", "riseOver", "riseAdverts", "riseWithin", "riseEvery"]
+    /// `riseOver`, `riseAdverts`, `riseWithin`, `riseEvery`, `riseFall`.
+    static let riseKeys: Set<String> = ["rise", "riseOver", "riseAdverts", "riseWithin", "riseEvery", "riseFall"]
 
     /// `tracking` with a candidate's rise-report keys applied (the rest of the spec is `candidate`'s).
     static func candidateTracking(_ spec: String, over tracking: TrackingParameters) throws -> TrackingParameters {
@@ -94,6 +96,7 @@ extension EvaluateCommand {
             case "riseOver": t.rise.over = value
             case "riseAdverts": t.rise.adverts = max(1, Int(value))
             case "riseWithin": t.rise.within = value
+            case "riseFall": t.rise.fall = value
             default: t.rise.every = value
             }
         }
@@ -121,13 +124,19 @@ extension EvaluateCommand {
         var candidate: String
         var worn: [String: DrawFigures]
         var recorded: [String: DrawFigures]?
+        /// The candidate's agent keys: measurements per beacon per node per minute at rest, marked
+        /// worn (`SpeedBenchmarks.messagesAtRest`; the budget is 2).
+        var messagesAtRestWorn: Double?
+        /// Measurements per beacon per node per minute on the first draw's worn walks, by site.
+        var messagesPerBeaconNodeMinuteWorn: [String: Double]?
     }
 
     /// Runs the search and prints its lines: first Bermuda's (`candidate: "bermuda"`), then the
     /// oracles', then one per rise-gated oracle (on every advert, then on what the nodes publish),
     /// then one per candidate.
     static func searchCandidates(_ specs: [String], riseOracles: [String] = [], sites: [Site], draws: Range<Int>, recorded: Bool,
-                                 wornSignal: WornTagSignal, tracking: TrackingParameters, base: RoomDecisionParameters) throws {
+                                 wornSignal: WornTagSignal, tracking: TrackingParameters, base: RoomDecisionParameters,
+                                 data: String? = nil) throws {
         let parsed = try specs.map {
             (spec: $0, parameters: try candidate($0, over: base), tracking: try candidateTracking($0, over: tracking))
         }
@@ -154,9 +163,15 @@ extension EvaluateCommand {
         let recordedPublished = recorded ? sites.map(published) : []
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        func emit(_ name: String, _ result: (worn: [String: DrawFigures], recorded: [String: DrawFigures]?)) throws {
+        func emit(_ name: String, _ result: (worn: [String: DrawFigures], recorded: [String: DrawFigures]?),
+                  atRest: TrackingParameters? = nil, moving: [String: Double]? = nil) throws {
             // Unbuffered, so a long search shows each candidate as it is done.
-            let line = CandidateLine(candidate: name, worn: result.worn, recorded: result.recorded)
+            var line = CandidateLine(candidate: name, worn: result.worn, recorded: result.recorded)
+            line.messagesPerBeaconNodeMinuteWorn = moving
+            if let atRest, let data {
+                line.messagesAtRestWorn = (try? SpeedBenchmarks.messagesAtRest(dataDirectory: data, tracking: atRest, worn: true))
+                    .map { rounded($0, 3) }
+            }
             FileHandle.standardOutput.write(try encoder.encode(line) + Data("\n".utf8))
         }
         func figures(publishedOnly: Bool = false, _ score: (TraceSet) -> RoomDecisionScore)
@@ -188,12 +203,22 @@ extension EvaluateCommand {
         for (spec, parameters, own) in parsed {
             // The walker's tag marked worn, as a known beacon: the nodes' tracks report its rises
             // (the candidate's agent keys) and the decider meets it with the candidate's rule.
+            // A candidate with a rise switch (`riseLead`) is also the rule while the nodes report
+            // rises; without one, that rule is `wornRiseRule`.
             let site = candidateSite(spec)
+            let riseRule = parameters.riseLead.isFinite ? parameters : RoomDecisionParameters.wornRiseRule
             try emit(spec.isEmpty ? "defaults" : spec, figures {
                 replay($0, tracking: own, parameters: parameters, worn: true,
-                       wornRiseRule: site.riseRule ? .wornRiseRule : nil, foreign: site.foreign,
+                       wornRiseRule: site.riseRule ? riseRule : nil, foreign: site.foreign,
                        knownRise: site.known).score
-            })
+            }, atRest: own, moving: Dictionary(uniqueKeysWithValues: (wornSites.first ?? []).map { walk in
+                let runs = walk.recordings.map {
+                    replay($0, tracking: own, parameters: parameters, worn: true,
+                           wornRiseRule: site.riseRule ? riseRule : nil, foreign: site.foreign, knownRise: site.known)
+                }
+                let minutes = runs.map(\.beaconNodeMinutes).reduce(0, +)
+                return (walk.name, rounded(Double(runs.map(\.messages).reduce(0, +)) / max(minutes, 1e-9), 2))
+            }))
         }
     }
 

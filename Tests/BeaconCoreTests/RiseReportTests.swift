@@ -26,10 +26,16 @@ import Testing
         }
     }
 
-    @Test("a walk into the room: the second advert 10 dB up reports the rise, once a second at most")
+    @Test("a walk into the room: the second advert 10 dB up reports the rise, at every advert (or once a second at most)")
     func moveReports() {
         let walk = Self.adverts(from: 0, to: 20) { $0 < 10 ? -78 : -68 }
-        let reports = Self.reports(walk)
+        var onceASecond = RiseReport.Parameters.default
+        onceASecond.every = 1
+        let reports = Self.reports(walk, onceASecond)
+        // By default (every 0) a report goes out at every advert while the rise holds, from the same one.
+        let everyAdvert = Self.reports(walk)
+        #expect(everyAdvert.first?.0 == reports.first?.0)
+        #expect(everyAdvert.count > reports.count)
         let firstHigh = walk.firstIndex { $0.time >= 10 }!
         #expect(reports.first?.0 == walk[firstHigh + 1].time)
         let first = reports[0].1
@@ -61,11 +67,13 @@ import Testing
         #expect(Self.reports(quiet).map(\.0) == [quiet[13].time])
     }
 
-    @Test("a beacon flipping between two levels 10 dB apart publishes at most once a second")
+    @Test("with every 1 s, a beacon flipping between two levels 10 dB apart publishes at most once a second")
     func flippingIsRateLimited() {
         // Pairs of loud adverts between pairs of quiet ones, for a minute.
         let flipping = Self.adverts(from: 0, to: 60) { t in Int(t / 1.0) % 2 == 0 ? -80 : -70 }
-        let reports = Self.reports(flipping)
+        var onceASecond = RiseReport.Parameters.default
+        onceASecond.every = 1
+        let reports = Self.reports(flipping, onceASecond)
         #expect(reports.count <= 60)
         for (a, b) in zip(reports, reports.dropFirst()) { #expect(b.0 - a.0 >= 1) }
         var slower = RiseReport.Parameters.default
@@ -109,5 +117,41 @@ import Testing
         #expect(Set(plainPublished).isSubset(of: Set(wornPublished)))
         let firstPlainAfter = plainPublished.first { $0 >= 10 } ?? .infinity
         #expect(wornPublished.first { $0 >= 10 }! <= firstPlainAfter)
+    }
+
+    @Test("fall: with `fall` set, two adverts 6 dB under the mean publish at once, at most once a second; off by default")
+    func fallPublishes() {
+        let shadow = Self.adverts(from: 0, to: 20) { (10..<14).contains($0) ? -88 : -76 }
+        var falls = RiseReport.Parameters.default
+        falls.fall = 6
+        falls.every = 1
+        var detector = RiseReport.Detector()
+        var fell: [Double] = []
+        for advert in shadow {
+            _ = detector.observe(rssi: Double(advert.rssi), at: advert.time, falls)
+            if detector.fell { fell.append(advert.time) }
+        }
+        let firstLow = shadow.firstIndex { $0.time >= 10 }!
+        #expect(fell.first == shadow[firstLow + 1].time)
+        for (a, b) in zip(fell, fell.dropFirst()) { #expect(b - a >= 1) }
+        #expect(fell.allSatisfy { $0 >= 10 && $0 < 14 + 1 })
+        // The track publishes at each fall, and whatever it publishes without `fall` besides.
+        var track = BeaconTrack(parameters: TrackingParameters(rise: falls), worn: true)
+        var noFall = falls
+        noFall.fall = 0
+        var plain = BeaconTrack(parameters: TrackingParameters(rise: noFall), worn: true)
+        for advert in shadow {
+            let time = Instant(seconds: advert.time)
+            let a = track.observe(rssi: advert.rssi, measuredPower: -59, at: time)
+            let b = plain.observe(rssi: advert.rssi, measuredPower: -59, at: time)
+            if fell.contains(advert.time) { #expect(a.shouldPublish) }
+            #expect(!b.shouldPublish || a.shouldPublish)
+        }
+        // Off by default.
+        var off = RiseReport.Detector()
+        for advert in shadow {
+            _ = off.observe(rssi: Double(advert.rssi), at: advert.time, .default)
+            #expect(!off.fell)
+        }
     }
 }

@@ -82,4 +82,66 @@ struct RoomDeciderRiseSwitchTests {
         // The default rule's rise switch took the hall's report (the worn profile alone keeps the kitchen).
         #expect(rooms == ["kitchen", "hall"])
     }
+
+    /// Kitchen's node holds the tag (−70); at 10 s the hall's node reports a rise to −67 (3.25 dB over
+    /// the kitchen as a score: short of the lead); at 11 s the kitchen's node publishes its fade (−75).
+    func pendingRooms(_ p: RoomDecisionParameters, hallAfter: Double = -75) -> [String] {
+        var decider = RoomDecider(parameters: p, wornRule: p, wornRiseRule: nil)
+        var rooms: [String] = []
+        func send(_ e: NodeEvidence, _ t: Double) { if let d = decider.update(e, at: Instant(seconds: t)) { rooms.append(d.room) } }
+        for step in 0..<20 {
+            let t = Double(step) * 0.5
+            send(NodeEvidence(beacon: "tag", node: "k1", room: "kitchen", rssiFiltered: -70, sigma: 1.5, distance: 2,
+                              proximity: .near, rssi: -70), t)
+            send(NodeEvidence(beacon: "tag", node: "h1", room: "hall", rssiFiltered: -75, sigma: 1.5, distance: 3,
+                              proximity: .near, rssi: -75), t + 0.01)
+        }
+        send(NodeEvidence(beacon: "tag", node: "h1", room: "hall", rssiFiltered: -75, sigma: 1.5, distance: 3,
+                          proximity: .near, rssi: -67, riseRssi: -67), 10)
+        send(NodeEvidence(beacon: "tag", node: "h1", room: "hall", rssiFiltered: -74, sigma: 1.5, distance: 3,
+                          proximity: .near, rssi: hallAfter), 10.5)
+        send(NodeEvidence(beacon: "tag", node: "k1", room: "kitchen", rssiFiltered: -71, sigma: 1.5, distance: 2,
+                          proximity: .near, rssi: -75), 11)
+        return rooms
+    }
+
+    @Test("risePending: a rise short of the lead waits, and wins when the held room's node publishes its fade")
+    func pendingRiseWinsLater() {
+        // Without waiting, the report is lost.
+        #expect(pendingRooms(p) == ["kitchen"])
+        var waits = p
+        waits.risePending = 2
+        // The hall's next reading (−67 as a score over −74 filtered, raw −67) holds the rise's level.
+        #expect(pendingRooms(waits, hallAfter: -67) == ["kitchen", "hall"])
+        // A next reading back down (raw −75) takes the waiting rise down with it.
+        #expect(pendingRooms(waits, hallAfter: -75) == ["kitchen"])
+        // Waiting 0.5 s: the fade at 11 s comes too late.
+        waits.risePending = 0.5
+        #expect(pendingRooms(waits, hallAfter: -67) == ["kitchen"])
+    }
+
+    @Test("riseDecay: the held room's last published advert counts lower as it ages")
+    func decayedHeldLevel() {
+        var decider = RoomDecider(parameters: p, wornRule: p, wornRiseRule: nil)
+        var decays = p
+        decays.riseDecay = 2
+        var decaying = RoomDecider(parameters: decays, wornRule: decays, wornRiseRule: nil)
+        var rooms: [String] = [], decayed: [String] = []
+        func send(_ e: NodeEvidence, _ t: Double) {
+            if let d = decider.update(e, at: Instant(seconds: t)) { rooms.append(d.room) }
+            if let d = decaying.update(e, at: Instant(seconds: t)) { decayed.append(d.room) }
+        }
+        // The kitchen's node publishes at 0 s and never again; the hall's node publishes every 0.5 s.
+        send(NodeEvidence(beacon: "tag", node: "k1", room: "kitchen", rssiFiltered: -70, sigma: 1.5, distance: 2,
+                          proximity: .near, rssi: -70), 0)
+        for step in 1..<20 {
+            send(NodeEvidence(beacon: "tag", node: "h1", room: "hall", rssiFiltered: -75, sigma: 1.5, distance: 3,
+                              proximity: .near, rssi: -75), Double(step) * 0.5)
+        }
+        // At 10 s a rise 3.25 dB over the kitchen's 10-s-old advert: 18 dB less with the decay.
+        send(NodeEvidence(beacon: "tag", node: "h1", room: "hall", rssiFiltered: -75, sigma: 1.5, distance: 3,
+                          proximity: .near, rssi: -67, riseRssi: -67), 10)
+        #expect(rooms == ["kitchen"])
+        #expect(decayed == ["kitchen", "hall"])
+    }
 }

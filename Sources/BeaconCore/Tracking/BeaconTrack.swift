@@ -138,7 +138,7 @@ public struct BeaconTrack: Sendable {
                 proximity: roomClass, rssi: estimate.rssi, sigma: estimate.sigma, at: time, parameters.publish)
             // A worn beacon's rise goes out at once, beside the policy (rate-limited by its own `every`).
             let rise = riseDetector?.observe(rssi: Double(rssi), at: time.seconds, parameters.rise)
-            if rise != nil { publish = true }
+            if rise != nil || riseDetector?.fell == true { publish = true }
             let usedPower = power.map(Double.init) ?? parameters.distance.defaultMeasuredPower
             if time.seconds.isFinite {
                 lastRSSI = rssi

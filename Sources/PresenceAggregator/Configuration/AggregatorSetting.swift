@@ -145,7 +145,7 @@ extension AggregatorConfiguration {
             c.wornRule.fastFor = try seconds(text)
         } show: { shown($0.wornRule.fastFor) },
         // The rise rule's lead (`wornRiseRule`), used while the nodes hearing a worn beacon report rises.
-        row(.wornRiseLead, "decision.worn.riseLead", "PRESENCE_WORN_RISE_LEAD", "--worn-rise-lead", default: "4") { c, text in
+        row(.wornRiseLead, "decision.worn.riseLead", "PRESENCE_WORN_RISE_LEAD", "--worn-rise-lead", default: "5") { c, text in
             c.wornRiseRule.riseLead = text.lowercased() == "off"
                 ? .infinity : try number(text, "is not a number of dB or off") { $0.isFinite }
         } show: { $0.wornRiseRule.riseLead.isFinite ? shown($0.wornRiseRule.riseLead) : "off" },

@@ -36,10 +36,32 @@ extension BeaconRoomState {
     }
 
     /// A rise report of `readingRoom` worth `riseScore` (the score's dB scale): the next evaluation weighs it.
-    mutating func heardRise(room readingRoom: Code, riseScore: Double) {
+    mutating func heardRise(node: Code, room readingRoom: Code, riseScore: Double) {
         guard riseScore.isFinite else { return }
         if let pending = pendingRise, pending.room != readingRoom, pending.score > riseScore { return }
-        pendingRise = (readingRoom, riseScore)
+        pendingRise = (readingRoom, node, riseScore)
+    }
+
+    /// The room a rise report switches to now, if any: the report heard since the last evaluation,
+    /// else the one waiting (`risePending`). A fresh report that fails the lead waits in its place.
+    mutating func riseWinner(_ rise: (room: Code, node: Code, score: Double)?, current: Code, defended: Double,
+                             at time: Instant, _ p: RoomDecisionParameters) -> Code? {
+        func leads(_ room: Code, _ score: Double) -> Bool {
+            room != current && score - riseRivals(of: room, current: current, defended: defended, at: time, p) >= p.riseLead
+        }
+        if let rise {
+            if leads(rise.room, rise.score) { return rise.room }
+            if p.risePending > 0, rise.room != current {
+                waitingRise = (rise.room, rise.node, rise.score, time.seconds + p.risePending)
+                return nil
+            }
+        }
+        guard let waiting = waitingRise else { return nil }
+        if time.seconds > waiting.until || waiting.room == current {
+            waitingRise = nil
+            return nil
+        }
+        return rise == nil && leads(waiting.room, waiting.score) ? waiting.room : nil
     }
 
     /// The room of the best-scoring node streak that has lasted `fastFor`, if any.
@@ -57,17 +79,21 @@ extension BeaconRoomState {
     }
 
     /// `node` of `room` published an advert worth `rawScore`: its level for `riseMeets` raw or lower.
-    mutating func heardRawLevel(node: Code, room: Code, rawScore: Double) {
+    /// A waiting rise (`risePending`) of that node takes the reading's level unless it is a rise itself.
+    mutating func heardRawLevel(node: Code, room: Code, rawScore: Double, at time: Instant, isRise: Bool = false) {
         guard rawScore.isFinite else { return }
         if let index = rawLevels.firstIndex(where: { $0.node == node }) {
-            rawLevels[index] = (node, room, rawScore)
+            rawLevels[index] = (node, room, rawScore, time.seconds)
         } else {
-            rawLevels.append((node, room, rawScore))
+            rawLevels.append((node, room, rawScore, time.seconds))
         }
+        if !isRise, let waiting = waitingRise, waiting.node == node { waitingRise?.score = rawScore }
     }
 
     /// The loudest level of every room but `riseRoom`, as the rise switch meets it (`riseMeets`).
-    func riseRivals(of riseRoom: Code, current: Code, defended: Double, _ p: RoomDecisionParameters) -> Double {
+    /// With `riseDecay`, the held room's raw levels count lower by their age beyond 1 s.
+    func riseRivals(of riseRoom: Code, current: Code, defended: Double, at time: Instant,
+                    _ p: RoomDecisionParameters) -> Double {
         lists.withScores { scores in
             var best = -Double.infinity
             for candidate in scores where candidate.room != riseRoom {
@@ -77,7 +103,10 @@ extension BeaconRoomState {
                 case .hold: if candidate.room == current { level = defended }
                 case .raw, .lower:
                     var raw = -Double.infinity
-                    for entry in rawLevels where entry.room == candidate.room { raw = max(raw, entry.score) }
+                    let decay = candidate.room == current ? p.riseDecay : 0
+                    for entry in rawLevels where entry.room == candidate.room {
+                        raw = max(raw, entry.score - (decay > 0 ? decay * max(0, time.seconds - entry.time - 1) : 0))
+                    }
                     if raw.isFinite { level = p.riseMeets == .raw ? raw : min(level, raw) }
                 }
                 best = max(best, level)

@@ -130,10 +130,13 @@ struct BeaconRoomState: Sendable {
     var fastStreaks: [FastStreak] = []
     /// A rise report (`RoomDecisionParameters.riseLead`) heard since the last evaluation: its
     /// room and the level it rose to, as a score. The next evaluation reads it and drops it.
-    var pendingRise: (room: Code, score: Double)?
-    /// Per node, its last published advert as a score, while the rise switch meets raw levels
-    /// (`RoomDecisionParameters.riseMeets`); empty otherwise.
-    var rawLevels: [(node: Code, room: Code, score: Double)] = []
+    var pendingRise: (room: Code, node: Code, score: Double)?
+    /// A rise report that failed the lead, waiting until `until` (seconds) for a later reading to
+    /// make it lead (`RoomDecisionParameters.risePending`); its score follows its node's readings.
+    var waitingRise: (room: Code, node: Code, score: Double, until: Double)?
+    /// Per node, its last published advert as a score and when, while the rise switch meets raw
+    /// levels (`RoomDecisionParameters.riseMeets`); empty otherwise.
+    var rawLevels: [(node: Code, room: Code, score: Double, time: Double)] = []
 
     init() {}
 
@@ -178,6 +181,7 @@ struct BeaconRoomState: Sendable {
         lists.removeHeld(at: index)
         if !fastStreaks.isEmpty { fastStreaks.removeAll { $0.node == node } }
         if !rawLevels.isEmpty { rawLevels.removeAll { $0.node == node } }
+        if waitingRise?.node == node { waitingRise = nil }
         // A node holds one entry at most: nothing else to remove.
         staleness = .all
         if lists.heldCount == 0 { becameUnheard(at: time) }
@@ -277,11 +281,10 @@ struct BeaconRoomState: Sendable {
         // Motion in the current room: it defends with more (never anything without a sensor).
         if let motion { defended += motion.hold(current, at: time) }
         defendedScore = defended
-        // The rise switch: a node's rise that leads every other room wins at once.
-        if let rise {
-            if rise.room != current, rise.score - riseRivals(of: rise.room, current: current, defended: defended, p) >= p.riseLead {
-                return change(to: rise.room, at: time)
-            }
+        // The rise switch: a node's rise that leads every other room wins at once (or, waiting, later).
+        if rise != nil || waitingRise != nil,
+           let winner = riseWinner(rise, current: current, defended: defended, at: time, p) {
+            return change(to: winner, at: time)
         }
         // The fast clock: a room whose raw readings have led for `fastFor` wins at once.
         if !fastStreaks.isEmpty, let fast = fastWinner(current: current, parameters: p) {
@@ -337,7 +340,7 @@ struct BeaconRoomState: Sendable {
     /// has a score, which the held score equals). `RoomDecider`'s tick skips the beacon until then
     /// (`BeaconTickSchedule`). A rule that lets time alone change a decision must return nil while it may.
     func quietUntil(parameters p: RoomDecisionParameters) -> (until: Double, stampsPeakTime: Bool)? {
-        guard lists.challengeCount == 0, staleness == .none else { return nil }
+        guard lists.challengeCount == 0, staleness == .none, waitingRise == nil else { return nil }
         var stampsPeakTime = false
         if lists.scoreCount > 0 {
             guard let current = room, current != RoomDecider.notHomeCode else { return nil }
@@ -387,6 +390,7 @@ struct BeaconRoomState: Sendable {
     private mutating func change(to newRoom: Code, at time: Instant) -> Bool {
         lists.removeAllChallenges()
         if !fastStreaks.isEmpty { fastStreaks.removeAll() }
+        waitingRise = nil
         firstEvidence = nil
         guard newRoom != room else { return false }
         room = newRoom

@@ -205,13 +205,14 @@ public struct RoomDecider: Sendable {
                 }
                 // A worn beacon's rise report, for a rule that switches on it (`riseLead`).
                 if slotParameters.riseLead.isFinite, let riseOffset {
-                    states[slot].heardRise(room: room, riseScore: score + riseOffset)
+                    states[slot].heardRise(node: node, room: room, riseScore: score + riseOffset)
                 }
                 // Levels are kept under the worn rule too, so that they are fresh when the rise rule starts.
                 let meets = slotParameters.riseLead.isFinite ? slotParameters.riseMeets
                     : wornSlots.contains(slot) ? wornRiseParameters?.riseMeets : nil
                 if let rawOffset, meets == .raw || meets == .lower {
-                    states[slot].heardRawLevel(node: node, room: room, rawScore: score + rawOffset)
+                    states[slot].heardRawLevel(node: node, room: room, rawScore: score + rawOffset, at: time,
+                                               isRise: riseOffset != nil)
                 }
             }
         }

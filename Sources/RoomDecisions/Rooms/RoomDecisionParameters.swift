@@ -57,7 +57,7 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     /// adverts risen over their own recent mean; the measurement's `riseRssi`) switches at once to
     /// its room when the level it rose to, as a score, leads every other room's level (`riseMeets`)
     /// by this many dB. A move raises the room moved to; a body's shadow only lowers the room held.
-    /// Default `.infinity` (off), and off in `wornRule`; 4 dB in `wornRiseRule`, the rule a worn beacon
+    /// Default `.infinity` (off), and off in `wornRule`; 5 dB in `wornRiseRule`, the rule a worn beacon
     /// gets while the nodes hearing it report rises (nodes that report none, ESPresense or gateways,
     /// would leave it 13 s behind a move with that rule: the Room decisions article, "Issue 40").
     public var riseLead: Double
@@ -67,6 +67,15 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     /// lower of the two; `hold` the held room's held score (its recent best, let fall at
     /// `fallRate`). `raw` measured best on the worn walks (the Room decisions article, sixth round).
     public var riseMeets: RiseLevel
+    /// A rise report that fails the lead waits this many seconds (issue 40, seventh round): it
+    /// switches at the first evaluation in that time at which it leads, its room's level being
+    /// its node's latest published advert. Default 0: a report counts at its own evaluation only;
+    /// 2 s in `wornRiseRule`.
+    public var risePending: Double
+    /// For the rise switch, the held room's nodes' last published adverts count this many dB lower
+    /// per second of their age beyond 1 s (issue 40, seventh round): a node that has not published
+    /// since it faded still stands at its old level. Default 0: no decay.
+    public var riseDecay: Double
     /// A room's level as the rise switch meets it (`riseMeets`).
     public enum RiseLevel: Int, Sendable, Hashable {
         case latest = 0, raw = 1, lower = 2, hold = 3
@@ -104,6 +113,8 @@ public struct RoomDecisionParameters: Sendable, Hashable {
         fastRise: Double = 0,
         riseLead: Double = .infinity,
         riseMeets: RiseLevel = .raw,
+        risePending: Double = 0,
+        riseDecay: Double = 0,
         settleTime: Double = 1,
         staleAfter: Double = 150,
         awayTimeout: Double = 30
@@ -120,6 +131,8 @@ public struct RoomDecisionParameters: Sendable, Hashable {
         self.fastRise = fastRise
         self.riseLead = riseLead
         self.riseMeets = riseMeets
+        self.risePending = risePending
+        self.riseDecay = riseDecay
         self.settleTime = settleTime
         self.staleAfter = staleAfter
         self.awayTimeout = awayTimeout
@@ -142,7 +155,7 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     ///
     /// Only the switching rule differs (`margin`, `fallRate`,
     /// `dwell`, `evidenceToSwitch`, `leadCap`, `decisiveLead`, `fastLead`, `fastFor`, `riseLead`,
-    /// `riseMeets`); what a site
+    /// `riseMeets`, `risePending`, `riseDecay`); what a site
     /// sets for the rest (path loss, settle, stale and away times) holds for worn beacons too.
     /// Searched on the worn versions of every shared site (`presence-bench evaluate --worn-tag`; the
     /// Room decisions article of PresenceAggregator.docc has the figures).
@@ -151,14 +164,14 @@ public struct RoomDecisionParameters: Sendable, Hashable {
         fastLead: 4, fastFor: 1.1)
 
     /// The rule for a worn beacon while the nodes hearing it report its rises (issue 40, sixth round,
-    /// defaults): the rise switch at 4 dB over every other room's last published advert, no fast
-    /// clock, and a slower slow path (`dwell` 10 s, `evidenceToSwitch` 12 dB·s); the rest as
-    /// `wornRule`. `RoomDecider` uses it only while every node that holds evidence of the beacon has
+    /// defaults): the rise switch at 5 dB over every other room's last published advert (a report
+    /// short of it waits 2 s for a later reading: seventh round), no fast clock, and a slower slow
+    /// path (`dwell` 10 s, `evidenceToSwitch` 12 dB·s); the rest as `wornRule`. `RoomDecider` uses it only while every node that holds evidence of the beacon has
     /// sent a rise report; with some that have, it runs `wornRule`'s fast clock on the others' readings;
     /// with none, `wornRule` itself (the Room decisions article, "Issue 40, sixth round, defaults").
     public static let wornRiseRule = RoomDecisionParameters(
         margin: 2.5, fallRate: 4, dwell: 10, evidenceToSwitch: 12, leadCap: 4, decisiveLead: .infinity,
-        fastLead: .infinity, fastFor: 1.1, riseLead: 4, riseMeets: .raw)
+        fastLead: .infinity, fastFor: 1.1, riseLead: 5, riseMeets: .raw, risePending: 2)
 
     /// These parameters with the worn profile's switching rule (`wornRule`) in place of their own.
     public var worn: RoomDecisionParameters { worn(rule: Self.wornRule) }
@@ -170,7 +183,7 @@ public struct RoomDecisionParameters: Sendable, Hashable {
             pathLossExponent: pathLossExponent, margin: rule.margin, fallRate: rule.fallRate, dwell: rule.dwell,
             evidenceToSwitch: rule.evidenceToSwitch, leadCap: rule.leadCap, decisiveLead: rule.decisiveLead,
             fastLead: rule.fastLead, fastFor: rule.fastFor, fastRise: rule.fastRise, riseLead: rule.riseLead,
-            riseMeets: rule.riseMeets,
+            riseMeets: rule.riseMeets, risePending: rule.risePending, riseDecay: rule.riseDecay,
             settleTime: settleTime, staleAfter: staleAfter, awayTimeout: awayTimeout)
     }
 }
