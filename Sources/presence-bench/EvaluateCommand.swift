@@ -109,8 +109,8 @@ struct EvaluateCommand: ParsableCommand {
     @Option(name: .customLong("rise-oracle"), help: ArgumentHelp("Search: score this RiseGatedOracle (key=value,…: lead, adverts, rise, over, fall, grow, growFor, slowLead, slowFor, window) on every advert and on what the nodes publish, beside Bermuda's rule and the candidates; one JSON line each.", visibility: .hidden))
     var riseOracles: [String] = []
 
-    @Option(help: ArgumentHelp("Search: how many draws of the worn tag each candidate meets.", visibility: .hidden))
-    var wornDraws = 4
+    @Option(help: ArgumentHelp("Search: how many draws of the worn tag each candidate meets (default 4; only with --candidate or --rise-oracle).", visibility: .hidden))
+    var wornDraws: Int?
 
     @Flag(help: ArgumentHelp("Search: score each candidate on the recorded walks too.", visibility: .hidden))
     var candidatesRecorded = false
@@ -163,6 +163,11 @@ struct EvaluateCommand: ParsableCommand {
             throw ValidationError("--site: '\(name)' is not one of \(Self.siteNames.joined(separator: ", "))")
         }
         if traces != nil, !onlySites.isEmpty { throw ValidationError("--site and --traces: give one or the other") }
+        // A report scores one draw of the worn tag; several draws are summed only by a search. Silently
+        // ignoring the flag once made a one-draw report pass for a twelve-draw figure.
+        if let wornDraws, candidates.isEmpty, riseOracles.isEmpty {
+            throw ValidationError("--worn-draws \(wornDraws): only a --candidate or --rise-oracle search meets several draws; a report scores one draw (--worn-draw K)")
+        }
         for spec in riseOracles {
             do { _ = try RiseGatedOracle(spec: spec) } catch { throw ValidationError("--rise-oracle: \(error)") }
         }
@@ -207,7 +212,7 @@ struct EvaluateCommand: ParsableCommand {
             sites.removeAll { !wanted.contains($0.name) }
         }
         if !candidates.isEmpty || !riseOracles.isEmpty {
-            try Self.searchCandidates(candidates, riseOracles: riseOracles, sites: sites, draws: wornDraw..<(wornDraw + max(1, wornDraws)), recorded: candidatesRecorded,
+            try Self.searchCandidates(candidates, riseOracles: riseOracles, sites: sites, draws: wornDraw..<(wornDraw + max(1, wornDraws ?? 4)), recorded: candidatesRecorded,
                                       wornSignal: wornTagModel.signal(), tracking: tracking, base: parameters, data: data)
             return
         }

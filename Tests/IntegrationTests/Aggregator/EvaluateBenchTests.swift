@@ -79,6 +79,10 @@ import Testing
         let badOracle = try ToolRunner.run(site.bench, ["evaluate", "--data", site.data, "--traces", site.directory.path,
                                                         "--rise-oracle", "lead=4,width=2"], separateErrors: true)
         #expect(badOracle.status != 0 && badOracle.errors.contains("--rise-oracle: 'width=2' is not one of"), "\(badOracle.errors)")
+        // A report scores one draw: asking it for twelve is an error, not a one-draw figure passed off as twelve.
+        let draws = try ToolRunner.run(site.bench, ["evaluate", "--data", site.data, "--traces", site.directory.path,
+                                                    "--worn-tag", "--worn-draws", "12"], separateErrors: true)
+        #expect(draws.status != 0 && draws.errors.contains("--worn-draws 12: only a --candidate or --rise-oracle search"), "\(draws.errors)")
     }
 
     @Test("signal-figures prints the house's column beside each directory's, recorded or worn")
