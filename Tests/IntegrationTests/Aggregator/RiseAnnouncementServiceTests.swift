@@ -33,15 +33,28 @@ import Testing
             return AgentService(configuration: try configuration.resolve(), logger: quietLogger, version: "test", clock: clock)
         }
         let group = ServiceGroup(configuration: .init(services: agents.map { .init(service: $0) }, logger: quietLogger))
-        let run = Task { try await group.run() }
+        let stopped = Flag()
+        let run = Task {
+            defer { stopped.set() }
+            try await group.run()
+        }
+        func stop() async {
+            await group.triggerGracefulShutdown()
+            // The simulated sources asleep on the clock see the stop when they wake.
+            for _ in 0..<40 where !stopped.isSet {
+                clock.advance(by: 0.25)
+                try? await eventually("the agents to stop", timeout: .milliseconds(250)) { stopped.isSet }
+            }
+        }
         do {
             try await body()
         } catch {
-            await group.triggerGracefulShutdown()
+            await stop()
             _ = try? await run.value
             throw error
         }
-        await group.triggerGracefulShutdown()
+        await stop()
+        #expect(stopped.isSet, "the agents did not stop")
         try await run.value
     }
 
