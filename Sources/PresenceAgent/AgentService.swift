@@ -306,6 +306,9 @@ public final class AgentService: Service {
             info.add("source", configuration.source.description)
             info.add("startedAt", ISO8601Timestamp.string(from: startedAt))
             info.addRaw("configRevision", core.configRevisionJSON)
+            // Announced so that an aggregator knows at once, even just restarted, that this node
+            // reports the rises of beacons marked worn (their rise rule needs every node to).
+            info.add("riseReports", core.effective.tracking.rise.isOn)
             send(AgentPublication(topic: topics.nodeInfo(node), text: info.json, qos: .atLeastOnce, retain: true))
         }
         func send(_ publication: AgentPublication) {

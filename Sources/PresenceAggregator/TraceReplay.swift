@@ -99,6 +99,17 @@ public struct TraceReplay: Sendable {
     /// a site whose agents have run for a while, not one just restarted.
     public mutating func noteReportsRises(node: String) { decider.noteReportsRises(node: node) }
 
+    /// Whether the replayed nodes announce that they report rises, as our agents do in their
+    /// retained `info` (`riseReports`), which the aggregator reads before any measurement: each node
+    /// a trace's advertisements are replayed through (our agent's own track) is taken as one that
+    /// reports rises when it is first replayed, before its first rise. Foreign nodes and the rows
+    /// of a recorded trace of published measurements never announce; nor do agents whose rise
+    /// reports are off (`tracking.rise.isOn`). Off: the aggregator learns each node from its
+    /// first rise report, as with agents older than the announcement. Set before the first sample.
+    public var announcesRises = true
+    /// The nodes taken as announced so far (only touched when a node's first track is made).
+    private var announced: Set<String> = []
+
     /// `wornRule`, `wornRiseRule`: the switching rules of beacons `knownBeacons` marks worn (`decision.worn`).
     public init(tracking: TrackingParameters = .default, decision: RoomDecisionParameters = .default,
                 wornRule: RoomDecisionParameters = .wornRule, wornRiseRule: RoomDecisionParameters? = .wornRiseRule,
@@ -173,6 +184,10 @@ public struct TraceReplay: Sendable {
         } else {
             // As the live agent: a beacon its known-beacon entry marks worn reports its rises.
             track = BeaconTrack(parameters: tracking, worn: isWorn(key))
+            if announcesRises, tracking.rise.isOn, !foreignNodes.contains(key.node), !announced.contains(key.node) {
+                announced.insert(key.node)
+                decider.noteReportsRises(node: key.node)
+            }
             let index = trackOrder.firstIndex { ($0.beacon, $0.node) > (key.beacon, key.node) } ?? trackOrder.endIndex
             trackOrder.insert(key, at: index)
         }

@@ -13,6 +13,8 @@ public struct SiteRoomDecider: Sendable {
 
     /// Takes `node` as one that reports rises (`RoomDecider.noteReportsRises(node:)`).
     public mutating func noteReportsRises(node: String) { physics.noteReportsRises(node: node) }
+    /// Takes `node` as one that reports no rises until its next rise report (`RoomDecider.forgetReportsRises(node:)`).
+    public mutating func forgetReportsRises(node: String) { physics.forgetReportsRises(node: node) }
 
     /// `wornRule`, `wornRiseRule`: the switching rules of beacons marked worn
     /// (`RoomDecider.init(parameters:wornRule:wornRiseRule:)`).

@@ -50,19 +50,21 @@ extension EvaluateCommand {
     /// The keys of who reports rises: `foreign` (0: every node is our agent; 1, 2: one half of the
     /// rooms' nodes are foreign, `foreignNodes(of:half:)`; 3: every node), `riseRule` (0: the worn
     /// profile even while the nodes report rises; 1, default: `RoomDecisionParameters.wornRiseRule`).
-    /// `known` (1: the aggregator knows its agents report rises from the start, a site that has run
-    /// for a while; 0, default: it learns each from its first rise report, as just restarted).
-    static let siteKeys: Set<String> = ["foreign", "riseRule", "known"]
+    /// `announce` (1, default: our agents announce their rise reports in their `info`, so the
+    /// aggregator knows them from the start, even just restarted; 0: it learns each from its first
+    /// rise report, as with agents older than the announcement); `known` is the same key (its name
+    /// in the sixth round).
+    static let siteKeys: Set<String> = ["foreign", "riseRule", "announce", "known"]
 
-    /// A candidate's `foreign` and `riseRule` keys.
-    static func candidateSite(_ spec: String) -> (foreign: Int, riseRule: Bool, known: Bool) {
-        var result = (foreign: 0, riseRule: true, known: false)
+    /// A candidate's `foreign`, `riseRule` and `announce` keys.
+    static func candidateSite(_ spec: String) -> (foreign: Int, riseRule: Bool, announce: Bool) {
+        var result = (foreign: 0, riseRule: true, announce: true)
         for part in spec.split(separator: ",") {
             let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
             guard pair.count == 2, let value = Double(pair[1]) else { continue }
             if pair[0] == "foreign" { result.foreign = Int(value) }
             if pair[0] == "riseRule" { result.riseRule = value != 0 }
-            if pair[0] == "known" { result.known = value != 0 }
+            if pair[0] == "announce" || pair[0] == "known" { result.announce = value != 0 }
         }
         return result
     }
@@ -210,11 +212,11 @@ extension EvaluateCommand {
             try emit(spec.isEmpty ? "defaults" : spec, figures {
                 replay($0, tracking: own, parameters: parameters, worn: true,
                        wornRiseRule: site.riseRule ? riseRule : nil, foreign: site.foreign,
-                       knownRise: site.known).score
+                       announce: site.announce).score
             }, atRest: own, moving: Dictionary(uniqueKeysWithValues: (wornSites.first ?? []).map { walk in
                 let runs = walk.recordings.map {
                     replay($0, tracking: own, parameters: parameters, worn: true,
-                           wornRiseRule: site.riseRule ? riseRule : nil, foreign: site.foreign, knownRise: site.known)
+                           wornRiseRule: site.riseRule ? riseRule : nil, foreign: site.foreign, announce: site.announce)
                 }
                 let minutes = runs.map(\.beaconNodeMinutes).reduce(0, +)
                 return (walk.name, rounded(Double(runs.map(\.messages).reduce(0, +)) / max(minutes, 1e-9), 2))

@@ -103,7 +103,7 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Worn tag: another draw of the same model (0: seeded by each recording's name, k: by its name and #k, as signal-figures --worn-draws), to see how much a figure hangs on one draw.", visibility: .hidden))
     var wornDraw = 0
 
-    @Option(name: .customLong("candidate"), help: ArgumentHelp("Search: score these decision settings (key=value,…: margin, fallRate, dwell, evidence, leadCap, fastLead, fastFor, fastRise, decisiveLead, settle, riseLead, riseMeets, risePending, riseDecay; agent: rise…; who reports rises: foreign 0–3, riseRule 0/1, known 0/1; empty: the defaults) on the worn walks over --worn-draws draws beside Bermuda's rule; one JSON line each.", visibility: .hidden))
+    @Option(name: .customLong("candidate"), help: ArgumentHelp("Search: score these decision settings (key=value,…: margin, fallRate, dwell, evidence, leadCap, fastLead, fastFor, fastRise, decisiveLead, settle, riseLead, riseMeets, risePending, riseDecay; agent: rise…; who reports rises: foreign 0–3, riseRule 0/1, announce 0/1 (known: the same); empty: the defaults) on the worn walks over --worn-draws draws beside Bermuda's rule; one JSON line each.", visibility: .hidden))
     var candidates: [String] = []
 
     @Option(name: .customLong("rise-oracle"), help: ArgumentHelp("Search: score this RiseGatedOracle (key=value,…: lead, adverts, rise, over, fall, grow, growFor, slowLead, slowFor, window) on every advert and on what the nodes publish, beside Bermuda's rule and the candidates; one JSON line each.", visibility: .hidden))
@@ -396,16 +396,15 @@ struct EvaluateCommand: ParsableCommand {
     /// worn rule; the nodes' tracks then report its rises (`RiseReport`), as live agents would.
     /// `wornRiseRule`: the rule while the nodes hearing it report rises (nil: none). `foreign`: which
     /// rooms' nodes report no rises, as ESPresense nodes (`foreignNodes(of:half:)`; 0: none).
+    /// `announce`: our agents announce their rise reports in their `info`, so the aggregator knows
+    /// them from the start (`TraceReplay.announcesRises`); false: it learns each from its first rise.
     static func replay(_ set: TraceSet, tracking: TrackingParameters, parameters: RoomDecisionParameters, worn: Bool = false,
-                       wornRiseRule: RoomDecisionParameters? = .wornRiseRule, foreign: Int = 0, knownRise: Bool = false)
+                       wornRiseRule: RoomDecisionParameters? = .wornRiseRule, foreign: Int = 0, announce: Bool = true)
         -> (score: RoomDecisionScore, messages: Int, beaconNodeMinutes: Double, decisions: [(time: Instant, decision: RoomDecision)])
     {
         var replay = TraceReplay(tracking: tracking, decision: parameters, wornRule: parameters, wornRiseRule: wornRiseRule)
         replay.foreignNodes = foreignNodes(of: set, half: foreign)
-        // A site that has run for a while knows its agents report rises; a restarted one learns it.
-        if knownRise, tracking.rise.rise > 0 {
-            for node in Set(set.samples.map(\.node)).subtracting(replay.foreignNodes).sorted() { replay.noteReportsRises(node: node) }
-        }
+        replay.announcesRises = announce
         if worn {
             replay.knownBeacons = Set(set.samples.map(\.beacon)).sorted().map { KnownBeacon(beacon: $0, worn: true) }
         }

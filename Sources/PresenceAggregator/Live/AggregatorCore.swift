@@ -76,6 +76,8 @@ public struct AggregatorCore: Sendable {
     /// The physics rule, and the learned site model over it when the configuration names one
     /// (`decision.model`): with a model, the model's decisions are the ones published.
     public internal(set) var decider: SiteRoomDecider
+    /// Nodes whose info announced `riseReports: true` (`noteRiseAnnouncement`).
+    var riseAnnouncedNodes: Set<String> = []
     /// Per decider slot (`RoomDecider.BeaconSlot.index`): the beacons this core tracks. The decider
     /// holds a slot exactly for each tracked beacon (the core forgets both together).
     var hot: [Hot] = []

@@ -12,10 +12,11 @@ import Timekeeping
 ///   `online` at every (re)connect; after a reconnect it re-publishes its whole retained state.
 /// - Subscribes to `<root>/config/beacons` (the operator's known beacons, merged with the file's:
 ///   `AggregatorKnownBeacons`; a rejected message is logged with the field it names, and the last
-///   good list stays in force), `<root>/beacons/+/+` (measurements), `<root>/nodes/+/status` (offline nodes are
-///   ignored), `<root>/locations/+` (its own retained locations: restored at start, so a restart
-///   does not send everyone to `not_home`; `RestoredLocationsFeed`) and, with discovery on, `<root>/nodes/+/info` (node
-///   devices and the rooms of the room sensors' options), `<prefix>/status` (discovery is
+///   good list stays in force), `<root>/nodes/+/info` (which nodes report rises, `riseReports`; with
+///   discovery on, node devices and the rooms of the room sensors' options), `<root>/beacons/+/+`
+///   (measurements), `<root>/nodes/+/status` (offline nodes are ignored), `<root>/locations/+` (its
+///   own retained locations: restored at start, so a restart does not send everyone to `not_home`;
+///   `RestoredLocationsFeed`) and, with discovery on, `<prefix>/status` (discovery is
 ///   re-sent when Home Assistant says `online`) and the node devices' connectivity configs the
 ///   broker kept (a node retired while the aggregator was down loses its device).
 /// - Ticks the core on the injected clock's ticks (every `tickInterval` seconds live), and wakes
@@ -29,43 +30,6 @@ import Timekeeping
 ///   standby) on a connection without a last will, and only the holder of the lease
 ///   (`AggregatorLeadership`) publishes, from a second connection whose last will is `offline`.
 public final class AggregatorService: Service, Sendable {
-    /// Counters, for tests and logs.
-    public struct Statistics: Sendable, Hashable {
-        /// Measurement messages that could not be parsed.
-        public var malformedMeasurements = 0
-        /// Measurements used.
-        public var measurements = 0
-        /// Node status messages (`online`/`offline`) handled.
-        public var nodeStatuses = 0
-        /// Locations restored from retained topics.
-        public var restoredLocations = 0
-        /// `<root>/config/beacons` messages handled, applied or rejected.
-        public var pushedBeaconLists = 0
-        /// Ticks handled (a test that moves the clock waits for this).
-        public var ticks = 0
-        /// Wake-ups at a decision's due time between ticks (a challenger's dwell ending, a new
-        /// beacon's settle time): each evaluates only the beacons due then.
-        public var dueWakeUps = 0
-        /// Publications libmosquitto refused (queue full, no connection for QoS 0).
-        public var failedPublications = 0
-        /// Publications waiting while the broker is behind: one per retained topic at most, and events.
-        public var waitingPublications = 0
-        /// Retained publications replaced, while waiting, by a newer value of their topic.
-        public var coalescedPublications = 0
-        /// Events (`<root>/events`) dropped because the broker stayed behind for too long.
-        public var droppedEvents = 0
-        /// Unknown beacons evicted by the `maxUnknownBeacons` cap (a flood of random ids).
-        public var evictedBeacons = 0
-        /// With failover: terms this instance won.
-        public var termsLed = 0
-        /// With failover: times this instance stopped leading or claiming because another won.
-        public var stepDowns = 0
-        /// ESPresense nodes and BLE gateways (`sources:`): messages, rejections, measurements.
-        public var foreign = ForeignNodeStatistics()
-        /// Motion sensors (`motion:`): messages, unreadable payloads, rooms' changes.
-        public var motion = MotionStatistics()
-    }
-
     private enum Input: Sendable {
         case knownBeacons(MQTTMessage)
         case measurement(MQTTMessage)
@@ -210,9 +174,10 @@ public final class AggregatorService: Service, Sendable {
         }
         if let recorder { logger.info("recording every measurement received", metadata: ["file": "\(recorder.path)"]) }
 
-        // With discovery, the nodes' retained info first: their rooms are then the room sensors'
-        // options before restored beacons are announced, not added one by one after them.
-        if core.discovery != nil { _ = try await connection.subscribe(topics.allNodeInfos) { inbox.post(.nodeInfo($0)) } }
+        // The nodes' retained info first: which nodes report rises is then known before their
+        // measurements (issue 40, seventh round), and with discovery their rooms are the room
+        // sensors' options before restored beacons are announced, not added one by one after them.
+        _ = try await connection.subscribe(topics.allNodeInfos) { inbox.post(.nodeInfo($0)) }
         // The operator's known beacons, relayed from now on: the broker sends the retained list
         // right after this SUBACK, so it is an input several round trips ahead of the retained
         // locations below, and a restored beacon is announced under its pushed id and name at
@@ -370,7 +335,9 @@ public final class AggregatorService: Service, Sendable {
                         counted = \.nodeStatuses
                     case .nodeInfo(let message):
                         guard let node = topics.nodeOfInfoTopic(message.topic) else { continue }
+                        noteRiseAnnouncement(node: node, message.payload, in: &core)
                         out = core.nodeInfo(node: node, payload: message.payload)
+                        counted = \.nodeInfos
                     case .nodeDevice(let message):
                         // Only what the broker kept from before; our own configs come back unretained.
                         guard message.retain, let node = core.discovery?.node(ofConnectivityConfigTopic: message.topic)

@@ -1,8 +1,9 @@
 /// Which rule a worn beacon gets, by the nodes that hear it (issue 40, sixth round, defaults).
 ///
-/// A node is known to report rises once it has sent one (`NodeRecord.reportsRises`): our agents do
+/// A node is known to report rises once it has sent one (`NodeRecord.reportsRises`), or once its
+/// agent announced it (`noteReportsRises(node:)`, from the node's retained info): our agents do
 /// for a beacon marked worn; ESPresense nodes, gateways and older agents never do. Nothing to
-/// configure. After a restart a node counts again from its first rise report, so until then a
+/// configure. A node that does not announce counts from its first rise report, so until then a
 /// worn beacon is decided with the worn profile as before, never worse.
 extension RoomDecider {
     /// Decides the beacon in `slot` as worn on a body (`wornSlotParameters(_:)`) or not (`parameters`).
@@ -34,6 +35,13 @@ extension RoomDecider {
     /// run for a while: every agent has reported some worn beacon's rise by then).
     public mutating func noteReportsRises(node: String) {
         nodes[Int(nodeCode(node))].reportsRises = true
+    }
+
+    /// Takes `node` as one that reports no rises until its next rise report (its agent says its rise
+    /// reports are off, or it was replaced by an older one). A node never heard of stays unknown.
+    public mutating func forgetReportsRises(node: String) {
+        guard let index = nodeNames.firstIndex(of: node) else { return }
+        nodes[index].reportsRises = false
     }
 
     /// Whether `node` has sent a rise report, so that worn beacons it hears may use the rise rule.

@@ -1,0 +1,46 @@
+import BeaconCore
+
+/// Which nodes report rises, from their retained info (issue 40, seventh round). A worn beacon gets
+/// the rise rule while every node hearing it reports rises (`RoomDecider.wornSlotParameters`); the
+/// decider also learns a node from its first rise report, which stays the fallback for nodes that
+/// do not announce.
+extension AggregatorCore {
+    /// What changed for `node` after its info said `announcement`.
+    public enum RiseNodeChange: Sendable, Hashable {
+        /// Now taken as reporting rises.
+        case reports
+        /// No longer taken as reporting rises (until its next rise report).
+        case reportsNone
+        /// Nothing.
+        case unchanged
+    }
+
+    /// Applies `node`'s info: `riseReports: true` marks it as reporting rises at once. `false` (an
+    /// agent with rise reports off) unmarks it, as does an info without the field after one with
+    /// `true` (the agent there was replaced by one older than the field, which may not report
+    /// rises); either is learned again from its next rise report. An info without the field from a
+    /// node that never announced (an agent older than the field, a node not ours) and an unreadable
+    /// one change nothing.
+    public mutating func noteRiseAnnouncement(node: String, _ announcement: NodeRiseAnnouncement) -> RiseNodeChange {
+        let reportedBefore = decider.physics.reportsRises(node: node)
+        switch announcement {
+        case .announced(true):
+            riseAnnouncedNodes.insert(node)
+            decider.noteReportsRises(node: node)
+        case .announced(false):
+            riseAnnouncedNodes.remove(node)
+            decider.forgetReportsRises(node: node)
+        case .silent:
+            guard riseAnnouncedNodes.remove(node) != nil else { return .unchanged }
+            decider.forgetReportsRises(node: node)
+        case .malformed:
+            return .unchanged
+        }
+        let reportsNow = decider.physics.reportsRises(node: node)
+        if reportsNow == reportedBefore { return .unchanged }
+        return reportsNow ? .reports : .reportsNone
+    }
+
+    /// Whether `node` is taken as reporting rises (announced, or learned from a rise report).
+    public func reportsRises(node: String) -> Bool { decider.physics.reportsRises(node: node) }
+}
