@@ -139,8 +139,11 @@ extension EvaluateCommand {
     static func searchCandidates(_ specs: [String], riseOracles: [String] = [], sites: [Site], draws: Range<Int>, recorded: Bool,
                                  wornSignal: WornTagSignal, tracking: TrackingParameters, base: RoomDecisionParameters,
                                  data: String? = nil) throws {
+        // A candidate is scored as a beacon marked worn, so its keys go over the worn profile
+        // (`wornRule`): an empty candidate is the defaults. Over the general defaults, a partial
+        // candidate (`foreign=1`) once met a worn profile without its fast clock, and looked broken.
         let parsed = try specs.map {
-            (spec: $0, parameters: try candidate($0, over: base), tracking: try candidateTracking($0, over: tracking))
+            (spec: $0, parameters: try candidate($0, over: base.worn), tracking: try candidateTracking($0, over: tracking))
         }
         let rises = try riseOracles.map { (spec: $0, oracle: try RiseGatedOracle(spec: $0)) }
         // Every draw of every site's walks, worn: drawn once, met by every candidate.

@@ -103,7 +103,7 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Worn tag: another draw of the same model (0: seeded by each recording's name, k: by its name and #k, as signal-figures --worn-draws), to see how much a figure hangs on one draw.", visibility: .hidden))
     var wornDraw = 0
 
-    @Option(name: .customLong("candidate"), help: ArgumentHelp("Search: score these decision settings (key=value,…: margin, fallRate, dwell, evidence, leadCap, fastLead, fastFor, fastRise, decisiveLead, settle, riseLead, riseMeets, risePending, riseDecay; agent: rise…; who reports rises: foreign 0–3, riseRule 0/1, announce 0/1 (known: the same); empty: the defaults) on the worn walks over --worn-draws draws beside Bermuda's rule; one JSON line each.", visibility: .hidden))
+    @Option(name: .customLong("candidate"), help: ArgumentHelp("Search: score these decision settings (key=value,… over the worn profile: margin, fallRate, dwell, evidence, leadCap, fastLead, fastFor, fastRise, decisiveLead, settle, riseLead, riseMeets, risePending, riseDecay; agent: rise…; who reports rises: foreign 0–3, riseRule 0/1, announce 0/1 (known: the same); empty: the defaults) on the worn walks over --worn-draws draws beside Bermuda's rule; one JSON line each.", visibility: .hidden))
     var candidates: [String] = []
 
     @Option(name: .customLong("rise-oracle"), help: ArgumentHelp("Search: score this RiseGatedOracle (key=value,…: lead, adverts, rise, over, fall, grow, growFor, slowLead, slowFor, window) on every advert and on what the nodes publish, beside Bermuda's rule and the candidates; one JSON line each.", visibility: .hidden))
