@@ -49,6 +49,9 @@ import Testing
         #expect(configuration.clientID == defaults.clientID)
         #expect(configuration.topics == defaults.topics)
         #expect(configuration.decision == defaults.decision)
+        // The worn profile and the rise rule too: the file once pinned the rise rule's old lead.
+        #expect(configuration.wornRule == defaults.wornRule)
+        #expect(configuration.wornRiseRule == defaults.wornRiseRule)
         #expect(configuration.homeAssistantDiscovery == defaults.homeAssistantDiscovery)
         #expect(configuration.homeAssistantPrefix == defaults.homeAssistantPrefix)
         #expect(configuration.forgetAfter == defaults.forgetAfter)

@@ -72,7 +72,7 @@ import Testing
         #expect(rows["decision.worn.leadCap"] == ["4", "default"])
         #expect(rows["decision.worn.fallRate"] == ["4", "default"])
         // The rise rule's keys: its lead, its slow path's dwell and evidence.
-        #expect(rows["decision.worn.riseLead"] == ["4", "default"])
+        #expect(rows["decision.worn.riseLead"] == ["5", "default"])
         #expect(rows["decision.worn.riseDwell"] == ["12", "\(path):6"])
         #expect(rows["decision.worn.riseEvidence"] == ["14", "--worn-rise-evidence"])
     }
