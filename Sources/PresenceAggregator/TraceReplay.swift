@@ -95,10 +95,6 @@ public struct TraceReplay: Sendable {
     /// of worn beacons (`presence-bench evaluate`'s mixed sites). Set before the first sample.
     public var foreignNodes: Set<String> = []
 
-    /// Takes `node` as one that reports rises from the start (`RoomDecider.noteReportsRises(node:)`):
-    /// a site whose agents have run for a while, not one just restarted.
-    public mutating func noteReportsRises(node: String) { decider.noteReportsRises(node: node) }
-
     /// Whether the replayed nodes announce that they report rises, as our agents do in their
     /// retained `info` (`riseReports`), which the aggregator reads before any measurement: each node
     /// a trace's advertisements are replayed through (our agent's own track) is taken as one that

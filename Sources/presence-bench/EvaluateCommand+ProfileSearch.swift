@@ -16,12 +16,8 @@ extension EvaluateCommand {
     /// over `base`; a key not given keeps `base`'s value.
     static func candidate(_ spec: String, over base: RoomDecisionParameters) throws -> RoomDecisionParameters {
         var p = base
-        for part in spec.split(separator: ",") where !part.isEmpty {
-            let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
-            guard pair.count == 2, let value = Double(pair[1]) else {
-                throw ValidationError("--candidate: '\(part)' is not key=number")
-            }
-            switch pair[0] {
+        for (key, value) in try candidatePairs(spec) {
+            switch key {
             case "margin": p.margin = value
             case "fallRate": p.fallRate = value
             case "dwell": p.dwell = value
@@ -40,11 +36,23 @@ extension EvaluateCommand {
                     throw ValidationError("--candidate: riseMeets is 0 (latest), 1 (raw), 2 (lower) or 3 (hold)")
                 }
                 p.riseMeets = level
-            case _ where riseKeys.contains(pair[0]) || siteKeys.contains(pair[0]): break
-            default: throw ValidationError("--candidate: unknown key '\(pair[0])'")
+            case _ where riseKeys.contains(key) || siteKeys.contains(key): break
+            default: throw ValidationError("--candidate: unknown key '\(key)'")
             }
         }
         return p
+    }
+
+    /// A candidate's `key=number` pairs, in order: the one reading of a spec that `candidate`,
+    /// `candidateSite` and `candidateTracking` each take their own keys from.
+    static func candidatePairs(_ spec: String) throws -> [(key: String, value: Double)] {
+        try spec.split(separator: ",").filter { !$0.isEmpty }.map { part in
+            let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
+            guard pair.count == 2, let value = Double(pair[1]) else {
+                throw ValidationError("--candidate: '\(part)' is not key=number")
+            }
+            return (pair[0], value)
+        }
     }
 
     /// The keys of who reports rises: `foreign` (0: every node is our agent; 1, 2: one half of the
@@ -57,14 +65,12 @@ extension EvaluateCommand {
     static let siteKeys: Set<String> = ["foreign", "riseRule", "announce", "known"]
 
     /// A candidate's `foreign`, `riseRule` and `announce` keys.
-    static func candidateSite(_ spec: String) -> (foreign: Int, riseRule: Bool, announce: Bool) {
+    static func candidateSite(_ spec: String) throws -> (foreign: Int, riseRule: Bool, announce: Bool) {
         var result = (foreign: 0, riseRule: true, announce: true)
-        for part in spec.split(separator: ",") {
-            let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
-            guard pair.count == 2, let value = Double(pair[1]) else { continue }
-            if pair[0] == "foreign" { result.foreign = Int(value) }
-            if pair[0] == "riseRule" { result.riseRule = value != 0 }
-            if pair[0] == "announce" || pair[0] == "known" { result.announce = value != 0 }
+        for (key, value) in try candidatePairs(spec) {
+            if key == "foreign" { result.foreign = Int(value) }
+            if key == "riseRule" { result.riseRule = value != 0 }
+            if key == "announce" || key == "known" { result.announce = value != 0 }
         }
         return result
     }
@@ -89,11 +95,8 @@ extension EvaluateCommand {
     /// `tracking` with a candidate's rise-report keys applied (the rest of the spec is `candidate`'s).
     static func candidateTracking(_ spec: String, over tracking: TrackingParameters) throws -> TrackingParameters {
         var t = tracking
-        for part in spec.split(separator: ",") where !part.isEmpty {
-            let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
-            guard pair.count == 2, riseKeys.contains(pair[0]) else { continue }
-            guard let value = Double(pair[1]) else { throw ValidationError("--candidate: '\(part)' is not key=number") }
-            switch pair[0] {
+        for (key, value) in try candidatePairs(spec) where riseKeys.contains(key) {
+            switch key {
             case "rise": t.rise.rise = value
             case "riseOver": t.rise.over = value
             case "riseAdverts": t.rise.adverts = max(1, Int(value))
@@ -210,7 +213,7 @@ extension EvaluateCommand {
             // (the candidate's agent keys) and the decider meets it with the candidate's rule.
             // A candidate with a rise switch (`riseLead`) is also the rule while the nodes report
             // rises; without one, that rule is `wornRiseRule`.
-            let site = candidateSite(spec)
+            let site = try candidateSite(spec)
             let riseRule = parameters.riseLead.isFinite ? parameters : RoomDecisionParameters.wornRiseRule
             try emit(spec.isEmpty ? "defaults" : spec, figures {
                 replay($0, tracking: own, parameters: parameters, worn: true,

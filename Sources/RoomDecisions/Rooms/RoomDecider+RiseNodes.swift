@@ -31,8 +31,8 @@ extension RoomDecider {
         return silent == 0 ? rise : mixed
     }
 
-    /// Takes `node` as one that reports rises before it has sent one (a replay of a site that has
-    /// run for a while: every agent has reported some worn beacon's rise by then).
+    /// Takes `node` as one that reports rises before it has sent one: its agent says so in its
+    /// retained info (`riseReports`), or a replay takes its nodes as our agents (`TraceReplay.announcesRises`).
     public mutating func noteReportsRises(node: String) {
         nodes[Int(nodeCode(node))].reportsRises = true
     }
