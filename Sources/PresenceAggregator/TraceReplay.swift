@@ -56,7 +56,8 @@ public struct TraceReplay: Sendable {
     private var rooms: [String: String] = [:]
     private var lastTick: Instant?
     private var lastSilenceCheck: Instant?
-    /// Measurements the nodes published so far (heard and `unknown`): what crossed the broker.
+    /// Messages that crossed the broker so far: the measurements the nodes published (heard,
+    /// `unknown`, and answers to level queries) and the aggregator's level queries.
     public private(set) var published = 0
     /// The recording's motion file (`NAME.motion.csv`), in time order: each row reaches the decision
     /// at its own time, before the samples and ticks at or after it. Empty: no sensors.
@@ -103,6 +104,22 @@ public struct TraceReplay: Sendable {
     /// reports are off (`tracking.rise.isOn`). Off: the aggregator learns each node from its
     /// first rise report, as with agents older than the announcement. Set before the first sample.
     public var announcesRises = true
+    /// Seconds from a level query (`RoomDecisionParameters.riseQuery`, `RoomDecider.takeLevelQueries()`)
+    /// to its node's answer reaching the decision: the broker's round trip, default 0.1 s. A replayed
+    /// node answers as our agent does (docs/MQTT.md, `<root>/nodes/<node>/level`): its current
+    /// measurement, whose `rssi` is its loudest advert of the last `rise.within` seconds. Foreign nodes
+    /// and the rows of a recorded trace do not answer (a recorded answer is a row of its own).
+    public var levelQueryDelay = 0.1
+    /// The level a node answers with when it heard no advert in that time, dBm, default
+    /// `NodeEvidence.unheardLevel` (as the aggregator reads a `levelRssi` of null); nil: no answer
+    /// then (`presence-bench evaluate --candidate …,unheard=0`, measured).
+    public var unheardLevel: Double? = NodeEvidence.unheardLevel
+    /// The seconds of adverts a node's answer takes its loudest from; nil (default): `rise.within`,
+    /// as our agents answer (`--candidate …,answerWithin=`, measured only).
+    public var levelAnswerWithin: Double?
+    /// Level queries sent and not yet answered: when the answer arrives, and which track answers.
+    private var pendingAnswers: [(due: Instant, key: TrackKey)] = []
+
     /// The nodes taken as announced so far (only touched when a node's first track is made).
     private var announced: Set<String> = []
 
@@ -200,6 +217,7 @@ public struct TraceReplay: Sendable {
     /// `unknown` measurements delivered, then the aggregator's tick.
     private mutating func passTime(to time: Instant) -> [TimedDecision] {
         var decisions: [TimedDecision] = []
+        decisions += answerLevelQueries(dueBy: time)
         while nextMotion < motion.count, motion[nextMotion].time <= time {
             let row = motion[nextMotion]
             decider.setMotion(room: row.room, occupied: row.occupied, at: row.time)
@@ -232,7 +250,34 @@ public struct TraceReplay: Sendable {
             decider.setAwayTimeout(entry.awayTimeout, for: slot)
             decider.setWorn(entry.worn, for: slot)
         }
-        return decider.update(evidence, at: time).map { [TimedDecision(time: time, decision: $0)] } ?? []
+        let decision = decider.update(evidence, at: time)
+        for query in decider.takeLevelQueries() {
+            let key = TrackKey(beacon: query.beacon, node: query.node)
+            guard tracks[key] != nil, !foreignNodes.contains(query.node) else { continue }
+            published += 1
+            pendingAnswers.append((time.advanced(by: levelQueryDelay), key))
+        }
+        return decision.map { [TimedDecision(time: time, decision: $0)] } ?? []
+    }
+
+    /// The answers of the level queries due by `time`, each delivered at its own time: the node's
+    /// current measurement with its loudest advert of the last `rise.within` seconds as `rssi`.
+    private mutating func answerLevelQueries(dueBy time: Instant) -> [TimedDecision] {
+        var decisions: [TimedDecision] = []
+        while let index = pendingAnswers.indices.min(by: { pendingAnswers[$0].due < pendingAnswers[$1].due }),
+              pendingAnswers[index].due <= time {
+            let (due, key) = pendingAnswers.remove(at: index)
+            guard var track = tracks[key], let level = track.levelNow(at: due, within: levelAnswerWithin),
+                  let update = track.current(at: due) else { continue }
+            tracks[key] = track
+            guard let rssi = level ?? unheardLevel else { continue }
+            published += 1
+            var answer = evidence(key, room: rooms[key.node] ?? "", update)
+            answer.rssi = rssi
+            answer.riseRssi = nil
+            decisions += deliver(answer, at: due)
+        }
+        return decisions
     }
 
     private func evidence(_ key: TrackKey, room: String, _ update: TrackUpdate) -> NodeEvidence {

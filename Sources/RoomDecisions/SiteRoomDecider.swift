@@ -113,6 +113,8 @@ public struct SiteRoomDecider: Sendable {
     }
 
     /// Nodes the model does not know, each returned once (for the log); none without a model.
+    public mutating func takeLevelQueries() -> [RoomDecider.LevelQuery] { physics.takeLevelQueries() }
+
     public mutating func takeUnknownNodes() -> [String] {
         model?.takeUnknownNodes() ?? []
     }

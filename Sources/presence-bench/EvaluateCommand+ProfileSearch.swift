@@ -31,6 +31,7 @@ extension EvaluateCommand {
             case "riseLead": p.riseLead = value
             case "risePending": p.risePending = value
             case "riseDecay": p.riseDecay = value
+            case "riseQuery": p.riseQuery = value
             case "riseMeets":
                 guard let level = RoomDecisionParameters.RiseLevel(rawValue: Int(value)) else {
                     throw ValidationError("--candidate: riseMeets is 0 (latest), 1 (raw), 2 (lower) or 3 (hold)")
@@ -62,12 +63,16 @@ extension EvaluateCommand {
     /// aggregator knows them from the start, even just restarted; 0: it learns each from its first
     /// rise report, as with agents older than the announcement); `known` is the same key (its name
     /// in the sixth round).
-    static let siteKeys: Set<String> = ["foreign", "riseRule", "announce", "known"]
+    static let siteKeys: Set<String> = ["foreign", "riseRule", "announce", "known", "queryDelay", "unheard", "answerWithin"]
 
     /// A candidate's `foreign`, `riseRule` and `announce` keys.
-    static func candidateSite(_ spec: String) throws -> (foreign: Int, riseRule: Bool, announce: Bool) {
-        var result = (foreign: 0, riseRule: true, announce: true)
+    static func candidateSite(_ spec: String) throws
+        -> (foreign: Int, riseRule: Bool, announce: Bool, queryDelay: Double, unheard: Double?, answerWithin: Double?) {
+        var result = (foreign: 0, riseRule: true, announce: true, queryDelay: 0.1, unheard: Double?(-127), answerWithin: Double?.none)
         for (key, value) in try candidatePairs(spec) {
+            if key == "queryDelay" { result.queryDelay = value }
+            if key == "answerWithin" { result.answerWithin = value }
+            if key == "unheard" { result.unheard = value == 0 ? nil : value }
             if key == "foreign" { result.foreign = Int(value) }
             if key == "riseRule" { result.riseRule = value != 0 }
             if key == "announce" || key == "known" { result.announce = value != 0 }
@@ -218,11 +223,12 @@ extension EvaluateCommand {
             try emit(spec.isEmpty ? "defaults" : spec, figures {
                 replay($0, tracking: own, parameters: parameters, worn: true,
                        wornRiseRule: site.riseRule ? riseRule : nil, foreign: site.foreign,
-                       announce: site.announce).score
+                       announce: site.announce, queryDelay: site.queryDelay, unheard: site.unheard, answerWithin: site.answerWithin).score
             }, atRest: own, moving: Dictionary(uniqueKeysWithValues: (wornSites.first ?? []).map { walk in
                 let runs = walk.recordings.map {
                     replay($0, tracking: own, parameters: parameters, worn: true,
-                           wornRiseRule: site.riseRule ? riseRule : nil, foreign: site.foreign, announce: site.announce)
+                           wornRiseRule: site.riseRule ? riseRule : nil, foreign: site.foreign, announce: site.announce,
+                           queryDelay: site.queryDelay, unheard: site.unheard, answerWithin: site.answerWithin)
                 }
                 let minutes = runs.map(\.beaconNodeMinutes).reduce(0, +)
                 return (walk.name, rounded(Double(runs.map(\.messages).reduce(0, +)) / max(minutes, 1e-9), 2))

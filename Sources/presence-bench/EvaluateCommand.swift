@@ -399,12 +399,16 @@ struct EvaluateCommand: ParsableCommand {
     /// `announce`: our agents announce their rise reports in their `info`, so the aggregator knows
     /// them from the start (`TraceReplay.announcesRises`); false: it learns each from its first rise.
     static func replay(_ set: TraceSet, tracking: TrackingParameters, parameters: RoomDecisionParameters, worn: Bool = false,
-                       wornRiseRule: RoomDecisionParameters? = .wornRiseRule, foreign: Int = 0, announce: Bool = true)
+                       wornRiseRule: RoomDecisionParameters? = .wornRiseRule, foreign: Int = 0, announce: Bool = true,
+                       queryDelay: Double = 0.1, unheard: Double? = -127, answerWithin: Double? = nil)
         -> (score: RoomDecisionScore, messages: Int, beaconNodeMinutes: Double, decisions: [(time: Instant, decision: RoomDecision)])
     {
         var replay = TraceReplay(tracking: tracking, decision: parameters, wornRule: parameters, wornRiseRule: wornRiseRule)
         replay.foreignNodes = foreignNodes(of: set, half: foreign)
         replay.announcesRises = announce
+        replay.levelQueryDelay = queryDelay
+        replay.unheardLevel = unheard
+        replay.levelAnswerWithin = answerWithin
         if worn {
             replay.knownBeacons = Set(set.samples.map(\.beacon)).sorted().map { KnownBeacon(beacon: $0, worn: true) }
         }

@@ -110,7 +110,8 @@ public struct AggregatorConfiguration: Sendable {
     /// The rule of a worn beacon while every node hearing it has sent rise reports (our agents),
     /// default `RoomDecisionParameters.wornRiseRule`; `decision.worn.riseLead` sets its lead (off:
     /// worn beacons always get `wornRule`), `riseDwell` and `riseEvidence` its slow path's dwell and
-    /// evidence; its other keys are `wornRiseRule`'s.
+    /// evidence, `riseQuery` how often a rise report short of the lead may ask for levels (off: 0);
+    /// its other keys are `wornRiseRule`'s.
     public var wornRiseRule = RoomDecisionParameters.wornRiseRule
 
     public static let defaultCAFile = "/etc/ssl/certs/ca-certificates.crt"

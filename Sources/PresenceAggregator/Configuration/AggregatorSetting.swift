@@ -13,7 +13,7 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
     case motionHold
     case model
     case wornMargin, wornFallRate, wornDwell, wornEvidenceToSwitch, wornLeadCap, wornFastLead, wornFastFor, wornRiseLead
-    case wornRiseDwell, wornRiseEvidence
+    case wornRiseDwell, wornRiseEvidence, wornRiseQuery
     case discovery, discoveryPrefix
     case forgetAfter, tickInterval, maxUnknownBeacons
     case keepAlive, failover, instance, leaseTimeout
@@ -156,6 +156,11 @@ extension AggregatorConfiguration {
         row(.wornRiseEvidence, "decision.worn.riseEvidence", "PRESENCE_WORN_RISE_EVIDENCE", "--worn-rise-evidence", default: "12") { c, text in
             c.wornRiseRule.evidenceToSwitch = try number(text, "is not a number of dB·s ≥ 0") { $0 >= 0 }
         } show: { shown($0.wornRiseRule.evidenceToSwitch) },
+        // A rise report short of the lead asks the nodes in its way for their level now (eighth round).
+        row(.wornRiseQuery, "decision.worn.riseQuery", "PRESENCE_WORN_RISE_QUERY", "--worn-rise-query", default: "0.25") { c, text in
+            c.wornRiseRule.riseQuery = text.lowercased() == "off"
+                ? 0 : try number(text, "is not a positive number of seconds or off") { $0 > 0 }
+        } show: { $0.wornRiseRule.riseQuery > 0 ? shown($0.wornRiseRule.riseQuery) : "off" },
         row(.discovery, "homeAssistant.discovery", "PRESENCE_DISCOVERY", "--no-discovery", default: "true") { c, text in
             guard let flag = boolean(text) else { throw SettingError("\(quoted(text)) is not true or false") }
             c.homeAssistantDiscovery = flag

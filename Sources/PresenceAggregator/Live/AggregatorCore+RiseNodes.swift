@@ -43,4 +43,17 @@ extension AggregatorCore {
 
     /// Whether `node` is taken as reporting rises (announced, or learned from a rise report).
     public func reportsRises(node: String) -> Bool { decider.physics.reportsRises(node: node) }
+
+    /// Sends the level queries the last measurement's decision wants (`RoomDecider.takeLevelQueries()`,
+    /// issue 40, eighth round): `{"beacon":"<id>"}` on `<root>/nodes/<node>/level`, QoS 0, not
+    /// retained (a late answer is worthless). The node answers with a measurement carrying `levelRssi`.
+    mutating func askLevels(into out: inout [AggregatorPublication]) {
+        guard decider.physics.hasLevelQueries else { return }
+        for query in decider.takeLevelQueries() {
+            guard let node = TopicLevelID(query.node) else { continue }
+            out.append(AggregatorPublication(topic: topics.nodeLevel(node),
+                                             payload: "{\"beacon\":\(JSONText.quoted(query.beacon.rawValue))}",
+                                             retain: false, qos: 0))
+        }
+    }
 }

@@ -139,6 +139,7 @@ public struct AggregatorCore: Sendable {
         let decision = decider.update(node: measurement.node, room: measurement.room, distance: measurement.distance,
                                       proximity: measurement.proximity, in: slot, at: time, rawOffset: measurement.rawOffset,
                                       riseOffset: measurement.riseOffset, evidence: measurement.evidence)
+        askLevels(into: &out)
         // A node or room the decider had not met: announce it before any decision names it (the
         // room sensors' options must hold a room before it is a state). Two counts compared, no
         // hashing, in the usual case.

@@ -26,6 +26,10 @@ public struct ReceivedMeasurement: Sendable, Hashable {
     /// The rise itself, dB over the node's recent mean (`rise`): only recorded (`run --record`), the
     /// decision reads the level.
     public var rise: Double?
+    /// Whether this is a node's answer to a level query (it has `levelRssi`, a number or null):
+    /// then `levelRssi` is its level now, the loudest advert of its last second (nil: none heard).
+    public var isLevelAnswer = false
+    public var levelRssi: Double?
     public var sigma: Double?
     /// Metres; nil when the node no longer hears the beacon (then `proximity` is `unknown`).
     public var distance: Double?
@@ -57,7 +61,8 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         // thousands of messages a second). Unknown keys are allowed: a newer agent may publish
         // more than this aggregator reads.
         var beaconText, nodeText, roomText, proximityText, nameText, idText: String?
-        var distanceValue, rssiFiltered, rssi, sigma, riseRssi, rise: Double?
+        var distanceValue, rssiFiltered, rssi, sigma, riseRssi, rise, levelRssi: Double?
+        var isLevelAnswer = false
         // `id` is read only for a device known by its IRK: another type is an error only then.
         var idError: ConfigError?
         do throws(ConfigError) {
@@ -79,6 +84,9 @@ public struct ReceivedMeasurement: Sendable, Hashable {
                 case .sigma: sigma = try value.memberNumber()
                 case .riseRssi: riseRssi = try value.memberNumber()
                 case .rise: rise = try value.memberNumber()
+                case .levelRssi:
+                    isLevelAnswer = true
+                    levelRssi = try value.memberNumber()
                 case nil: try value.skipMemberValue()
                 }
             }
@@ -117,6 +125,8 @@ public struct ReceivedMeasurement: Sendable, Hashable {
                   rssiFiltered: rssiFiltered, sigma: sigma, distance: distance, proximity: proximity, rssi: rssi)
         self.riseRssi = riseRssi
         self.rise = rise
+        self.isLevelAnswer = isLevelAnswer
+        self.levelRssi = levelRssi
         if canonical.hasPrefix("irk-") {
             if let idError { throw ReceivedMeasurementError(idError.description) }
             if let id = idText, id != canonical { alias = TopicLevelID(id) }
@@ -125,10 +135,14 @@ public struct ReceivedMeasurement: Sendable, Hashable {
 
     /// The raw reading's offset above the filtered one, dB, when the node sent both
     /// (`NodeEvidence.rawOffset(rssi:rssiFiltered:)`, as the replay reads it).
-    public var rawOffset: Double? { NodeEvidence.rawOffset(rssi: rssi, rssiFiltered: rssiFiltered) }
+    public var rawOffset: Double? { NodeEvidence.rawOffset(rssi: decisionRssi, rssiFiltered: rssiFiltered) }
+
+    /// The raw reading the decision meets: the advert (`rssi`), or in an answer to a level query
+    /// the level answered, `NodeEvidence.unheardLevel` when the node heard nothing in its last second.
+    public var decisionRssi: Double? { isLevelAnswer ? levelRssi ?? NodeEvidence.unheardLevel : rssi }
 
     /// The members read, and the rest (nil).
-    private enum Field { case beacon, node, room, proximity, name, id, distance, rssiFiltered, rssi, sigma, riseRssi, rise }
+    private enum Field { case beacon, node, room, proximity, name, id, distance, rssiFiltered, rssi, sigma, riseRssi, rise, levelRssi }
 
     /// `key`'s field, by its length first: a measurement's 14 keys compared with ten names one by
     /// one were a twentieth of its parse (issue 38). Keys of another length cannot equal these
@@ -140,7 +154,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         case 5: key == "sigma" ? .sigma : nil
         case 6: key == "beacon" ? .beacon : nil
         case 8: key == "distance" ? .distance : key == "riseRssi" ? .riseRssi : nil
-        case 9: key == "proximity" ? .proximity : nil
+        case 9: key == "proximity" ? .proximity : key == "levelRssi" ? .levelRssi : nil
         case 12: key == "rssiFiltered" ? .rssiFiltered : nil
         default: nil
         }
@@ -151,7 +165,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         // A silence (proximity unknown, no distance) makes the decider drop this node's evidence at once.
         NodeEvidence(beacon: beacon, node: node, room: room, rssiFiltered: rssiFiltered ?? -Double.infinity,
                      sigma: sigma ?? 0, distance: isSilence ? nil : distance,
-                     proximity: proximity, rssi: rssi, riseRssi: riseRssi)
+                     proximity: proximity, rssi: decisionRssi, riseRssi: riseRssi)
     }
 
     /// The reported rise's level above the filtered reading, dB (`NodeEvidence.riseOffset`).

@@ -53,6 +53,10 @@ extension BeaconRoomState {
             if leads(rise.room, rise.score) { return rise.room }
             if p.risePending > 0, rise.room != current {
                 waitingRise = (rise.room, rise.node, rise.score, time.seconds + p.risePending)
+                if p.riseQuery > 0, time.seconds - lastLevelQuery >= p.riseQuery {
+                    lastLevelQuery = time.seconds
+                    wantsLevelQuery = true
+                }
                 return nil
             }
         }
@@ -113,5 +117,12 @@ extension BeaconRoomState {
             }
             return best
         }
+    }
+
+    /// The nodes whose last published level keeps the waiting rise from leading by `riseLead`:
+    /// the ones a level query asks (`RoomDecisionParameters.riseQuery`).
+    func blockingNodes(_ p: RoomDecisionParameters) -> [Code] {
+        guard let waiting = waitingRise else { return [] }
+        return rawLevels.filter { $0.room != waiting.room && waiting.score - $0.score < p.riseLead }.map(\.node)
     }
 }

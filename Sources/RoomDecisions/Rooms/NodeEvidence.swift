@@ -26,6 +26,10 @@ public struct NodeEvidence: Sendable, Hashable {
     /// Proximity class reported by the node; `unknown` when it no longer hears the beacon.
     public var proximity: Proximity
 
+    /// The level of a node's answer to a level query that heard no advert in its last second
+    /// (`levelRssi` null, docs/MQTT.md), dBm: −127, the lowest RSSI a controller reports.
+    public static let unheardLevel = -127.0
+
     /// Whether this says "the node no longer hears the beacon": proximity `unknown` or no distance.
     public var isSilence: Bool { proximity == .unknown || distance == nil }
 

@@ -1,3 +1,4 @@
+import BeaconCore
 /// Which rule a worn beacon gets, by the nodes that hear it (issue 40, sixth round, defaults).
 ///
 /// A node is known to report rises once it has sent one (`NodeRecord.reportsRises`), or once its
@@ -47,5 +48,37 @@ extension RoomDecider {
     /// Whether `node` has sent a rise report, so that worn beacons it hears may use the rise rule.
     public func reportsRises(node: String) -> Bool {
         nodeNames.firstIndex(of: node).map { nodes[$0].reportsRises } ?? false
+    }
+
+    /// A question to one node: its level of a beacon now (`RoomDecisionParameters.riseQuery`; the
+    /// aggregator sends it on `<root>/nodes/<node>/level`, docs/MQTT.md).
+    public struct LevelQuery: Sendable, Hashable {
+        /// The beacon asked about.
+        public var beacon: BeaconID
+        /// The node asked: one that reports rises, whose last published level keeps a waiting
+        /// rise report from leading.
+        public var node: String
+    }
+
+    /// The level queries the last updates want sent, oldest first; each returned once. A rise
+    /// report that fails the lead (and waits, `risePending`) asks the nodes whose last published
+    /// advert blocks it, at most once per `riseQuery` seconds per beacon; their answers are
+    /// measurements like any other, whose `rssi` is the level now (`NodeEvidence.unheardLevel`
+    /// when they heard nothing in their last second), and the waiting report meets them.
+    public mutating func takeLevelQueries() -> [LevelQuery] {
+        defer { levelQueries.removeAll(keepingCapacity: true) }
+        return levelQueries
+    }
+
+    /// Whether `takeLevelQueries()` has any to return (a cheap check on every measurement).
+    public var hasLevelQueries: Bool { !levelQueries.isEmpty }
+
+    /// Collects the queries `slot`'s last evaluation wants (`BeaconRoomState.wantsLevelQuery`).
+    mutating func noteLevelQuery(slot: Int) {
+        states[slot].wantsLevelQuery = false
+        guard let beacon = slotBeacons[slot] else { return }
+        for node in states[slot].blockingNodes(parameters(forSlot: slot)) where nodes[Int(node)].reportsRises {
+            levelQueries.append(LevelQuery(beacon: beacon, node: nodeNames[Int(node)]))
+        }
     }
 }

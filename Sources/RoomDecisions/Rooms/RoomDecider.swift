@@ -73,6 +73,8 @@ public struct RoomDecider: Sendable {
     /// Slots of beacons worn on a body (`config/beacons` `worn`), decided with `wornParameters`.
     /// Few or none, as the away timeouts.
     var wornSlots: Set<Int> = []
+    /// Level queries to send (`takeLevelQueries()`).
+    var levelQueries: [LevelQuery] = []
     var freeSlots: [Int] = []
     private var nodeCodes: [String: NameCode] = [:]
     var nodeNames: [String] = []
@@ -216,7 +218,9 @@ public struct RoomDecider: Sendable {
                 }
             }
         }
-        guard evaluate(slot: slot, at: time) else { return nil }
+        let changed = evaluate(slot: slot, at: time)
+        if states[slot].wantsLevelQuery { noteLevelQuery(slot: slot) }
+        guard changed else { return nil }
         return decision(slot: slot)
     }
 
@@ -286,7 +290,7 @@ public struct RoomDecider: Sendable {
     /// The parameters the beacon in `slot` is decided with: the common ones or the worn profile's,
     /// with its own away timeout when it has one.
     @inline(__always)
-    private func parameters(forSlot slot: Int) -> RoomDecisionParameters {
+    func parameters(forSlot slot: Int) -> RoomDecisionParameters {
         if awayTimeouts.isEmpty && wornSlots.isEmpty { return parameters }
         var own = wornSlots.contains(slot) ? wornSlotParameters(slot) : parameters
         if let away = awayTimeouts[slot] { own.awayTimeout = away }
