@@ -58,6 +58,12 @@ extension RoomDecider {
         /// The node asked: one that reports rises, whose last published level keeps a waiting
         /// rise report from leading.
         public var node: String
+
+        /// Creates a query.
+        public init(beacon: BeaconID, node: String) {
+            self.beacon = beacon
+            self.node = node
+        }
     }
 
     /// The level queries the last updates want sent, oldest first; each returned once. A rise

@@ -88,7 +88,7 @@ import Testing
         let result = try checkConfig(["--config", path])
         #expect(result.status == 2)
         #expect(result.errors == """
-            check-config: \(path):4: decision.worn.lead: unknown key (known keys: decision.worn.margin, decision.worn.fallRate, decision.worn.dwell, decision.worn.evidence, decision.worn.leadCap, decision.worn.fastLead, decision.worn.fastFor, decision.worn.riseLead, decision.worn.riseDwell, decision.worn.riseEvidence)
+            check-config: \(path):4: decision.worn.lead: unknown key (known keys: decision.worn.margin, decision.worn.fallRate, decision.worn.dwell, decision.worn.evidence, decision.worn.leadCap, decision.worn.fastLead, decision.worn.fastFor, decision.worn.riseLead, decision.worn.riseDwell, decision.worn.riseEvidence, decision.worn.riseQuery)
             check-config: \(path):3: decision.worn.dwell: '-1' is not a positive number of seconds
 
             """)
