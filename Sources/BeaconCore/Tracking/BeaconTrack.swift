@@ -50,6 +50,15 @@ public struct BeaconTrack: Sendable {
         state.checkSilence(at: time, tuning)
     }
 
+    /// The measurement its last advertisement gave (`State.current(at:_:)`), nil when not heard.
+    public mutating func current(at time: Instant) -> TrackUpdate? { state.current(at: time, tuning) }
+
+    /// A worn track's answer to a level query: the loudest advert of the last `rise.within` seconds
+    /// (`.some(nil)`: none heard then); nil for a track not worn.
+    public func levelNow(at time: Instant, within: Double? = nil) -> Double?? {
+        state.levelNow(at: time, within: within, tuning)
+    }
+
     /// The proximity at `time`: `unknown` after the classifier's silence.
     public mutating func proximity(at time: Instant) -> Proximity {
         state.proximity(at: time, tuning)
@@ -172,6 +181,11 @@ public struct BeaconTrack: Sendable {
             let distance = parameters.distance.distance(rssi: estimate.rssi, measuredPower: lastMeasuredPower)
             return TrackUpdate(rssi: lastRSSI, rssiFiltered: estimate.rssi, sigma: estimate.sigma,
                                measuredPower: lastMeasuredPower, distance: distance, proximity: proximity, shouldPublish: true)
+        }
+
+        /// `BeaconTrack.levelNow(at:)`.
+        public func levelNow(at time: Instant, within: Double? = nil, _ tuning: Tuning) -> Double?? {
+            riseDetector.map { $0.loudest(within: within ?? tuning.tracking.rise.within, at: time.seconds) }
         }
 
         /// `BeaconTrack.proximity(at:)`.

@@ -112,5 +112,16 @@ public struct RiseReport: Sendable, Hashable {
             lastReport = time
             return RiseReport(rise: rise, level: quietest)
         }
+
+        /// The loudest advert heard in the `within` seconds up to `time`, nil when none was: what a
+        /// node answers a level query with (`RoomDecisionParameters.riseQuery`).
+        public func loudest(within: Double, at time: Double) -> Double? {
+            var loudest: Double?
+            for (index, heard) in times.enumerated().reversed() {
+                guard time - heard <= within else { break }
+                if heard <= time { loudest = max(loudest ?? -.infinity, levels[index]) }
+            }
+            return loudest
+        }
     }
 }
