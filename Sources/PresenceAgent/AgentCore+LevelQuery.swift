@@ -28,7 +28,7 @@ extension AgentCore {
     /// The topic this node reads level queries on; nil while its rise reports are off (it then
     /// does not subscribe).
     public var levelQueryTopic: String? {
-        effective.tracking.rise.isOn ? effective.topics.levelQuery(effective.node) : nil
+        effective.tracking.rise.isOn ? effective.topics.nodeLevel(effective.node) : nil
     }
 
     /// Queries dropped by the once-per-`levelAnswerInterval` limit since the start (telemetry).
