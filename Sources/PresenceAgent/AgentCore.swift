@@ -111,6 +111,8 @@ public struct AgentCore: Sendable {
     var knownBeacons: [BeaconID: KnownBeacon] = [:]
     /// The same, by parsed id: the per-advertisement lookup hashes numbers, not a 56-character id.
     var knownByIdentity: [BeaconID.Components: KnownBeacon] = [:]
+    /// The known beacons' aliases, for a level query that names one (AgentCore+LevelQuery).
+    var knownByAlias: [String: BeaconID.Components] = [:]
     /// Resolves private addresses under the known devices' keys (empty without any).
     var resolver = PrivateAddressResolver(hashes: [])
     /// The identity of each of the resolver's keys, by key index: `.irk(…)`.
@@ -135,6 +137,8 @@ public struct AgentCore: Sendable {
     /// each change: a thousand regions entered in one second are one file write, not a thousand
     /// (each with fsync).
     var regionStatesUnsaved = false
+    /// Level queries answered and dropped (AgentCore+LevelQuery).
+    var levelQueries = LevelQueries()
 
     // Counters for telemetry.
     public private(set) var advertisementCount = 0
@@ -396,12 +400,13 @@ public struct AgentCore: Sendable {
     // MARK: - Publications
 
     /// A measurement: `MeasurementPayload`'s bytes, written straight into the array it is published with.
-    private mutating func measurement(_ slot: Int, _ update: TrackUpdate, at time: Instant) -> AgentPublication {
+    /// `level`: an answer to a level query (`levelRssi`), nil for any other measurement.
+    mutating func measurement(_ slot: Int, _ update: TrackUpdate, level: Double?? = nil, at time: Instant) -> AgentPublication {
         measurementCount += 1
         return measurementPublication(
             slot, rssi: update.rssi, rssiFiltered: update.rssiFiltered, sigma: update.sigma,
             measuredPower: Int(update.measuredPower.rounded()), distance: update.distance, proximity: update.proximity,
-            rise: update.rise, at: time)
+            rise: update.rise, level: level, at: time)
     }
 
     /// One measurement that says the node no longer hears the beacon: proximity `unknown`, no
@@ -414,7 +419,7 @@ public struct AgentCore: Sendable {
 
     private mutating func measurementPublication(
         _ slot: Int, rssi: Int?, rssiFiltered: Double?, sigma: Double?, measuredPower: Int?, distance: Double?,
-        proximity: Proximity, rise: RiseReport? = nil, at time: Instant
+        proximity: Proximity, rise: RiseReport? = nil, level: Double?? = nil, at time: Instant
     ) -> AgentPublication {
         let entry = tracks[slot]
         let known = knownByIdentity.isEmpty ? nil : knownByIdentity[tracks.key(at: slot)]
@@ -435,6 +440,7 @@ public struct AgentCore: Sendable {
                 rssi: rssi, rssiFiltered: rssiFiltered, sigma: sigma, measuredPower: measuredPower, distance: distance,
                 proximity: proximity, to: &json)
             MeasurementPayload.writeRise(rise, to: &json)
+            MeasurementPayload.writeLevel(level, to: &json)
             json.append(",\"address\":")
             json.appendQuoted(entry.address)
             if let format {

@@ -141,6 +141,12 @@ import TestSupport
                 // What the foreign nodes hear, every 2 s of the run's first half.
                 if index < steps / 2 { try Self.publishForeignReports(foreign, walk: index / 8) }
             }
+            if index == steps / 4 {
+                // The aggregator asks the kitchen's node for Alice's level now (a rise elsewhere
+                // failed its lead): the node answers with her measurement and `levelRssi`.
+                _ = try foreign.publish(
+                    topic: "presence/nodes/kitchen-1/level", string: #"{"beacon":"ibeacon-\#(Self.uuid)-1-1"}"#, qos: .atMostOnce)
+            }
             if index == steps / 2 {
                 // A refused message, then a cleared one; the radio is unplugged (telemetry says so).
                 try broker.mosquittoPub(topic: "presence/nodes/kitchen-1/config", message: #"{"revision":2,"rssiOffset":45}"#, qos: 1, retain: true)
