@@ -113,7 +113,7 @@ public struct RiseReport: Sendable, Hashable {
                 sum += levels[index]
                 count += 1
             }
-            // Too short a baseline is no mean to rise over: the track's first seconds report nothing.
+            // With a baseline set, too short a span is no mean to rise over: a track's first adverts report none.
             guard count > 0, !(times[count - 1] - times[0] < p.baseline) else { return nil }
             let mean = sum / Double(count)
             if p.fall > 0, time - lastFall >= p.every, mean - loudest >= p.fall {
