@@ -94,8 +94,10 @@ extension EvaluateCommand {
     }
 
     /// The agent's rise-report keys a candidate may carry (`RiseReport.Parameters`): `rise` (0: none),
-    /// `riseOver`, `riseAdverts`, `riseWithin`, `riseEvery`, `riseFall`.
-    static let riseKeys: Set<String> = ["rise", "riseOver", "riseAdverts", "riseWithin", "riseEvery", "riseFall"]
+    /// `riseOver`, `riseAdverts`, `riseWithin`, `riseEvery`, `riseFall`, `riseBaseline`.
+    static let riseKeys: Set<String> = [
+        "rise", "riseOver", "riseAdverts", "riseWithin", "riseEvery", "riseFall", "riseBaseline",
+    ]
 
     /// `tracking` with a candidate's rise-report keys applied (the rest of the spec is `candidate`'s).
     static func candidateTracking(_ spec: String, over tracking: TrackingParameters) throws -> TrackingParameters {
@@ -107,6 +109,7 @@ extension EvaluateCommand {
             case "riseAdverts": t.rise.adverts = max(1, Int(value))
             case "riseWithin": t.rise.within = value
             case "riseFall": t.rise.fall = value
+            case "riseBaseline": t.rise.baseline = value
             default: t.rise.every = value
             }
         }
