@@ -32,6 +32,7 @@ extension EvaluateCommand {
             case "risePending": p.risePending = value
             case "riseDecay": p.riseDecay = value
             case "riseQuery": p.riseQuery = value
+            case "riseQueryShortfall": p.riseQueryShortfall = value
             case "riseMeets":
                 guard let level = RoomDecisionParameters.RiseLevel(rawValue: Int(value)) else {
                     throw ValidationError("--candidate: riseMeets is 0 (latest), 1 (raw), 2 (lower) or 3 (hold)")

@@ -66,6 +66,19 @@ struct RoomDeciderLevelQueryTests {
         #expect(faded.update(kitchen(rssi: -74), at: Instant(seconds: 6.1))?.room == "hall")
     }
 
+    @Test("only a rise short of the lead by at most riseQueryShortfall asks")
+    func onlyNearMissesAsk() {
+        // The hall's rise is 0.75 dB short of the 4 dB lead.
+        var near = rule
+        near.riseQueryShortfall = 1
+        var (asked, _) = decider(near)
+        #expect(asked.takeLevelQueries().map(\.node) == ["k1"])
+        var far = rule
+        far.riseQueryShortfall = 0.5
+        var (silent, _) = decider(far)
+        #expect(silent.takeLevelQueries().isEmpty)
+    }
+
     @Test("nobody is asked when riseQuery is 0, nor a node that reports no rises (it would not answer)")
     func whoIsNotAsked() {
         var off = rule

@@ -53,7 +53,9 @@ extension BeaconRoomState {
             if leads(rise.room, rise.score) { return rise.room }
             if p.risePending > 0, rise.room != current {
                 waitingRise = (rise.room, rise.node, rise.score, time.seconds + p.risePending)
-                if p.riseQuery > 0, time.seconds - lastLevelQuery >= p.riseQuery {
+                if p.riseQuery > 0, time.seconds - lastLevelQuery >= p.riseQuery,
+                   riseRivals(of: rise.room, current: current, defended: defended, at: time, p) - rise.score + p.riseLead
+                    <= p.riseQueryShortfall {
                     lastLevelQuery = time.seconds
                     wantsLevelQuery = true
                 }

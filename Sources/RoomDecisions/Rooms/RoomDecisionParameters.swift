@@ -81,6 +81,11 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     /// this many seconds per beacon; their answers meet the waiting report (`risePending`).
     /// Default 0: no queries; 0.25 s in `wornRiseRule`.
     public var riseQuery: Double
+    /// Only a rise report short of `riseLead` by at most this many dB asks (`riseQuery`): one far
+    /// short is seldom a move, and a fresh level of a room that briefly faded would let it win
+    /// (issue 40, eighth round: asking on every shortfall cost the flat 6 flaps, more than
+    /// Bermuda's). Default `.infinity`; 3 dB in `wornRiseRule`.
+    public var riseQueryShortfall: Double
     /// A room's level as the rise switch meets it (`riseMeets`).
     public enum RiseLevel: Int, Sendable, Hashable {
         case latest = 0, raw = 1, lower = 2, hold = 3
@@ -121,6 +126,7 @@ public struct RoomDecisionParameters: Sendable, Hashable {
         risePending: Double = 0,
         riseDecay: Double = 0,
         riseQuery: Double = 0,
+        riseQueryShortfall: Double = .infinity,
         settleTime: Double = 1,
         staleAfter: Double = 150,
         awayTimeout: Double = 30
@@ -140,6 +146,7 @@ public struct RoomDecisionParameters: Sendable, Hashable {
         self.risePending = risePending
         self.riseDecay = riseDecay
         self.riseQuery = riseQuery
+        self.riseQueryShortfall = riseQueryShortfall
         self.settleTime = settleTime
         self.staleAfter = staleAfter
         self.awayTimeout = awayTimeout
@@ -162,7 +169,7 @@ public struct RoomDecisionParameters: Sendable, Hashable {
     ///
     /// Only the switching rule differs (`margin`, `fallRate`,
     /// `dwell`, `evidenceToSwitch`, `leadCap`, `decisiveLead`, `fastLead`, `fastFor`, `riseLead`,
-    /// `riseMeets`, `risePending`, `riseDecay`, `riseQuery`); what a site
+    /// `riseMeets`, `risePending`, `riseDecay`, `riseQuery`, `riseQueryShortfall`); what a site
     /// sets for the rest (path loss, settle, stale and away times) holds for worn beacons too.
     /// Searched on the worn versions of every shared site (`presence-bench evaluate --worn-tag`; the
     /// Room decisions article of PresenceAggregator.docc has the figures).
@@ -172,14 +179,15 @@ public struct RoomDecisionParameters: Sendable, Hashable {
 
     /// The rule for a worn beacon while the nodes hearing it report its rises (issue 40, sixth round,
     /// defaults): the rise switch at 5 dB over every other room's last published advert (a report
-    /// short of it waits 2 s for a later reading: seventh round, and asks the nodes in its way for
-    /// their level now, at most every 0.25 s: eighth round), no fast clock, and a slower slow
+    /// short of it waits 2 s for a later reading: seventh round, and one short by 3 dB or less asks
+    /// the nodes in its way for their level now, at most every 0.25 s: eighth round), no fast clock, and a slower slow
     /// path (`dwell` 10 s, `evidenceToSwitch` 12 dB·s); the rest as `wornRule`. `RoomDecider` uses it only while every node that holds evidence of the beacon has
     /// sent a rise report; with some that have, it runs `wornRule`'s fast clock on the others' readings;
     /// with none, `wornRule` itself (the Room decisions article, "Issue 40, sixth round, defaults").
     public static let wornRiseRule = RoomDecisionParameters(
         margin: 2.5, fallRate: 4, dwell: 10, evidenceToSwitch: 12, leadCap: 4, decisiveLead: .infinity,
-        fastLead: .infinity, fastFor: 1.1, riseLead: 5, riseMeets: .raw, risePending: 2, riseQuery: 0.25)
+        fastLead: .infinity, fastFor: 1.1, riseLead: 5, riseMeets: .raw, risePending: 2, riseQuery: 0.25,
+        riseQueryShortfall: 3)
 
     /// These parameters with the worn profile's switching rule (`wornRule`) in place of their own.
     public var worn: RoomDecisionParameters { worn(rule: Self.wornRule) }
@@ -192,6 +200,6 @@ public struct RoomDecisionParameters: Sendable, Hashable {
             evidenceToSwitch: rule.evidenceToSwitch, leadCap: rule.leadCap, decisiveLead: rule.decisiveLead,
             fastLead: rule.fastLead, fastFor: rule.fastFor, fastRise: rule.fastRise, riseLead: rule.riseLead,
             riseMeets: rule.riseMeets, risePending: rule.risePending, riseDecay: rule.riseDecay,
-            riseQuery: rule.riseQuery, settleTime: settleTime, staleAfter: staleAfter, awayTimeout: awayTimeout)
+            riseQuery: rule.riseQuery, riseQueryShortfall: rule.riseQueryShortfall, settleTime: settleTime, staleAfter: staleAfter, awayTimeout: awayTimeout)
     }
 }

@@ -14,7 +14,8 @@ import Testing
 
     /// A measurement of the band as our agent publishes it; `extra` adds members.
     func measurement(_ node: String, _ room: String, rssi: Int, distance: Double, _ extra: String = "") -> String {
-        #"{"id":"alice-band","beacon":"\#(beaconID.rawValue)","node":"\#(node)","room":"\#(room)","rssi":\#(rssi),"rssiFiltered":\#(rssi).0,"sigma":1.5,"measuredPower":-59,"distance":\#(distance),"proximity":"near","timestamp":"2025-11-22T08:00:00Z"\#(extra)}"#
+        let filtered = room == "hall" ? -75 : -70
+        return #"{"id":"alice-band","beacon":"\#(beaconID.rawValue)","node":"\#(node)","room":"\#(room)","rssi":\#(rssi),"rssiFiltered":\#(filtered).0,"sigma":1.5,"measuredPower":-59,"distance":\#(distance),"proximity":"near","timestamp":"2025-11-22T08:00:00Z"\#(extra)}"#
     }
 
     @Test func aRiseShortOfTheLeadAsksTheHeldRoomsNodeAndItsAnswerMovesTheBand() async throws {
@@ -50,8 +51,9 @@ import Testing
             try await aggregator.advance(by: 0.5)
         }
         #expect(try await band.until { text($0) == "kitchen" }.count == 1)
-        // The hall's node reports a rise to −73: far short of the kitchen's last published level.
-        try await publish("hall-1", measurement("hall-1", "hall", rssi: -73, distance: 4, #","rise":6.0,"riseRssi":-73.0"#))
+        // The hall's node reports a rise to −63: as scores 3 dB over the kitchen's last published
+        // level, 2 dB short of the rise rule's lead.
+        try await publish("hall-1", measurement("hall-1", "hall", rssi: -63, distance: 4, #","rise":8.0,"riseRssi":-63.0"#))
         let query = try await queries.next()
         #expect(query.topic == "presence/nodes/kitchen-1/level")
         #expect(text(query) == #"{"beacon":"\#(beaconID.rawValue)"}"#)
