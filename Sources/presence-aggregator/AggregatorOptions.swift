@@ -72,7 +72,7 @@ struct AggregatorOptions: ParsableArguments {
     @Option(help: "The rise rule's integrated lead to switch without a rise report, dB·s (decision.worn.riseEvidence, PRESENCE_WORN_RISE_EVIDENCE).")
     var wornRiseEvidence: String?
 
-    @Option(help: "The rise rule's level queries: a rise report short of the lead asks the nodes in its way for their level now, at most once per this many seconds per beacon, or off (decision.worn.riseQuery, PRESENCE_WORN_RISE_QUERY).")
+    @Option(help: "The rise rule's level queries: a rise report short of the lead by 3 dB or less asks the nodes in its way for their level now, at most once per this many seconds per beacon, or off (decision.worn.riseQuery, PRESENCE_WORN_RISE_QUERY).")
     var wornRiseQuery: String?
 
     @Option(help: "Seconds a node's evidence may lag the beacon's newest before it is dropped (PRESENCE_STALE_AFTER).")
