@@ -19,14 +19,11 @@ import Testing
     @Test("an answer's levelRssi is the node's level; null is a node that heard nothing in its last second")
     func readsTheAnswer() throws {
         let plain = try measurement(node: "k1", room: "kitchen", "")
-        #expect(!plain.isLevelAnswer)
         #expect(plain.evidence.rssi == -70)
         let answer = try measurement(node: "k1", room: "kitchen", #","levelRssi":-81.5"#)
-        #expect(answer.isLevelAnswer)
         #expect(answer.evidence.rssi == -81.5)
         #expect(answer.rawOffset == -11.5)
         let unheard = try measurement(node: "k1", room: "kitchen", #","levelRssi":null"#)
-        #expect(unheard.isLevelAnswer)
         #expect(unheard.evidence.rssi == NodeEvidence.unheardLevel)
         let error = #expect(throws: ReceivedMeasurementError.self) {
             try measurement(node: "k1", room: "kitchen", #","levelRssi":"low""#)

@@ -18,7 +18,10 @@ public struct ReceivedMeasurement: Sendable, Hashable {
     public var room: String
     public var rssiFiltered: Double?
     /// The advert that made the measurement (`rssi`), read for the fast clock of a beacon decided
-    /// with it (the worn profile, `RoomDecisionParameters.fastLead`).
+    /// with it (the worn profile, `RoomDecisionParameters.fastLead`). In a node's answer to a level
+    /// query (it has `levelRssi`), the level it answered, which the rise switch meets:
+    /// `NodeEvidence.unheardLevel` for `null` (nothing heard in its last second). No field of its
+    /// own: a measurement is copied per message (issue 38).
     public var rssi: Double?
     /// The level a worn beacon's adverts rose to (`riseRssi`, `RiseReport`), read by the worn
     /// profile's rise switch (`RoomDecisionParameters.riseLead`); nil without a rise.
@@ -26,10 +29,6 @@ public struct ReceivedMeasurement: Sendable, Hashable {
     /// The rise itself, dB over the node's recent mean (`rise`): only recorded (`run --record`), the
     /// decision reads the level.
     public var rise: Double?
-    /// Whether this is a node's answer to a level query (it has `levelRssi`, a number or null):
-    /// then `levelRssi` is its level now, the loudest advert of its last second (nil: none heard).
-    public var isLevelAnswer = false
-    public var levelRssi: Double?
     public var sigma: Double?
     /// Metres; nil when the node no longer hears the beacon (then `proximity` is `unknown`).
     public var distance: Double?
@@ -125,8 +124,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
                   rssiFiltered: rssiFiltered, sigma: sigma, distance: distance, proximity: proximity, rssi: rssi)
         self.riseRssi = riseRssi
         self.rise = rise
-        self.isLevelAnswer = isLevelAnswer
-        self.levelRssi = levelRssi
+        if isLevelAnswer { self.rssi = levelRssi ?? NodeEvidence.unheardLevel }
         if canonical.hasPrefix("irk-") {
             if let idError { throw ReceivedMeasurementError(idError.description) }
             if let id = idText, id != canonical { alias = TopicLevelID(id) }
@@ -135,11 +133,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
 
     /// The raw reading's offset above the filtered one, dB, when the node sent both
     /// (`NodeEvidence.rawOffset(rssi:rssiFiltered:)`, as the replay reads it).
-    public var rawOffset: Double? { NodeEvidence.rawOffset(rssi: decisionRssi, rssiFiltered: rssiFiltered) }
-
-    /// The raw reading the decision meets: the advert (`rssi`), or in an answer to a level query
-    /// the level answered, `NodeEvidence.unheardLevel` when the node heard nothing in its last second.
-    public var decisionRssi: Double? { isLevelAnswer ? levelRssi ?? NodeEvidence.unheardLevel : rssi }
+    public var rawOffset: Double? { NodeEvidence.rawOffset(rssi: rssi, rssiFiltered: rssiFiltered) }
 
     /// The members read, and the rest (nil).
     private enum Field { case beacon, node, room, proximity, name, id, distance, rssiFiltered, rssi, sigma, riseRssi, rise, levelRssi }
@@ -165,7 +159,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         // A silence (proximity unknown, no distance) makes the decider drop this node's evidence at once.
         NodeEvidence(beacon: beacon, node: node, room: room, rssiFiltered: rssiFiltered ?? -Double.infinity,
                      sigma: sigma ?? 0, distance: isSilence ? nil : distance,
-                     proximity: proximity, rssi: decisionRssi, riseRssi: riseRssi)
+                     proximity: proximity, rssi: rssi, riseRssi: riseRssi)
     }
 
     /// The reported rise's level above the filtered reading, dB (`NodeEvidence.riseOffset`).

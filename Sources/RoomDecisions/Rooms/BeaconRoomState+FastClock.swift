@@ -53,12 +53,6 @@ extension BeaconRoomState {
             if leads(rise.room, rise.score) { return rise.room }
             if p.risePending > 0, rise.room != current {
                 waitingRise = (rise.room, rise.node, rise.score, time.seconds + p.risePending)
-                if p.riseQuery > 0, time.seconds - lastLevelQuery >= p.riseQuery,
-                   riseRivals(of: rise.room, current: current, defended: defended, at: time, p) - rise.score + p.riseLead
-                    <= p.riseQueryShortfall {
-                    lastLevelQuery = time.seconds
-                    wantsLevelQuery = true
-                }
                 return nil
             }
         }
@@ -122,9 +116,12 @@ extension BeaconRoomState {
     }
 
     /// The nodes whose last published level keeps the waiting rise from leading by `riseLead`:
-    /// the ones a level query asks (`RoomDecisionParameters.riseQuery`).
-    func blockingNodes(_ p: RoomDecisionParameters) -> [Code] {
-        guard let waiting = waitingRise else { return [] }
+    /// the ones a level query asks (`RoomDecisionParameters.riseQuery`); none when the rise falls
+    /// short by more than `riseQueryShortfall` (the rise switch meets raw levels).
+    func blockingNodes(_ p: RoomDecisionParameters, at time: Instant) -> [Code] {
+        guard let waiting = waitingRise, let current = room, current != RoomDecider.notHomeCode else { return [] }
+        let rivals = riseRivals(of: waiting.room, current: current, defended: defendedScore, at: time, p)
+        guard rivals - waiting.score + p.riseLead <= p.riseQueryShortfall else { return [] }
         return rawLevels.filter { $0.room != waiting.room && waiting.score - $0.score < p.riseLead }.map(\.node)
     }
 }

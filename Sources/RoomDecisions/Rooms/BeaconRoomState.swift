@@ -137,10 +137,6 @@ struct BeaconRoomState: Sendable {
     /// Per node, its last published advert as a score and when, while the rise switch meets raw
     /// levels (`RoomDecisionParameters.riseMeets`); empty otherwise.
     var rawLevels: [(node: Code, room: Code, score: Double, time: Double)] = []
-    /// When the last level query went out (`RoomDecisionParameters.riseQuery`), seconds; and
-    /// whether the last evaluation wants one (the decider collects it).
-    var lastLevelQuery = -Double.infinity
-    var wantsLevelQuery = false
 
     init() {}
 

@@ -1,4 +1,5 @@
 import BeaconCore
+
 /// Which rule a worn beacon gets, by the nodes that hear it (issue 40, sixth round, defaults).
 ///
 /// A node is known to report rises once it has sent one (`NodeRecord.reportsRises`), or once its
@@ -72,6 +73,8 @@ extension RoomDecider {
     /// measurements like any other, whose `rssi` is the level now (`NodeEvidence.unheardLevel`
     /// when they heard nothing in their last second), and the waiting report meets them.
     public mutating func takeLevelQueries() -> [LevelQuery] {
+        // Called on every measurement: nearly always none, so no copy-out and no clearing.
+        if levelQueries.isEmpty { return [] }
         defer { levelQueries.removeAll(keepingCapacity: true) }
         return levelQueries
     }
@@ -79,11 +82,17 @@ extension RoomDecider {
     /// Whether `takeLevelQueries()` has any to return (a cheap check on every measurement).
     public var hasLevelQueries: Bool { !levelQueries.isEmpty }
 
-    /// Collects the queries `slot`'s last evaluation wants (`BeaconRoomState.wantsLevelQuery`).
-    mutating func noteLevelQuery(slot: Int) {
-        states[slot].wantsLevelQuery = false
-        guard let beacon = slotBeacons[slot] else { return }
-        for node in states[slot].blockingNodes(parameters(forSlot: slot)) where nodes[Int(node)].reportsRises {
+    /// Collects the queries of `slot`'s rise report that has just failed its lead and waits until
+    /// `until` (a report that waited before it keeps its own time): at most one per `riseQuery`.
+    mutating func noteLevelQuery(slot: Int, waitingSince until: Double, at time: Instant) {
+        let p = parameters(forSlot: slot)
+        guard p.riseQuery > 0, until == time.seconds + p.risePending,
+              time.seconds - (lastLevelQuery[slot] ?? -.infinity) >= p.riseQuery,
+              let beacon = slotBeacons[slot] else { return }
+        let blocking = states[slot].blockingNodes(p, at: time)
+        guard !blocking.isEmpty else { return }
+        lastLevelQuery[slot] = time.seconds
+        for node in blocking where nodes[Int(node)].reportsRises {
             levelQueries.append(LevelQuery(beacon: beacon, node: nodeNames[Int(node)]))
         }
     }

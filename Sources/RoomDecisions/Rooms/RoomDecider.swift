@@ -73,8 +73,9 @@ public struct RoomDecider: Sendable {
     /// Slots of beacons worn on a body (`config/beacons` `worn`), decided with `wornParameters`.
     /// Few or none, as the away timeouts.
     var wornSlots: Set<Int> = []
-    /// Level queries to send (`takeLevelQueries()`).
+    /// Level queries to send (`takeLevelQueries()`), and when each worn slot last asked.
     var levelQueries: [LevelQuery] = []
+    var lastLevelQuery: [Int: Double] = [:]
     var freeSlots: [Int] = []
     private var nodeCodes: [String: NameCode] = [:]
     var nodeNames: [String] = []
@@ -219,7 +220,10 @@ public struct RoomDecider: Sendable {
             }
         }
         let changed = evaluate(slot: slot, at: time)
-        if states[slot].wantsLevelQuery { noteLevelQuery(slot: slot) }
+        // A rise report that failed the lead and now waits may ask for levels (`riseQuery`).
+        if riseOffset != nil, let waiting = states[slot].waitingRise, waiting.node == node {
+            noteLevelQuery(slot: slot, waitingSince: waiting.until, at: time)
+        }
         guard changed else { return nil }
         return decision(slot: slot)
     }
@@ -365,6 +369,7 @@ public struct RoomDecider: Sendable {
         states[slot] = BeaconRoomState()
         awayTimeouts[slot] = nil
         wornSlots.remove(slot)
+        lastLevelQuery[slot] = nil
         tickSchedule.free(slot)
         dueTimes.cancel(slot)
         freeSlots.append(slot)
