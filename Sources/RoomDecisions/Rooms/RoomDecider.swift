@@ -69,7 +69,7 @@ public struct RoomDecider: Sendable {
     var states: [BeaconRoomState] = []
     /// Away timeouts of beacons that have their own (a phone, quiet when locked; `config/beacons`
     /// `awayTimeout`), by slot. Few or none: a dictionary beside the states, not a field in each.
-    private var awayTimeouts: [Int: Double] = [:]
+    var awayTimeouts: [Int: Double] = [:]
     /// Slots of beacons worn on a body (`config/beacons` `worn`), decided with `wornParameters`.
     /// Few or none, as the away timeouts.
     var wornSlots: Set<Int> = []
@@ -289,16 +289,6 @@ public struct RoomDecider: Sendable {
     /// The away timeout of the beacon in `slot`: its own when it has one, else the common one.
     public func awayTimeout(for slot: BeaconSlot) -> Double {
         awayTimeouts[slot.index] ?? parameters.awayTimeout
-    }
-
-    /// The parameters the beacon in `slot` is decided with: the common ones or the worn profile's,
-    /// with its own away timeout when it has one.
-    @inline(__always)
-    func parameters(forSlot slot: Int) -> RoomDecisionParameters {
-        if awayTimeouts.isEmpty && wornSlots.isEmpty { return parameters }
-        var own = wornSlots.contains(slot) ? wornSlotParameters(slot) : parameters
-        if let away = awayTimeouts[slot] { own.awayTimeout = away }
-        return own
     }
 
     /// Lets time pass to `time` for every beacon: challengers may win their dwell, stale evidence
