@@ -28,6 +28,8 @@ public final class AgentService: Service {
     private let refusalLog = Mutex(RepeatedLogGate(interval: 60))
     /// The decoded advertisements are handed over in batches of at most this many pending.
     static let pendingBatchLimit = 64
+    /// What the loop has published and handled (telemetry's `published`, and the batches below).
+    private let counters = Counters()
     /// Seconds between returning freed heap to the system, at every clock beat: the heap's free
     /// space is dirtied again between trims (ranging lists and their copies in libmosquitto,
     /// a few MB a second with 10,000 beacons), so resident memory saws up from one trim to the
@@ -66,6 +68,13 @@ public final class AgentService: Service {
         self.version = version
         self.clock = clock
     }
+
+    /// Batches the source handed to the loop that it has not yet handled (folded in, published).
+    /// A source hands its batch over before it waits again: a test on a manual clock whose sources
+    /// are asleep waits for 0, and then all they heard is published.
+    public var unhandledSourceBatches: Int { counters.unhandledBatches.load(ordering: .acquiring) }
+    /// Publications handed to the broker client so far (telemetry's `published`).
+    public var publishedCount: Int { counters.published.load(ordering: .relaxed) }
 
     public func run() async throws {
         let settings = configuration.core
@@ -137,7 +146,7 @@ public final class AgentService: Service {
         let (inputs, continuation) = AsyncStream<Input>.makeStream()
         let pending = DispatchSemaphore(value: Self.pendingBatchLimit)
         let stopRequested = Atomic<Bool>(false)
-        let counters = Counters()
+        let counters = self.counters
 
         // The source's thread.
         let sourceDone = DispatchSemaphore(value: 0)
@@ -178,6 +187,7 @@ public final class AgentService: Service {
                         continuation.yield(.radio(radio, notices))
                     }
                     pending.wait()
+                    counters.unhandledBatches.add(1, ordering: .releasing)
                     continuation.yield(.advertisements(batch, now: feed.now))
                     if !more {
                         continuation.yield(.sourceEnded(now: feed.now))
@@ -274,6 +284,8 @@ public final class AgentService: Service {
         let dropped = Atomic<Int>(0)
         /// Messages handed from the subscriptions to the loop's stream.
         let forwarded = Atomic<Int>(0)
+        /// Batches handed from the source to the loop's stream and not yet handled there.
+        let unhandledBatches = Atomic<Int>(0)
     }
 
     private func loop(
@@ -355,6 +367,7 @@ public final class AgentService: Service {
                 now = max(now, sourceNow)
                 tick(to: now)
                 pending.signal()
+                counters.unhandledBatches.subtract(1, ordering: .releasing)
             case .sourceEnded(let at):
                 logger.info("the source ended", metadata: ["source": "\(configuration.source)"])
                 if configuration.exitAtEnd { return }

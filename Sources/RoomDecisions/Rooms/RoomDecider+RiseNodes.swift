@@ -79,9 +79,6 @@ extension RoomDecider {
         return levelQueries
     }
 
-    /// Whether `takeLevelQueries()` has any to return (a cheap check on every measurement).
-    public var hasLevelQueries: Bool { !levelQueries.isEmpty }
-
     /// Collects the queries of `slot`'s rise report that has just failed its lead and waits until
     /// `until` (a report that waited before it keeps its own time): at most one per `riseQuery`.
     mutating func noteLevelQuery(slot: Int, waitingSince until: Double, at time: Instant) {

@@ -1,8 +1,6 @@
 import BeaconCore
 import Foundation
 import MQTTClient
-import PresenceAgent
-import ServiceLifecycle
 import Testing
 import TestSupport
 
@@ -18,8 +16,6 @@ import TestSupport
     @Test func aQueryForAWornBeaconIsAnsweredAtOnceWithItsLevelAndNothingElseIs() async throws {
         let broker = try await TestBroker.start()
         defer { broker.kill() }
-        let work = try TestBroker.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: work) }
         // Alice wears her tag; Bob's is not marked worn.
         try broker.mosquittoPub(topic: "presence/config/beacons", message: #"""
             {"revision":1,"beacons":[{"beacon":"\#(Self.alice)","id":"alice","worn":true},{"beacon":"\#(Self.bob)","id":"bob"}]}
@@ -27,39 +23,10 @@ import TestSupport
         let recorder = try await TopicRecorder.start(broker, filter: "presence/#", clientID: "level-recorder")
 
         let clock = ManualClock(now: Instant(seconds: 1_800_000_000))
-        var configuration = AgentConfiguration()
-        configuration.node = "kitchen-1"
-        configuration.room = "kitchen"
-        configuration.broker = "mqtt://127.0.0.1:\(broker.port)"
-        configuration.stateDir = work + "/state"
-        configuration.source = "simulate"
-        let agent = AgentService(configuration: try configuration.resolve(), logger: quietLogger, version: "test", clock: clock)
-        let group = ServiceGroup(configuration: .init(services: [.init(service: agent)], logger: quietLogger))
-        let stopped = Flag()
-        let run = Task {
-            defer { stopped.set() }
-            try await group.run()
-        }
-        func stop() async {
-            await group.triggerGracefulShutdown()
-            // The simulated source asleep on the clock sees the stop when it wakes.
-            for _ in 0..<40 where !stopped.isSet {
-                clock.advance(by: 0.25)
-                try? await eventually("the agent to stop", timeout: .milliseconds(250)) { stopped.isSet }
-            }
-        }
-        /// Moves the building on by `seconds`, a quarter second at a time, each heard by the agent.
-        func hear(_ seconds: Double) async throws {
-            for _ in 0..<Int(seconds / 0.25) {
-                clock.advance(by: 0.25)
-                try await within("the source asleep again", timeout: .seconds(10)) { try await clock.asleep(1) }
-            }
-        }
-
-        do {
+        try await SimulatedAgents.run(on: broker, nodes: [("kitchen-1", "kitchen")], clock: clock) { agent in
             try await recorder.wait(forTopic: "presence/nodes/kitchen-1/info") { $0.text.contains(#""riseReports":true"#) }
-            try await within("the simulated source waiting on the clock", timeout: .seconds(30)) { try await clock.asleep(1) }
-            try await hear(3)
+            try await agent.asleep(timeout: .seconds(30))
+            try await agent.hear(3)
             try await recorder.wait(forTopic: "presence/beacons/alice/kitchen-1")
             try await recorder.wait(forTopic: "presence/beacons/bob/kitchen-1")
 
@@ -81,7 +48,7 @@ import TestSupport
             // A flood at the same instant: none answered (alice answered just now); a quarter second
             // later, by her alias, answered again.
             for _ in 0..<20 { try await ask(#"{"beacon":"\#(Self.alice)"}"#) }
-            try await hear(0.25)
+            try await agent.hear(0.25)
             try await ask(#"{"beacon":"alice"}"#)
             try await recorder.wait(for: "the second answer") { messages in
                 messages.filter { $0.topic == "presence/beacons/alice/kitchen-1" && $0.text.contains("levelRssi") }.count >= 2
@@ -90,14 +57,7 @@ import TestSupport
             let answers = recorder.messages.filter { $0.text.contains("levelRssi") }
             #expect(answers.map(\.topic) == ["presence/beacons/alice/kitchen-1", "presence/beacons/alice/kitchen-1"])
             await client.disconnect(flushTimeout: .seconds(1))
-        } catch {
-            await stop()
-            _ = try? await run.value
-            throw error
         }
-        await stop()
-        #expect(stopped.isSet, "the agent did not stop")
-        try await run.value
         await recorder.stop()
     }
 }

@@ -83,15 +83,16 @@ struct LiveAggregator {
         return configuration
     }
 
-    /// Starts the service and returns once it published `online`.
+    /// Starts the service and returns once it published `online`. Its clock starts at `time`, or is
+    /// `clock` when given (one the test's agents share, so both hear the same time).
     static func start(
-        on broker: TestBroker, at time: Instant = startTime, client: MQTTConnection,
+        on broker: TestBroker, at time: Instant = startTime, clock: ManualClock? = nil, client: MQTTConnection,
         publishingWindow: Int = 2_000, backlogEventLimit: Int = 10_000, recorder: MeasurementRecorder? = nil,
         _ configure: (inout AggregatorConfiguration) -> Void = { _ in }
     ) async throws -> LiveAggregator {
         let configuration = configuration(for: broker, configure)
         let status = MessageReader(try await client.subscribe(configuration.topics.aggregatorStatus))
-        let clock = ManualClock(now: time)
+        let clock = clock ?? ManualClock(now: time)
         let service = AggregatorService(
             configuration: configuration, clock: clock, logger: quietLogger, softwareVersion: "9.8.7",
             supportURL: "https://example.org/beaconpresence",

@@ -2,10 +2,8 @@ import BeaconCore
 import Foundation
 import Logging
 import MQTTClient
-import PresenceAgent
 import PresenceAggregator
 import RoomDecisions
-import ServiceLifecycle
 import TestSupport
 import Testing
 
@@ -16,47 +14,6 @@ import Testing
 /// where it is; without the announcement the worn profile's fast clock flaps it to that room.
 @Suite(.serialized) struct RiseAnnouncementServiceTests {
     static let nodes = [("kitchen-1", "kitchen"), ("living-1", "living")]
-
-    /// The real agents (the simulator's demo building, whose clock never moves: they connect and
-    /// publish their retained status and info, and hear nothing) until `body` returns.
-    private func withAgents(_ broker: TestBroker, _ body: () async throws -> Void) async throws {
-        let work = try TestBroker.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: work) }
-        let clock = ManualClock(now: startTime)
-        let agents = try Self.nodes.map { node, room in
-            var configuration = AgentConfiguration()
-            configuration.node = node
-            configuration.room = room
-            configuration.broker = "mqtt://127.0.0.1:\(broker.port)"
-            configuration.stateDir = work + "/state-\(node)"
-            configuration.source = "simulate"
-            return AgentService(configuration: try configuration.resolve(), logger: quietLogger, version: "test", clock: clock)
-        }
-        let group = ServiceGroup(configuration: .init(services: agents.map { .init(service: $0) }, logger: quietLogger))
-        let stopped = Flag()
-        let run = Task {
-            defer { stopped.set() }
-            try await group.run()
-        }
-        func stop() async {
-            await group.triggerGracefulShutdown()
-            // The simulated sources asleep on the clock see the stop when they wake.
-            for _ in 0..<40 where !stopped.isSet {
-                clock.advance(by: 0.25)
-                try? await eventually("the agents to stop", timeout: .milliseconds(250)) { stopped.isSet }
-            }
-        }
-        do {
-            try await body()
-        } catch {
-            await stop()
-            _ = try? await run.value
-            throw error
-        }
-        await stop()
-        #expect(stopped.isSet, "the agents did not stop")
-        try await run.value
-    }
 
     /// The worn band in the kitchen, then the living room's node 4 m nearer than the kitchen's for 4 s with
     /// no rise (a turn), back in the kitchen for 8 s, then a real move to the living room held for 16 s.
@@ -98,7 +55,9 @@ import Testing
             try await aggregator.stop()
         }
         if announced {
-            try await withAgents(broker) {
+            // The real agents (the simulator's demo building, whose clock never moves: they connect
+            // and publish their retained status and info, and hear nothing).
+            try await SimulatedAgents.run(on: broker, nodes: Self.nodes, clock: ManualClock(now: startTime)) { _ in
                 let infos = MessageReader(try await client.subscribe("presence/nodes/+/info"))
                 var announcing = Set<String>()
                 while announcing.count < Self.nodes.count {

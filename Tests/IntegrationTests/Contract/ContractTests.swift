@@ -80,15 +80,10 @@ import TestSupport
 
         // Two simulated nodes of the demo building and one on a serial radio.
         func agent(_ node: String, _ room: String, source: String, reportUnknown: Bool = false) throws -> AgentService {
-            var configuration = AgentConfiguration()
-            configuration.node = node
-            configuration.room = room
-            configuration.broker = "mqtt://127.0.0.1:\(broker.port)"
-            configuration.stateDir = work + "/state-\(node)"
-            configuration.source = source
-            configuration.reportUnknown = reportUnknown
-            configuration.pathLossExponent = 2.7
-            return AgentService(configuration: try configuration.resolve(), logger: logger, version: "test", clock: clock)
+            try testAgent(node, room, broker: broker, stateDir: work + "/state-\(node)", source: source, clock: clock, logger: logger) {
+                $0.reportUnknown = reportUnknown
+                $0.pathLossExponent = 2.7
+            }
         }
         var behaviour = FakeController.Behaviour()
         behaviour.reportsAfterScanEnable = [Self.radioReport]
