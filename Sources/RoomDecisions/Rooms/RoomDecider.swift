@@ -206,7 +206,7 @@ public struct RoomDecider: Sendable {
             // rise: the defaults' path stays as it was. A worn beacon's parameters depend on its
             // nodes (`wornSlotParameters(_:)`), so they are found once per measurement.
             if parameters.fastLead.isFinite || parameters.riseLead.isFinite || !wornSlots.isEmpty {
-                let slotParameters = parameters(forSlot: slot)
+                let slotParameters = awayTimeouts.isEmpty && wornSlots.isEmpty ? parameters : parameters(forSlot: slot)
                 if let rawOffset, slotParameters.fastLead.isFinite {
                     // Beside the rise switch, the fast clock runs on the nodes that report no rises.
                     let leads = !(slotParameters.riseLead.isFinite && nodes[Int(node)].reportsRises)
@@ -240,7 +240,9 @@ public struct RoomDecider: Sendable {
     /// Then notes whether a tick may change it before a due time (`BeaconTickSchedule`).
     @inline(__always)
     mutating func evaluate(slot: Int, at time: Instant) -> Bool {
-        let slotParameters = parameters(forSlot: slot)
+        // The common case reads the fields in place: calling `parameters(forSlot:)`, a method that
+        // is not `mutating`, from here copies the whole decider (1.2 KB) first, even inlined.
+        let slotParameters = awayTimeouts.isEmpty && wornSlots.isEmpty ? parameters : parameters(forSlot: slot)
         // A worn beacon whose nodes all report rises runs no fast clock: streaks from before end.
         if !slotParameters.fastLead.isFinite, !states[slot].fastStreaks.isEmpty { states[slot].fastStreaks.removeAll() }
         tickSchedule.catchUp(&states[slot], slot: slot)
