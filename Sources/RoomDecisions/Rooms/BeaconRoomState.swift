@@ -14,7 +14,7 @@ import Darwin
 /// Nodes and rooms are the decider's interned codes (`RoomDecider.NameCode`), so an update
 /// compares integers, never strings, and allocates nothing once the arrays have grown to the
 /// number of nodes that hear the beacon.
-struct BeaconRoomState: Sendable {
+@usableFromInline struct BeaconRoomState: Sendable {
     typealias Code = RoomDecider.NameCode
 
     struct Held: Sendable {

@@ -10,7 +10,7 @@ import BeaconCore
 /// `Hasher`, as `Dictionary`'s is, so ids heard on the air cannot be chosen to collide.
 /// Linear probing, at most three quarters full (10,000 beacons: 128 KB, which stays in cache where
 /// a half-full table did not), backward-shift deletion (no tombstones).
-struct BeaconSlotTable: Sendable {
+@usableFromInline struct BeaconSlotTable: Sendable {
     private struct Bucket: Sendable {
         /// The high 32 bits of the hash; its low bits (masked) are the bucket the entry belongs in.
         var tag: UInt32 = 0
@@ -80,6 +80,11 @@ struct BeaconSlotTable: Sendable {
             if bucket.tag == hash, isBeacon(Int(bucket.slot)) { return Int(bucket.slot) }
             index = (index + 1) & mask
         }
+    }
+
+    /// The slot of `beacon`, whose ids the caller keeps by slot in `beacons`; nil when it has none.
+    @usableFromInline func slot(of beacon: BeaconID, among beacons: [BeaconID?]) -> Int? {
+        find(hash: hash(beacon)) { beacons[$0] == beacon }
     }
 
     /// Stores `slot` under `hash`; the caller has checked that its beacon is not stored yet.

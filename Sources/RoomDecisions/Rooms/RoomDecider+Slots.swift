@@ -18,8 +18,8 @@ extension RoomDecider {
     }
 
     /// The slot of `beacon`, nil when the decider holds nothing for it.
-    public func slot(of beacon: BeaconID) -> BeaconSlot? {
-        slotIndex(of: beacon).map(BeaconSlot.init(index:))
+    @inlinable public func slot(of beacon: BeaconID) -> BeaconSlot? {
+        slotByBeacon.slot(of: beacon, among: slotBeacons).map(BeaconSlot.init(index:))
     }
 
     /// The slot of `beacon`, taken (empty: no evidence, no decision) if it has none yet.
@@ -41,7 +41,7 @@ extension RoomDecider {
 
     /// The slot index of `beacon`, nil when it has none (internal: the decider's updates use it too).
     func slotIndex(of beacon: BeaconID) -> Int? {
-        slotIndex(of: beacon, hash: slotByBeacon.hash(beacon))
+        slotByBeacon.slot(of: beacon, among: slotBeacons)
     }
 
     func slotIndex(of beacon: BeaconID, hash: UInt32) -> Int? {
@@ -63,13 +63,18 @@ extension RoomDecider {
 
     /// What a published location shows of the slot's current decision, without building it
     /// (no strings, no dictionary): cheap enough to ask after every update.
-    public func summary(in slot: BeaconSlot) -> RoomDecisionSummary {
-        guard slotBeacons.indices.contains(slot.index), slotBeacons[slot.index] != nil,
-            let room = states[slot.index].room
+    @inlinable public func summary(in slot: BeaconSlot) -> RoomDecisionSummary {
+        Self.summary(of: slot.index, states: states, beacons: slotBeacons)
+    }
+
+    /// `summary(in:)`'s work, given only the arrays it reads (see `slotByBeacon`: the whole
+    /// decider is not passed from another module).
+    @usableFromInline static func summary(of slot: Int, states: [BeaconRoomState], beacons: [BeaconID?]) -> RoomDecisionSummary {
+        guard beacons.indices.contains(slot), beacons[slot] != nil, let room = states[slot].room
         else { return RoomDecisionSummary() }
         var summary = RoomDecisionSummary()
         summary.roomCode = room
-        states[slot.index].withScores { scores in
+        states[slot].withScores { scores in
             for score in scores {
                 if score.room < 64 { summary.candidateRooms |= 1 << UInt64(score.room) } else { summary.candidateRoomsExact = false }
                 if room != Self.notHomeCode, score.room == room {
@@ -96,7 +101,7 @@ extension RoomDecider {
     }
 
     /// The room name of a code of `RoomDecisionSummary`.
-    public func roomName(code: Int32) -> String {
+    @inlinable public func roomName(code: Int32) -> String {
         roomNames.indices.contains(Int(code)) ? roomNames[Int(code)] : ""
     }
 
