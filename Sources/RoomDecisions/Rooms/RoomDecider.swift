@@ -63,13 +63,9 @@ public struct RoomDecider: Sendable {
     let wornMixedParameters: RoomDecisionParameters?
     /// Beacon id → slot (hashed once per update). This and the slot arrays below are internal, not
     /// private, for the slot API beside this file (RoomDecider+Slots.swift).
-    ///
-    /// The fields marked `@usableFromInline` are read by the `@inlinable` queries the aggregator
-    /// makes on every measurement (`slot(of:)`, `summary(in:)`, `isOffline(node:)`, the counts).
-    /// A call from another module to a method of this struct that is not `mutating` passes it by
-    /// value, so the caller copies the whole decider first: those copies were 1.6 G of the
-    /// aggregator benchmark's 19.0 G instructions (callgrind). Inlined, a query reads just the
-    /// fields it needs.
+    /// `@usableFromInline` fields serve the `@inlinable` queries made per measurement (`slot(of:)`,
+    /// `summary(in:)`, …): a call from another module to a method that is not `mutating` copies the
+    /// whole decider first (1.6 G of the aggregator benchmark's 19.0 G instructions, callgrind).
     @usableFromInline var slotByBeacon = BeaconSlotTable()
     /// The beacon of each slot; nil for a free slot.
     @usableFromInline var slotBeacons: [BeaconID?] = []
@@ -240,8 +236,7 @@ public struct RoomDecider: Sendable {
     /// Then notes whether a tick may change it before a due time (`BeaconTickSchedule`).
     @inline(__always)
     mutating func evaluate(slot: Int, at time: Instant) -> Bool {
-        // The common case reads the fields in place: calling `parameters(forSlot:)`, a method that
-        // is not `mutating`, from here copies the whole decider (1.2 KB) first, even inlined.
+        // In place: `parameters(forSlot:)` (not `mutating`) would copy the whole decider first.
         let slotParameters = awayTimeouts.isEmpty && wornSlots.isEmpty ? parameters : parameters(forSlot: slot)
         // A worn beacon whose nodes all report rises runs no fast clock: streaks from before end.
         if !slotParameters.fastLead.isFinite, !states[slot].fastStreaks.isEmpty { states[slot].fastStreaks.removeAll() }
