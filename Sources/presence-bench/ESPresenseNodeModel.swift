@@ -1,5 +1,5 @@
 import BeaconCore
-import Calibration
+import Evaluation
 import Foundation
 
 /// What one ESPresense node would publish about one device, re-implemented from its source

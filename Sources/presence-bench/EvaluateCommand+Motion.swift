@@ -1,6 +1,6 @@
 import ArgumentParser
 import BeaconCore
-import Calibration
+import Evaluation
 import Foundation
 import PresenceAggregator
 import RoomDecisions
