@@ -35,7 +35,7 @@ import PresenceAggregator
 /// `modes` beside `defaults`, built with `ModeReport(recordings:)` from its own scores. The learned
 /// modes add `rooms` (per true room, the share of its time decided right), and `learnTogether` is
 /// `learn`'s own leave-one-out of the model and physics each in its rooms. `--site-model-parameter
-/// key=value` (hidden) sets a site model hyper-parameter for the learned modes, to measure one.
+/// key=value` sets a site model hyper-parameter for the learned modes, to measure one.
 struct EvaluateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "evaluate",
