@@ -108,7 +108,7 @@ def since_motion(motion, T, rooms):
         out[room] = since
     return out
 
-def decide(house, name, model, source, win, temp, thr, lo, floor, stay=0.995, pir=None, learn_win=3.0, other=True):
+def decide(house, name, model, source, win, temp, thr, lo, floor, stay=0.995, pir=None, learn_win=3.0, other=True, hold=0.0):
     T, levels, _ = house.features(name, source, win)
     nodes = sorted(levels); states = [NODE_ROOM[n] for n in nodes] + (['other'] if other else [])
     ll = np.zeros((len(T), len(states)))
@@ -138,7 +138,7 @@ def decide(house, name, model, source, win, temp, thr, lo, floor, stay=0.995, pi
         lp = np.log(p) + ll[k]; lp -= lp.max(); p = np.exp(lp); p /= p.sum()
         best = int(np.argmax(p))
         if states[best] == 'other': continue
-        if current is None or (states[best] != current and p[best] >= thr):
+        if current is None or (states[best] != current and p[best] >= thr and T[k] - decisions[-1][0] >= hold):
             current = states[best]; decisions.append((float(T[k]), current))
     return decisions
 
