@@ -172,6 +172,7 @@ def main():
     a.add_argument('--house', required=True); a.add_argument('--rooms', required=True)
     a.add_argument('--yardstick', required=True); a.add_argument('--published')
     a.add_argument('--search', action='store_true', help='print the whole grid, one JSON line per rule')
+    a.add_argument('--hold', type=float, default=0.0, help='a minimum dwell after each switch, seconds (measured, rejected)')
     args = a.parse_args()
     house = House(args.house, args.rooms, load_score(args.yardstick), args.published)
     if args.search:
@@ -187,7 +188,7 @@ def main():
         return
     for label, rule in RULES.items():
         if rule['source'] == 'published' and not args.published: continue
-        print(json.dumps({'rule': label, **loro(house, **rule)}), flush=True)
+        print(json.dumps({'rule': label, 'hold': args.hold, **loro(house, **rule, hold=args.hold)}), flush=True)
 
 if __name__ == '__main__':
     main()
