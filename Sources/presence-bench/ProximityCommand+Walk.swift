@@ -1,6 +1,6 @@
 import BeaconCore
 import BluetoothHCI
-import Calibration
+import Evaluation
 
 /// A walk (issue 54): the demo building's simulated people, each heard by every node while they
 /// walk between rooms and stay 20–60 s, with the true distance from the simulator's positions.
