@@ -142,6 +142,9 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(help: "Also replay every site as ESPresense nodes would have reported it (mode espresense; the ESPresense and BLE gateways article).")
     var espresense = false
 
+    @Flag(help: "Print the sites' results as the Markdown results page (docs/Results.md) instead of JSON.")
+    var markdown = false
+
     @Option(name: .customLong("site"), help: ArgumentHelp("Score only this site (repeat for more): danis, sal, flat or \(Self.standIn.name).", valueName: "name"))
     var onlySites: [String] = []
 
@@ -302,6 +305,10 @@ struct EvaluateCommand: ParsableCommand {
                 }
             }
             report.grid = rows
+        }
+        if markdown {
+            print(Self.resultsPage(report, commit: Self.currentCommit()), terminator: "")
+            return
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
