@@ -57,6 +57,8 @@ extension EvaluateCommand {
         lines += [
             "## Not on this page",
             "",
+            "The peers' rules are `evaluate`'s own replays of them; the data README's figures for Bermuda's rule",
+            "and the baseline (the shared yardstick's replays) differ a little in flaps and switch times.",
             "Home Assistant's `mqtt_room` is not replayed by `evaluate`; [data/README.md](../data/README.md) gives",
             "its figures. A worn tag (`--worn-tag`), simulated motion sensors (`--motion`), ESPresense nodes",
             "(`--espresense`) and the grid of decision settings (`--grid`) print as JSON with",
