@@ -136,7 +136,7 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("With --motion: write each walk's simulated motion and every mode's decisions as CSV under DIR/SITE.", visibility: .hidden))
     var dumpDecisions: String?
 
-    @Flag(help: "Also score a grid of margin × dwell × evidence settings on every site (the table in the Room decisions article).")
+    @Flag(help: "Also score a grid of margin × dwell × evidence settings on every site (the grid that chose the defaults: docs/research/2026-11-24-room-rule-where-the-seconds-go.md).")
     var grid = false
 
     @Flag(help: "Also replay every site as ESPresense nodes would have reported it (mode espresense; the ESPresense and BLE gateways article).")
