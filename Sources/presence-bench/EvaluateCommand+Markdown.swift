@@ -34,7 +34,12 @@ extension EvaluateCommand {
             "truth stayed there). The recordings and their licences: [data/README.md](../data/README.md).",
             "",
         ]
+        // The shared sites in their order, then any other (`--traces DIR`) under its own name.
+        let known = Set(siteDescriptions.map(\.name))
         let sites = siteDescriptions.filter { report.sites[$0.name] != nil }
+            + report.sites.keys.filter { !known.contains($0) }.sorted().map { name in
+                (name: name, title: name, what: "the recordings of \(report.sites[name]?.directory ?? name)")
+            }
         lines += ["| method | " + sites.map(\.title).joined(separator: " | ") + " |",
                   "|---" + String(repeating: "|---", count: sites.count) + "|"]
         for row in markdownRows {
@@ -44,7 +49,8 @@ extension EvaluateCommand {
         lines += ["", "Each cell: mean accuracy / flaps / median switch / missed.", ""]
         for site in sites {
             guard let siteReport = report.sites[site.name] else { continue }
-            lines += ["## \(site.title)", "", "\(siteReport.recordings) recordings: \(site.what) (`--site \(site.name)`).", "",
+            let option = known.contains(site.name) ? " (`--site \(site.name)`)" : ""
+            lines += ["## \(site.title)", "", "\(siteReport.recordings) recordings: \(site.what)\(option).", "",
                       "| method | mean accuracy | flaps | median switch | missed | true changes |",
                       "|---|---|---|---|---|---|"]
             for row in markdownRows {
