@@ -457,7 +457,7 @@ struct EvaluateCommand: ParsableCommand {
         }
     }
 
-    static let bermudaName = "Bermuda 0.8's rule: bottom-hugging distance, a challenger 30 % nearer (15 % with its history), every 1.05 s"
+    static let bermudaName = "Bermuda 0.8's rule: bottom-hugging distance, a challenger nearer by 30 % of the two distances' mean (15 % with its history), adverts up to 10 s old, every 1.05 s"
 
     /// Scores a timeline of decisions (every beacon's, in time order) against the recording's truth,
     /// beacon by beacon, pooled: what any mode that decides rooms is judged by.
