@@ -108,7 +108,7 @@ struct SharedSitesTests {
     @Test("holding the current room's score against fades costs flaps nowhere and saves them in the hall and the flat")
     func heldScoreOnRealTraces() throws {
         var unheld = RoomDecisionParameters.default
-        unheld.fallRate = .infinity
+        unheld.rule.fallRate = .infinity
         for (directory, fewer) in [("traces", true), ("traces-sal", false), ("traces-flat", true)] {
             let held = try replaySite(directory)
             let without = try replaySite(directory, decision: unheld)
