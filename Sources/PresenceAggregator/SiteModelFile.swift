@@ -20,6 +20,13 @@ public enum SiteModelFile {
     public static let maximumBytes = 16 << 20
 
     public static func load(path: String) throws(LoadError) -> SiteModel {
+        var warnings: [String] = []
+        return try load(path: path, warnings: &warnings)
+    }
+
+    /// `load(path:)`, adding to `warnings` what the owner should log (`SiteModel.init(json:warnings:)`:
+    /// keys of settings since removed), each line starting with the path.
+    public static func load(path: String, warnings: inout [String]) throws(LoadError) -> SiteModel {
         guard let file = fopen(path, "rb") else { throw LoadError(path: path, reason: String(cString: strerror(errno))) }
         defer { fclose(file) }
         var bytes: [UInt8] = []
@@ -34,7 +41,10 @@ public enum SiteModelFile {
             }
         }
         do {
-            return try SiteModel(json: bytes)
+            var found: [String] = []
+            let model = try SiteModel(json: bytes, warnings: &found)
+            warnings += found.map { "\(path): \($0)" }
+            return model
         } catch {
             throw LoadError(path: path, reason: error.description)
         }

@@ -104,19 +104,12 @@ public struct TraceReplay: Sendable {
     /// reports are off (`tracking.rise.isOn`). Off: the aggregator learns each node from its
     /// first rise report, as with agents older than the announcement. Set before the first sample.
     public var announcesRises = true
-    /// Seconds from a level query (`RoomDecisionParameters.riseQuery`, `RoomDecider.takeLevelQueries()`)
+    /// Seconds from a level query (`SwitchingRule.riseQuery`, `RoomDecider.takeLevelQueries()`)
     /// to its node's answer reaching the decision: the broker's round trip, default 0.1 s. A replayed
     /// node answers as our agent does (docs/MQTT.md, `<root>/nodes/<node>/level`): its current
     /// measurement, whose `rssi` is its loudest advert of the last `rise.within` seconds. Foreign nodes
     /// and the rows of a recorded trace do not answer (a recorded answer is a row of its own).
     public var levelQueryDelay = 0.1
-    /// The level a node answers with when it heard no advert in that time, dBm, default
-    /// `NodeEvidence.unheardLevel` (as the aggregator reads a `levelRssi` of null); nil: no answer
-    /// then (`presence-bench evaluate --candidate …,unheard=0`, measured).
-    public var unheardLevel: Double? = NodeEvidence.unheardLevel
-    /// The seconds of adverts a node's answer takes its loudest from; nil (default): `rise.within`,
-    /// as our agents answer (`--candidate …,answerWithin=`, measured only).
-    public var levelAnswerWithin: Double?
     /// Level queries sent and not yet answered: when the answer arrives, and which track answers.
     private var pendingAnswers: [(due: Instant, key: TrackKey)] = []
 
@@ -125,7 +118,7 @@ public struct TraceReplay: Sendable {
 
     /// `wornRule`, `wornRiseRule`: the switching rules of beacons `knownBeacons` marks worn (`decision.worn`).
     public init(tracking: TrackingParameters = .default, decision: RoomDecisionParameters = .default,
-                wornRule: RoomDecisionParameters = .wornRule, wornRiseRule: RoomDecisionParameters? = .wornRiseRule,
+                wornRule: SwitchingRule = .worn, wornRiseRule: SwitchingRule? = .wornRise,
                 tickInterval: Double = 1, model: SiteModel? = nil) {
         self.tracking = tracking
         self.tickInterval = tickInterval.isFinite && tickInterval > 0 ? tickInterval : 1
@@ -267,13 +260,13 @@ public struct TraceReplay: Sendable {
         while let index = pendingAnswers.indices.min(by: { pendingAnswers[$0].due < pendingAnswers[$1].due }),
               pendingAnswers[index].due <= time {
             let (due, key) = pendingAnswers.remove(at: index)
-            guard var track = tracks[key], let level = track.levelNow(at: due, within: levelAnswerWithin),
+            guard var track = tracks[key], let level = track.levelNow(at: due),
                   let update = track.current(at: due) else { continue }
             tracks[key] = track
-            guard let rssi = level ?? unheardLevel else { continue }
             published += 1
             var answer = evidence(key, room: rooms[key.node] ?? "", update)
-            answer.rssi = rssi
+            // A node that heard nothing in its last second answers null, read as `unheardLevel`.
+            answer.rssi = level ?? NodeEvidence.unheardLevel
             answer.riseRssi = nil
             decisions += deliver(answer, at: due)
         }

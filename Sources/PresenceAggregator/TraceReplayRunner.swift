@@ -30,8 +30,8 @@ public enum TraceReplayRunner {
     @discardableResult
     public static func run(
         path: String, output: Output, tracking: TrackingParameters = .default,
-        decision: RoomDecisionParameters = .default, wornRule: RoomDecisionParameters = .wornRule,
-        wornRiseRule: RoomDecisionParameters? = .wornRiseRule,
+        decision: RoomDecisionParameters = .default, wornRule: SwitchingRule = .worn,
+        wornRiseRule: SwitchingRule? = .wornRise,
         knownBeacons: [KnownBeacon] = [], model: SiteModel? = nil, motion: [MotionSample] = [],
         motionParameters: MotionParameters = .default, foreignNodes: Set<String> = [], write: (String) -> Void
     ) throws -> Summary {

@@ -18,8 +18,8 @@ public struct SiteRoomDecider: Sendable {
 
     /// `wornRule`, `wornRiseRule`: the switching rules of beacons marked worn
     /// (`RoomDecider.init(parameters:wornRule:wornRiseRule:)`).
-    public init(parameters: RoomDecisionParameters, wornRule: RoomDecisionParameters = .wornRule,
-                wornRiseRule: RoomDecisionParameters? = .wornRiseRule, model: SiteModel?) {
+    public init(parameters: RoomDecisionParameters, wornRule: SwitchingRule = .worn,
+                wornRiseRule: SwitchingRule? = .wornRise, model: SiteModel?) {
         physics = RoomDecider(parameters: parameters, wornRule: wornRule, wornRiseRule: wornRiseRule)
         self.model = model.map(SiteModelDecider.init(model:))
     }

@@ -60,8 +60,8 @@ struct ReplayCommand: ParsableCommand {
         if let rssiOffset { tracking.distance.rssiOffset = rssiOffset }
         var decision = RoomDecisionParameters.default
         var motionParameters = MotionParameters.default
-        var wornRule = RoomDecisionParameters.wornRule
-        var wornRiseRule = RoomDecisionParameters.wornRiseRule
+        var wornRule = SwitchingRule.worn
+        var wornRiseRule = SwitchingRule.wornRise
         var knownBeacons: [KnownBeacon] = []
         if let configFile {
             do {
@@ -79,7 +79,9 @@ struct ReplayCommand: ParsableCommand {
         var siteModel: SiteModel?
         if let model {
             do {
-                siteModel = try SiteModelFile.load(path: model)
+                var warnings: [String] = []
+                siteModel = try SiteModelFile.load(path: model, warnings: &warnings)
+                for warning in warnings { StandardOutput.error("replay: warning: \(warning)\n") }
             } catch {
                 StandardOutput.error("replay: \(error)\n")
                 throw ExitCode(2)

@@ -27,7 +27,7 @@ enum EndToEndBenchmark {
         var logger = Logger(label: "presence-bench")
         logger.logLevel = .error
         var decision = RoomDecisionParameters.default
-        decision.dwell = 0
+        decision.rule.dwell = 0
         decision.settleTime = 0
         let configuration = AggregatorConfiguration(
             broker: MQTTBrokerURL(host: "127.0.0.1", port: broker.port), clientID: "bench-aggregator",

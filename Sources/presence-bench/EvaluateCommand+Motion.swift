@@ -12,7 +12,7 @@ import RoomDecisions
 /// variants of `MotionParameters` as further modes; `--dump-decisions DIR` writes each walk's
 /// simulated motion and every mode's decisions as CSV, to look at single moments.
 extension EvaluateCommand {
-    /// `onsetMargin=2,hold=3,…` over `base`; a key not given keeps `base`'s value (flags: 0 or 1).
+    /// `hold=3,onsetWindow=5,…` over `base`; a key not given keeps `base`'s value (flags: 0 or 1).
     static func motionVariant(_ spec: String, over base: MotionParameters = .default) throws -> MotionParameters {
         var m = base
         for part in spec.split(separator: ",") where !part.isEmpty {
@@ -22,22 +22,15 @@ extension EvaluateCommand {
             }
             switch pair[0] {
             case "hold": m.hold = value
-            case "holdAfter": m.holdAfter = value
-            case "holdYieldsWhileActive": m.holdYieldsWhileActive = value != 0
             case "onsetWindow": m.onsetWindow = value
             case "onsetFactor": m.onsetFactor = value
-            case "onsetMargin": m.onsetMargin = value
             case "quietAfter": m.quietAfter = value
             case "quietFactor": m.quietFactor = value
-            case "quietGrace": m.quietGrace = value
             case "modelMotion": m.modelMotion = value
             case "modelQuiet": m.modelQuiet = value
             case "modelOnset": m.modelOnset = value
             case "modelQuietNeedsMotionElsewhere": m.modelQuietNeedsMotionElsewhere = value != 0
-            case "modelMotionOnlyHere": m.modelMotionOnlyHere = value != 0
             case "confirmedOnsetFactor": m.confirmedOnsetFactor = value
-            case "onsetReleasesDefence": m.onsetReleasesDefence = value != 0
-            case "modelMotionNeedsShare": m.modelMotionNeedsShare = value
             case "quietNeedsMotionHere": m.quietNeedsMotionHere = value != 0
             default: throw ValidationError("--motion-setting: unknown key '\(pair[0])'")
             }

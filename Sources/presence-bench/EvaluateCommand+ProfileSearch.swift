@@ -13,32 +13,23 @@ import RoomDecisions
 /// (issue 40's third round): the worn signal is drawn once per draw and every candidate meets the
 /// same adverts.
 extension EvaluateCommand {
-    /// `margin=1,fallRate=2,dwell=3,evidence=3,leadCap=3,fastLead=4,fastFor=1,fastRise=3,decisiveLead=8,settle=1`
+    /// `margin=1,fallRate=2,dwell=3,evidence=3,leadCap=3,fastLead=4,fastFor=1,settle=1`
     /// over `base`; a key not given keeps `base`'s value.
     static func candidate(_ spec: String, over base: RoomDecisionParameters) throws -> RoomDecisionParameters {
         var p = base
         for (key, value) in try candidatePairs(spec) {
             switch key {
-            case "margin": p.margin = value
-            case "fallRate": p.fallRate = value
-            case "dwell": p.dwell = value
-            case "evidence": p.evidenceToSwitch = value
-            case "leadCap": p.leadCap = value
-            case "fastLead": p.fastLead = value
-            case "fastFor": p.fastFor = value
-            case "fastRise": p.fastRise = value
-            case "decisiveLead": p.decisiveLead = value
+            case "margin": p.rule.margin = value
+            case "fallRate": p.rule.fallRate = value
+            case "dwell": p.rule.dwell = value
+            case "evidence": p.rule.evidenceToSwitch = value
+            case "leadCap": p.rule.leadCap = value
+            case "fastLead": p.rule.fastLead = value
+            case "fastFor": p.rule.fastFor = value
             case "settle": p.settleTime = value
-            case "riseLead": p.riseLead = value
-            case "risePending": p.risePending = value
-            case "riseDecay": p.riseDecay = value
-            case "riseQuery": p.riseQuery = value
-            case "riseQueryShortfall": p.riseQueryShortfall = value
-            case "riseMeets":
-                guard let level = RoomDecisionParameters.RiseLevel(rawValue: Int(value)) else {
-                    throw ValidationError("--candidate: riseMeets is 0 (latest), 1 (raw), 2 (lower) or 3 (hold)")
-                }
-                p.riseMeets = level
+            case "riseLead": p.rule.riseLead = value
+            case "risePending": p.rule.risePending = value
+            case "riseQuery": p.rule.riseQuery = value
             case _ where riseKeys.contains(key) || siteKeys.contains(key): break
             default: throw ValidationError("--candidate: unknown key '\(key)'")
             }
@@ -60,21 +51,19 @@ extension EvaluateCommand {
 
     /// The keys of who reports rises: `foreign` (0: every node is our agent; 1, 2: one half of the
     /// rooms' nodes are foreign, `foreignNodes(of:half:)`; 3: every node), `riseRule` (0: the worn
-    /// profile even while the nodes report rises; 1, default: `RoomDecisionParameters.wornRiseRule`).
+    /// profile even while the nodes report rises; 1, default: `SwitchingRule.wornRise`).
     /// `announce` (1, default: our agents announce their rise reports in their `info`, so the
     /// aggregator knows them from the start, even just restarted; 0: it learns each from its first
     /// rise report, as with agents older than the announcement); `known` is the same key (its name
     /// in the sixth round).
-    static let siteKeys: Set<String> = ["foreign", "riseRule", "announce", "known", "queryDelay", "unheard", "answerWithin"]
+    static let siteKeys: Set<String> = ["foreign", "riseRule", "announce", "known", "queryDelay"]
 
     /// A candidate's `foreign`, `riseRule` and `announce` keys.
     static func candidateSite(_ spec: String) throws
-        -> (foreign: Int, riseRule: Bool, announce: Bool, queryDelay: Double, unheard: Double?, answerWithin: Double?) {
-        var result = (foreign: 0, riseRule: true, announce: true, queryDelay: 0.1, unheard: Double?(-127), answerWithin: Double?.none)
+        -> (foreign: Int, riseRule: Bool, announce: Bool, queryDelay: Double) {
+        var result = (foreign: 0, riseRule: true, announce: true, queryDelay: 0.1)
         for (key, value) in try candidatePairs(spec) {
             if key == "queryDelay" { result.queryDelay = value }
-            if key == "answerWithin" { result.answerWithin = value }
-            if key == "unheard" { result.unheard = value == 0 ? nil : value }
             if key == "foreign" { result.foreign = Int(value) }
             if key == "riseRule" { result.riseRule = value != 0 }
             if key == "announce" || key == "known" { result.announce = value != 0 }
@@ -96,10 +85,8 @@ extension EvaluateCommand {
     }
 
     /// The agent's rise-report keys a candidate may carry (`RiseReport.Parameters`): `rise` (0: none),
-    /// `riseOver`, `riseAdverts`, `riseWithin`, `riseEvery`, `riseFall`, `riseBaseline`.
-    static let riseKeys: Set<String> = [
-        "rise", "riseOver", "riseAdverts", "riseWithin", "riseEvery", "riseFall", "riseBaseline",
-    ]
+    /// `riseOver`, `riseAdverts`, `riseWithin`, `riseEvery`.
+    static let riseKeys: Set<String> = ["rise", "riseOver", "riseAdverts", "riseWithin", "riseEvery"]
 
     /// `tracking` with a candidate's rise-report keys applied (the rest of the spec is `candidate`'s).
     static func candidateTracking(_ spec: String, over tracking: TrackingParameters) throws -> TrackingParameters {
@@ -110,8 +97,6 @@ extension EvaluateCommand {
             case "riseOver": t.rise.over = value
             case "riseAdverts": t.rise.adverts = max(1, Int(value))
             case "riseWithin": t.rise.within = value
-            case "riseFall": t.rise.fall = value
-            case "riseBaseline": t.rise.baseline = value
             default: t.rise.every = value
             }
         }
@@ -224,16 +209,16 @@ extension EvaluateCommand {
             // A candidate with a rise switch (`riseLead`) is also the rule while the nodes report
             // rises; without one, that rule is `wornRiseRule`.
             let site = try candidateSite(spec)
-            let riseRule = parameters.riseLead.isFinite ? parameters : RoomDecisionParameters.wornRiseRule
+            let riseRule = parameters.rule.riseLead.isFinite ? parameters.rule : SwitchingRule.wornRise
             try emit(spec.isEmpty ? "defaults" : spec, figures {
                 replay($0, tracking: own, parameters: parameters, worn: true,
                        wornRiseRule: site.riseRule ? riseRule : nil, foreign: site.foreign,
-                       announce: site.announce, queryDelay: site.queryDelay, unheard: site.unheard, answerWithin: site.answerWithin).score
+                       announce: site.announce, queryDelay: site.queryDelay).score
             }, atRest: own, moving: Dictionary(uniqueKeysWithValues: (wornSites.first ?? []).map { walk in
                 let runs = walk.recordings.map {
                     replay($0, tracking: own, parameters: parameters, worn: true,
                            wornRiseRule: site.riseRule ? riseRule : nil, foreign: site.foreign, announce: site.announce,
-                           queryDelay: site.queryDelay, unheard: site.unheard, answerWithin: site.answerWithin)
+                           queryDelay: site.queryDelay)
                 }
                 let minutes = runs.map(\.beaconNodeMinutes).reduce(0, +)
                 return (walk.name, rounded(Double(runs.map(\.messages).reduce(0, +)) / max(minutes, 1e-9), 2))

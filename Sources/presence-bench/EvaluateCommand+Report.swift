@@ -94,16 +94,15 @@ extension EvaluateCommand {
 
     struct Parameters: Encodable {
         var margin, fallRate, dwell, evidenceToSwitch, leadCap, settleTime, staleAfter, awayTimeout, pathLossExponent: Double
-        /// Nil when no lead is decisive (infinite).
-        var decisiveLead: Double?
         /// The fast clock's lead (nil: off) and how long it must hold.
         var fastLead: Double?
         var fastFor: Double
         init(_ p: RoomDecisionParameters) {
-            margin = p.margin; fallRate = p.fallRate; dwell = p.dwell; evidenceToSwitch = p.evidenceToSwitch; leadCap = p.leadCap
-            decisiveLead = p.decisiveLead.isFinite ? p.decisiveLead : nil
-            fastLead = p.fastLead.isFinite ? p.fastLead : nil
-            fastFor = p.fastFor
+            let rule = p.rule
+            margin = rule.margin; fallRate = rule.fallRate; dwell = rule.dwell; evidenceToSwitch = rule.evidenceToSwitch
+            leadCap = rule.leadCap
+            fastLead = rule.fastLead.isFinite ? rule.fastLead : nil
+            fastFor = rule.fastFor
             settleTime = p.settleTime
             staleAfter = p.staleAfter; awayTimeout = p.awayTimeout; pathLossExponent = p.pathLossExponent
         }

@@ -25,7 +25,7 @@ import PresenceAggregator
 /// With `--worn-tag` every recording's advertisements are first made as a tag worn on a body would
 /// have made them (`WornTagSignal`), and the report says how under `wornTag`. Bermuda 0.8's rule
 /// (`BermudaRuleBaseline`) is scored beside ours on the same advertisements, under `bermuda`, and
-/// the worn profile (`RoomDecisionParameters.worn`, what a known beacon marked `worn` is decided
+/// the worn profile (`SwitchingRule.worn`, what a known beacon marked `worn` is decided
 /// with) as mode `wornProfile` (also with `--worn-profile` on the recorded walks).
 ///
 /// JSON shape: `{ parameters, filter, publish, messagesPerBeaconNodeMinuteAtRest, wornTag?, sites: { NAME: {
@@ -62,9 +62,6 @@ struct EvaluateCommand: ParsableCommand {
 
     @Option(help: "Lead cap in dB.")
     var leadCap: Double?
-
-    @Option(help: "A challenger this many dB ahead of the held score wins at once (inf: never).")
-    var decisiveLead: Double?
 
     @Option(help: "The fast clock: a room whose raw readings lead the held score by this many dB for --fast-for wins at once (inf: off).")
     var fastLead: Double?
@@ -104,7 +101,7 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: "Worn tag: which draw of the same model to wear (0: seeded by each recording's name; k: by its name and #k, as signal-figures --worn-draws), to see how much a figure hangs on one draw.")
     var wornDraw = 0
 
-    @Option(name: .customLong("candidate"), help: ArgumentHelp("Search (the worn-tag rounds of the Room decisions article): score these decision settings (key=value,… over the worn profile: margin, fallRate, dwell, evidence, leadCap, fastLead, fastFor, fastRise, decisiveLead, settle, riseLead, riseMeets, risePending, riseDecay; agent: rise…; who reports rises: foreign 0–3, riseRule 0/1, announce 0/1 (known: the same); empty: the defaults) on the worn walks over --worn-draws draws beside Bermuda's rule; one JSON line each; repeat for more.", valueName: "settings"))
+    @Option(name: .customLong("candidate"), help: ArgumentHelp("Search (the worn-tag rounds of the Room decisions article): score these decision settings (key=value,… over the worn profile: margin, fallRate, dwell, evidence, leadCap, fastLead, fastFor, settle, riseLead, risePending, riseQuery; agent: rise…; who reports rises: foreign 0–3, riseRule 0/1, announce 0/1 (known: the same); empty: the defaults) on the worn walks over --worn-draws draws beside Bermuda's rule; one JSON line each; repeat for more.", valueName: "settings"))
     var candidates: [String] = []
 
     @Option(name: .customLong("rise-oracle"), help: ArgumentHelp("Search: score this oracle, a rule that reads every advert (RiseGatedOracle; key=value,…: lead, adverts, rise, over, fall, grow, growFor, slowLead, slowFor, window), on every advert and on what the nodes publish, beside Bermuda's rule and the candidates: a bound for the rules, not a rule to ship; one JSON line each; repeat for more.", valueName: "spec"))
@@ -116,7 +113,7 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(help: "Search: score each candidate on the recorded walks (as the beacons were carried) too, not only worn.")
     var candidatesRecorded = false
 
-    @Flag(help: "Also score the worn profile (a beacon marked worn: RoomDecisionParameters.worn) as mode wornProfile; on by itself with --worn-tag.")
+    @Flag(help: "Also score the worn profile (a beacon marked worn: SwitchingRule.worn) as mode wornProfile; on by itself with --worn-tag.")
     var wornProfile = false
 
     @Flag(help: "Skip the learned site model's modes (quicker, for trying decision settings).")
@@ -131,7 +128,7 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(help: "The learned modes: also let each training set choose its evidence rate (learnedChosenRate, learnedModelAloneChosenRate, learnedTogetherChosenRate), score the two together held out (learnedTogetherHeldOut) and in sample (learnedInSample), and give each held-out recording's training seconds per room (the Site model article's study).")
     var siteModelStudy = false
 
-    @Option(name: .customLong("motion-setting"), help: ArgumentHelp("With --motion: also score this variant of the motion parameters (key=value,…: hold, holdAfter, holdYieldsWhileActive, onsetWindow, onsetFactor, onsetMargin, quietAfter, quietFactor, quietGrace, modelMotion, modelQuiet, modelOnset, modelQuietNeedsMotionElsewhere, modelMotionOnlyHere, confirmedOnsetFactor, onsetReleasesDefence, modelMotionNeedsShare, quietNeedsMotionHere) as modes defaultsMotion[SPEC] and learnedMotion[SPEC]; repeat for more.", valueName: "spec"))
+    @Option(name: .customLong("motion-setting"), help: ArgumentHelp("With --motion: also score this variant of the motion parameters (key=value,…: hold, onsetWindow, onsetFactor, quietAfter, quietFactor, modelMotion, modelQuiet, modelOnset, modelQuietNeedsMotionElsewhere, confirmedOnsetFactor, quietNeedsMotionHere) as modes defaultsMotion[SPEC] and learnedMotion[SPEC]; repeat for more.", valueName: "spec"))
     var motionSettings: [String] = []
 
     @Option(help: ArgumentHelp("With --motion: write each walk's simulated motion and every mode's decisions as CSV under DIR/SITE, to look at one walk's decisions beside its motion.", valueName: "dir"))
@@ -185,15 +182,14 @@ struct EvaluateCommand: ParsableCommand {
 
     func run() throws {
         var parameters = RoomDecisionParameters.default
-        if let margin { parameters.margin = margin }
-        if let fallRate { parameters.fallRate = fallRate }
-        if let dwell { parameters.dwell = dwell }
-        if let evidence { parameters.evidenceToSwitch = evidence }
-        if let leadCap { parameters.leadCap = leadCap }
+        if let margin { parameters.rule.margin = margin }
+        if let fallRate { parameters.rule.fallRate = fallRate }
+        if let dwell { parameters.rule.dwell = dwell }
+        if let evidence { parameters.rule.evidenceToSwitch = evidence }
+        if let leadCap { parameters.rule.leadCap = leadCap }
         if let settleTime { parameters.settleTime = settleTime }
-        if let decisiveLead { parameters.decisiveLead = decisiveLead }
-        if let fastLead { parameters.fastLead = fastLead }
-        if let fastFor { parameters.fastFor = fastFor }
+        if let fastLead { parameters.rule.fastLead = fastLead }
+        if let fastFor { parameters.rule.fastFor = fastFor }
 
         var tracking = TrackingParameters.default
         if let rssiStep { tracking.publish.rssiStep = rssiStep }
@@ -301,9 +297,9 @@ struct EvaluateCommand: ParsableCommand {
                 for dwell in [0.0, 1, 1.5, 2, 3] {
                     for evidence in [0.5, 1.5, 3] {
                         var p = parameters
-                        p.margin = margin
-                        p.dwell = dwell
-                        p.evidenceToSwitch = evidence
+                        p.rule.margin = margin
+                        p.rule.dwell = dwell
+                        p.rule.evidenceToSwitch = evidence
                         var summaries: [String: Summary] = [:]
                         for site in sites {
                             summaries[site.name] = Summary(site.recordings.map { Self.replay($0, tracking: tracking, parameters: p).score })
@@ -417,16 +413,14 @@ struct EvaluateCommand: ParsableCommand {
     /// them from the start (`TraceReplay.announcesRises`); false: it learns each from its first rise.
     static func replay(_ set: TraceSet, tracking: TrackingParameters, parameters: RoomDecisionParameters, worn: Bool = false,
                        wornBeacons: Set<BeaconID>? = nil,
-                       wornRiseRule: RoomDecisionParameters? = .wornRiseRule, foreign: Int = 0, announce: Bool = true,
-                       queryDelay: Double = 0.1, unheard: Double? = -127, answerWithin: Double? = nil)
+                       wornRiseRule: SwitchingRule? = .wornRise, foreign: Int = 0, announce: Bool = true,
+                       queryDelay: Double = 0.1)
         -> (score: RoomDecisionScore, messages: Int, beaconNodeMinutes: Double, decisions: [(time: Instant, decision: RoomDecision)])
     {
-        var replay = TraceReplay(tracking: tracking, decision: parameters, wornRule: parameters, wornRiseRule: wornRiseRule)
+        var replay = TraceReplay(tracking: tracking, decision: parameters, wornRule: parameters.rule, wornRiseRule: wornRiseRule)
         replay.foreignNodes = foreignNodes(of: set, half: foreign)
         replay.announcesRises = announce
         replay.levelQueryDelay = queryDelay
-        replay.unheardLevel = unheard
-        replay.levelAnswerWithin = answerWithin
         if worn {
             replay.knownBeacons = Set(set.samples.map(\.beacon)).filter { wornBeacons?.contains($0) ?? true }.sorted()
                 .map { KnownBeacon(beacon: $0, worn: true) }

@@ -66,7 +66,7 @@ struct FleetCommand: ParsableCommand {
         guard duration > deadline else { throw ValidationError("--duration must be longer than --deadline (\(deadline) s)") }
         guard (0...1).contains(moving) else { throw ValidationError("--moving must be 0…1") }
         // A beacon moves again only after its last move was decided or counted as dropped.
-        let dwell = RoomDecisionParameters.default.dwell
+        let dwell = SwitchingRule.default.dwell
         guard moveEvery > dwell + deadline else {
             throw ValidationError("--move-every must be longer than the dwell (\(dwell) s) plus --deadline (\(deadline) s)")
         }
@@ -103,7 +103,7 @@ struct FleetCommand: ParsableCommand {
         out["moving"] = moving
         out["moveEverySeconds"] = moveEvery
         out["tickIntervalSeconds"] = tickInterval
-        out["dwellSeconds"] = RoomDecisionParameters.default.dwell
+        out["dwellSeconds"] = SwitchingRule.default.dwell
         out["deadlineSeconds"] = deadline
         out["aggregatorTransport"] = aggregatorTransport.rawValue
 

@@ -56,7 +56,7 @@ enum FleetLoadTest {
         var warmUpRate: Double = 3_000
         /// Beacons sent and not yet placed while warming up, at most.
         var warmUpWindow = 2_000
-        var dwell: Double = RoomDecisionParameters.default.dwell
+        var dwell: Double = SwitchingRule.default.dwell
         /// How the aggregator reaches the broker; the fleet's own clients stay on TCP.
         var aggregatorTransport = AggregatorTransport.tcp
 

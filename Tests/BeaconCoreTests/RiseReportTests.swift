@@ -90,47 +90,6 @@ import Testing
         #expect(Self.reports(Self.adverts(from: 0, to: 20) { $0 < 10 ? -78 : -68 }, off).isEmpty)
     }
 
-    @Test("a track's first adverts never report a rise: the mean before must span the baseline (eighth round)")
-    func firstAdvertsNeverRise() {
-        // Heard from second 0, 12 dB up from second 1: the mean before rests on the first two adverts.
-        let start = Self.adverts(from: 0, to: 8) { $0 < 1 ? -80 : -68 }
-        // By default (no baseline) the mean of those two adverts makes the next ones a rise.
-        #expect(RiseReport.Parameters.default.baseline == 0)
-        #expect(!Self.reports(start).isEmpty)
-        for baseline in [0.5, 1, 2.5, 3.5] {
-            var p = RiseReport.Parameters.default
-            p.baseline = baseline
-            // No report before the mean can span the baseline: `within` past its newest advert.
-            #expect(Self.reports(start, p).allSatisfy { $0.0 >= baseline + p.within })
-            // Back in range after a silence longer than the track keeps: a fresh start, the same guard.
-            let back = Self.adverts(from: 0, to: 5) { _ in -70 } + Self.adverts(from: 15, to: 22) { $0 < 16 ? -86 : -72 }
-            #expect(Self.reports(back, p).allSatisfy { $0.0 >= 15 + baseline + p.within })
-        }
-        // With the measured 0.5 s, the first report waits for a mean of the quiet adverts and more.
-        var guarded = RiseReport.Parameters.default
-        guarded.baseline = 0.5
-        #expect(Self.reports(start, guarded).first!.0 > Self.reports(start).first!.0)
-    }
-
-    @Test("a rise after a full baseline still reports, at the same advert as without the guard")
-    func riseAfterBaseline() {
-        let walk = Self.adverts(from: 0, to: 20) { $0 < 10 ? -78 : -68 }
-        let firstHigh = walk.firstIndex { $0.time >= 10 }!
-        var bare = RiseReport.Parameters.default
-        bare.baseline = 0
-        for baseline in [0.5, 1, 2.5, 3.5] {
-            var p = RiseReport.Parameters.default
-            p.baseline = baseline
-            #expect(Self.reports(walk, p).first?.0 == walk[firstHigh + 1].time)
-            #expect(Self.reports(walk, p).map(\.0) == Self.reports(walk, bare).map(\.0))
-        }
-        // The span is bounded by `over`: a baseline of `over` or more turns the reports off.
-        var never = RiseReport.Parameters.default
-        never.baseline = never.over
-        #expect(!never.isOn)
-        #expect(Self.reports(walk, never).isEmpty)
-    }
-
     @Test("the track: marked worn it publishes the rise with the measurement; not marked, it publishes as before")
     func trackMarkedWorn() {
         let walk = Self.adverts(from: 0, to: 20) { $0 < 10 ? -78 : -68 }
@@ -158,41 +117,5 @@ import Testing
         #expect(Set(plainPublished).isSubset(of: Set(wornPublished)))
         let firstPlainAfter = plainPublished.first { $0 >= 10 } ?? .infinity
         #expect(wornPublished.first { $0 >= 10 }! <= firstPlainAfter)
-    }
-
-    @Test("fall: with `fall` set, two adverts 6 dB under the mean publish at once, at most once a second; off by default")
-    func fallPublishes() {
-        let shadow = Self.adverts(from: 0, to: 20) { (10..<14).contains($0) ? -88 : -76 }
-        var falls = RiseReport.Parameters.default
-        falls.fall = 6
-        falls.every = 1
-        var detector = RiseReport.Detector()
-        var fell: [Double] = []
-        for advert in shadow {
-            _ = detector.observe(rssi: Double(advert.rssi), at: advert.time, falls)
-            if detector.fell { fell.append(advert.time) }
-        }
-        let firstLow = shadow.firstIndex { $0.time >= 10 }!
-        #expect(fell.first == shadow[firstLow + 1].time)
-        for (a, b) in zip(fell, fell.dropFirst()) { #expect(b - a >= 1) }
-        #expect(fell.allSatisfy { $0 >= 10 && $0 < 14 + 1 })
-        // The track publishes at each fall, and whatever it publishes without `fall` besides.
-        var track = BeaconTrack(parameters: TrackingParameters(rise: falls), worn: true)
-        var noFall = falls
-        noFall.fall = 0
-        var plain = BeaconTrack(parameters: TrackingParameters(rise: noFall), worn: true)
-        for advert in shadow {
-            let time = Instant(seconds: advert.time)
-            let a = track.observe(rssi: advert.rssi, measuredPower: -59, at: time)
-            let b = plain.observe(rssi: advert.rssi, measuredPower: -59, at: time)
-            if fell.contains(advert.time) { #expect(a.shouldPublish) }
-            #expect(!b.shouldPublish || a.shouldPublish)
-        }
-        // Off by default.
-        var off = RiseReport.Detector()
-        for advert in shadow {
-            _ = off.observe(rssi: Double(advert.rssi), at: advert.time, .default)
-            #expect(!off.fell)
-        }
     }
 }

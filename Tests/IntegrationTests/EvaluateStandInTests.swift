@@ -35,10 +35,10 @@ import Testing
         #expect(rooms["bathroom"] != nil && rooms["kitchen"] != nil)
         #expect(((modes["learnedModelAlone"] as? [String: Any])?["rooms"] as? [String: Any])?["bathroom"] != nil)
 
-        let setting = try ToolRunner.run(bench, ["evaluate", "--data", data, "--site", "flat", "--site-model-parameter", "smoothingLag=-1"],
+        let setting = try ToolRunner.run(bench, ["evaluate", "--data", data, "--site", "flat", "--site-model-parameter", "switchOdds=0"],
                                          separateErrors: true)
         #expect(setting.status != 0)
-        #expect(setting.errors.contains("--site-model-parameter: 'smoothingLag=-1'"), "\(setting.errors)")
+        #expect(setting.errors.contains("--site-model-parameter: 'switchOdds=0'"), "\(setting.errors)")
 
         let unknown = try ToolRunner.run(bench, ["evaluate", "--data", data, "--site", "attic"], separateErrors: true)
         #expect(unknown.status != 0)

@@ -83,15 +83,15 @@ import Testing
                 fastLead: off
             """)
         let configuration = try AggregatorConfiguration.load(file: path, environment: ["PRESENCE_WORN_LEAD_CAP": "5"], flags: [:])
-        var rule = RoomDecisionParameters.wornRule
+        var rule = SwitchingRule.worn
         rule.margin = 3
         rule.dwell = 4
         rule.fastLead = .infinity
         rule.leadCap = 5
         #expect(configuration.wornRule == rule)
-        #expect(AggregatorConfiguration.default.wornRule == .wornRule)
+        #expect(AggregatorConfiguration.default.wornRule == .worn)
         let core = AggregatorCore(configuration: configuration, softwareVersion: "test")
-        #expect(core.decider.physics.wornParameters == configuration.decision.worn(rule: rule))
+        #expect(core.decider.physics.wornParameters == configuration.decision.with(rule: rule))
         #expect(core.decider.physics.wornParameters.settleTime == 2)
         #expect(try error(file: "decision:\n  worn:\n    fastFor: 0\n") == "decision.worn.fastFor: '0' is not a positive number of seconds")
         #expect(try error(flags: [.wornFastLead: "loud"]) == "--worn-fast-lead: 'loud' is not a positive number of dB or off")
@@ -110,21 +110,21 @@ import Testing
                 riseEvidence: 16
             """)
         let configuration = try AggregatorConfiguration.load(file: path, environment: [:], flags: [:])
-        var rise = RoomDecisionParameters.wornRiseRule
+        var rise = SwitchingRule.wornRise
         rise.riseLead = 3
         rise.dwell = 14
         rise.evidenceToSwitch = 16
         #expect(configuration.wornRiseRule == rise)
         #expect(configuration.wornRule.dwell == 5 && configuration.wornRule.evidenceToSwitch == 8)
         let core = AggregatorCore(configuration: configuration, softwareVersion: "test")
-        #expect(core.decider.physics.wornRiseParameters == configuration.decision.worn(rule: rise))
+        #expect(core.decider.physics.wornRiseParameters == configuration.decision.with(rule: rise))
 
         let layered = try AggregatorConfiguration.load(
             file: path, environment: ["PRESENCE_WORN_RISE_DWELL": "8", "PRESENCE_WORN_RISE_EVIDENCE": "9"],
             flags: [.wornRiseEvidence: "11"])
         #expect(layered.wornRiseRule.dwell == 8 && layered.wornRiseRule.evidenceToSwitch == 11)
-        #expect(AggregatorConfiguration.default.wornRiseRule == .wornRiseRule)
-        #expect(RoomDecisionParameters.wornRiseRule.dwell == 10 && RoomDecisionParameters.wornRiseRule.evidenceToSwitch == 12)
+        #expect(AggregatorConfiguration.default.wornRiseRule == .wornRise)
+        #expect(SwitchingRule.wornRise.dwell == 10 && SwitchingRule.wornRise.evidenceToSwitch == 12)
 
         #expect(try error(flags: [.wornRiseDwell: "0"]) == "--worn-rise-dwell: '0' is not a positive number of seconds")
         #expect(try error(environment: ["PRESENCE_WORN_RISE_EVIDENCE": "-2"])
@@ -164,7 +164,7 @@ import Testing
         let fileOnly = try AggregatorConfiguration.load(file: path, environment: [:], flags: [:])
         #expect(fileOnly.broker == MQTTBrokerURL(host: "file-host", port: 1884))
         #expect(fileOnly.topics.root == "from-file")
-        #expect(fileOnly.decision.dwell == 4)
+        #expect(fileOnly.decision.rule.dwell == 4)
         #expect(fileOnly.decision.awayTimeout == 40)
         #expect(fileOnly.homeAssistantPrefix == "ha-file")
         #expect(fileOnly.maxUnknownBeacons == 500)
@@ -175,7 +175,7 @@ import Testing
         #expect(withEnvironment.broker == MQTTBrokerURL(host: "env-host", port: 8883, usesTLS: true))
         #expect(withEnvironment.topics.root == "from/env")
         #expect(withEnvironment.decision.awayTimeout == 50)
-        #expect(withEnvironment.decision.dwell == 4)  // still the file's
+        #expect(withEnvironment.decision.rule.dwell == 4)  // still the file's
         #expect(withEnvironment.username == "file-user")
         #expect(withEnvironment.password == "env-secret")
         #expect(withEnvironment.maxUnknownBeacons == 600)

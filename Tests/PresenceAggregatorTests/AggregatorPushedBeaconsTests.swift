@@ -16,7 +16,8 @@ import Testing
         var configuration = AggregatorConfiguration.default
         configuration.knownBeacons = file
         configuration.decision = RoomDecisionParameters(
-            margin: 0.25, dwell: 1.5, evidenceToSwitch: 1.5, leadCap: 3, settleTime: 1, staleAfter: 12, awayTimeout: 30)
+            settleTime: 1, staleAfter: 12, awayTimeout: 30,
+            rule: SwitchingRule(margin: 0.25, dwell: 1.5, evidenceToSwitch: 1.5, leadCap: 3))
         configure(&configuration)
         return AggregatorCore(configuration: configuration, softwareVersion: "1.0")
     }

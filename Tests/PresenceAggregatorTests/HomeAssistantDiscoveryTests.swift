@@ -89,7 +89,8 @@ import Testing
         var configuration = AggregatorConfiguration.default
         configuration.knownBeacons = [Self.alice]
         configuration.decision = RoomDecisionParameters(
-            margin: 0.25, dwell: 1.5, evidenceToSwitch: 1.5, leadCap: 3, settleTime: 1, staleAfter: 12, awayTimeout: 30)
+            settleTime: 1, staleAfter: 12, awayTimeout: 30,
+            rule: SwitchingRule(margin: 0.25, dwell: 1.5, evidenceToSwitch: 1.5, leadCap: 3))
         var core = AggregatorCore(configuration: configuration, softwareVersion: "1.0")
         let aggregator = "homeassistant/binary_sensor/beaconpresence_presence/aggregator_connectivity/config"
         #expect(core.announceAggregator().map(\.topic) == [aggregator])

@@ -49,7 +49,7 @@ import Testing
         #expect(queries.isEmpty)
         #expect(core.location(of: BeaconID(rawValue: Self.band))?.room == "kitchen")
         // The hall's node reports a rise to −69.5: as scores 2.9 dB over the kitchen's, 2.1 dB short
-        // of the 5 asked (a near miss, within `riseQueryShortfall`).
+        // of the 5 asked (a near miss, within `SwitchingRule.levelQueryShortfall`).
         let rise = try measurement(node: "h1", room: "hall", #","rise":7.0,"riseRssi":-69.5"#)
         let out = core.receive(rise, at: Instant(seconds: 104))
         let asked = out.filter { $0.topic.hasSuffix("/level") }

@@ -149,7 +149,7 @@ struct SharedSitesTests {
     @Test("holding the current room's score against fades costs flaps nowhere and saves them in the hall and the flat, for under 0.5 s of median switch")
     func heldScoreOnRealTraces() throws {
         var unheld = RoomDecisionParameters.default
-        unheld.fallRate = .infinity
+        unheld.rule.fallRate = .infinity
         for (directory, fewer, slower) in [("traces", true, 0.1), ("traces-sal", false, 0.1), ("traces-flat", true, 0.5)] {
             let held = try replaySite(directory)
             let without = try replaySite(directory, decision: unheld)

@@ -11,7 +11,7 @@ import Testing
     /// (`TraceReplayWornRiseTests.trace`: kitchen for 30 s, then the hall). `foreign`: nodes that
     /// report no rises; `riseRule` nil: the worn profile only, as before this round.
     func switchDelay(foreign: Set<String> = [],
-                     riseRule: RoomDecisionParameters? = .wornRiseRule) throws -> Double? {
+                     riseRule: SwitchingRule? = .wornRise) throws -> Double? {
         let path = try temporaryFile(TraceReplayWornRiseTests.trace)
         var rows: [String] = []
         try TraceReplayRunner.run(

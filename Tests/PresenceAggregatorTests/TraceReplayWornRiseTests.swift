@@ -27,7 +27,7 @@ import Testing
     }()
 
     /// When the replay first decides the band in the hall, seconds after the walk (30 s).
-    func switchDelay(worn: Bool, tracking: TrackingParameters = .default, rule: RoomDecisionParameters) throws -> Double? {
+    func switchDelay(worn: Bool, tracking: TrackingParameters = .default, rule: SwitchingRule) throws -> Double? {
         let path = try temporaryFile(Self.trace)
         var rows: [String] = []
         try TraceReplayRunner.run(
@@ -40,7 +40,7 @@ import Testing
 
     @Test("marked worn, the rise reports switch within a second; without them the worn profile waits for its fast clock or dwell")
     func wornRiseSwitchesAtOnce() throws {
-        var rule = RoomDecisionParameters.wornRule
+        var rule = SwitchingRule.worn
         rule.riseLead = 4
         let withRise = try #require(try switchDelay(worn: true, rule: rule))
         #expect(withRise <= 1)

@@ -106,8 +106,8 @@ struct ReferenceBeaconRoomState: Sendable {
             let currentScore = defendedScore
             for index in challenges.indices {
                 guard let challenger = scores.first(where: { $0.room == challenges[index].room }) else { continue }
-                let lead = min(challenger.score - currentScore, p.leadCap)
-                challenges[index].evidence = max(0, challenges[index].evidence + (lead - p.margin) * elapsed)
+                let lead = min(challenger.score - currentScore, p.rule.leadCap)
+                challenges[index].evidence = max(0, challenges[index].evidence + (lead - p.rule.margin) * elapsed)
             }
         }
         if lastEvaluation.map({ time > $0 }) ?? true { lastEvaluation = time }
@@ -149,9 +149,9 @@ struct ReferenceBeaconRoomState: Sendable {
         // to whichever room's node happened to report last.
         var currentScore = scores.first(where: { $0.room == current })?.score ?? -Double.infinity
         // Held from its recent best, falling at most `fallRate` dB/s.
-        if currentScore > -Double.infinity, p.fallRate.isFinite, p.fallRate > 0 {
+        if currentScore > -Double.infinity, p.rule.fallRate.isFinite, p.rule.fallRate > 0 {
             if let peak {
-                let fallen = peak.score - p.fallRate * max(0, time.since(peak.time))
+                let fallen = peak.score - p.rule.fallRate * max(0, time.since(peak.time))
                 currentScore = max(currentScore, fallen)
             }
             peak = (currentScore, time)
@@ -160,12 +160,12 @@ struct ReferenceBeaconRoomState: Sendable {
 
         // Challengers: rooms leading by more than the margin right now; a break resets them.
         var kept: [Challenge] = []
-        for candidate in scores where candidate.room != current && candidate.score - currentScore > p.margin {
+        for candidate in scores where candidate.room != current && candidate.score - currentScore > p.rule.margin {
             let previous = challenges.first { $0.room == candidate.room }
             kept.append(previous ?? Challenge(room: candidate.room, since: time, evidence: 0))
         }
         challenges = kept
-        let ready = challenges.filter { time.since($0.since) >= p.dwell && $0.evidence >= p.evidenceToSwitch }
+        let ready = challenges.filter { time.since($0.since) >= p.rule.dwell && $0.evidence >= p.rule.evidenceToSwitch }
         guard !ready.isEmpty else { return nil }
         let winner = scores.filter { room in ready.contains { $0.room == room.room } }
             .max { $0.score < $1.score }

@@ -89,8 +89,8 @@ struct RoomDeciderDueTimeTests {
         let nodes = [("kitchen-1", "kitchen"), ("kitchen-2", "kitchen"), ("hall-1", "hall"), ("office-1", "office")]
         let parameterSets = [
             RoomDecisionParameters(staleAfter: 1e6, awayTimeout: 1e6),
-            RoomDecisionParameters(margin: 0.5, dwell: 2, evidenceToSwitch: 3, leadCap: 2, staleAfter: 1e6, awayTimeout: 1e6),
-            RoomDecisionParameters(decisiveLead: 6, staleAfter: 1e6, awayTimeout: 1e6),
+            RoomDecisionParameters(staleAfter: 1e6, awayTimeout: 1e6,
+                                   rule: SwitchingRule(margin: 0.5, dwell: 2, evidenceToSwitch: 3, leadCap: 2)),
         ]
         var checked = 0
         var switches = 0

@@ -2,19 +2,18 @@ import BeaconCore
 import RoomDecisions
 import Testing
 
-/// Level queries (issue 40, eighth round, `RoomDecisionParameters.riseQuery`): a worn beacon's rise
+/// Level queries (issue 40, eighth round, `SwitchingRule.riseQuery`): a worn beacon's rise
 /// report that fails the lead asks the nodes whose last published level is in its way for their
 /// level now, and their answer (a measurement whose `rssi` is that level) lets it lead at once.
 @Suite("RoomDecider level queries")
 struct RoomDeciderLevelQueryTests {
     /// n = 2.7, a dwell no test waits out, the rise switch at 4 dB with a 2-s wait and queries.
-    let rule = RoomDecisionParameters(pathLossExponent: 2.7, dwell: 30, evidenceToSwitch: 100, riseLead: 4,
-                                      risePending: 2, riseQuery: 0.25)
+    let rule = SwitchingRule(dwell: 30, evidenceToSwitch: 100, riseLead: 4, risePending: 2, riseQuery: 0.25)
 
     /// The kitchen's node (2 m, −70) holds the worn tag until 5.5 s, then falls quiet; the hall's
     /// node (3 m, −75) publishes beside it and at 6 s reports a rise to −67: 3.25 dB over the
     /// kitchen's last published advert as scores, short of the 4 dB asked.
-    func decider(_ rule: RoomDecisionParameters, kitchenReports: Bool = true) -> (RoomDecider, [String]) {
+    func decider(_ rule: SwitchingRule, kitchenReports: Bool = true) -> (RoomDecider, [String]) {
         var decider = RoomDecider(parameters: RoomDecisionParameters(pathLossExponent: 2.7), wornRule: rule, wornRiseRule: rule)
         decider.setWorn(true, for: decider.addSlot(for: "tag"))
         decider.noteReportsRises(node: "h1")
@@ -66,17 +65,17 @@ struct RoomDeciderLevelQueryTests {
         #expect(faded.update(kitchen(rssi: -74), at: Instant(seconds: 6.1))?.room == "hall")
     }
 
-    @Test("only a rise short of the lead by at most riseQueryShortfall asks")
+    @Test("only a rise short of the lead by at most levelQueryShortfall asks")
     func onlyNearMissesAsk() {
-        // The hall's rise is 0.75 dB short of the 4 dB lead.
-        var near = rule
-        near.riseQueryShortfall = 1
-        var (asked, _) = decider(near)
-        #expect(asked.takeLevelQueries().map(\.node) == ["k1"])
+        // The hall's rise leads the kitchen's level by 3.25 dB: short by more than the shortfall
+        // of a higher lead, it asks nobody; short by less, it asks.
         var far = rule
-        far.riseQueryShortfall = 0.5
+        far.riseLead = 3.25 + SwitchingRule.levelQueryShortfall + 0.5
         var (silent, _) = decider(far)
         #expect(silent.takeLevelQueries().isEmpty)
+        far.riseLead = 3.25 + SwitchingRule.levelQueryShortfall - 0.5
+        var (asked, _) = decider(far)
+        #expect(asked.takeLevelQueries().map(\.node) == ["k1"])
     }
 
     @Test("nobody is asked when riseQuery is 0, nor a node that reports no rises (it would not answer)")

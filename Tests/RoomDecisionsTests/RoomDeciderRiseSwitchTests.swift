@@ -2,18 +2,18 @@ import BeaconCore
 import RoomDecisions
 import Testing
 
-/// The rise switch (issue 40, sixth round, `RoomDecisionParameters.riseLead`): a node's rise report
+/// The rise switch (issue 40, sixth round, `SwitchingRule.riseLead`): a node's rise report
 /// (`NodeEvidence.riseRssi`, a worn beacon's adverts risen over their own recent mean) switches at
 /// once when the level it rose to leads every other room's latest score by `riseLead` dB.
 @Suite("RoomDecider rise switch")
 struct RoomDeciderRiseSwitchTests {
     /// n = 2.7 and a dwell no test here waits out: only the rise switch can move the beacon.
-    let p = RoomDecisionParameters(pathLossExponent: 2.7, dwell: 30, evidenceToSwitch: 100, riseLead: 4)
+    let p = RoomDecisionParameters(pathLossExponent: 2.7, rule: SwitchingRule(dwell: 30, evidenceToSwitch: 100, riseLead: 4))
 
     /// Kitchen's node at 2 m (−70 filtered) holds the tag; at 10 s the hall's node (3 m, −74.75
     /// filtered as a score) publishes once, with a rise report to `riseRssi`.
     func rooms(_ p: RoomDecisionParameters, riseRssi: Double?, worn: Bool = false) -> [(Double, String)] {
-        var decider = RoomDecider(parameters: worn ? .default : p, wornRule: p, wornRiseRule: nil)
+        var decider = RoomDecider(parameters: worn ? .default : p, wornRule: p.rule, wornRiseRule: nil)
         if worn { decider.setWorn(true, for: decider.addSlot(for: "tag")) }
         var rooms: [(Double, String)] = []
         for step in 0..<30 {
@@ -39,7 +39,7 @@ struct RoomDeciderRiseSwitchTests {
     @Test("without riseLead, or without a report, the same measurements switch nothing")
     func offOrNoReport() {
         var off = p
-        off.riseLead = .infinity
+        off.rule.riseLead = .infinity
         #expect(rooms(off, riseRssi: -65).map(\.1) == ["kitchen"])
         #expect(rooms(p, riseRssi: nil).map(\.1) == ["kitchen"])
     }
@@ -48,7 +48,7 @@ struct RoomDeciderRiseSwitchTests {
     func wornOnly() {
         #expect(rooms(p, riseRssi: -65, worn: true).map(\.1) == ["kitchen", "hall"])
         // The same decider's common rule has no rise switch.
-        var decider = RoomDecider(parameters: .default, wornRule: p)
+        var decider = RoomDecider(parameters: .default, wornRule: p.rule)
         var last = ""
         for step in 0..<22 {
             let t = Double(step) * 0.5
@@ -86,7 +86,7 @@ struct RoomDeciderRiseSwitchTests {
     /// Kitchen's node holds the tag (−70); at 10 s the hall's node reports a rise to −67 (3.25 dB over
     /// the kitchen as a score: short of the lead); at 11 s the kitchen's node publishes its fade (−75).
     func pendingRooms(_ p: RoomDecisionParameters, hallAfter: Double = -75) -> [String] {
-        var decider = RoomDecider(parameters: p, wornRule: p, wornRiseRule: nil)
+        var decider = RoomDecider(parameters: p, wornRule: p.rule, wornRiseRule: nil)
         var rooms: [String] = []
         func send(_ e: NodeEvidence, _ t: Double) { if let d = decider.update(e, at: Instant(seconds: t)) { rooms.append(d.room) } }
         for step in 0..<20 {
@@ -110,38 +110,13 @@ struct RoomDeciderRiseSwitchTests {
         // Without waiting, the report is lost.
         #expect(pendingRooms(p) == ["kitchen"])
         var waits = p
-        waits.risePending = 2
+        waits.rule.risePending = 2
         // The hall's next reading (−67 as a score over −74 filtered, raw −67) holds the rise's level.
         #expect(pendingRooms(waits, hallAfter: -67) == ["kitchen", "hall"])
         // A next reading back down (raw −75) takes the waiting rise down with it.
         #expect(pendingRooms(waits, hallAfter: -75) == ["kitchen"])
         // Waiting 0.5 s: the fade at 11 s comes too late.
-        waits.risePending = 0.5
+        waits.rule.risePending = 0.5
         #expect(pendingRooms(waits, hallAfter: -67) == ["kitchen"])
-    }
-
-    @Test("riseDecay: the held room's last published advert counts lower as it ages")
-    func decayedHeldLevel() {
-        var decider = RoomDecider(parameters: p, wornRule: p, wornRiseRule: nil)
-        var decays = p
-        decays.riseDecay = 2
-        var decaying = RoomDecider(parameters: decays, wornRule: decays, wornRiseRule: nil)
-        var rooms: [String] = [], decayed: [String] = []
-        func send(_ e: NodeEvidence, _ t: Double) {
-            if let d = decider.update(e, at: Instant(seconds: t)) { rooms.append(d.room) }
-            if let d = decaying.update(e, at: Instant(seconds: t)) { decayed.append(d.room) }
-        }
-        // The kitchen's node publishes at 0 s and never again; the hall's node publishes every 0.5 s.
-        send(NodeEvidence(beacon: "tag", node: "k1", room: "kitchen", rssiFiltered: -70, sigma: 1.5, distance: 2,
-                          proximity: .near, rssi: -70), 0)
-        for step in 1..<20 {
-            send(NodeEvidence(beacon: "tag", node: "h1", room: "hall", rssiFiltered: -75, sigma: 1.5, distance: 3,
-                              proximity: .near, rssi: -75), Double(step) * 0.5)
-        }
-        // At 10 s a rise 3.25 dB over the kitchen's 10-s-old advert: 18 dB less with the decay.
-        send(NodeEvidence(beacon: "tag", node: "h1", room: "hall", rssiFiltered: -75, sigma: 1.5, distance: 3,
-                          proximity: .near, rssi: -67, riseRssi: -67), 10)
-        #expect(rooms == ["kitchen"])
-        #expect(decayed == ["kitchen", "hall"])
     }
 }

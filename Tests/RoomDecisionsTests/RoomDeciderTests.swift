@@ -72,8 +72,8 @@ struct RoomDeciderTests {
         }
         #expect(switches.map(\.1) == ["kitchen", "hall"])
         let switchTime = switches.last?.0 ?? 0
-        #expect(switchTime >= 20 + p.dwell)
-        #expect(switchTime <= 20 + p.dwell + 0.5)
+        #expect(switchTime >= 20 + p.rule.dwell)
+        #expect(switchTime <= 20 + p.rule.dwell + 0.5)
     }
 
     /// The rooms decided while a kitchen node (2 m) and a hall node (3 m) report every 0.25 s for
@@ -101,26 +101,26 @@ struct RoomDeciderTests {
         // Without the hold (the rule before issue 26, margin 0) the same fade hands the room to the hall
         // after the dwell, and it comes back: two flaps.
         var unheld = p
-        unheld.fallRate = .infinity
+        unheld.rule.fallRate = .infinity
         #expect(rooms(unheld, kitchenAfter: fade, hallAfter: 3, lasting: 2).map(\.1) == ["kitchen", "hall", "kitchen"])
         // A move: the kitchen falls and stays down while the hall rises. The hall's lead over the
         // held kitchen is immediate (the hall rose 9.5 dB above where the kitchen was), so the
         // switch comes after the dwell as before.
         let moved = rooms(p, kitchenAfter: fade, hallAfter: 1.2, lasting: 15)
         #expect(moved.map(\.1) == ["kitchen", "hall"])
-        #expect(moved.count == 2 && moved[1].0 <= 5 + p.dwell + 0.25)
+        #expect(moved.count == 2 && moved[1].0 <= 5 + p.rule.dwell + 0.25)
         // The kitchen merely dropping for good (nothing rises): the hold lets it fall 4 dB/s, so
         // the hall (4.75 dB behind) takes over about 4.75 / 4 s later than after a move.
         let faded = rooms(p, kitchenAfter: fade, hallAfter: 3, lasting: 15)
         #expect(faded.map(\.1) == ["kitchen", "hall"])
-        #expect(faded.count == 2 && faded[1].0 > 5 + p.dwell + 0.5 && faded[1].0 <= 5 + 4.75 / p.fallRate + p.dwell + 0.5)
+        #expect(faded.count == 2 && faded[1].0 > 5 + p.rule.dwell + 0.5 && faded[1].0 <= 5 + 4.75 / p.rule.fallRate + p.rule.dwell + 0.5)
     }
 
     @Test("a beacon sitting still with noisy evidence does not flap (a decider without hysteresis does)")
     func sitStillNoNoiseFlaps() {
         var generator = SeededGenerator(seed: 42)
         var decider = RoomDecider(parameters: p)
-        var eager = RoomDecider(parameters: RoomDecisionParameters(pathLossExponent: 2.7, margin: 0, dwell: 0, evidenceToSwitch: 0))
+        var eager = RoomDecider(parameters: RoomDecisionParameters(pathLossExponent: 2.7, rule: SwitchingRule(margin: 0, dwell: 0, evidenceToSwitch: 0)))
         var changes = 0, eagerChanges = 0
         // Kitchen node ~3 m, hall node ~4 m: 3.4 dB apart, filtered evidence with σ ≈ 1.5 dB each.
         for step in 0..<2400 {  // 10 minutes at 4 reports per second
@@ -148,8 +148,8 @@ struct RoomDeciderTests {
         // Kitchen cannot be defended any more; hall takes over after the dwell (not at once, so
         // that nodes reporting a vanished beacon one by one do not flip the room).
         #expect(decider.setNodeStatus(node: "k1", online: false, at: Instant(seconds: 1)).isEmpty)
-        #expect(decider.tick(at: Instant(seconds: 1 + p.dwell - 0.1)).isEmpty)
-        #expect(decider.tick(at: Instant(seconds: 1 + p.dwell)).map(\.room) == ["hall"])
+        #expect(decider.tick(at: Instant(seconds: 1 + p.rule.dwell - 0.1)).isEmpty)
+        #expect(decider.tick(at: Instant(seconds: 1 + p.rule.dwell)).map(\.room) == ["hall"])
         #expect(decider.isOffline(node: "k1"))
         // Measurements still arriving from the offline node (e.g. a stale retained message) count for nothing.
         for step in 0..<20 {
@@ -228,7 +228,7 @@ struct RoomDeciderTests {
             }
             for d in decider.tick(at: at) where d.room == "hall" { switchedAt = switchedAt ?? Double(second) }
         }
-        #expect(switchedAt.map { $0 > p.staleAfter && $0 <= p.staleAfter + p.dwell + 2 } == true)
+        #expect(switchedAt.map { $0 > p.staleAfter && $0 <= p.staleAfter + p.rule.dwell + 2 } == true)
         // h1's unknown is lost too: stale at 180 + 150 s, not_home 30 s later.
         var awayAt: Double?
         for second in 201...400 {
@@ -356,12 +356,12 @@ struct RoomDeciderTests {
 
 private func pow10(_ x: Double) -> Double { pow(10, x) }
 
-/// The fast clock (issue 40, `RoomDecisionParameters.fastLead`): the raw readings in what the nodes
+/// The fast clock (issue 40, `SwitchingRule.fastLead`): the raw readings in what the nodes
 /// already publish (`rssi`) beside the filtered value the rest of the decision reads.
 @Suite("RoomDecider fast clock")
 struct RoomDeciderFastClockTests {
     /// n = 2.7 and a fast clock of 6 dB for 1 s.
-    let p = RoomDecisionParameters(pathLossExponent: 2.7, fastLead: 6, fastFor: 1)
+    let p = RoomDecisionParameters(pathLossExponent: 2.7, rule: SwitchingRule(fastLead: 6, fastFor: 1))
 
     /// A measurement at `distance` whose last advert was `raw` dB above its filtered value.
     func measured(_ node: String, _ room: String, distance: Double, raw: Double = 0) -> NodeEvidence {
@@ -396,10 +396,10 @@ struct RoomDeciderFastClockTests {
         #expect(moved.last.map { $0.0 == 11 } == true, "\(moved)")
         // Off (the default), the filter's lead from 12 s and the dwell decide.
         var off = p
-        off.fastLead = .infinity
+        off.rule.fastLead = .infinity
         let slow = rooms(off, hallRaw: 12)
         #expect(slow.map(\.1) == ["kitchen", "hall"])
-        #expect(slow.last.map { $0.0 >= 12 + p.dwell } == true, "\(slow)")
+        #expect(slow.last.map { $0.0 >= 12 + p.rule.dwell } == true, "\(slow)")
         // A raw lead short of the fast lead (10 dB over filtered: 5.25 dB) waits for the move.
         #expect(rooms(p, hallRaw: 10).last.map { $0.0 >= 12 } == true)
     }

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// A beacon marked worn (a known beacon's `worn: true`) is decided with the worn profile
-/// (`RoomDecisionParameters.worn`); every other beacon exactly as before.
+/// (`SwitchingRule.worn`); every other beacon exactly as before.
 @Suite("RoomDecider, worn beacons")
 struct RoomDeciderWornTests {
     /// Three rooms, two nodes each, a tag that moves and fades now and then, seeded: a timeline the
@@ -83,8 +83,6 @@ struct RoomDeciderWornTests {
         let site = RoomDecisionParameters(pathLossExponent: 2.2, settleTime: 2, staleAfter: 90, awayTimeout: 45)
         let worn = site.worn
         #expect(worn.pathLossExponent == 2.2 && worn.settleTime == 2 && worn.staleAfter == 90 && worn.awayTimeout == 45)
-        #expect(worn.margin == RoomDecisionParameters.wornRule.margin && worn.fallRate == RoomDecisionParameters.wornRule.fallRate)
-        #expect(worn.dwell == RoomDecisionParameters.wornRule.dwell)
-        #expect(worn.evidenceToSwitch == RoomDecisionParameters.wornRule.evidenceToSwitch)
+        #expect(worn.rule == SwitchingRule.worn)
     }
 }

@@ -18,7 +18,7 @@ public struct KnownBeacon: Hashable, Sendable {
     public var measuredPower: Int?
     /// Worn on a body (a wristband, a watch, a phone in a pocket; a key fob on a person), default
     /// false (fixed, carried on something, or on a pet). The aggregator decides a worn beacon's
-    /// room with the worn profile (`RoomDecisionParameters.worn`): a body shadows its own room's
+    /// room with the worn profile (`SwitchingRule.worn`): a body shadows its own room's
     /// receivers for half a minute at a time, which the defaults would take for a move (issue 40).
     /// Agents report its rises at once (`RiseReport`: the measurement's `rise` and `riseRssi`).
     public var worn: Bool

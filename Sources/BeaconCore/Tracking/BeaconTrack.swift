@@ -55,8 +55,8 @@ public struct BeaconTrack: Sendable {
 
     /// A worn track's answer to a level query: the loudest advert of the last `rise.within` seconds
     /// (`.some(nil)`: none heard then); nil for a track not worn.
-    public func levelNow(at time: Instant, within: Double? = nil) -> Double?? {
-        state.levelNow(at: time, within: within, tuning)
+    public func levelNow(at time: Instant) -> Double?? {
+        state.levelNow(at: time, tuning)
     }
 
     /// The proximity at `time`: `unknown` after the classifier's silence.
@@ -132,7 +132,7 @@ public struct BeaconTrack: Sendable {
                 proximity: proximity, rssi: estimate.rssi, sigma: estimate.sigma, at: time, parameters.publish)
             // A worn beacon's rise goes out at once, beside the policy (rate-limited by its own `every`).
             let rise = riseDetector?.observe(rssi: Double(rssi), at: time.seconds, parameters.rise)
-            if rise != nil || riseDetector?.fell == true { publish = true }
+            if rise != nil { publish = true }
             let usedPower = power.map(Double.init) ?? parameters.distance.defaultMeasuredPower
             if time.seconds.isFinite {
                 lastRSSI = rssi
@@ -169,8 +169,8 @@ public struct BeaconTrack: Sendable {
         }
 
         /// `BeaconTrack.levelNow(at:)`.
-        public func levelNow(at time: Instant, within: Double? = nil, _ tuning: Tuning) -> Double?? {
-            riseDetector.map { $0.loudest(within: within ?? tuning.tracking.rise.within, at: time.seconds) }
+        public func levelNow(at time: Instant, _ tuning: Tuning) -> Double?? {
+            riseDetector.map { $0.loudest(within: tuning.tracking.rise.within, at: time.seconds) }
         }
 
         /// `BeaconTrack.proximity(at:)`.

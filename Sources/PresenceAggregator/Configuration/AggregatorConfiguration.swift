@@ -43,6 +43,8 @@ public struct AggregatorConfiguration: Sendable {
     public var siteModel: SiteModel?
     /// The file `siteModel` was read from, for `check-config`.
     public var siteModelPath: String?
+    /// What reading `siteModel` warned of (keys of removed settings), logged at start and shown by `check-config`.
+    public var siteModelWarnings: [String] = []
     /// Each room's floor (room → floor), from the file's `floors:` (floor → its rooms). Default
     /// none. A room given no floor here takes the one the site model learned from its walks'
     /// truth, if any; where a beacon's room has a floor, its location carries it (`floor`) and
@@ -87,7 +89,7 @@ public struct AggregatorConfiguration: Sendable {
     /// Most beacons that are not known beacons tracked at once, default 20,000 (at least 1). A new
     /// one beyond that evicts the least recently heard of them, forgotten as by `forgetAfter`
     /// (counted in `AggregatorCore.evictedBeacons`); known beacons are never evicted. Bounds the
-    /// aggregator's memory (about 3.3 KB per decided beacon, measured: some 65 MB at the default) and its retained
+    /// aggregator's memory (the Scaling article says how much per beacon) and its retained
     /// topics under a flood of random beacon ids, while real beacons, heard every few seconds, are
     /// never the least recently heard.
     public var maxUnknownBeacons: Int
@@ -101,18 +103,18 @@ public struct AggregatorConfiguration: Sendable {
     /// `MotionParameters`).
     public var motionDecision = MotionParameters.default
     /// The switching rule of known beacons marked `worn` (`decision.worn`: margin, fallRate, dwell,
-    /// evidence, leadCap, fastLead, fastFor, riseLead), default `RoomDecisionParameters.wornRule`; the rest
-    /// (path loss, settle, stale and away times) is `decision`'s (`RoomDecisionParameters.worn(rule:)`).
-    public var wornRule = RoomDecisionParameters.wornRule
+    /// evidence, leadCap, fastLead, fastFor), default `SwitchingRule.worn`; the rest
+    /// (path loss, settle, stale and away times) is `decision`'s (`RoomDecisionParameters.with(rule:)`).
+    public var wornRule = SwitchingRule.worn
     /// When a location is published again in the same room because its distance changed
     /// (`LocationRefreshRule`: 25 % at once, any 0.1 m after 60 s), default `.default`.
     public var locationRefresh = LocationRefreshRule.default
     /// The rule of a worn beacon while every node hearing it has sent rise reports (our agents),
-    /// default `RoomDecisionParameters.wornRiseRule`; `decision.worn.riseLead` sets its lead (off:
+    /// default `SwitchingRule.wornRise`; `decision.worn.riseLead` sets its lead (off:
     /// worn beacons always get `wornRule`), `riseDwell` and `riseEvidence` its slow path's dwell and
     /// evidence, `riseQuery` how often a rise report short of the lead may ask for levels (off: 0);
     /// its other keys are `wornRiseRule`'s.
-    public var wornRiseRule = RoomDecisionParameters.wornRiseRule
+    public var wornRiseRule = SwitchingRule.wornRise
 
     public static let defaultCAFile = "/etc/ssl/certs/ca-certificates.crt"
 

@@ -76,20 +76,20 @@ extension AggregatorConfiguration {
             c.keyFile = try readableFile(text)
         } show: { $0.keyFile ?? "(none)" },
         row(.margin, "decision.margin", "PRESENCE_MARGIN", "--margin", default: "0") { c, text in
-            c.decision.margin = try number(text, "is not a number of dB ≥ 0") { $0 >= 0 }
-        } show: { shown($0.decision.margin) },
+            c.decision.rule.margin = try number(text, "is not a number of dB ≥ 0") { $0 >= 0 }
+        } show: { shown($0.decision.rule.margin) },
         row(.fallRate, "decision.fallRate", "PRESENCE_FALL_RATE", "--fall-rate", default: "4") { c, text in
-            c.decision.fallRate = try number(text, "is not a positive number of dB/s") { $0 > 0 }
-        } show: { $0.decision.fallRate.isFinite ? shown($0.decision.fallRate) : "inf (no hold)" },
+            c.decision.rule.fallRate = try number(text, "is not a positive number of dB/s") { $0 > 0 }
+        } show: { $0.decision.rule.fallRate.isFinite ? shown($0.decision.rule.fallRate) : "inf (no hold)" },
         row(.dwell, "decision.dwell", "PRESENCE_DWELL", "--dwell", default: "1.5") { c, text in
-            c.decision.dwell = try seconds(text)
-        } show: { shown($0.decision.dwell) },
+            c.decision.rule.dwell = try seconds(text)
+        } show: { shown($0.decision.rule.dwell) },
         row(.evidenceToSwitch, "decision.evidence", "PRESENCE_EVIDENCE", "--evidence", default: "1.5") { c, text in
-            c.decision.evidenceToSwitch = try number(text, "is not a number of dB·s ≥ 0") { $0 >= 0 }
-        } show: { shown($0.decision.evidenceToSwitch) },
+            c.decision.rule.evidenceToSwitch = try number(text, "is not a number of dB·s ≥ 0") { $0 >= 0 }
+        } show: { shown($0.decision.rule.evidenceToSwitch) },
         row(.leadCap, "decision.leadCap", "PRESENCE_LEAD_CAP", "--lead-cap", default: "3") { c, text in
-            c.decision.leadCap = try number(text, "is not a positive number of dB") { $0 > 0 }
-        } show: { shown($0.decision.leadCap) },
+            c.decision.rule.leadCap = try number(text, "is not a positive number of dB") { $0 > 0 }
+        } show: { shown($0.decision.rule.leadCap) },
         row(.settleTime, "decision.settleTime", "PRESENCE_SETTLE_TIME", "--settle-time", default: "1") { c, text in
             c.decision.settleTime = try number(text, "is not a number of seconds ≥ 0") { $0 >= 0 }
         } show: { shown($0.decision.settleTime) },
@@ -109,8 +109,10 @@ extension AggregatorConfiguration {
         } show: { shown($0.motionDecision.hold) },
         row(.model, "decision.model", "PRESENCE_MODEL", "--model", default: "(none)") { c, text in
             do {
-                c.siteModel = try SiteModelFile.load(path: text)
+                var warnings: [String] = []
+                c.siteModel = try SiteModelFile.load(path: text, warnings: &warnings)
                 c.siteModelPath = text
+                c.siteModelWarnings = warnings
             } catch {
                 throw SettingError("\(error)")
             }
@@ -118,10 +120,11 @@ extension AggregatorConfiguration {
             c.siteModel.map {
                 "\(c.siteModelPath ?? "?") (\($0.rooms.count) rooms, \($0.nodes.count) nodes"
                     + ($0.decision == .physics ? "; learn judged it no better than physics, which decides)" : ")")
+                    + c.siteModelWarnings.map { "; warning: \($0)" }.joined()
             } ?? "(none)"
         },
         // The worn profile (a known beacon marked worn; the Room decisions article, "Issue 40"): the
-        // same keys as the site's switching rule, overriding `RoomDecisionParameters.wornRule`.
+        // same keys as the site's switching rule, overriding `SwitchingRule.worn`.
         row(.wornMargin, "decision.worn.margin", "PRESENCE_WORN_MARGIN", "--worn-margin", default: "2.5") { c, text in
             c.wornRule.margin = try number(text, "is not a number of dB ≥ 0") { $0 >= 0 }
         } show: { shown($0.wornRule.margin) },

@@ -161,6 +161,7 @@ public final class AggregatorService: Service, Sendable {
             "broker": "\(configuration.broker)", "root": "\(topics.root)",
             "instance": "\(configuration.failover.enabled ? configuration.failover.instance?.rawValue ?? "-" : "-")",
         ])
+        for warning in configuration.siteModelWarnings { logger.warning("site model: \(warning)") }
         if let model = configuration.siteModel {
             if model.decision == .physics {
                 // learn judged this model no better than physics on its own recordings.

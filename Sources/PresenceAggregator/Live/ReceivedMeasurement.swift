@@ -18,13 +18,13 @@ public struct ReceivedMeasurement: Sendable, Hashable {
     public var room: String
     public var rssiFiltered: Double?
     /// The advert that made the measurement (`rssi`), read for the fast clock of a beacon decided
-    /// with it (the worn profile, `RoomDecisionParameters.fastLead`). In a node's answer to a level
+    /// with it (the worn profile, `SwitchingRule.fastLead`). In a node's answer to a level
     /// query (it has `levelRssi`), the level it answered, which the rise switch meets:
     /// `NodeEvidence.unheardLevel` for `null` (nothing heard in its last second). No field of its
     /// own: a measurement is copied per message (issue 38).
     public var rssi: Double?
     /// The level a worn beacon's adverts rose to (`riseRssi`, `RiseReport`), read by the worn
-    /// profile's rise switch (`RoomDecisionParameters.riseLead`); nil without a rise.
+    /// profile's rise switch (`SwitchingRule.riseLead`); nil without a rise.
     public var riseRssi: Double?
     /// The rise itself, dB over the node's recent mean (`rise`): only recorded (`run --record`), the
     /// decision reads the level.
@@ -139,7 +139,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
     private enum Field { case beacon, node, room, proximity, name, id, distance, rssiFiltered, rssi, sigma, riseRssi, rise, levelRssi }
 
     /// `key`'s field, by its length first: a measurement's 14 keys compared with ten names one by
-    /// one were a twentieth of its parse (issue 38). Keys of another length cannot equal these
+    /// one were a noticeable share of its parse. Keys of another length cannot equal these
     /// ASCII names (no other text is canonically equivalent to them).
     private static func field(_ key: String) -> Field? {
         switch key.utf8.count {

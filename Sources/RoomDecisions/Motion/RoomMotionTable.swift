@@ -20,6 +20,9 @@ struct RoomMotionTable: Sendable {
         /// Since when the room has been without motion, seconds: its last motion, or since its
         /// sensor counts when that is later (or it never saw motion).
         var quietSince: Double { lastActive.map { max($0.seconds, countsSince.seconds) } ?? countsSince.seconds }
+
+        /// Whether the room's motion cleared at `time` itself: it still counts as active at that instant.
+        func clearedAt(_ time: Instant) -> Bool { lastActive.map { time.since($0) <= 0 } ?? false }
     }
 
     var parameters: MotionParameters
@@ -77,50 +80,16 @@ struct RoomMotionTable: Sendable {
         let room = rooms[Int(code)]
         guard room.counts else { return 0 }
         for (other, state) in rooms.enumerated() where other != Int(code) && state.occupied && occupants[other] <= 0 {
-            if parameters.holdYieldsWhileActive && state.counts { return 0 }
             if let onset = state.onset, time.since(onset) <= parameters.onsetWindow { return 0 }
         }
-        if room.occupied { return parameters.hold }
-        if let last = room.lastActive, time.since(last) <= parameters.holdAfter { return parameters.hold }
+        if room.occupied || room.clearedAt(time) { return parameters.hold }
         return 0
-    }
-
-    /// dB by which a challenger for `code` may trail the defended score (`MotionParameters.onsetMargin`):
-    /// only while the room's motion has just started with nobody decided there.
-    func marginRelief(_ code: Code, at time: Instant) -> Double {
-        guard parameters.onsetMargin != 0, Int(code) < rooms.count else { return 0 }
-        let room = rooms[Int(code)]
-        guard room.counts, room.occupied, occupants[Int(code)] <= 0, let onset = room.onset,
-              time.since(onset) <= parameters.onsetWindow else { return 0 }
-        return parameters.onsetMargin
-    }
-
-    /// Whether the current room `code` defends with its own score rather than its held best
-    /// (`MotionParameters.onsetReleasesDefence`): motion nobody explains has just started in another
-    /// room for which `leads` holds (it scores above the current room).
-    func releasesDefence(_ code: Code, at time: Instant, leads: (Code) -> Bool) -> Bool {
-        guard parameters.onsetReleasesDefence else { return false }
-        for (other, state) in rooms.enumerated() where other != Int(code) && state.counts && state.occupied
-            && occupants[other] <= 0 {
-            if let onset = state.onset, time.since(onset) <= parameters.onsetWindow, leads(Code(other)) { return true }
-        }
-        return false
-    }
-
-    /// The largest `marginRelief` of any room at `time`.
-    func largestMarginRelief(at time: Instant) -> Double {
-        guard parameters.onsetMargin != 0 else { return 0 }
-        var largest = 0.0
-        for code in rooms.indices { largest = max(largest, marginRelief(Code(code), at: time)) }
-        return largest
     }
 
     /// What a switch into `code` needs of the dwell and the evidence, as a factor (1: as without motion).
     /// Beacons decided in the room (the switching beacon never is: it is decided elsewhere) explain its onset.
-    /// `since` is when the challenge started: a quiet room asks more only once it has lasted longer
-    /// than a walk-in takes to trip its sensor (`MotionParameters.quietGrace`).
-    /// A challenge already running when the onset came (`since` before it) needs
-    /// `confirmedOnsetFactor` (when not negative).
+    /// `since` is when the challenge started: one already running when the onset came (`since`
+    /// before it) needs `confirmedOnsetFactor` (when not negative).
     /// `current` is the beacon's decided room: with `quietNeedsMotionHere`, a quiet room asks more
     /// only while the current room's own sensor is not quiet too.
     func switchFactor(_ code: Code, challengedSince since: Instant, from current: Code, at time: Instant) -> Double {
@@ -131,8 +100,7 @@ struct RoomMotionTable: Sendable {
             guard occupants[Int(code)] <= 0 else { return 1 }
             return parameters.confirmedOnsetFactor >= 0 && since < onset ? parameters.confirmedOnsetFactor : parameters.onsetFactor
         }
-        let challengedFor = time.since(since)
-        if room.occupied || challengedFor < parameters.quietGrace { return 1 }
+        if room.occupied { return 1 }
         guard state(code, at: time) == .quiet else { return 1 }
         if parameters.quietNeedsMotionHere, state(current, at: time) ?? .quiet == .quiet { return 1 }
         return parameters.quietFactor
@@ -144,7 +112,7 @@ struct RoomMotionTable: Sendable {
         guard Int(code) < rooms.count else { return nil }
         let room = rooms[Int(code)]
         guard room.counts else { return nil }
-        if room.occupied || room.lastActive.map({ time.since($0) <= parameters.holdAfter }) ?? false { return .active }
+        if room.occupied || room.clearedAt(time) { return .active }
         return time.seconds - room.quietSince >= parameters.quietAfter ? .quiet : .recent
     }
 
@@ -164,7 +132,7 @@ struct RoomMotionTable: Sendable {
             if room.occupied, let onset = room.onset, time.since(onset) <= parameters.onsetWindow {
                 return weights.active + parameters.modelOnset
             }
-            return parameters.modelMotionOnlyHere && code != here ? weights.recent : weights.active
+            return weights.active
         }
         return state == .quiet ? quietWeight(code, here: here, weights: weights) : weights.recent
     }
@@ -195,7 +163,7 @@ struct RoomMotionTable: Sendable {
                 if let onset = room.onset { note((onset.seconds + parameters.onsetWindow).nextUp) }
                 continue
             }
-            if let last = room.lastActive { note((last.seconds + parameters.holdAfter).nextUp) }
+            if let last = room.lastActive { note(last.seconds.nextUp) }
             note(room.quietSince + parameters.quietAfter)
         }
         return Instant(seconds: until)

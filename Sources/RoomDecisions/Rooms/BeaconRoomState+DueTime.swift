@@ -26,17 +26,17 @@ extension BeaconRoomState {
         }
         // The current room's held score as an evaluation at `t` computes it (`defend`).
         let currentScore = score(of: current)
-        let falls = currentScore > -Double.infinity && p.fallRate.isFinite && p.fallRate > 0 && defencePeak > -Double.infinity
+        let falls = currentScore > -Double.infinity && p.rule.fallRate.isFinite && p.rule.fallRate > 0 && defencePeak > -Double.infinity
         let peak = defencePeak
         let peakTime = defencePeakTime
         func defended(_ t: Double) -> Double {
             guard falls else { return currentScore }
-            return max(currentScore, peak - p.fallRate * max(0, Instant(seconds: t).since(peakTime)))
+            return max(currentScore, peak - p.rule.fallRate * max(0, Instant(seconds: t).since(peakTime)))
         }
         // When the held score has fallen to `level`, nil when it never does.
         func fallen(to level: Double) -> Double? {
             guard falls, currentScore <= level else { return nil }
-            return peakTime.seconds + (peak - level) / p.fallRate
+            return peakTime.seconds + (peak - level) / p.rule.fallRate
         }
 
         lists.withScores { scores in
@@ -45,25 +45,22 @@ extension BeaconRoomState {
                     let score = candidate.score
                     if let challenge = challenges.first(where: { $0.room == candidate.room }) {
                         // Its dwell and its evidence, integrated against the held score of the last evaluation.
-                        let lead = min(score - defendedScore, p.leadCap)
-                        let rate = lead - p.margin
-                        var estimate = challenge.since.seconds + p.dwell
-                        if challenge.evidence < p.evidenceToSwitch {
+                        let lead = min(score - defendedScore, p.rule.leadCap)
+                        let rate = lead - p.rule.margin
+                        var estimate = challenge.since.seconds + p.rule.dwell
+                        if challenge.evidence < p.rule.evidenceToSwitch {
                             // A lead at or below the margin never gathers the evidence.
                             estimate = rate > 0
-                                ? max(estimate, t0.seconds + (p.evidenceToSwitch - challenge.evidence) / rate) : .infinity
+                                ? max(estimate, t0.seconds + (p.rule.evidenceToSwitch - challenge.evidence) / rate) : .infinity
                         }
                         consider(estimate) { t in
                             let elapsed = max(0, Instant(seconds: t).since(t0))
-                            return Instant(seconds: t).since(challenge.since) >= p.dwell
-                                && max(0, challenge.evidence + rate * elapsed) >= p.evidenceToSwitch
+                            return Instant(seconds: t).since(challenge.since) >= p.rule.dwell
+                                && max(0, challenge.evidence + rate * elapsed) >= p.rule.evidenceToSwitch
                         }
-                    } else if let start = fallen(to: score - p.margin) {
+                    } else if let start = fallen(to: score - p.rule.margin) {
                         // It becomes a challenger once the held score falls below it by the margin.
-                        consider(start) { score - defended($0) > p.margin }
-                    }
-                    if p.decisiveLead.isFinite, let start = fallen(to: score - p.decisiveLead) {
-                        consider(start) { score - defended($0) >= p.decisiveLead }
+                        consider(start) { score - defended($0) > p.rule.margin }
                     }
                 }
             }

@@ -7,11 +7,11 @@ extension BeaconRoomState {
     /// score's dB scale) at `time`. A reading of the current room ends every streak it is not below;
     /// another room's reading extends its node's streak while it leads the held score by
     /// `fastLead`, and ends it otherwise. A streak whose last reading is more than `fastFor` + 2 s
-    /// old starts afresh, and (with `fastRise`) only at a reading `rise` (raw over filtered) that high.
-    /// A node that `leads` false (it reports rises, beside the rise switch) only ends streaks.
-    mutating func heardRaw(node: Code, room readingRoom: Code, rawScore: Double, rise: Double = .infinity, at time: Instant,
+    /// old starts afresh. A node that `leads` false (it reports rises, beside the rise switch) only
+    /// ends streaks.
+    mutating func heardRaw(node: Code, room readingRoom: Code, rawScore: Double, at time: Instant,
                            parameters p: RoomDecisionParameters, leads: Bool = true) {
-        guard p.fastLead.isFinite, rawScore.isFinite, let current = room, current != RoomDecider.notHomeCode else {
+        guard p.rule.fastLead.isFinite, rawScore.isFinite, let current = room, current != RoomDecider.notHomeCode else {
             fastStreaks.removeAll()
             return
         }
@@ -21,16 +21,15 @@ extension BeaconRoomState {
         }
         guard leads else { return }
         let index = fastStreaks.firstIndex { $0.node == node }
-        guard defendedScore.isFinite, rawScore - defendedScore >= p.fastLead else {
+        guard defendedScore.isFinite, rawScore - defendedScore >= p.rule.fastLead else {
             if let index { fastStreaks.remove(at: index) }
             return
         }
-        if let index, fastStreaks[index].room == readingRoom, time.since(fastStreaks[index].latest) <= p.fastFor + 2 {
+        if let index, fastStreaks[index].room == readingRoom, time.since(fastStreaks[index].latest) <= p.rule.fastFor + 2 {
             fastStreaks[index].latest = time
             fastStreaks[index].lowest = min(fastStreaks[index].lowest, rawScore)
         } else {
             if let index { fastStreaks.remove(at: index) }
-            guard p.fastRise <= 0 || rise >= p.fastRise else { return }
             fastStreaks.append(FastStreak(node: node, room: readingRoom, since: time, latest: time, lowest: rawScore))
         }
     }
@@ -44,15 +43,15 @@ extension BeaconRoomState {
 
     /// The room a rise report switches to now, if any: the report heard since the last evaluation,
     /// else the one waiting (`risePending`). A fresh report that fails the lead waits in its place.
-    mutating func riseWinner(_ rise: (room: Code, node: Code, score: Double)?, current: Code, defended: Double,
+    mutating func riseWinner(_ rise: (room: Code, node: Code, score: Double)?, current: Code,
                              at time: Instant, _ p: RoomDecisionParameters) -> Code? {
         func leads(_ room: Code, _ score: Double) -> Bool {
-            room != current && score - riseRivals(of: room, current: current, defended: defended, at: time, p) >= p.riseLead
+            room != current && score - riseRivals(of: room) >= p.rule.riseLead
         }
         if let rise {
             if leads(rise.room, rise.score) { return rise.room }
-            if p.risePending > 0, rise.room != current {
-                waitingRise = (rise.room, rise.node, rise.score, time.seconds + p.risePending)
+            if p.rule.risePending > 0, rise.room != current {
+                waitingRise = (rise.room, rise.node, rise.score, time.seconds + p.rule.risePending)
                 return nil
             }
         }
@@ -68,7 +67,7 @@ extension BeaconRoomState {
     func fastWinner(current: Code, parameters p: RoomDecisionParameters) -> Code? {
         var winner: Code?
         var best = -Double.infinity
-        for streak in fastStreaks where streak.room != current && streak.latest.since(streak.since) >= p.fastFor {
+        for streak in fastStreaks where streak.room != current && streak.latest.since(streak.since) >= p.rule.fastFor {
             let score = score(of: streak.room)
             if winner == nil || best < score {
                 winner = streak.room
@@ -78,7 +77,7 @@ extension BeaconRoomState {
         return winner
     }
 
-    /// `node` of `room` published an advert worth `rawScore`: its level for `riseMeets` raw or lower.
+    /// `node` of `room` published an advert worth `rawScore`: its level as the rise switch meets it.
     /// A waiting rise (`risePending`) of that node takes the reading's level unless it is a rise itself.
     mutating func heardRawLevel(node: Code, room: Code, rawScore: Double, at time: Instant, isRise: Bool = false) {
         guard rawScore.isFinite else { return }
@@ -90,38 +89,28 @@ extension BeaconRoomState {
         if !isRise, let waiting = waitingRise, waiting.node == node { waitingRise?.score = rawScore }
     }
 
-    /// The loudest level of every room but `riseRoom`, as the rise switch meets it (`riseMeets`).
-    /// With `riseDecay`, the held room's raw levels count lower by their age beyond 1 s.
-    func riseRivals(of riseRoom: Code, current: Code, defended: Double, at time: Instant,
-                    _ p: RoomDecisionParameters) -> Double {
+    /// The loudest level of every room but `riseRoom`, as the rise switch meets it: its nodes' last
+    /// published adverts (`rawLevels`), which a fade publishes at once while the filter still lags
+    /// it; its latest score while none of its nodes has published one.
+    func riseRivals(of riseRoom: Code) -> Double {
         lists.withScores { scores in
             var best = -Double.infinity
             for candidate in scores where candidate.room != riseRoom {
-                var level = candidate.score
-                switch p.riseMeets {
-                case .latest: break
-                case .hold: if candidate.room == current { level = defended }
-                case .raw, .lower:
-                    var raw = -Double.infinity
-                    let decay = candidate.room == current ? p.riseDecay : 0
-                    for entry in rawLevels where entry.room == candidate.room {
-                        raw = max(raw, entry.score - (decay > 0 ? decay * max(0, time.seconds - entry.time - 1) : 0))
-                    }
-                    if raw.isFinite { level = p.riseMeets == .raw ? raw : min(level, raw) }
-                }
-                best = max(best, level)
+                var raw = -Double.infinity
+                for entry in rawLevels where entry.room == candidate.room { raw = max(raw, entry.score) }
+                best = max(best, raw.isFinite ? raw : candidate.score)
             }
             return best
         }
     }
 
     /// The nodes whose last published level keeps the waiting rise from leading by `riseLead`:
-    /// the ones a level query asks (`RoomDecisionParameters.riseQuery`); none when the rise falls
-    /// short by more than `riseQueryShortfall` (the rise switch meets raw levels).
-    func blockingNodes(_ p: RoomDecisionParameters, at time: Instant) -> [Code] {
+    /// the ones a level query asks (`SwitchingRule.riseQuery`); none when the rise falls short by
+    /// more than `SwitchingRule.levelQueryShortfall`.
+    func blockingNodes(_ p: RoomDecisionParameters) -> [Code] {
         guard let waiting = waitingRise, let current = room, current != RoomDecider.notHomeCode else { return [] }
-        let rivals = riseRivals(of: waiting.room, current: current, defended: defendedScore, at: time, p)
-        guard rivals - waiting.score + p.riseLead <= p.riseQueryShortfall else { return [] }
-        return rawLevels.filter { $0.room != waiting.room && waiting.score - $0.score < p.riseLead }.map(\.node)
+        let rivals = riseRivals(of: waiting.room)
+        guard rivals - waiting.score + p.rule.riseLead <= SwitchingRule.levelQueryShortfall else { return [] }
+        return rawLevels.filter { $0.room != waiting.room && waiting.score - $0.score < p.rule.riseLead }.map(\.node)
     }
 }

@@ -116,7 +116,7 @@ import Darwin
     /// when it had no evidence: the leads of that evaluation integrate against it.
     var defendedScore = -Double.infinity
 
-    /// The fast clock's streaks (`RoomDecisionParameters.fastLead`): per node of another room than
+    /// The fast clock's streaks (`SwitchingRule.fastLead`): per node of another room than
     /// the current one, since when every raw reading it published has led the current room's held
     /// score by `fastLead` and stood above the current room's own raw readings, the latest of them
     /// and the lowest. Empty while the fast clock is off.
@@ -128,14 +128,14 @@ import Darwin
         var lowest: Double
     }
     var fastStreaks: [FastStreak] = []
-    /// A rise report (`RoomDecisionParameters.riseLead`) heard since the last evaluation: its
+    /// A rise report (`SwitchingRule.riseLead`) heard since the last evaluation: its
     /// room and the level it rose to, as a score. The next evaluation reads it and drops it.
     var pendingRise: (room: Code, node: Code, score: Double)?
     /// A rise report that failed the lead, waiting until `until` (seconds) for a later reading to
-    /// make it lead (`RoomDecisionParameters.risePending`); its score follows its node's readings.
+    /// make it lead (`SwitchingRule.risePending`); its score follows its node's readings.
     var waitingRise: (room: Code, node: Code, score: Double, until: Double)?
     /// Per node, its last published advert as a score and when, while the rise switch meets raw
-    /// levels (`RoomDecisionParameters.riseMeets`); empty otherwise.
+    /// levels (`SwitchingRule.riseLead`); empty otherwise.
     var rawLevels: [(node: Code, room: Code, score: Double, time: Double)] = []
 
     init() {}
@@ -207,9 +207,8 @@ import Darwin
             for index in 0..<lists.challengeCount {
                 var challenge = lists.withChallenges { $0[index] }
                 guard let challenger = scoreIndex(of: challenge.room) else { continue }
-                let lead = min(lists.withScores { $0[challenger].score } - currentScore, p.leadCap)
-                let margin = p.margin - (motion?.marginRelief(challenge.room, at: time) ?? 0)
-                challenge.evidence = max(0, challenge.evidence + (lead - margin) * elapsed)
+                let lead = min(lists.withScores { $0[challenger].score } - currentScore, p.rule.leadCap)
+                challenge.evidence = max(0, challenge.evidence + (lead - p.rule.margin) * elapsed)
                 lists.setChallenge(challenge, at: index)
             }
         }
@@ -272,18 +271,13 @@ import Darwin
 
         // A fade is brief, a move lasts: challengers meet the current room's score held from its
         // recent best, falling at most `fallRate` dB/s (with no evidence it has none to hold).
-        var defended = defend(currentScore, at: time, fallRate: p.fallRate)
-        // Someone just arrived in a room that outscores this one: its held best does not count.
-        if let motion, currentScore.isFinite, defended > currentScore,
-           motion.releasesDefence(current, at: time, leads: { score(of: $0) > currentScore }) {
-            defended = currentScore
-        }
+        var defended = defend(currentScore, at: time, fallRate: p.rule.fallRate)
         // Motion in the current room: it defends with more (never anything without a sensor).
         if let motion { defended += motion.hold(current, at: time) }
         defendedScore = defended
         // The rise switch: a node's rise that leads every other room wins at once (or, waiting, later).
         if rise != nil || waitingRise != nil,
-           let winner = riseWinner(rise, current: current, defended: defended, at: time, p) {
+           let winner = riseWinner(rise, current: current, at: time, p) {
             return change(to: winner, at: time)
         }
         // The fast clock: a room whose raw readings have led for `fastFor` wins at once.
@@ -294,9 +288,7 @@ import Darwin
         // Challengers: rooms leading by more than the margin right now, in the order of `scores`;
         // a break resets them. Usually there is none: nothing to build. (Subtracting the same
         // score keeps the order, so some room leads by more than the margin if the best does.)
-        // Motion that just started in a room lets its challenger trail by `onsetMargin` (0 without motion).
-        let relief = motion?.largestMarginRelief(at: time) ?? 0
-        guard bestOther - defended > p.margin - relief else {
+        guard bestOther - defended > p.rule.margin else {
             lists.removeAllChallenges()
             return false
         }
@@ -304,7 +296,7 @@ import Darwin
         lists.withScores { scores in
             lists.withChallenges { challenges in
                 for candidate in scores where candidate.room != current
-                    && candidate.score - defended > p.margin - (relief == 0 ? 0 : motion?.marginRelief(candidate.room, at: time) ?? 0) {
+                    && candidate.score - defended > p.rule.margin {
                     let previous = challenges.first { $0.room == candidate.room }
                     scratch.append(previous ?? Challenge(room: candidate.room, since: time, evidence: 0))
                 }
@@ -319,8 +311,7 @@ import Darwin
                     // Motion in the challenger's room asks less of it, or more when the room is quiet.
                     guard let challenge = challenges.first(where: { $0.room == candidate.room }) else { continue }
                     let factor = motion?.switchFactor(candidate.room, challengedSince: challenge.since, from: current, at: time) ?? 1
-                    guard time.since(challenge.since) >= p.dwell * factor && challenge.evidence >= p.evidenceToSwitch * factor
-                            || p.decisiveLead.isFinite && candidate.score - defended >= p.decisiveLead
+                    guard time.since(challenge.since) >= p.rule.dwell * factor && challenge.evidence >= p.rule.evidenceToSwitch * factor
                     else { continue }
                     if let best = winner, !(scores[best].score < candidate.score) { continue }
                     winner = index
@@ -345,7 +336,7 @@ import Darwin
         if lists.scoreCount > 0 {
             guard let current = room, current != RoomDecider.notHomeCode else { return nil }
             // `defend` holds the peak and lets it fall: quiet once it has fallen to the score.
-            if p.fallRate.isFinite, p.fallRate > 0 {
+            if p.rule.fallRate.isFinite, p.rule.fallRate > 0 {
                 let currentScore = score(of: current)
                 if currentScore > -Double.infinity {
                     guard defencePeak == currentScore else { return nil }

@@ -13,7 +13,7 @@ public struct NodeEvidence: Sendable, Hashable {
     /// Kalman-filtered RSSI, dBm.
     public var rssiFiltered: Double
     /// RSSI of the last advertisement the node heard, dBm (the measurement's `rssi`); nil when not
-    /// given. Only the decision's fast clock reads it (`RoomDecisionParameters.fastLead`).
+    /// given. Only the decision's fast clock reads it (`SwitchingRule.fastLead`).
     public var rssi: Double?
     /// Standard deviation of `rssiFiltered`, dB.
     public var sigma: Double

@@ -51,7 +51,7 @@ extension RoomDecider {
         nodeNames.firstIndex(of: node).map { nodes[$0].reportsRises } ?? false
     }
 
-    /// A question to one node: its level of a beacon now (`RoomDecisionParameters.riseQuery`; the
+    /// A question to one node: its level of a beacon now (`SwitchingRule.riseQuery`; the
     /// aggregator sends it on `<root>/nodes/<node>/level`, docs/MQTT.md).
     public struct LevelQuery: Sendable, Hashable {
         /// The beacon asked about.
@@ -83,10 +83,10 @@ extension RoomDecider {
     /// `until` (a report that waited before it keeps its own time): at most one per `riseQuery`.
     mutating func noteLevelQuery(slot: Int, waitingSince until: Double, at time: Instant) {
         let p = parameters(forSlot: slot)
-        guard p.riseQuery > 0, until == time.seconds + p.risePending,
-              time.seconds - (lastLevelQuery[slot] ?? -.infinity) >= p.riseQuery,
+        guard p.rule.riseQuery > 0, until == time.seconds + p.rule.risePending,
+              time.seconds - (lastLevelQuery[slot] ?? -.infinity) >= p.rule.riseQuery,
               let beacon = slotBeacons[slot] else { return }
-        let blocking = states[slot].blockingNodes(p, at: time)
+        let blocking = states[slot].blockingNodes(p)
         guard !blocking.isEmpty else { return }
         lastLevelQuery[slot] = time.seconds
         for node in blocking where nodes[Int(node)].reportsRises {

@@ -13,8 +13,8 @@ import Darwin
 /// Per beacon it keeps the freshest evidence of every node. Each node's evidence scores
 /// `−10·n·log₁₀(distance)` dB; a room scores the mean linear power of its nodes that hear the
 /// beacon (led by its loudest node, as power is linear, but a room is not favoured for having more
-/// receivers: a sum gave the six-receiver side of the SAL bay 1.8 dB over the four-receiver side
-/// and held a leaving beacon inside seconds too long). Deciding
+/// receivers: a sum favours the side with more receivers and holds a leaving beacon there too
+/// long). Deciding
 /// starts `settleTime` after the first evidence, so every node that hears the beacon has spoken.
 /// The current room then stays until a challenger leads it by more than `margin` dB without a
 /// break for `dwell` seconds **and** its lead above the margin (capped at `leadCap`), integrated
@@ -53,19 +53,19 @@ public struct RoomDecider: Sendable {
 
     /// The decision parameters this decider runs with.
     public let parameters: RoomDecisionParameters
-    /// The parameters of a beacon worn on a body (`setWorn(_:for:)`): `parameters.worn`.
+    /// The parameters of a beacon worn on a body (`setWorn(_:for:)`): `parameters` with the worn rule.
     public let wornParameters: RoomDecisionParameters
     /// The parameters of a worn beacon while every node hearing it reports rises (`wornRiseRule`);
     /// nil when the rise rule is off.
     public let wornRiseParameters: RoomDecisionParameters?
-    /// `wornRiseParameters` with `wornParameters`' fast clock, run only on the readings of nodes
+    /// `wornRiseParameters` with the worn rule's fast clock, run only on the readings of nodes
     /// that report no rises: a worn beacon heard by both kinds of node.
     let wornMixedParameters: RoomDecisionParameters?
     /// Beacon id → slot (hashed once per update). This and the slot arrays below are internal, not
     /// private, for the slot API beside this file (RoomDecider+Slots.swift).
     /// `@usableFromInline` fields serve the `@inlinable` queries made per measurement (`slot(of:)`,
     /// `summary(in:)`, …): a call from another module to a method that is not `mutating` copies the
-    /// whole decider first (1.6 G of the aggregator benchmark's 19.0 G instructions, callgrind).
+    /// whole decider first, a large share of the aggregator's work.
     @usableFromInline var slotByBeacon = BeaconSlotTable()
     /// The beacon of each slot; nil for a free slot.
     @usableFromInline var slotBeacons: [BeaconID?] = []
@@ -118,20 +118,15 @@ public struct RoomDecider: Sendable {
     static let dueHorizon = 30.0
 
     /// Creates a decider with no beacons, nodes or rooms yet; a beacon marked worn is decided with
-    /// `wornRule`'s switching rule (default `RoomDecisionParameters.wornRule`) and the rest of `parameters`,
-    /// or with `wornRiseRule`'s while the nodes hearing it report rises (nil, or its `riseLead` off: never).
-    public init(parameters: RoomDecisionParameters = .default, wornRule: RoomDecisionParameters = .wornRule,
-                wornRiseRule: RoomDecisionParameters? = .wornRiseRule) {
+    /// `wornRule` (default `SwitchingRule.worn`) and the rest of `parameters`, or with `wornRiseRule`
+    /// while the nodes hearing it report rises (nil, or its `riseLead` off: never).
+    public init(parameters: RoomDecisionParameters = .default, wornRule: SwitchingRule = .worn,
+                wornRiseRule: SwitchingRule? = .wornRise) {
         self.parameters = parameters
-        wornParameters = parameters.worn(rule: wornRule)
+        wornParameters = parameters.with(rule: wornRule)
         if let wornRiseRule, wornRiseRule.riseLead.isFinite {
-            let rise = parameters.worn(rule: wornRiseRule)
-            var mixed = rise
-            mixed.fastLead = wornRule.fastLead
-            mixed.fastFor = wornRule.fastFor
-            mixed.fastRise = wornRule.fastRise
-            wornRiseParameters = rise
-            wornMixedParameters = mixed
+            wornRiseParameters = parameters.with(rule: wornRiseRule)
+            wornMixedParameters = parameters.with(rule: wornRiseRule.withFastClock(of: wornRule))
         } else {
             wornRiseParameters = nil
             wornMixedParameters = nil
@@ -201,22 +196,21 @@ public struct RoomDecider: Sendable {
             // Only a rule that runs the fast clock or the rise switch reads the raw reading and the
             // rise: the defaults' path stays as it was. A worn beacon's parameters depend on its
             // nodes (`wornSlotParameters(_:)`), so they are found once per measurement.
-            if parameters.fastLead.isFinite || parameters.riseLead.isFinite || !wornSlots.isEmpty {
+            if parameters.rule.fastLead.isFinite || parameters.rule.riseLead.isFinite || !wornSlots.isEmpty {
                 let slotParameters = awayTimeouts.isEmpty && wornSlots.isEmpty ? parameters : parameters(forSlot: slot)
-                if let rawOffset, slotParameters.fastLead.isFinite {
+                if let rawOffset, slotParameters.rule.fastLead.isFinite {
                     // Beside the rise switch, the fast clock runs on the nodes that report no rises.
-                    let leads = !(slotParameters.riseLead.isFinite && nodes[Int(node)].reportsRises)
-                    states[slot].heardRaw(node: node, room: room, rawScore: score + rawOffset, rise: rawOffset, at: time,
+                    let leads = !(slotParameters.rule.riseLead.isFinite && nodes[Int(node)].reportsRises)
+                    states[slot].heardRaw(node: node, room: room, rawScore: score + rawOffset, at: time,
                                           parameters: slotParameters, leads: leads)
                 }
                 // A worn beacon's rise report, for a rule that switches on it (`riseLead`).
-                if slotParameters.riseLead.isFinite, let riseOffset {
+                if slotParameters.rule.riseLead.isFinite, let riseOffset {
                     states[slot].heardRise(node: node, room: room, riseScore: score + riseOffset)
                 }
                 // Levels are kept under the worn rule too, so that they are fresh when the rise rule starts.
-                let meets = slotParameters.riseLead.isFinite ? slotParameters.riseMeets
-                    : wornSlots.contains(slot) ? wornRiseParameters?.riseMeets : nil
-                if let rawOffset, meets == .raw || meets == .lower {
+                let keepsLevels = slotParameters.rule.riseLead.isFinite || wornSlots.contains(slot) && wornRiseParameters != nil
+                if let rawOffset, keepsLevels {
                     states[slot].heardRawLevel(node: node, room: room, rawScore: score + rawOffset, at: time,
                                                isRise: riseOffset != nil)
                 }
@@ -239,7 +233,7 @@ public struct RoomDecider: Sendable {
         // In place: `parameters(forSlot:)` (not `mutating`) would copy the whole decider first.
         let slotParameters = awayTimeouts.isEmpty && wornSlots.isEmpty ? parameters : parameters(forSlot: slot)
         // A worn beacon whose nodes all report rises runs no fast clock: streaks from before end.
-        if !slotParameters.fastLead.isFinite, !states[slot].fastStreaks.isEmpty { states[slot].fastStreaks.removeAll() }
+        if !slotParameters.rule.fastLead.isFinite, !states[slot].fastStreaks.isEmpty { states[slot].fastStreaks.removeAll() }
         tickSchedule.catchUp(&states[slot], slot: slot)
         let changed: Bool
         if motion == nil {

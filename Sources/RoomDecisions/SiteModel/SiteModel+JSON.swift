@@ -20,10 +20,11 @@ import BeaconCore
 /// ```
 /// `decidedBy` (optional, default `model`) says which decision serves the room where the file's
 /// `decision` is `model` (`SiteModelDecider`). `neighbours` (optional; every room or none) lists the
-/// rooms the walks went to straight from this one (`SiteModel.neighbours`), `stay` (optional; every
-/// room or none) a visit's mean seconds in the walks (`SiteModel.stays`). Every room lists the same nodes. Version 1 files (no `decision`, `nodeRooms`, `classifier`)
-/// are still read, and decide by their looks. Unknown keys are errors (a typo must not leave a default in
-/// force); `parameters` may leave keys out (the default applies).
+/// rooms the walks went to straight from this one (`SiteModel.neighbours`). Every room lists the same
+/// nodes. Version 1 files (no `decision`, `nodeRooms`, `classifier`) are still read, and decide by
+/// their looks. Unknown keys are errors (a typo must not leave a default in force), except the keys
+/// of settings since removed (`removedKeys`), which are read past with a warning
+/// (`init(json:warnings:)`); `parameters` may leave keys out (the default applies).
 extension SiteModel {
     /// The model as JSON text (ends with a newline).
     public var json: String {
@@ -42,8 +43,7 @@ extension SiteModel {
             let next = neighbours.map { lists in
                 "\"neighbours\": [" + lists[roomIndex].map { JSONText.quoted(rooms[$0]) }.joined(separator: ", ") + "], "
             } ?? ""
-            let stay = stays.map { "\"stay\": \(JSONObjectWriter.number($0[roomIndex], decimals: 1)), " } ?? ""
-            text += "    {\"name\": \(JSONText.quoted(room)), \(floor)\(decidedBy)\"samples\": \(samples[roomIndex]), \(stay)\(next)\"nodes\": {\n"
+            text += "    {\"name\": \(JSONText.quoted(room)), \(floor)\(decidedBy)\"samples\": \(samples[roomIndex]), \(next)\"nodes\": {\n"
             for (nodeIndex, node) in nodes.enumerated() {
                 let look = looks[roomIndex][nodeIndex]
                 text += "      \(JSONText.quoted(node)): {\"heard\": \(JSONObjectWriter.number(Look.boundedHeard(look.heard), decimals: 4)), "
@@ -77,20 +77,38 @@ extension SiteModel {
 
     /// Parses a model file's bytes; never traps. Syntax errors name the line, value errors the field.
     public init(json bytes: [UInt8]) throws(SiteModelFileError) {
+        var warnings: [String] = []
+        try self.init(json: bytes, warnings: &warnings)
+    }
+
+    /// Keys an older `learn` wrote for settings measured and since removed (the site model article,
+    /// "Settings"), by where they sit: a file that carries them still loads, as it decided with
+    /// them off.
+    public static let removedKeys = (parameters: ["smoothingLag", "stayRateExponent", "roomShrinkSeconds"],
+                                     room: ["stay"])
+
+    /// `init(json:)`, adding to `warnings` one line that names every removed key the file carries
+    /// (`removedKeys`), if any, for the owner's log.
+    public init(json bytes: [UInt8], warnings: inout [String]) throws(SiteModelFileError) {
         let value: JSONValue
         do {
             value = try JSONParser.parse(bytes, maximumBytes: 16 << 20, maximumDepth: 8)
         } catch {
             throw Self.syntaxError(error, in: bytes)
         }
+        var removed: [String] = []
         do {
-            self = try Self.model(from: value)
+            self = try Self.model(from: value, removed: &removed)
         } catch {
             throw SiteModelFileError(field: error.path.description, message: error.message)
         }
+        if !removed.isEmpty {
+            warnings.append("ignored \(removed.joined(separator: ", ")): settings no longer in the program "
+                            + "(the model decides as with them off; learn writes them no more)")
+        }
     }
 
-    private static func model(from value: JSONValue) throws(ConfigError) -> SiteModel {
+    private static func model(from value: JSONValue, removed: inout [String]) throws(ConfigError) -> SiteModel {
         let top = try JSONFieldReader(value, at: .root)
         try top.rejectUnknownKeys(["format", "version", "decision", "parameters", "rooms", "nodeRooms", "classifier"])
         let format = try top.requiredString("format")
@@ -113,19 +131,22 @@ extension SiteModel {
         }
         var parameters = SiteModelParameters.default
         if let given = top.optional("parameters") {
-            parameters = try Self.parameters(from: given, at: FieldPath.root.appending("parameters"))
+            parameters = try Self.parameters(from: given, at: FieldPath.root.appending("parameters"), removed: &removed)
         }
         let roomValues = try top.array(try top.required("rooms"), key: "rooms")
         guard !roomValues.isEmpty else {
             throw ConfigError(.invalidValue, path: FieldPath.root.appending("rooms"), message: "a model needs at least one room")
         }
         var named: [(name: String, samples: Int, looks: [String: Look], floor: String?, decidedBy: Decision,
-                     neighbours: [String]?, stay: Double?, index: Int)] = []
+                     neighbours: [String]?, index: Int)] = []
         var nodeNames: [String]?
         for (index, roomValue) in roomValues.enumerated() {
             let path = FieldPath.root.appending("rooms").appending(index: index)
             let room = try JSONFieldReader(roomValue, at: path)
-            try room.rejectUnknownKeys(["name", "floor", "decidedBy", "neighbours", "stay", "samples", "nodes"])
+            try room.rejectUnknownKeys(["name", "floor", "decidedBy", "neighbours", "samples", "nodes"] + removedKeys.room)
+            for key in removedKeys.room where room.optional(key) != nil && !removed.contains("rooms[].\(key)") {
+                removed.append("rooms[].\(key)")
+            }
             let name = try room.requiredString("name")
             guard !name.isEmpty, name != RoomDecision.notHome, !named.contains(where: { $0.name == name }) else {
                 throw ConfigError(.invalidValue, path: path.appending("name"),
@@ -159,8 +180,6 @@ extension SiteModel {
                 }
                 neighbours = names
             }
-            var stay: Double?
-            if let given = room.optional("stay") { stay = try room.number(given, key: "stay", in: 0.1...1_000_000) }
             var samples = 0
             if let given = room.optional("samples") {
                 samples = Int(try room.integer(given, key: "samples", in: 0...Int64(Int32.max)))
@@ -178,7 +197,7 @@ extension SiteModel {
             }
             guard !names.isEmpty else { throw ConfigError(.invalidValue, path: nodesPath, message: "no nodes") }
             nodeNames = names
-            named.append((name, samples, looks, floor, decidedBy, neighbours, stay, index))
+            named.append((name, samples, looks, floor, decidedBy, neighbours, index))
         }
         named.sort { $0.name < $1.name }
         let nodes = nodeNames ?? []
@@ -228,19 +247,7 @@ extension SiteModel {
                          looks: named.map { room in nodes.map { room.looks[$0]! } },
                          samples: named.map(\.samples), parameters: parameters,
                          nodeRooms: nodeRooms, classifier: classifier, decision: decision, floors: named.map(\.floor),
-                         roomDecisions: named.map(\.decidedBy), neighbours: neighbours, stays: try stays(named.map { ($0.stay, $0.index) }))
-    }
-
-    /// The rooms' stays (`SiteModel.stays`): every room gives one or none does, as `learn` writes them.
-    private static func stays(_ given: [(stay: Double?, index: Int)]) throws(ConfigError) -> [Double]? {
-        guard given.contains(where: { $0.stay != nil }) else { return nil }
-        return try given.map { room throws(ConfigError) in
-            guard let stay = room.stay else {
-                throw ConfigError(.missing, path: FieldPath.root.appending("rooms").appending(index: room.index).appending("stay"),
-                                  message: "required when another room gives its stay")
-            }
-            return stay
-        }
+                         roomDecisions: named.map(\.decidedBy), neighbours: neighbours)
     }
 
     /// The classifier: its feature names must be those of the model's rooms and nodes, in order,
@@ -314,14 +321,15 @@ extension SiteModel {
          ("staleAfter", \.staleAfter, 0.1...86_400), ("classifierInterval", \.classifierInterval, 0.01...60),
          ("classifierPenalty", \.classifierPenalty, 0...1000), ("classifierIterations", \.classifierIterations, 0...100_000),
          ("handOverDwell", \.handOverDwell, 0...3600), ("handOverPosterior", \.handOverPosterior, 0...1),
-         ("unwalkedMoveShare", \.unwalkedMoveShare, 0...1), ("smoothingLag", \.smoothingLag, 0...60),
-         ("stayRateExponent", \.stayRateExponent, 0...4), ("roomShrinkSeconds", \.roomShrinkSeconds, 0...86_400)]
+         ("unwalkedMoveShare", \.unwalkedMoveShare, 0...1)]
     }
 
-    private static func parameters(from value: JSONValue, at path: FieldPath) throws(ConfigError) -> SiteModelParameters {
+    private static func parameters(from value: JSONValue, at path: FieldPath,
+                                   removed: inout [String]) throws(ConfigError) -> SiteModelParameters {
         let reader = try JSONFieldReader(value, at: path)
         let fields = parameterFields
-        try reader.rejectUnknownKeys(fields.map(\.key))
+        try reader.rejectUnknownKeys(fields.map(\.key) + removedKeys.parameters)
+        for key in removedKeys.parameters where reader.optional(key) != nil { removed.append("parameters.\(key)") }
         var parameters = SiteModelParameters.default
         for field in fields {
             if let given = reader.optional(field.key) {

@@ -92,16 +92,11 @@ public struct SiteModel: Sendable, Hashable {
     /// prior then spreads a move evenly over every room. The walk shows the floor plan: a room is
     /// reached through its neighbours (`SiteModelParameters.unwalkedMoveShare`).
     public var neighbours: [[Int]]?
-    /// Per room (indexed as `rooms`), how long a visit to it lasted in the walks' truth on average,
-    /// seconds; nil when not learned. With `SiteModelParameters.stayRateExponent` above 0 the
-    /// filter leaves each room at its own rate (`leavingRates`).
-    public var stays: [Double]?
 
     /// Creates a model; `looks` is indexed as `rooms` and `nodes`, `nodeRooms` as `nodes`.
     public init(rooms: [String], nodes: [String], looks: [[Look]], samples: [Int], parameters: SiteModelParameters,
                 nodeRooms: [String?]? = nil, classifier: SiteModelClassifier? = nil, decision: Decision = .model,
-                floors: [String?]? = nil, roomDecisions: [Decision]? = nil, neighbours: [[Int]]? = nil,
-                stays: [Double]? = nil) {
+                floors: [String?]? = nil, roomDecisions: [Decision]? = nil, neighbours: [[Int]]? = nil) {
         self.rooms = rooms
         self.nodes = nodes
         self.looks = looks
@@ -115,18 +110,6 @@ public struct SiteModel: Sendable, Hashable {
         self.neighbours = neighbours.flatMap { lists in
             lists.count == rooms.count && lists.allSatisfy { $0.allSatisfy { rooms.indices.contains($0) } } ? lists : nil
         }
-        self.stays = stays.flatMap { $0.count == rooms.count && $0.allSatisfy { $0 > 0 && $0.isFinite } ? $0 : nil }
-    }
-
-    /// Per room, the rate (per second) at which the filter's prior leaves it: `switchRate` for every
-    /// room, or with `stayRateExponent` above 0 and stays learned, `switchRate · (typical / stay)^exponent`
-    /// (the typical stay the geometric mean of the rooms' stays).
-    public var leavingRates: [Double] {
-        let rate = max(0, parameters.switchRate)
-        let exponent = parameters.stayRateExponent
-        guard exponent > 0, let stays, !stays.isEmpty else { return Array(repeating: rate, count: rooms.count) }
-        let typical = exp(stays.map { log($0) }.reduce(0, +) / Double(stays.count))
-        return stays.map { rate * pow(typical / $0, exponent) }
     }
 
     /// The filter's transition prior: `[from][to]`, where a move from a room lands (each row sums to 1;
@@ -169,9 +152,8 @@ public struct SiteModel: Sendable, Hashable {
     /// What a node's RSSI is measured against: the mean filtered RSSI of the nodes hearing the beacon
     /// at the same moment (0 when none does). Relative values do not change when the whole picture
     /// moves by a few dB — another beacon's transmit power, a phone in a pocket, a person instead of
-    /// a car carrying it — while each room's pattern across the nodes stays; measured, it lifts the
-    /// one walking recording of the SAL bay, learned from four car recordings, from 0.68 to 0.77
-    /// and costs the cars little (the site model article of PresenceAggregator.docc).
+    /// a car carrying it — while each room's pattern across the nodes stays, so a model learned from
+    /// one kind of carrier holds for another (the site model article of PresenceAggregator.docc).
     public static func reference<Values: Sequence>(_ heard: Values) -> Double where Values.Element == Double {
         var sum = 0.0, count = 0
         for value in heard {

@@ -15,8 +15,7 @@ import Darwin
 /// matters most at a doorway — which nodes are loudest *relative to the others*. In the SAL bay the
 /// nodes just inside the door are the loudest while the car stands just *outside* it; a model
 /// weighing all nodes together learns that, where signal strength alone calls it inside for
-/// another 7–8 s. Measured leave-one-recording-out on the bay's five recordings: 0.837 / 6 flaps /
-/// 3.45 s with the looks, 0.890 / 3 / 1.95 s with this (the site model article of PresenceAggregator.docc).
+/// seconds longer (the site model article of PresenceAggregator.docc compares the two).
 ///
 /// The features of a moment (`features`), in this order:
 /// - per model room, its physics score: the mean linear power of its nodes that hear the beacon,
@@ -206,24 +205,5 @@ public struct SiteModelClassifier: Sendable, Hashable {
         let weights = (0..<roomCount).map { room in Array(current[(room * width)..<((room + 1) * width)]) }
         return SiteModelClassifier(means: means, scales: scales, weights: weights,
                                    biases: Array(current[(roomCount * width)...]))
-    }
-
-    /// Each room's weights pulled towards the mean of its `neighbours`' (indexed as the rooms; every
-    /// other room where it has none) in proportion to how little it was walked: a room walked
-    /// `seconds[room]` keeps `seconds/(seconds + strength)` of its own. The biases stay (with the
-    /// filter's room shares they carry how often a room was walked). Neighbours' weights are read
-    /// as fitted, so the order of the rooms does not matter.
-    public mutating func shrink(seconds: [Double], towards neighbours: [[Int]], strength: Double) {
-        let fitted = weights
-        for room in fitted.indices where room < seconds.count {
-            let others = (room < neighbours.count ? neighbours[room] : []).filter { $0 != room && $0 < fitted.count }
-            let pool = others.isEmpty ? Array(fitted.indices.filter { $0 != room }) : others
-            guard !pool.isEmpty else { continue }
-            let keep = seconds[room] / (seconds[room] + strength)
-            for feature in fitted[room].indices {
-                let mean = pool.map { fitted[$0][feature] }.reduce(0, +) / Double(pool.count)
-                weights[room][feature] = keep * fitted[room][feature] + (1 - keep) * mean
-            }
-        }
     }
 }

@@ -59,7 +59,7 @@ public struct SiteModelDecider: Sendable {
     /// The motion evidence per model room for a beacon decided in each model room (the last entry:
     /// in none), built when first asked for and kept while it holds: until a sensor reports, a
     /// beacon moves, or `motionEvidenceUntil` (an onset window, hold or quiet period runs out).
-    /// Building it for every measurement made the model 21 % slower with motion.
+    /// Building it for every measurement made the model markedly slower with motion.
     private var motionEvidence: [[Double]?] = []
     private var motionEvidenceFrom = Instant(seconds: 0)
     private var motionEvidenceUntil = Instant(seconds: 0)
@@ -116,7 +116,7 @@ public struct SiteModelDecider: Sendable {
         let before = beacons.values[index].room
         let motionNow = motionLogLikelihood(decidedIn: before, at: time)
         let decision = Self.update(&beacons.values[index], evidence: evidence, node: node, model: model,
-                                   motionLogLikelihood: motionNow, motionNeedsShare: motionParameters.modelMotionNeedsShare,
+                                   motionLogLikelihood: motionNow,
                                    physicsRoom: physicsRoom, physics: physics, at: time)
         if decision != nil { noteMoved(from: before, to: beacons.values[index].room) }
         if decision != nil { noteAbsentNodes() }
@@ -140,7 +140,7 @@ public struct SiteModelDecider: Sendable {
     }
 
     private static func update(_ state: inout BeaconState, evidence: NodeEvidence, node: Int?, model: SiteModel,
-                               motionLogLikelihood: [Double]?, motionNeedsShare: Double,
+                               motionLogLikelihood: [Double]?,
                                physicsRoom: String?, physics: () -> RoomDecision?, at time: Instant) -> RoomDecision? {
         if evidence.isSilence {
             state.held[evidence.node] = nil
@@ -149,7 +149,6 @@ public struct SiteModelDecider: Sendable {
                                              proximity: evidence.proximity, time: time)
         }
         state.filter.motionLogLikelihood = motionLogLikelihood
-        state.filter.motionNeedsShare = motionNeedsShare
         if let node {
             let rssi: Double? = evidence.isSilence ? nil : evidence.rssiFiltered
             state.filter.observe(node: node, rssi: rssi, at: time)
@@ -177,7 +176,6 @@ public struct SiteModelDecider: Sendable {
             let before = state.room
             if motion != nil {
                 state.filter.motionLogLikelihood = motionLogLikelihood(decidedIn: before, at: time)
-                state.filter.motionNeedsShare = motionParameters.modelMotionNeedsShare
             }
             state.filter.advance(to: time)
             if let decision = Self.evaluate(&state, model: model, beacon: beacon, physicsRoom: physicsRoom(beacon),

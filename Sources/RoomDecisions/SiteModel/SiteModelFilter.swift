@@ -35,14 +35,6 @@ public struct SiteModelFilter: Sendable {
     private let logPriors: [Double]
     /// `SiteModel.transitionPrior`, nil for an even spread.
     private let transitions: [[Double]]?
-    /// Per room, the rate the prior leaves it at when the rooms' rates differ
-    /// (`SiteModel.leavingRates`); nil: every room leaves at `switchRate`.
-    private let roomRates: [Double]?
-    /// With `SiteModelParameters.smoothingLag` above 0, the smoother whose posterior (`lag` seconds
-    /// back) decides; nil: the forward posterior decides, as before.
-    private var smoother: SiteModelSmoother?
-    /// With a smoother, the smoothed log-posterior the room is decided by; nil: `logPosterior` decides.
-    private var smoothedLogPosterior: [Double]?
 
     /// Creates a filter that has seen nothing, every room equally likely. `available` (indexed as
     /// the model's nodes, default all) says which nodes count as evidence, heard or not.
@@ -50,23 +42,17 @@ public struct SiteModelFilter: Sendable {
         self.model = model
         nodeRooms = model.nodeRoomIndices
         logPriors = model.logPriors
-        let rates = model.leavingRates
-        roomRates = Set(rates).count > 1 ? rates : nil
-        let even = model.rooms.isEmpty ? [] : Array(repeating: 1 / Double(model.rooms.count), count: model.rooms.count)
-        transitions = model.transitionPrior ?? (roomRates == nil ? nil : model.rooms.map { _ in even })
+        transitions = model.transitionPrior
         heard = Array(repeating: nil, count: model.nodes.count)
         heardAt = Array(repeating: Instant(seconds: 0), count: model.nodes.count)
         self.available = available.flatMap { $0.count == model.nodes.count ? $0 : nil }
             ?? Array(repeating: true, count: model.nodes.count)
         let uniform = model.rooms.isEmpty ? 0 : -log(Double(model.rooms.count))
         logPosterior = Array(repeating: uniform, count: model.rooms.count)
-        let lag = model.parameters.smoothingLag
-        smoother = lag > 0 && lag.isFinite ? SiteModelSmoother(lag: lag, transitions: transitions, rates: rates) : nil
     }
 
-    /// The posterior probability of each room the room is decided by (with a smoothing lag, the
-    /// smoothed posterior of `smoothingLag` seconds ago).
-    public var posterior: [Double] { (smoothedLogPosterior ?? logPosterior).map { exp($0) } }
+    /// The posterior probability of each room, which the room is decided by.
+    public var posterior: [Double] { logPosterior.map { exp($0) } }
 
     /// Whether any model node currently has a live measurement.
     public var hasLiveEvidence: Bool { heard.contains { $0 != nil } }
@@ -91,8 +77,6 @@ public struct SiteModelFilter: Sendable {
     /// Per model room, a log-likelihood per second that motion sensors add (`MotionParameters`;
     /// `SiteModelDecider` sets it before each step), nil without motion: the filter as before.
     public var motionLogLikelihood: [Double]?
-    /// The posterior share a room needs before its motion may speak for it (`MotionParameters.modelMotionNeedsShare`), 0: always.
-    public var motionNeedsShare = 0.0
 
     /// Lets time pass to `time` with the features held since the last call.
     public mutating func advance(to time: Instant) {
@@ -113,21 +97,10 @@ public struct SiteModelFilter: Sendable {
         let stay = exp(-max(0, parameters.switchRate) * dt)
         let spread = (1 - stay) / Double(logPosterior.count)
         let weight = parameters.evidenceRate * dt
-        var stepEvidence: [Double] = []
-        // Motion for a room the radio does not yet lean to (below the share before this step) counts as none.
-        var motion = motionLogLikelihood.flatMap { $0.count == logPosterior.count ? $0 : nil }
-        if motionNeedsShare > 0, motion != nil {
-            let floor = log(motionNeedsShare)
-            for room in logPosterior.indices where motion![room] > 0 && logPosterior[room] < floor { motion![room] = 0 }
-        }
+        let motion = motionLogLikelihood.flatMap { $0.count == logPosterior.count ? $0 : nil }
         // In place and on the stack: this runs for every measurement of every beacon.
         withUnsafeTemporaryAllocation(of: Double.self, capacity: logPosterior.count) { likelihoods in
             let hasEvidence = weight > 0 && writeMeanLogLikelihoods(into: likelihoods)
-            if smoother != nil {
-                stepEvidence = logPosterior.indices.map { room in
-                    (hasEvidence ? weight * likelihoods[room] : 0) + (motion.map { $0[room] * dt } ?? 0)
-                }
-            }
             if let transitions {
                 // p'(to) = stay·p(to) + (1 − stay)·Σ p(from)·T[from][to]: a move lands mostly on the
                 // neighbours the walks went to from where the beacon probably is.
@@ -136,7 +109,7 @@ public struct SiteModelFilter: Sendable {
                 withUnsafeTemporaryAllocation(of: Double.self, capacity: 3 * count) { scratch in
                     for room in 0..<count {
                         scratch[room] = exp(logPosterior[room])
-                        scratch[count + room] = roomRates.map { exp(-$0[room] * dt) } ?? stay
+                        scratch[count + room] = stay
                         scratch[2 * count + room] = 0
                     }
                     for from in 0..<count {
@@ -160,10 +133,6 @@ public struct SiteModelFilter: Sendable {
         }
         let total = Self.logSumExp(logPosterior)
         for room in logPosterior.indices { logPosterior[room] -= total }
-        if smoother != nil {
-            smoother!.append(.init(time: time, dt: dt, logEvidence: stepEvidence, forward: logPosterior))
-            smoothedLogPosterior = smoother!.smoothed()
-        }
         decide()
     }
 
@@ -230,7 +199,6 @@ public struct SiteModelFilter: Sendable {
     }
 
     private mutating func decide() {
-        let logPosterior = smoothedLogPosterior ?? self.logPosterior
         var best = 0
         for index in logPosterior.indices where logPosterior[index] > logPosterior[best] { best = index }
         guard let current = room else {

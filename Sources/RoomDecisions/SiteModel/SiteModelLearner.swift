@@ -62,9 +62,6 @@ public struct SiteModelLearner: Sendable {
     private var nodeNames: Set<String> = []
     /// Pairs of rooms (sorted names) the truth went between directly, either way.
     private var walkedPairs: Set<[String]> = []
-    /// Per room, the seconds of its truth visits and how many visits (`SiteModel.stays`).
-    private var visitSeconds: [String: Double] = [:]
-    private var visits: [String: Int] = [:]
     /// Per node, the room its measurements name (the physics features of the classifier need it).
     private var nodeRooms: [String: String] = [:]
     /// The classifier's moments: the true room, and per node of that recording its RSSI or nil
@@ -94,16 +91,6 @@ public struct SiteModelLearner: Sendable {
             for (previous, row) in zip(rows, rows.dropFirst()) where previous.room != row.room
                 && previous.room != RoomDecision.notHome && row.room != RoomDecision.notHome {
                 walkedPairs.insert([previous.room, row.room].sorted())
-            }
-            // Each visit: from the row that enters a room to the row that leaves it (or the last).
-            var start = 0
-            for index in rows.indices where index == rows.count - 1 || rows[index + 1].room != rows[start].room {
-                let end = index == rows.count - 1 ? rows[index].time : rows[index + 1].time
-                if rows[start].room != RoomDecision.notHome {
-                    visitSeconds[rows[start].room, default: 0] += end.since(rows[start].time)
-                    visits[rows[start].room, default: 0] += 1
-                }
-                start = index + 1
             }
         }
         let interval = parameters.sampleInterval > 0 ? parameters.sampleInterval : 0.5
@@ -181,7 +168,7 @@ public struct SiteModelLearner: Sendable {
                                                      roomCount: rooms.count))
             labels.append(label)
         }
-        var classifier = SiteModelClassifier.fit(rows: rows, labels: labels, roomCount: rooms.count,
+        let classifier = SiteModelClassifier.fit(rows: rows, labels: labels, roomCount: rooms.count,
                                                  penalty: parameters.classifierPenalty,
                                                  iterations: Int(parameters.classifierIterations))
         let neighbours = rooms.map { room in
@@ -189,18 +176,10 @@ public struct SiteModelLearner: Sendable {
                 pair.contains(room) ? (pair[0] == room ? pair[1] : pair[0]) : nil
             }.compactMap { rooms.firstIndex(of: $0) }.sorted()
         }
-        if parameters.roomShrinkSeconds > 0 {
-            classifier?.shrink(seconds: rooms.map { Double(roomSnapshots[$0] ?? 0) * parameters.sampleInterval },
-                               towards: neighbours, strength: parameters.roomShrinkSeconds)
-        }
         return SiteModel(rooms: rooms, nodes: nodes, looks: looks, samples: rooms.map { roomSnapshots[$0] ?? 0 },
                          parameters: parameters, nodeRooms: placed, classifier: classifier,
                          floors: rooms.map { roomFloors[$0] },
-                         neighbours: neighbours,
-                         stays: rooms.map { room in
-                             // To a tenth of a second, as the file keeps it.
-                             (max(1, (visitSeconds[room] ?? 0) / Double(max(visits[room] ?? 0, 1))) * 10).rounded() / 10
-                         })
+                         neighbours: neighbours)
     }
 
     /// A room's look from its statistics, shrunk towards the node's overall mean and spread.

@@ -33,7 +33,7 @@ public struct SiteModelParameters: Sendable, Hashable {
     /// `unknown`; nodes re-publish a still beacon every heartbeat).
     public var staleAfter: Double
     /// The classifier learns from one moment per beacon every this many seconds (moments 0.1 s
-    /// apart say nearly the same; fewer make learning five times quicker at the same score).
+    /// apart say nearly the same, so fewer make learning quicker at the same score).
     public var classifierInterval: Double
     /// L2 penalty on the classifier's weights (on standardized features, per mean sample loss):
     /// small, so the rooms' patterns are learned, yet a node seen in one room only does not get an
@@ -42,39 +42,18 @@ public struct SiteModelParameters: Sendable, Hashable {
     /// Gradient steps when fitting the classifier.
     public var classifierIterations: Double
     /// Where physics serves the room decided and the model names a room it serves, the seconds the
-    /// model must have held that room before the decision moves there (`SiteModelDecider`): on the
-    /// flat without its bathroom's and kitchen's receivers, 0 → 4 s takes leave-one-out flaps from
-    /// 93 to 52 and the median switch from 4.5 to 3.0 s (issue 36).
+    /// model must have held that room before the decision moves there (`SiteModelDecider`): longer
+    /// keeps the two decisions from handing a beacon back and forth, shorter follows the model sooner.
     public var handOverDwell: Double
-    /// ... and the posterior it must have for that room then: 0.9 takes the flaps from 52 to 41.
+    /// ... and the posterior it must have for that room then.
     public var handOverPosterior: Double
 
     /// Of the filter's transition prior, the share of a room change spread evenly over every room;
     /// the rest goes to the rooms the walks went to straight from the room decided (its neighbours,
     /// `SiteModel.neighbours`), so the model moves through the floor plan the walks showed. 1: every
-    /// room alike, as before the walks' neighbours were learned. 0.05: on the flat without its
-    /// bathroom's and kitchen's receivers, the model and physics together change room 31 times
-    /// beyond the truth instead of 41, the bay switches in 1.90 s instead of 1.95, the hall keeps
-    /// physics (issue 36, the site model article of PresenceAggregator.docc).
+    /// room alike, as before the walks' neighbours were learned; raise it for a site whose walks
+    /// missed some ways between rooms.
     public var unwalkedMoveShare: Double
-
-    /// Fixed-lag smoothing, seconds (0: off): the room is decided from the posterior of this many
-    /// seconds ago given everything heard since (`SiteModelSmoother`), so a brief wrong stretch the
-    /// later evidence contradicts is never shown, at the price of deciding that much later.
-    public var smoothingLag: Double
-
-    /// How much the leaving rate follows each room's walked stays (0: one `switchRate` for every
-    /// room): a room's rate is `switchRate · (typical stay / its mean stay)^this`, the typical stay
-    /// the geometric mean over the rooms (`SiteModel.stays`), so a passage is left readily and a
-    /// room people stay in is not. Off: at 1 the flat gains a little, but the stand-in's bathroom
-    /// (short visits) falls from 0.632 to 0.380 of its time (issue 36, fourth round).
-    public var stayRateExponent: Double
-
-    /// Shrinks a room walked little towards its walked neighbours (0: off): the classifier's
-    /// weights of a room walked `s` seconds become `s/(s+this)` of its own and the rest the mean of
-    /// its neighbours' (`SiteModel.neighbours`; every other room without any), so a few seconds of
-    /// a room give a room like the one it opens off, not a sharp guess (issue 36, fifth round).
-    public var roomShrinkSeconds: Double
 
     /// Creates parameters; the defaults are the one set every site uses.
     public init(sampleInterval: Double = 0.1, evidenceRate: Double = 4, switchRate: Double = 1,
@@ -82,8 +61,7 @@ public struct SiteModelParameters: Sendable, Hashable {
                 priorSnapshots: Double = 10, switchOdds: Double = 2, staleAfter: Double = 150,
                 classifierInterval: Double = 0.5, classifierPenalty: Double = 0.0001, classifierIterations: Double = 500,
                 handOverDwell: Double = 4, handOverPosterior: Double = 0.9,
-                unwalkedMoveShare: Double = 0.05, smoothingLag: Double = 0, stayRateExponent: Double = 0,
-                roomShrinkSeconds: Double = 0) {
+                unwalkedMoveShare: Double = 0.05) {
         self.sampleInterval = sampleInterval
         self.evidenceRate = evidenceRate
         self.switchRate = switchRate
@@ -99,9 +77,6 @@ public struct SiteModelParameters: Sendable, Hashable {
         self.handOverDwell = handOverDwell
         self.handOverPosterior = handOverPosterior
         self.unwalkedMoveShare = unwalkedMoveShare
-        self.smoothingLag = smoothingLag
-        self.stayRateExponent = stayRateExponent
-        self.roomShrinkSeconds = roomShrinkSeconds
     }
 
     /// The one set every site uses.

@@ -56,7 +56,7 @@ import Testing
         let site = try TwoWalks()
         defer { site.remove() }
         let result = try ToolRunner.run(site.bench, ["evaluate", "--data", site.data, "--traces", site.directory.path,
-                                                     "--worn-draws", "2", "--candidate", "margin=2.5,fastLead=4,fastRise=3",
+                                                     "--worn-draws", "2", "--candidate", "margin=2.5,fastLead=4,fastFor=1",
                                                      "--rise-oracle", "lead=4,rise=6,slowLead=4,slowFor=10"], separateErrors: true)
         #expect(result.status == 0, "\(result.errors)")
         let lines = try result.output.split(separator: "\n").map {
@@ -65,7 +65,7 @@ import Testing
         #expect(lines.map { $0["candidate"] as? String } == [
             "bermuda", "oracle-raw", "oracle-mean1s", "oracle-held1s", "oracle-pair", "oracle-published-raw", "oracle-published-held1s",
             "rise:lead=4,rise=6,slowLead=4,slowFor=10", "rise-published:lead=4,rise=6,slowLead=4,slowFor=10",
-            "margin=2.5,fastLead=4,fastRise=3",
+            "margin=2.5,fastLead=4,fastFor=1",
         ])
         #expect(((lines.last?["worn"] as? [String: Any])?.values.first as? [String: Any])?["flaps"] != nil)
         // Each oracle is scored like a rule: a median switch, flaps, changes missed.

@@ -78,7 +78,8 @@ struct LiveAggregator {
         configuration.clientID = "aggregator-under-test"
         // Explicit, so the timings below do not move with the defaults.
         configuration.decision = RoomDecisionParameters(
-            margin: 0.25, dwell: 1.5, evidenceToSwitch: 1.5, leadCap: 3, settleTime: 1, staleAfter: 12, awayTimeout: 30)
+            settleTime: 1, staleAfter: 12, awayTimeout: 30,
+            rule: SwitchingRule(margin: 0.25, dwell: 1.5, evidenceToSwitch: 1.5, leadCap: 3))
         configure(&configuration)
         return configuration
     }

@@ -34,8 +34,8 @@ import Testing
         let service = aggregator.service
         try await eventually("the retained list handled") { service.statistics.pushedBeaconLists == 1 }
         // The site's rule is the test configuration's (margin 0.25 dB, dwell 1.5 s); the worn
-        // profile's switching rule is RoomDecisionParameters.wornRule.
-        let worn = RoomDecisionParameters.wornRule
+        // profile's switching rule is SwitchingRule.worn.
+        let worn = SwitchingRule.worn
         #expect(worn.margin == 2.5 && worn.dwell == 6 && worn.fastLead == 4)
 
         // Both in the kitchen: 1 m from its node, 4 m from the hall's.

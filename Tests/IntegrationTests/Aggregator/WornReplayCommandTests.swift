@@ -42,7 +42,7 @@ import Testing
     /// What the library decides on the same trace with `decision` for every beacon; `worn`: the tag
     /// marked worn in the nodes' tracks too, so they report its rises (`RiseReport`), as `replay` does.
     private func expected(_ trace: String, _ decision: RoomDecisionParameters, worn: Bool = false) throws -> String {
-        var replay = TraceReplay(decision: decision, wornRule: decision)
+        var replay = TraceReplay(decision: decision, wornRule: decision.rule)
         if worn { replay.knownBeacons = [KnownBeacon(beacon: BeaconID(rawValue: Self.beacon), worn: true)] }
         var rows: [String] = [ReplayCSV.decisionHeader]
         for sample in try TraceFile.samples(path: trace) {
@@ -77,13 +77,13 @@ import Testing
             beacons:
               - {beacon: \(Self.beacon), id: alice-band, worn: true}
             """.write(toFile: tuned, atomically: true, encoding: .utf8)
-        var rule = RoomDecisionParameters.wornRule
+        var rule = SwitchingRule.worn
         rule.dwell = 2
         rule.fastLead = .infinity
         var site = RoomDecisionParameters.default
         site.settleTime = 2
         let tunedOutput = try replay(trace, config: tuned)
-        #expect(tunedOutput == (try expected(trace, site.worn(rule: rule), worn: true)))
+        #expect(tunedOutput == (try expected(trace, site.with(rule: rule), worn: true)))
         #expect(tunedOutput != worn)
 
         // Not marked, the same file's worn settings change nothing.
