@@ -21,7 +21,8 @@ import BeaconCore
 /// `decidedBy` (optional, default `model`) says which decision serves the room where the file's
 /// `decision` is `model` (`SiteModelDecider`). `neighbours` (optional; every room or none) lists the
 /// rooms the walks went to straight from this one (`SiteModel.neighbours`), `stay` (optional; every
-/// room or none) a visit's mean seconds in the walks (`SiteModel.stays`). Every room lists the same nodes. Version 1 files (no `decision`, `nodeRooms`, `classifier`)
+/// room or none) a visit's mean seconds in the walks (`SiteModel.stays`). `"looks": "levels"`
+/// (optional; default relative) says the looks are levels in dB that decide (`SiteModel.levels`). Every room lists the same nodes. Version 1 files (no `decision`, `nodeRooms`, `classifier`)
 /// are still read, and decide by their looks. Unknown keys are errors (a typo must not leave a default in
 /// force); `parameters` may leave keys out (the default applies).
 extension SiteModel {
@@ -31,6 +32,7 @@ extension SiteModel {
         text += "  \"format\": \(JSONText.quoted(Self.format)),\n"
         text += "  \"version\": \(Self.version),\n"
         text += "  \"decision\": \(JSONText.quoted(decision.rawValue)),\n"
+        if levels { text += "  \"looks\": \"levels\",\n" }
         text += "  \"parameters\": {"
         text += Self.parameterFields.map { field in
             "\(JSONText.quoted(field.key)): \(JSONObjectWriter.number(parameters[keyPath: field.value], decimals: 6))"
@@ -92,7 +94,7 @@ extension SiteModel {
 
     private static func model(from value: JSONValue) throws(ConfigError) -> SiteModel {
         let top = try JSONFieldReader(value, at: .root)
-        try top.rejectUnknownKeys(["format", "version", "decision", "parameters", "rooms", "nodeRooms", "classifier"])
+        try top.rejectUnknownKeys(["format", "version", "decision", "looks", "parameters", "rooms", "nodeRooms", "classifier"])
         let format = try top.requiredString("format")
         guard format == Self.format else {
             throw ConfigError(.invalidValue, path: FieldPath.root.appending("format"),
@@ -110,6 +112,14 @@ extension SiteModel {
                                   message: "\(ConfigError.quoted(text)) is not model or physics")
             }
             decision = chosen
+        }
+        var levels = false
+        if let text = try top.optionalString("looks") {
+            guard text == "levels" || text == "relative" else {
+                throw ConfigError(.invalidValue, path: FieldPath.root.appending("looks"),
+                                  message: "\(ConfigError.quoted(text)) is not levels or relative")
+            }
+            levels = text == "levels"
         }
         var parameters = SiteModelParameters.default
         if let given = top.optional("parameters") {
@@ -228,7 +238,8 @@ extension SiteModel {
                          looks: named.map { room in nodes.map { room.looks[$0]! } },
                          samples: named.map(\.samples), parameters: parameters,
                          nodeRooms: nodeRooms, classifier: classifier, decision: decision, floors: named.map(\.floor),
-                         roomDecisions: named.map(\.decidedBy), neighbours: neighbours, stays: try stays(named.map { ($0.stay, $0.index) }))
+                         roomDecisions: named.map(\.decidedBy), neighbours: neighbours, stays: try stays(named.map { ($0.stay, $0.index) }),
+                         levels: levels)
     }
 
     /// The rooms' stays (`SiteModel.stays`): every room gives one or none does, as `learn` writes them.
@@ -315,7 +326,10 @@ extension SiteModel {
          ("classifierPenalty", \.classifierPenalty, 0...1000), ("classifierIterations", \.classifierIterations, 0...100_000),
          ("handOverDwell", \.handOverDwell, 0...3600), ("handOverPosterior", \.handOverPosterior, 0...1),
          ("unwalkedMoveShare", \.unwalkedMoveShare, 0...1), ("smoothingLag", \.smoothingLag, 0...60),
-         ("stayRateExponent", \.stayRateExponent, 0...4), ("roomShrinkSeconds", \.roomShrinkSeconds, 0...86_400)]
+         ("stayRateExponent", \.stayRateExponent, 0...4), ("roomShrinkSeconds", \.roomShrinkSeconds, 0...86_400),
+         ("levelSigma", \.levelSigma, 0.1...100), ("levelSwitchOdds", \.levelSwitchOdds, 1...1_000_000),
+         ("levelEvidenceRate", \.levelEvidenceRate, 0...1000), ("levelSwitchRate", \.levelSwitchRate, 0...1000),
+         ("levelMotionWeight", \.levelMotionWeight, 0...100)]
     }
 
     private static func parameters(from value: JSONValue, at path: FieldPath) throws(ConfigError) -> SiteModelParameters {

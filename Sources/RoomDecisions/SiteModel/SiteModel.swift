@@ -92,6 +92,13 @@ public struct SiteModel: Sendable, Hashable {
     /// prior then spreads a move evenly over every room. The walk shows the floor plan: a room is
     /// reached through its neighbours (`SiteModelParameters.unwalkedMoveShare`).
     public var neighbours: [[Int]]?
+    /// Whether the looks are **levels** and decide: each node's filtered RSSI in dB as published
+    /// (not relative to the other nodes), with no classifier. `learn` learns levels where a walked
+    /// room has no receiver of its own: such a room is told from its neighbours by how loud each
+    /// receiver hears it, and with three or four receivers the pattern across them (what the
+    /// classifier and relative looks see) carries too little of that. The filter weighs levels with
+    /// `SiteModelParameters.levelSigma` and `levelSwitchOdds`.
+    public var levels: Bool
     /// Per room (indexed as `rooms`), how long a visit to it lasted in the walks' truth on average,
     /// seconds; nil when not learned. With `SiteModelParameters.stayRateExponent` above 0 the
     /// filter leaves each room at its own rate (`leavingRates`).
@@ -101,8 +108,9 @@ public struct SiteModel: Sendable, Hashable {
     public init(rooms: [String], nodes: [String], looks: [[Look]], samples: [Int], parameters: SiteModelParameters,
                 nodeRooms: [String?]? = nil, classifier: SiteModelClassifier? = nil, decision: Decision = .model,
                 floors: [String?]? = nil, roomDecisions: [Decision]? = nil, neighbours: [[Int]]? = nil,
-                stays: [Double]? = nil) {
+                stays: [Double]? = nil, levels: Bool = false) {
         self.rooms = rooms
+        self.levels = levels
         self.nodes = nodes
         self.looks = looks
         self.samples = samples
