@@ -28,8 +28,6 @@ let package = Package(
         // Pure, the aggregator's side only (the agent does not link it): per-beacon evidence from every
         // node, the physics room rule, the site model (learn, decide), ground truth and its scoring.
         .target(name: "RoomDecisions", dependencies: ["BeaconCore"]),
-        // The bench's calibration figures (static series, phone-to-phone distances, the trace filter).
-        .target(name: "Calibration", dependencies: ["BeaconCore"]),
         // The one clock both services run on (`ServiceClock`) and the system's (`SystemClock`): not in
         // BeaconCore, whose core takes times as values and never waits; TestSupport has the manual one.
         .target(name: "Timekeeping", dependencies: ["BeaconCore"]),
@@ -84,6 +82,12 @@ let package = Package(
             ]
         ),
 
+        // Evaluation, not product: scoring over sites, the peers' rules (Bermuda, strongest recent RSSI),
+        // simulators (worn tags, motion sensors), oracles, the calibration fits of the defaults and the
+        // site model's bench figures. Only presence-bench and the tests link it (.ci/structure checks
+        // that neither shipped program does).
+        .target(name: "Evaluation", dependencies: ["BeaconCore", "RoomDecisions", "PresenceAggregator"]),
+
         .executableTarget(
             name: "presence-agent",
             dependencies: [
@@ -115,7 +119,7 @@ let package = Package(
         .executableTarget(
             name: "presence-bench",
             dependencies: [
-                "BeaconCore", "RoomDecisions", "Calibration", "BluetoothHCI", "PresenceAgent", "PresenceAggregator", "MQTTClient", "TestSupport", "IdentityCrypto",
+                "BeaconCore", "RoomDecisions", "Evaluation", "BluetoothHCI", "PresenceAgent", "PresenceAggregator", "MQTTClient", "TestSupport", "IdentityCrypto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -138,15 +142,20 @@ let package = Package(
         .executableTarget(name: "mqtt-test-client", dependencies: ["MQTTClient"], path: "Tests/MQTTTestClient"),
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "IdentityCrypto", "TestSupport"]),
-        .testTarget(name: "RoomDecisionsTests", dependencies: ["RoomDecisions", "BeaconCore", "TestSupport"]),
-        .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "BeaconCore", "TestSupport"]),
+        // Evaluation: a worn tag's simulated signal to test the rise reports on.
+        .testTarget(name: "RoomDecisionsTests", dependencies: ["RoomDecisions", "Evaluation", "BeaconCore", "TestSupport"]),
+        .testTarget(
+            name: "EvaluationTests",
+            dependencies: ["Evaluation", "PresenceAggregator", "RoomDecisions", "BeaconCore", "TestSupport"]
+        ),
         // The YAML test suite's cases (MIT, licence beside them) are read from the folder, not bundled.
         .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile", "TestSupport"], exclude: ["yaml-test-suite"]),
         .testTarget(name: "BluetoothHCITests", dependencies: ["BluetoothHCI", "BeaconCore", "IdentityCrypto", "TestSupport"]),
         .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "TestSupport"]),
         .testTarget(
             name: "PresenceAggregatorTests",
-            dependencies: ["PresenceAggregator", "RoomDecisions", "BeaconCore", "BluetoothHCI", "MQTTClient", "Timekeeping", "TestSupport"]
+            // Evaluation: the defaults' figures on the shared sites, against the strongest-RSSI rule.
+            dependencies: ["PresenceAggregator", "RoomDecisions", "Evaluation", "BeaconCore", "BluetoothHCI", "MQTTClient", "Timekeeping", "TestSupport"]
         ),
         .testTarget(
             name: "PresenceAgentTests",

@@ -220,17 +220,6 @@ public enum SiteModelEvaluation {
         learn(recordings.map { (published($0, tracking: tracking), $0.truth) }, parameters: parameters)
     }
 
-    /// Scores each recording under the model learned from all the others. With `judging`, each of
-    /// those models also gets the verdict `learn` would give it — from a leave-one-out among its own
-    /// training recordings only, against physics on them — and decides as that verdict says: the
-    /// honest figure for what an operator who follows `learn` gets on a recording it never saw.
-    public static func leaveOneOut(_ recordings: [Recording], parameters: SiteModelParameters = .default,
-                                   tracking: TrackingParameters = .default,
-                                   decision: RoomDecisionParameters = .default, judging: Bool = false) -> Summary {
-        let site = Site(recordings, parameters: parameters, tracking: tracking, decision: decision, physics: judging)
-        return Summary(recordings: site.heldOut(Array(recordings.indices), serving: judging ? .verdict : .alone))
-    }
-
     /// What `learn` writes and prints: the model learned from every recording, with its verdict
     /// from its leave-one-out figures against the physics decision's on the same recordings (with
     /// fewer than two recordings there is nothing to judge by: no figures, and the model decides).
@@ -258,15 +247,6 @@ public enum SiteModelEvaluation {
             self.combined = combined
             self.alone = alone
             self.together = together
-        }
-
-        /// The model that decides as `serving` says (the verdict's when the other was not judged).
-        func model(serving: Serving) -> SiteModel {
-            switch serving {
-            case .verdict: model
-            case .alone: alone ?? model
-            case .together: together ?? model
-            }
         }
 
         /// How much less accurate than physics a recording may be, decided by the model learned
@@ -303,7 +283,7 @@ public enum SiteModelEvaluation {
 
     /// A site's recordings with what every leave-one-out over them needs, worked out once: each
     /// recording's published measurements and, when asked, its score under the physics decision.
-    struct Site {
+    package struct Site {
         let recordings: [Recording]
         let measurements: [[SiteModelLearner.Measurement]]
         let physicsScores: [(score: RoomDecisionScore, tally: RoomTally)]
@@ -313,9 +293,9 @@ public enum SiteModelEvaluation {
         let tracking: TrackingParameters
         let decision: RoomDecisionParameters
         /// The evidence rates a judgement chooses among (the first unless another saves more).
-        let evidenceRates: [Double]
+        package let evidenceRates: [Double]
 
-        init(_ recordings: [Recording], parameters: SiteModelParameters, tracking: TrackingParameters,
+        package init(_ recordings: [Recording], parameters: SiteModelParameters, tracking: TrackingParameters,
              decision: RoomDecisionParameters, physics: Bool, evidenceRates: [Double]? = nil) {
             self.recordings = recordings
             self.evidenceRates = evidenceRates ?? [parameters.evidenceRate]
@@ -338,7 +318,7 @@ public enum SiteModelEvaluation {
             self.decision = decision
         }
 
-        func learn(_ members: [Int]) -> SiteModel? {
+        package func learn(_ members: [Int]) -> SiteModel? {
             SiteModelEvaluation.learn(members.map { (measurements[$0], recordings[$0].truth) }, parameters: parameters)
         }
 
@@ -348,22 +328,8 @@ public enum SiteModelEvaluation {
             })
         }
 
-        /// Each member scored under a model learned from the other members, deciding as `serving`
-        /// says; but for the model alone with one evidence rate, that model is judged (and its
-        /// evidence rate chosen) as `learn` would have among those others.
-        func heldOut(_ members: [Int], serving: Serving) -> [RecordingScore] {
-            members.map { index in
-                let others = members.filter { $0 != index }
-                guard var model = learn(others) else { return score(index, model: nil) }
-                if others.count >= 2, serving != .alone || evidenceRates.count > 1 {
-                    model = judged(model, among: others).model(serving: serving)
-                }
-                return score(index, model: model)
-            }
-        }
-
         /// Recording `index` decided with `model`; without `motion`, as if it had no motion file.
-        func score(_ index: Int, model: SiteModel?, motion: Bool = true) -> RecordingScore {
+        package func score(_ index: Int, model: SiteModel?, motion: Bool = true) -> RecordingScore {
             var recording = recordings[index]
             if !motion { recording.motion = [] }
             let assessed = assess(recording, model: model, tracking: tracking, decision: decision, floors: floors)
@@ -382,7 +348,7 @@ public enum SiteModelEvaluation {
         /// With several `evidenceRates` this is done at each, and the verdict, the model alone and
         /// the two together each take the rate that saves most on the typical member (the first
         /// rate unless another saves strictly more): the site's own walks choose it.
-        func judged(_ model: SiteModel, among members: [Int]) -> Judgement {
+        package func judged(_ model: SiteModel, among members: [Int]) -> Judgement {
             let models = members.map { index in learn(members.filter { $0 != index }) }
             let physics = physicsSummary(members)
             var best: (verdict: Double, alone: Double, together: Double) = (-.infinity, -.infinity, -.infinity)
@@ -434,17 +400,6 @@ public enum SiteModelEvaluation {
             }
             return judgement
         }
-    }
-
-    /// How a held-out recording's model decides: as `learn`'s verdict says, the model alone, or the
-    /// model and physics each in the rooms it serves.
-    public enum Serving: Sendable, CaseIterable { case verdict, alone, together }
-
-    /// A recording's score decided with `model` (the physics decision alone when nil), pooled over
-    /// its beacons as `presence-bench evaluate` pools them.
-    public static func score(_ recording: Recording, model: SiteModel?, tracking: TrackingParameters = .default,
-                             decision: RoomDecisionParameters = .default) -> RoomDecisionScore {
-        assess(recording, model: model, tracking: tracking, decision: decision, floors: [:]).score
     }
 
     /// `score` with the same rows counted per room and per floor (`floors`: room → floor; the

@@ -1,6 +1,6 @@
 import ArgumentParser
 import BeaconCore
-import Calibration
+import Evaluation
 import Foundation
 
 /// Chooses the tracking defaults (Kalman q and r, silence, path-loss exponent and P₁, hysteresis,

@@ -1,6 +1,6 @@
 import ArgumentParser
 import BeaconCore
-import Calibration
+import Evaluation
 import Foundation
 import PresenceAggregator
 import RoomDecisions
@@ -8,7 +8,7 @@ import RoomDecisions
 /// `evaluate --motion`: every site's walks with a PIR per room simulated from the truth
 /// (`SimulatedMotion`), scored with physics and the site model beside the same modes without, the
 /// issue's figures for the simulated sensors, and when the true room's sensor fires against each
-/// decision's switch (`MotionTiming`). `--motion-setting SPEC` (hidden, repeatable) scores
+/// decision's switch (`MotionTiming`). `--motion-setting SPEC` (repeatable) scores
 /// variants of `MotionParameters` as further modes; `--dump-decisions DIR` writes each walk's
 /// simulated motion and every mode's decisions as CSV, to look at single moments.
 extension EvaluateCommand {

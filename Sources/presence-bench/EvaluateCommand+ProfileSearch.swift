@@ -1,10 +1,11 @@
 import ArgumentParser
 import BeaconCore
+import Evaluation
 import Foundation
 import PresenceAggregator
 import RoomDecisions
 
-/// `evaluate --candidate SPEC …` (hidden): scores decision settings on the worn walks of every site
+/// `evaluate --candidate SPEC …`: scores decision settings on the worn walks of every site
 /// over several draws (`--worn-draws`, from `--worn-draw`: draws the search did not see check its
 /// choice), and on the recorded ones, beside Bermuda's rule on the same
 /// adverts and the signal's own oracles (`SwitchOracle`); one JSON line per candidate, printed as

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconCore
+import Evaluation
 import RoomDecisions
 import Foundation
 import PresenceAggregator
@@ -34,7 +35,7 @@ import PresenceAggregator
 /// `modes` beside `defaults`, built with `ModeReport(recordings:)` from its own scores. The learned
 /// modes add `rooms` (per true room, the share of its time decided right), and `learnTogether` is
 /// `learn`'s own leave-one-out of the model and physics each in its rooms. `--site-model-parameter
-/// key=value` (hidden) sets a site model hyper-parameter for the learned modes, to measure one.
+/// key=value` sets a site model hyper-parameter for the learned modes, to measure one.
 struct EvaluateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "evaluate",
@@ -98,21 +99,21 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(help: "Wear the tag: every recording's advertisements as a tag worn on a body would have made them (WornTagSignal: a wristband's packets, the body's shadow, weak packets lost; seeded, so runs repeat).")
     var wornTag = false
 
-    @OptionGroup var wornTagModel: WornTagOptions
+    @OptionGroup(title: "Worn tag model (with --worn-tag)") var wornTagModel: WornTagOptions
 
-    @Option(help: ArgumentHelp("Worn tag: another draw of the same model (0: seeded by each recording's name, k: by its name and #k, as signal-figures --worn-draws), to see how much a figure hangs on one draw.", visibility: .hidden))
+    @Option(help: "Worn tag: which draw of the same model to wear (0: seeded by each recording's name; k: by its name and #k, as signal-figures --worn-draws), to see how much a figure hangs on one draw.")
     var wornDraw = 0
 
-    @Option(name: .customLong("candidate"), help: ArgumentHelp("Search: score these decision settings (key=value,… over the worn profile: margin, fallRate, dwell, evidence, leadCap, fastLead, fastFor, fastRise, decisiveLead, settle, riseLead, riseMeets, risePending, riseDecay; agent: rise…; who reports rises: foreign 0–3, riseRule 0/1, announce 0/1 (known: the same); empty: the defaults) on the worn walks over --worn-draws draws beside Bermuda's rule; one JSON line each.", visibility: .hidden))
+    @Option(name: .customLong("candidate"), help: ArgumentHelp("Search (the worn-tag rounds of the Room decisions article): score these decision settings (key=value,… over the worn profile: margin, fallRate, dwell, evidence, leadCap, fastLead, fastFor, fastRise, decisiveLead, settle, riseLead, riseMeets, risePending, riseDecay; agent: rise…; who reports rises: foreign 0–3, riseRule 0/1, announce 0/1 (known: the same); empty: the defaults) on the worn walks over --worn-draws draws beside Bermuda's rule; one JSON line each; repeat for more.", valueName: "settings"))
     var candidates: [String] = []
 
-    @Option(name: .customLong("rise-oracle"), help: ArgumentHelp("Search: score this RiseGatedOracle (key=value,…: lead, adverts, rise, over, fall, grow, growFor, slowLead, slowFor, window) on every advert and on what the nodes publish, beside Bermuda's rule and the candidates; one JSON line each.", visibility: .hidden))
+    @Option(name: .customLong("rise-oracle"), help: ArgumentHelp("Search: score this oracle, a rule that reads every advert (RiseGatedOracle; key=value,…: lead, adverts, rise, over, fall, grow, growFor, slowLead, slowFor, window), on every advert and on what the nodes publish, beside Bermuda's rule and the candidates: a bound for the rules, not a rule to ship; one JSON line each; repeat for more.", valueName: "spec"))
     var riseOracles: [String] = []
 
-    @Option(help: ArgumentHelp("Search: how many draws of the worn tag each candidate meets (default 4; only with --candidate or --rise-oracle).", visibility: .hidden))
+    @Option(help: "Search: how many draws of the worn tag each candidate meets (default 4; only with --candidate or --rise-oracle).")
     var wornDraws: Int?
 
-    @Flag(help: ArgumentHelp("Search: score each candidate on the recorded walks too.", visibility: .hidden))
+    @Flag(help: "Search: score each candidate on the recorded walks (as the beacons were carried) too, not only worn.")
     var candidatesRecorded = false
 
     @Flag(help: "Also score the worn profile (a beacon marked worn: RoomDecisionParameters.worn) as mode wornProfile; on by itself with --worn-tag.")
@@ -124,16 +125,16 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(help: "Also score every site with motion sensors simulated from each walk's truth (modes defaultsMotion and learnedMotion; SimulatedMotion, seeded), beside the same modes without.")
     var motion = false
 
-    @Option(name: .customLong("site-model-parameter"), help: ArgumentHelp("The learned modes: a site model hyper-parameter as a model file's parameters name it (key=value, e.g. smoothingLag=1; repeat for more).", visibility: .hidden))
+    @Option(name: .customLong("site-model-parameter"), help: ArgumentHelp("The learned modes: learn with this site model hyper-parameter instead of its default, named as a model file's parameters name it (key=value, e.g. evidenceRate=3; repeat for more): how the Site model article measured them.", valueName: "key=value"))
     var siteModelSettings: [String] = []
 
-    @Flag(help: ArgumentHelp("The learned modes: also let each training set choose its evidence rate (learnedChosenRate, learnedModelAloneChosenRate, learnedTogetherChosenRate), score the two together held out (learnedTogetherHeldOut) and in sample (learnedInSample), and give each held-out recording's training seconds per room.", visibility: .hidden))
+    @Flag(help: "The learned modes: also let each training set choose its evidence rate (learnedChosenRate, learnedModelAloneChosenRate, learnedTogetherChosenRate), score the two together held out (learnedTogetherHeldOut) and in sample (learnedInSample), and give each held-out recording's training seconds per room (the Site model article's study).")
     var siteModelStudy = false
 
-    @Option(name: .customLong("motion-setting"), help: ArgumentHelp("With --motion: also score this variant of the motion parameters (key=value,…: hold, holdAfter, holdYieldsWhileActive, onsetWindow, onsetFactor, onsetMargin, quietAfter, quietFactor, quietGrace, modelMotion, modelQuiet, modelOnset, modelQuietNeedsMotionElsewhere, modelMotionOnlyHere, confirmedOnsetFactor, onsetReleasesDefence, modelMotionNeedsShare, quietNeedsMotionHere) as modes defaultsMotion[SPEC] and learnedMotion[SPEC].", visibility: .hidden))
+    @Option(name: .customLong("motion-setting"), help: ArgumentHelp("With --motion: also score this variant of the motion parameters (key=value,…: hold, holdAfter, holdYieldsWhileActive, onsetWindow, onsetFactor, onsetMargin, quietAfter, quietFactor, quietGrace, modelMotion, modelQuiet, modelOnset, modelQuietNeedsMotionElsewhere, modelMotionOnlyHere, confirmedOnsetFactor, onsetReleasesDefence, modelMotionNeedsShare, quietNeedsMotionHere) as modes defaultsMotion[SPEC] and learnedMotion[SPEC]; repeat for more.", valueName: "spec"))
     var motionSettings: [String] = []
 
-    @Option(help: ArgumentHelp("With --motion: write each walk's simulated motion and every mode's decisions as CSV under DIR/SITE.", visibility: .hidden))
+    @Option(help: ArgumentHelp("With --motion: write each walk's simulated motion and every mode's decisions as CSV under DIR/SITE, to look at one walk's decisions beside its motion.", valueName: "dir"))
     var dumpDecisions: String?
 
     @Flag(help: "Also score a grid of margin × dwell × evidence settings on every site (the table in the Room decisions article).")

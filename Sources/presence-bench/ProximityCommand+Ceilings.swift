@@ -1,5 +1,5 @@
 import BeaconCore
-import Calibration
+import Evaluation
 
 /// The fourth round on issue 39: an upper quantile of the window, and the ceilings that bound what
 /// any estimator reaches under the shared calibration.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import BeaconCore
-import Calibration
+import Evaluation
 import Foundation
 
 /// Scores immediate/near/far on the recordings with known distances, the node's track beside the

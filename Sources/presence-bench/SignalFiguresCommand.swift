@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconCore
+import Evaluation
 import Foundation
 import RoomDecisions
 
@@ -18,12 +19,12 @@ struct SignalFiguresCommand: ParsableCommand {
     @Flag(help: "Wear the tag first (WornTagSignal, as evaluate --worn-tag).")
     var wornTag = false
 
-    @OptionGroup var model: WornTagOptions
+    @OptionGroup(title: "Worn tag model (with --worn-tag)") var model: WornTagOptions
 
-    @Option(help: ArgumentHelp("Worn tag: pool this many draws of each recording (the first seeded by its name, the others by its name and #k), so the figures do not hang on one draw.", visibility: .hidden))
+    @Option(help: "With --worn-tag: pool this many draws of each recording (the first seeded by its name, the others by its name and #k), so the figures do not hang on one draw.")
     var wornDraws = 1
 
-    @Flag(help: ArgumentHelp("Also one column per recording (and draw), DIR/NAME#k: can a beacon's own signal tell worn from not, recording by recording?", visibility: .hidden))
+    @Flag(help: "Also one column per recording (and draw), DIR/NAME#k: to see whether a beacon's own signal tells worn from carried, recording by recording.")
     var perRecording = false
 
     func run() throws {
@@ -101,46 +102,51 @@ extension SignalFiguresCommand.Column {
     }
 }
 
-/// The worn tag's settings as flags (defaults: `WornTagSignal.Parameters`), for checking how the
-/// calibration moves.
+/// The worn tag's settings as flags (defaults: `WornTagSignal.Parameters`, printed in the report's
+/// `wornTag`), for checking how the simulated tag's calibration against the real house moves: the
+/// worn tag model's section of the Room decisions article.
 struct WornTagOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Worn tag: chance a receiver hears a packet.", visibility: .hidden))
+    @Option(help: "Chance a receiver hears a packet (default \(Self.defaults.heard)).")
     var wornHeard: Double?
-    @Option(help: ArgumentHelp("Worn tag: per-packet noise, dB.", visibility: .hidden))
+    @Option(help: "Per-packet noise, dB (default \(Self.defaults.noise)).")
     var wornNoise: Double?
-    @Option(help: ArgumentHelp("Worn tag: level window, s.", visibility: .hidden))
+    @Option(help: "How far from a packet a receiver's recorded adverts make its level, s (default \(Self.defaults.levelWindow)).")
     var wornLevelWindow: Double?
-    @Option(help: ArgumentHelp("Worn tag: mean still spell, s.", visibility: .hidden))
+    @Option(help: "A still spell's mean length, s (default \(Self.defaults.stillSpell)).")
     var wornStillSpell: Double?
-    @Option(help: ArgumentHelp("Worn tag: shadow depth low end, dB.", visibility: .hidden))
+    @Option(help: "The body's shadow on a receiver right behind the wearer, low end of its draw, dB (default \(Self.defaults.depth.lowerBound)).")
     var wornDepthLow: Double?
-    @Option(help: ArgumentHelp("Worn tag: shadow depth high end, dB.", visibility: .hidden))
+    @Option(help: "The body's shadow, high end of its draw, dB (default \(Self.defaults.depth.upperBound)).")
     var wornDepthHigh: Double?
-    @Option(help: ArgumentHelp("Worn tag: shadow half-angle, degrees.", visibility: .hidden))
+    @Option(help: "Shadow half-angle, degrees (default \(Self.degrees(Self.defaults.cone))).")
     var wornCone: Double?
-    @Option(help: ArgumentHelp("Worn tag: a receiver's shortest gap between two packets, s.", visibility: .hidden))
+    @Option(help: "A receiver's shortest gap between two packets, s (default \(Self.defaults.reportGap)).")
     var wornReportGap: Double?
-    @Option(help: ArgumentHelp("Worn tag: wall loss, dB.", visibility: .hidden))
+    @Option(help: "A wall's loss to a receiver of another room than the wearer's, dB (default \(Self.defaults.wall)).")
     var wornWall: Double?
-    @Option(help: ArgumentHelp("Worn tag: walking before a change, s.", visibility: .hidden))
+    @Option(help: "Walking spans a true room change from this long before it, s (default \(Self.defaults.walkBefore)).")
     var wornWalkBefore: Double?
-    @Option(help: ArgumentHelp("Worn tag: walking after a change, s.", visibility: .hidden))
+    @Option(help: "Walking spans a true room change until this long after it, s (default \(Self.defaults.walkAfter)).")
     var wornWalkAfter: Double?
-    @Option(help: ArgumentHelp("Worn tag: floor quantile.", visibility: .hidden))
+    @Option(help: "The recording's RSSI floor: this quantile of its adverts' RSSI (default \(Self.defaults.floorQuantile)).")
     var wornFloorQuantile: Double?
-    @Option(help: ArgumentHelp("Worn tag: floor band, dB.", visibility: .hidden))
+    @Option(help: "Above the floor, a packet is heard with a chance rising over this many dB (default \(Self.defaults.floorBand)).")
     var wornFloorBand: Double?
 
-    @Option(help: ArgumentHelp("Worn tag: the cone's share over which the shadow eases.", visibility: .hidden))
+    @Option(help: "The cone's share over which the shadow eases (default \(Self.defaults.taper)).")
     var wornTaper: Double?
-    @Option(help: ArgumentHelp("Worn tag: chance a still spell ends in a new heading.", visibility: .hidden))
+    @Option(help: "Chance a still spell ends in a new heading (default \(Self.defaults.newHeading)).")
     var wornNewHeading: Double?
-    @Option(help: ArgumentHelp("Worn tag: SD of a shift in the seat, degrees.", visibility: .hidden))
+    @Option(help: "SD of a shift in the seat, degrees (default \(Self.degrees(Self.defaults.shift))).")
     var wornShift: Double?
-    @Option(help: ArgumentHelp("Worn tag: a receiver's mean deaf spell, s (0: never).", visibility: .hidden))
+    @Option(help: "A receiver's mean deaf spell, s; 0: never deaf (default \(Self.defaults.deafSpell)).")
     var wornDeafSpell: Double?
-    @Option(help: ArgumentHelp("Worn tag: a receiver's mean hearing spell, s.", visibility: .hidden))
+    @Option(help: "A receiver's mean hearing spell, s (default \(Self.defaults.hearingSpell)).")
     var wornHearingSpell: Double?
+
+    /// The model's defaults, named in the help.
+    static let defaults = WornTagSignal.Parameters()
+    static func degrees(_ radians: Double) -> Double { (radians * 180 / Double.pi).rounded() }
 
     func signal() -> WornTagSignal {
         var p = WornTagSignal.Parameters()

@@ -1,5 +1,5 @@
 import BeaconCore
-import Calibration
+import Evaluation
 import RoomDecisions
 import Foundation
 import PresenceAggregator

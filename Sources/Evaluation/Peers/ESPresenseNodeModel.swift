@@ -1,5 +1,4 @@
 import BeaconCore
-import Calibration
 import Foundation
 
 /// What one ESPresense node would publish about one device, re-implemented from its source
@@ -13,12 +12,14 @@ import Foundation
 ///   the next multiple of `skip_ms` (5,000 ms), earlier when the distance moved by `skip_distance`
 ///   (0.5 m) by a fraction of the interval that grows with the move (`max_divisor` 10), and never
 ///   beyond `max_distance` (16 m).
-struct ESPresenseNodeModel {
-    struct Report {
-        var rssi: Double
-        var rssiVariance: Double
-        var distance: Double
+public struct ESPresenseNodeModel: Sendable {
+    public struct Report: Sendable {
+        public var rssi: Double
+        public var rssiVariance: Double
+        public var distance: Double
     }
+
+    public init() {}
 
     static let skipMs = 5_000.0
     static let skipDistance = 0.5
@@ -31,7 +32,7 @@ struct ESPresenseNodeModel {
     private var lastReported = 0.0
 
     /// One advertisement heard at `ms` (milliseconds): the report the node publishes now, if any.
-    mutating func heard(rssi: Double, at ms: Double, rssiAt1m: Double) -> Report? {
+    public mutating func heard(rssi: Double, at ms: Double, rssiAt1m: Double) -> Report? {
         let filtered = filter.update(rssi: rssi, at: ms)
         let distance = pow(10, (rssiAt1m - filtered) / (10 * Self.absorption))
         guard distance <= Self.maxDistance else { return nil }

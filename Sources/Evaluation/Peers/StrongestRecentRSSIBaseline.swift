@@ -1,4 +1,5 @@
 import BeaconCore
+import RoomDecisions
 
 /// The reference baseline of data/README.md: after every sample, the room of the strongest
 /// raw RSSI heard in the last `window` seconds (ties go to the most recent sample). No filter, no

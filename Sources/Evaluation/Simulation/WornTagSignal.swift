@@ -1,4 +1,5 @@
 import BeaconCore
+import RoomDecisions
 
 #if canImport(Glibc)
 import Glibc

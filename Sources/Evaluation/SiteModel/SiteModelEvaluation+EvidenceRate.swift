@@ -1,4 +1,5 @@
 import BeaconCore
+import PresenceAggregator
 import RoomDecisions
 
 /// The site model's evidence rate chosen by the site's own walks (issue 36, fifth round): inside

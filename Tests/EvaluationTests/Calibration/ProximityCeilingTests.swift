@@ -1,6 +1,6 @@
 import BeaconCore
 import Foundation
-@testable import Calibration
+@testable import Evaluation
 import Testing
 
 /// The fourth round on issue 39: an upper quantile, per-receiver offsets, and the ceilings.

@@ -1,4 +1,5 @@
 import BeaconCore
+import RoomDecisions
 
 /// How soon a beacon's adverts themselves show a move (issue 40, fourth round): rules with no
 /// filter, no margin and no dwell beyond what each names, read on the raw adverts, scored like any

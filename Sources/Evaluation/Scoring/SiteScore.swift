@@ -1,4 +1,5 @@
 import BeaconCore
+import RoomDecisions
 
 /// A site's room-decision figures over its recordings, as the project and the peers report them
 /// (issue 14): the mean of per-recording accuracies, the flaps summed, and the median of the

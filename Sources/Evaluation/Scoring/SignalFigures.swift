@@ -1,4 +1,5 @@
 import BeaconCore
+import RoomDecisions
 
 /// What a beacon's signal looks like to the receivers while its wearer stays in a room: the
 /// figures issue 40 measured on a held-back house with a worn tag, beside the shared sites, so

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 import BeaconCore
-@testable import Calibration
+@testable import Evaluation
 
 /// Tests on the recordings in data/: they fail (not skip) when it is missing.
 @Suite struct TrackingCalibrationTests {

@@ -1,4 +1,5 @@
 import BeaconCore
+import RoomDecisions
 
 /// Issue 40, fifth round: can a rule on the raw adverts be fast and still ride out a body's
 /// shadow? A shadow lowers the held room's receiver and raises no other; a move raises the new

@@ -1,4 +1,5 @@
 import BeaconCore
+import Evaluation
 import RoomDecisions
 import Testing
 
