@@ -139,7 +139,7 @@ struct LearnCommand: ParsableCommand {
                     + "and learn again)")
             }
         } else if !noScore {
-            Self.writeOneWalk(recordings, parameters: parameters, tracking: tracking, into: &out)
+            Self.writeOneWalk(recordings, model: model, tracking: tracking, into: &out)
             out.write("verdict: one recording cannot be judged leave-one-out; the model decides (record a second walk to check it)")
         }
         out.flush()
@@ -188,16 +188,20 @@ struct LearnCommand: ParsableCommand {
     /// learned from, by radio alone and, when the walk has a motion file, with the motion sensors; the
     /// rooms the sensors decide (right at least `roomAccuracyWanted` of the time only with them); and
     /// the rooms to walk again. In sample, so an upper bound: a second walk judges it fairly.
-    static func writeOneWalk(_ recordings: [SiteModelEvaluation.Recording], parameters: SiteModelParameters,
+    static func writeOneWalk(_ recordings: [SiteModelEvaluation.Recording], model: SiteModel,
                              tracking: TrackingParameters, into out: inout StandardOutput) {
-        let radioOnly = recordings.map { recording in
-            var recording = recording
-            recording.motion = []
-            return recording
+        // Every recording decided by the model learned from all of them, with and without its motion.
+        func inSample(motion: Bool) -> SiteModelEvaluation.RoomTally {
+            var tally = SiteModelEvaluation.RoomTally()
+            for var recording in recordings {
+                if !motion { recording.motion = [] }
+                tally.add(SiteModelEvaluation.assess(recording, model: model, tracking: tracking, floors: [:]).tally)
+            }
+            return tally
         }
-        let radio = SiteModelEvaluation.inSample(radioOnly, parameters: parameters, tracking: tracking).tally
+        let radio = inSample(motion: false)
         let hasMotion = recordings.contains { !$0.motion.isEmpty }
-        let sensed = hasMotion ? SiteModelEvaluation.inSample(recordings, parameters: parameters, tracking: tracking).tally : nil
+        let sensed = hasMotion ? inSample(motion: true) : nil
         out.write("per room (true rows decided right on the walk it learned from, an upper bound): radio"
             + (sensed != nil ? " | with the motion sensors" : "") + "; time walked:")
         var needsWalking: [String] = [], sensorRooms: [String] = []
