@@ -137,11 +137,14 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("With --motion: write each walk's simulated motion and every mode's decisions as CSV under DIR/SITE, to look at one walk's decisions beside its motion.", valueName: "dir"))
     var dumpDecisions: String?
 
-    @Flag(help: "Also score a grid of margin × dwell × evidence settings on every site (the table in the Room decisions article).")
+    @Flag(help: "Also score a grid of margin × dwell × evidence settings on every site (the grid that chose the defaults: docs/research/2026-11-24-room-rule-where-the-seconds-go.md).")
     var grid = false
 
     @Flag(help: "Also replay every site as ESPresense nodes would have reported it (mode espresense; the ESPresense and BLE gateways article).")
     var espresense = false
+
+    @Flag(help: "Print the sites' results as the Markdown results page (docs/Results.md) instead of JSON.")
+    var markdown = false
 
     @Option(name: .customLong("site"), help: ArgumentHelp("Score only this site (repeat for more): danis, sal, flat or \(Self.standIn.name).", valueName: "name"))
     var onlySites: [String] = []
@@ -303,6 +306,10 @@ struct EvaluateCommand: ParsableCommand {
                 }
             }
             report.grid = rows
+        }
+        if markdown {
+            print(Self.resultsPage(report, commit: Self.currentCommit()), terminator: "")
+            return
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -6,7 +6,6 @@ import Evaluation
 extension ProximityCandidates {
     /// An upper quantile of the last 20 s in dB (fades only lower RSSI), alone and with the node's hold.
     static var quantiles: [(String, ProximityMethod)] {
-        let steady = ProximityEstimate.Parameters.default
         var list: [(String, ProximityMethod)] = []
         for p in [0.75, 0.9] {
             let percent = Int((p * 100).rounded())

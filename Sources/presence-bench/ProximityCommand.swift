@@ -14,7 +14,8 @@ struct ProximityCommand: ParsableCommand {
             Every method classifies with the same calibration, d = 10^((P1 - rssi)/(10 n)): on the static \
             series n and P1 are one path-loss fit on the static series (and, in the leave-one-position-out \
             set, a fit on the other positions; in the per-receiver sets, one intercept per receiver); on the \
-            phone-to-phone rail n is that fit's and P1 each file's mean RSSI at 1 m. Balanced accuracy is the mean recall over the true classes present \
+            phone-to-phone rail n is that fit's and P1 each file's mean RSSI at 1 m; the walk is the demo \
+            building's simulated people heard by its four nodes for an hour, on the simulator's own radio. Balanced accuracy is the mean recall over the true classes present \
             (immediate < 0.5 m, near < 3 m, far beyond); samples within 15 % of a boundary and each \
             series' first 5 s are not scored.
             """
@@ -106,6 +107,8 @@ struct ProximityCommand: ParsableCommand {
              ProximityScoring.leaveOneGroupOut(statics, perReceiverOffsets: true)),
             ("herald rail (phone to phone)", "n \(format(n)) (static fit), P1 each file's mean RSSI at 1 m",
              ProximityScoring.calibratedAtOneMetre(rail, exponent: n, residual: all.fit.residualStd)),
+            ("walk (the demo building, simulated)", "n 2.7 and P1 each person's measured power: the simulator's radio",
+             demoWalk()),
         ]
     }
 }
@@ -137,31 +140,17 @@ struct ProximityReport: Encodable {
     }
 }
 
-/// The node variants tried while looking for where near is lost (issue 39): the class read
-/// from the room filter (as before it had its own estimate), then the steady estimate's knobs one
-/// at a time around the default.
+/// The estimators tried beside the node while looking for where near is lost (issue 39). Issue 39's
+/// steady estimate (a second Kalman filter, q 0.1, hysteresis 0.2, a new class taken once it held
+/// 10 s) was the node's reported class until issue 54 (docs/research/2026-12-07-proximity-class.md);
+/// the window candidates still use its settings, as they were measured against it.
 enum ProximityCandidates {
-    static func node(_ name: String, _ change: (inout ProximityEstimate.Parameters) -> Void) -> (String, ProximityMethod) {
-        var parameters = TrackingParameters.default
-        change(&parameters.proximityEstimate)
-        return ("node: " + name, .node(parameters))
-    }
+    /// Issue 39's steady estimate's settings, which the candidates below share.
+    static let steady = (filter: RSSIKalmanFilter.Parameters(processNoise: 0.1, measurementNoise: 8, restartAfter: 10),
+                         hysteresis: 0.2, settle: 10.0)
 
     static var all: [(String, ProximityMethod)] {
-        let room = TrackingParameters.default.filter
-        var list: [(String, ProximityMethod)] = [
-            node("room filter's class (q 0.75, h 0.3, no warm-up, no settle)") {
-                $0 = .init(filter: room, hysteresis: 0.3, warmUp: 0, settle: 0)
-            },
-        ]
-        for q in [0.01, 0.05, 0.25, 0.75] { list.append(node("q \(q)") { $0.filter.processNoise = q }) }
-        for h in [0.0, 0.1, 0.3] { list.append(node("h \(h)") { $0.hysteresis = h }) }
-        for w in [5.0, 10, 20] { list.append(node("warm-up \(w) s") { $0.warmUp = w }) }
-        for s in [0.0, 5, 20] { list.append(node("settle \(s) s") { $0.settle = s }) }
-        list.append(node("q 0.75, h 0.3 (room filter), warm-up 10 s, settle 0 s") {
-            $0 = .init(filter: room, hysteresis: 0.3, warmUp: 10, settle: 0)
-        })
-        for s in [30.0, 60] { list.append(node("settle \(s) s") { $0.settle = s }) }
+        var list: [(String, ProximityMethod)] = []
         for decibels in [-2.0, -1, 1, 2] {
             list.append(("node, every reading \(decibels) dB weaker (calibration lean, a diagnostic)",
                          ProximityMethod.nodeReadingWeaker(TrackingParameters.default, decibels: decibels)))
@@ -172,7 +161,6 @@ enum ProximityCandidates {
     /// The class from each class's probability mass under the steady filter (q 0.1, settle 10 s):
     /// its σ alone, then widened by the calibration's residual, with priors on the distance.
     static var classMass: [(String, ProximityMethod)] {
-        let steady = ProximityEstimate.Parameters.default
         func mass(_ name: String, residual: Bool, k: Double, margin: Double, settle: Double = steady.settle) -> (String, ProximityMethod) {
             ("class mass: " + name + ", margin \(margin)" + (settle == steady.settle ? "" : ", settle \(settle) s"),
              .classMass(.init(filter: steady.filter, withCalibrationResidual: residual, priorExponent: k, margin: margin, settle: settle)))
@@ -188,7 +176,6 @@ enum ProximityCandidates {
 
     /// A window's median or trimmed mean of the raw samples instead of the steady filter.
     static var windows: [(String, ProximityMethod)] {
-        let steady = ProximityEstimate.Parameters.default
         return [
             ("median 20 s, thresholds only", .window(.init(statistic: .median, window: 20, hysteresis: 0, settle: 0))),
             ("median 20 s, h 0.2, settle 10 s",
@@ -201,7 +188,6 @@ enum ProximityCandidates {
     /// The class from the window's distribution rather than one filtered value: other means over
     /// 20 s (IQR-fenced, of distance, of linear power), and the share of samples beyond a boundary.
     static var distributions: [(String, ProximityMethod)] {
-        let steady = ProximityEstimate.Parameters.default
         var list: [(String, ProximityMethod)] = []
         for (statistic, name) in [(WindowCandidate.Statistic.iqrFencedMean, "IQR-fenced mean"), (.iqrFencedMedian, "IQR-fenced median"),
                                   (.meanDistance, "mean of distance"),
@@ -220,7 +206,6 @@ enum ProximityCandidates {
 
     /// The steady estimate with its hysteresis in dB around each boundary's RSSI.
     static var decibelHysteresis: [(String, ProximityMethod)] {
-        let steady = ProximityEstimate.Parameters.default
         var list: [(String, ProximityMethod)] = []
         for h in [0.5, 1, 1.5, 2, 3] {
             list.append(("steady filter, hysteresis \(h) dB, settle 10 s",

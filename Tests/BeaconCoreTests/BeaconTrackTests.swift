@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import BeaconCore
 
@@ -50,40 +51,26 @@ import Testing
         #expect(proximityChanges <= 4, "hysteresis keeps a beacon on the boundary from flapping")
     }
 
-    @Test func theReportedClassRidesOutABriefExcursionThatTheRoomFilterFollows() {
-        // Two adverts a second at 1 m (−60 dBm, near) for a minute, then 4 s that read 10 m
-        // (−75 dBm, far: a body in the way), then 1 m again.
+    @Test func theClassIsTheClassOfTheDistanceItIsPublishedWith() {
+        // Issue 54: a walk from 0.3 m out to 8 m and back, two adverts a second with ±4 dB of
+        // noise. Every update's class is the rule's class for its own distance from the class
+        // before (hysteresis 0.3), and every change of class is published at once.
         var track = BeaconTrack(parameters: .default)
-        var roomPublishes = 0
-        var reported: [Proximity] = []
-        func hear(_ rssi: Int, _ seconds: Double) {
-            let u = track.observe(rssi: rssi, measuredPower: nil, at: Instant(seconds: seconds))
-            if u.shouldPublish { roomPublishes += 1 }
-            reported.append(u.proximity)
+        var random = TrackingTestSupport.SeededRandom(seed: 54)
+        var previous = Proximity.unknown
+        var seen: Set<Proximity> = []
+        for i in 0..<240 {
+            let metres = 0.3 + 7.7 * (1 - abs(Double(i) - 120) / 120)
+            let rssi = -60 - Int((15 * log10(metres)).rounded()) + Int.random(in: -4...4, using: &random)
+            let u = track.observe(rssi: rssi, measuredPower: nil, at: Instant(seconds: Double(i) / 2))
+            guard let distance = u.distance else { Issue.record("advert \(i): no distance"); continue }
+            #expect(u.proximity == ProximityClassifier.next(from: previous, distance: distance, parameters: .default),
+                    "advert \(i): \(u.proximity) at \(distance) m after \(previous)")
+            if u.proximity != previous { #expect(u.shouldPublish, "advert \(i): a class change publishes") }
+            previous = u.proximity
+            seen.insert(u.proximity)
         }
-        for i in 0..<120 { hear(-60, Double(i) / 2) }
-        let before = roomPublishes
-        for i in 120..<128 { hear(-75, Double(i) / 2) }
-        // The room filter follows the move: it publishes (its class turned far, or a 3 dB step).
-        #expect(roomPublishes > before)
-        for i in 128..<160 { hear(-60, Double(i) / 2) }
-        // The reported class never left near: a new class must hold 10 s before it is taken.
-        #expect(reported.allSatisfy { $0 == .near })
-        // Held far for longer, it turns far.
-        for i in 160..<220 { hear(-75, Double(i) / 2) }
-        #expect(reported.last == .far)
-    }
-
-    @Test func theReportedClassFollowsTheEstimateWhileItWarmsUp() {
-        // A first advert that reads near, then far ones: within a 10 s warm-up (off by default)
-        // the class follows the steady estimate at once instead of waiting 10 s to settle.
-        var parameters = TrackingParameters.default
-        parameters.proximityEstimate.warmUp = 10
-        var track = BeaconTrack(parameters: parameters)
-        #expect(track.observe(rssi: -60, measuredPower: nil, at: Instant(seconds: 0)).proximity == .near)
-        var last = Proximity.unknown
-        for i in 1..<16 { last = track.observe(rssi: -85, measuredPower: nil, at: Instant(seconds: Double(i) / 2)).proximity }
-        #expect(last == .far)
+        #expect(seen == [.immediate, .near, .far])
     }
 
     @Test func silenceTurnsUnknownThenTheTrackStartsAfresh() {

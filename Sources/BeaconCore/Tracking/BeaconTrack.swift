@@ -1,9 +1,9 @@
 /// Filter + distance + classifier + publish policy for one (beacon, node): what the agent keeps
 /// per beacon, and what trace replay runs per (beacon, node).
 ///
-/// Distance is computed from the *filtered* RSSI, so publishing sees a smooth value. The reported
-/// proximity class has its own, steadier estimate from the same samples (`ProximityEstimate`);
-/// the room filter's own class still decides when a class change publishes.
+/// Distance is computed from the *filtered* RSSI, so publishing sees a smooth value. The proximity
+/// class is that distance's class under the classifier's hysteresis, so a measurement's class and
+/// distance always agree (issue 54), and a class change publishes at once.
 /// P₁ is `configuredMeasuredPower` when the operator set one for this beacon, else the advertised
 /// measured power, else the model's default.
 ///
@@ -80,18 +80,11 @@ public struct BeaconTrack: Sendable {
         public let tracking: TrackingParameters
         /// `tracking.filter`, sanitized as `RSSIKalmanFilter` uses it.
         let filter: RSSIKalmanFilter.Parameters
-        /// `tracking.proximityEstimate.filter`, sanitized.
-        let proximityFilter: RSSIKalmanFilter.Parameters
-        /// The class thresholds with the steady estimate's hysteresis, prepared for it.
-        let proximityRule: ProximityEstimate.Rule
 
         /// Prepares `tracking` for every track of a node.
         public init(_ tracking: TrackingParameters) {
             self.tracking = tracking
             filter = tracking.filter.sanitized
-            proximityFilter = tracking.proximityEstimate.filter.sanitized
-            proximityRule = ProximityEstimate.Rule(
-                thresholds: tracking.proximity, hysteresis: tracking.proximityEstimate.hysteresis)
         }
     }
 
@@ -100,10 +93,8 @@ public struct BeaconTrack: Sendable {
     /// parameters.
     public struct State: Sendable {
         private var filter = RSSIKalmanFilter.State()
-        /// The room filter's class: what triggers a publish, as before the class had its own estimate.
+        /// The class of the published distance, with the hysteresis.
         private var classifier = ProximityClassifier.State()
-        /// The reported class, from its own steadier estimate.
-        private var steady = ProximityEstimate.State()
         private var policy = MeasurementPublishPolicy.State()
         private var lastRSSI = 0
         private var lastMeasuredPower: Double
@@ -136,15 +127,9 @@ public struct BeaconTrack: Sendable {
             let estimate = filter.update(rssi: Double(rssi), at: time, tuning.filter)
             let power = configuredMeasuredPower ?? measuredPower
             let distance = parameters.distance.distance(rssi: estimate.rssi, measuredPower: power.map(Double.init))
-            let roomClass = classifier.classify(distance: distance, at: time, parameters.proximity)
-            let proximity = steady.update(
-                rssi: Double(rssi), measuredPower: power.map(Double.init), at: time, parameters.proximityEstimate,
-                filter: tuning.proximityFilter, distance: parameters.distance,
-                rule: tuning.proximityRule, thresholds: parameters.proximity)
-            // The room filter's class decides publishing, so the room decision sees exactly the
-            // measurements it saw before the reported class had its own estimate.
+            let proximity = classifier.classify(distance: distance, at: time, parameters.proximity)
             var publish = policy.shouldPublish(
-                proximity: roomClass, rssi: estimate.rssi, sigma: estimate.sigma, at: time, parameters.publish)
+                proximity: proximity, rssi: estimate.rssi, sigma: estimate.sigma, at: time, parameters.publish)
             // A worn beacon's rise goes out at once, beside the policy (rate-limited by its own `every`).
             let rise = riseDetector?.observe(rssi: Double(rssi), at: time.seconds, parameters.rise)
             if rise != nil || riseDetector?.fell == true { publish = true }
@@ -176,7 +161,7 @@ public struct BeaconTrack: Sendable {
         public mutating func current(at time: Instant, _ tuning: Tuning) -> TrackUpdate? {
             let parameters = tuning.tracking
             guard let last = filter.last, let estimate = filter.estimate(at: last, tuning.filter) else { return nil }
-            let proximity = steady.proximity(at: time, parameters.proximity)
+            let proximity = classifier.proximity(at: time, parameters.proximity)
             guard proximity != .unknown else { return nil }
             let distance = parameters.distance.distance(rssi: estimate.rssi, measuredPower: lastMeasuredPower)
             return TrackUpdate(rssi: lastRSSI, rssiFiltered: estimate.rssi, sigma: estimate.sigma,
@@ -190,7 +175,7 @@ public struct BeaconTrack: Sendable {
 
         /// `BeaconTrack.proximity(at:)`.
         public mutating func proximity(at time: Instant, _ tuning: Tuning) -> Proximity {
-            steady.proximity(at: time, tuning.tracking.proximity)
+            classifier.proximity(at: time, tuning.tracking.proximity)
         }
 
         /// `BeaconTrack.estimate(at:)`.

@@ -109,32 +109,9 @@ public struct ProximityClassifier: Sendable {
             immediateIn = p.immediateBelow * (1 - h)
             nearIn = p.nearBelow * (1 - h)
         }
-
-        /// Each boundary through `f` (an increasing function: the rule then gives the same class
-        /// for `f(d)`).
-        func map(_ f: (Double) -> Double) -> Boundaries {
-            var b = self
-            b.immediate = f(immediate); b.near = f(near)
-            b.immediateOut = f(immediateOut); b.nearOut = f(nearOut)
-            b.immediateIn = f(immediateIn); b.nearIn = f(nearIn)
-            return b
-        }
-
-        /// True when every boundary is finite.
-        var isFinite: Bool {
-            immediate.isFinite && near.isFinite && immediateOut.isFinite && nearOut.isFinite
-                && immediateIn.isFinite && nearIn.isFinite
-        }
-
-        /// True when `x` lies within `margin` of a boundary.
-        @inline(__always)
-        func isClose(to x: Double, within margin: Double) -> Bool {
-            abs(x - immediate) < margin || abs(x - near) < margin || abs(x - immediateOut) < margin
-                || abs(x - nearOut) < margin || abs(x - immediateIn) < margin || abs(x - nearIn) < margin
-        }
     }
 
-    /// The rule on any value increasing with distance, against boundaries mapped the same way.
+    /// The rule on a distance, against the boundaries.
     @inline(__always)
     static func next(from previous: Proximity, value d: Double, _ b: Boundaries) -> Proximity {
         switch previous {

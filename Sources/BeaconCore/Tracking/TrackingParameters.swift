@@ -4,11 +4,9 @@ public struct TrackingParameters: Sendable, Hashable, Codable {
     public var filter: RSSIKalmanFilter.Parameters
     /// RSSI → metres.
     public var distance: DistanceModel
-    /// Metres → immediate/near/far/unknown: the thresholds and silence of the reported class, and
-    /// the hysteresis of the room filter's class, which triggers publishing.
+    /// Metres → immediate/near/far/unknown: the thresholds, hysteresis and silence of the class
+    /// published with each distance.
     public var proximity: ProximityClassifier.Parameters
-    /// The reported proximity class's own, steadier estimate from the same samples.
-    public var proximityEstimate: ProximityEstimate.Parameters
     /// When a measurement goes out.
     public var publish: MeasurementPublishPolicy.Parameters
     /// When a beacon marked worn reports a rise at once (`RiseReport`); beacons not marked worn never do.
@@ -20,7 +18,6 @@ public struct TrackingParameters: Sendable, Hashable, Codable {
         distance: DistanceModel = .default,
         proximity: ProximityClassifier.Parameters = .default,
         publish: MeasurementPublishPolicy.Parameters = .default,
-        proximityEstimate: ProximityEstimate.Parameters = .default,
         rise: RiseReport.Parameters = .default
     ) {
         self.rise = rise
@@ -28,7 +25,6 @@ public struct TrackingParameters: Sendable, Hashable, Codable {
         self.distance = distance
         self.proximity = proximity
         self.publish = publish
-        self.proximityEstimate = proximityEstimate
     }
 
     /// The measured defaults of every part (see `presence-bench calibrate`).

@@ -191,7 +191,7 @@ public struct ShareCandidate: Sendable, Hashable {
     }
 }
 
-/// The node's steady estimate with its hysteresis in dB instead of a fraction of the distance
+/// Issue 39's steady estimate with its hysteresis in dB instead of a fraction of the distance
 /// (issue 39, tried and not kept): a class changes when the filtered RSSI crosses the RSSI of a
 /// boundary by `hysteresis` dB, the same margin at 0.5 m and at 3 m and whatever the exponent;
 /// the new class must hold `settle` seconds.
@@ -229,9 +229,9 @@ public struct DecibelHysteresisCandidate: Sendable, Hashable {
     }
 }
 
-/// The hold every candidate shares with the node's `ProximityEstimate`: the first class (and the
-/// first after `unknownAfter` seconds of silence) is taken at once; a new class only once it has
-/// been proposed for `settle` seconds.
+/// The hold every candidate shares with issue 39's steady estimate (removed by issue 54): the
+/// first class (and the first after `unknownAfter` seconds of silence) is taken at once; a new
+/// class only once it has been proposed for `settle` seconds.
 struct SettledClass {
     let settle: Double
     let unknownAfter: Double

@@ -6,7 +6,7 @@ import Testing
 /// the at-rest message rate it reports (the budget of 2 per beacon per node per minute) must be the
 /// one of the node filter it replays, not the defaults' whatever the flags say; its worn tag
 /// (`--worn-tag`) is reported and repeats; Bermuda's rule is scored beside ours; and `signal-figures`
-/// prints the table the worn tag is calibrated to.
+/// prints the table the worn tag is calibrated to; `--markdown` prints the results page (docs/Results.md).
 @Suite struct EvaluateBenchTests {
     @Test("the at-rest rate follows the node filter replayed: within the budget by default, far above it with q = 3")
     func atRestFollowsTheFilter() throws {
@@ -108,6 +108,30 @@ import Testing
         #expect(rate(worn) != nil && worn["wornTag"] != nil && recorded["wornTag"] == nil)
         let bad = try ToolRunner.run(site.bench, ["signal-figures", site.directory.path + "/none"], separateErrors: true)
         #expect(bad.status != 0 && bad.errors.contains("none"), "\(bad.errors)")
+    }
+
+    @Test("evaluate --markdown prints the results page: which command and commit wrote it, then ours, Bermuda's rule and the baseline per site")
+    func resultsPage() throws {
+        let site = try TwoWalks()
+        defer { site.remove() }
+        let result = try ToolRunner.run(site.bench, ["evaluate", "--data", site.data, "--traces", site.directory.path,
+                                                     "--physics-only", "--markdown"], separateErrors: true)
+        #expect(result.status == 0, "\(result.errors)")
+        let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.first?.hasPrefix("Written by `presence-bench evaluate --markdown` on commit ") == true, "\(lines.first ?? "")")
+        // The site's own table: a row per way of deciding scored (no learned model with --physics-only),
+        // each with an accuracy between 0 and 1.
+        let heading = try #require(lines.firstIndex(of: "## \(site.directory.lastPathComponent)"), "\(result.output)")
+        let table = lines[heading...].filter { $0.hasPrefix("| ") }
+        #expect(table.first == "| method | mean accuracy | flaps | median switch | missed | true changes |")
+        let cells = table.dropFirst().map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } }
+        #expect(cells.map { $0.first ?? "" } == ["**this aggregator, defaults**", "Bermuda 0.8's rule (as `evaluate` replays it)",
+                                                 "strongest raw RSSI in the last 1 s"])
+        for row in cells {
+            let accuracy = row.count > 1 ? Double(row[1]) : nil
+            #expect(accuracy.map { $0 > 0 && $0 <= 1 } == true, "\(row)")
+        }
+        #expect(!result.output.contains("{"), "JSON printed beside the page")
     }
 
     /// Two of the hall's shortest walks, linked into a site of their own, and `evaluate` on it.
