@@ -138,7 +138,8 @@ struct LearnCommand: ParsableCommand {
                     + "\"physics\") and --model decides with physics (record longer walks, both directions through every doorway, "
                     + "and learn again)")
             }
-                } else if !noScore {
+        } else if !noScore {
+            Self.writeOneWalk(recordings, model: model, tracking: tracking, into: &out)
             out.write("verdict: one recording cannot be judged leave-one-out; the model decides (record a second walk to check it)")
         }
         out.flush()
@@ -177,6 +178,50 @@ struct LearnCommand: ParsableCommand {
                 out.write("  \(floor): \(format(model.accuracy(floor: floor) ?? 0)) | \(format(alone.accuracy(floor: floor) ?? 0))")
             }
             out.write("  all floors: \(format(model.floorAccuracy ?? 0)) | \(format(alone.floorAccuracy ?? 0))")
+        }
+        for room in needsWalking {
+            out.write("walk more: \(room): walk it again, a minute or more, moving about, through each of its doorways both ways")
+        }
+    }
+
+    /// With one recording: per room, the share of its time the model decides right on the walk it
+    /// learned from, by radio alone and, when the walk has a motion file, with the motion sensors; the
+    /// rooms the sensors decide (right at least `roomAccuracyWanted` of the time only with them); and
+    /// the rooms to walk again. In sample, so an upper bound: a second walk judges it fairly.
+    static func writeOneWalk(_ recordings: [SiteModelEvaluation.Recording], model: SiteModel,
+                             tracking: TrackingParameters, into out: inout StandardOutput) {
+        // Every recording decided by the model learned from all of them, with and without its motion.
+        func inSample(motion: Bool) -> SiteModelEvaluation.RoomTally {
+            var tally = SiteModelEvaluation.RoomTally()
+            for var recording in recordings {
+                if !motion { recording.motion = [] }
+                tally.add(SiteModelEvaluation.assess(recording, model: model, tracking: tracking, floors: [:]).tally)
+            }
+            return tally
+        }
+        let radio = inSample(motion: false)
+        let hasMotion = recordings.contains { !$0.motion.isEmpty }
+        let sensed = hasMotion ? inSample(motion: true) : nil
+        out.write("per room (true rows decided right on the walk it learned from, an upper bound): radio"
+            + (sensed != nil ? " | with the motion sensors" : "") + "; time walked:")
+        var needsWalking: [String] = [], sensorRooms: [String] = []
+        for room in radio.rows.keys.sorted() {
+            let byRadio = radio.accuracy(room: room) ?? 0
+            let withSensors = sensed?.accuracy(room: room)
+            let seconds = radio.seconds[room] ?? 0
+            out.write("  \(room): \(format(byRadio))" + (withSensors.map { " | " + format($0) } ?? "")
+                + "; \(ReplayCSV.fixed(seconds, decimals: 0)) s")
+            if let withSensors, byRadio < roomAccuracyWanted, withSensors >= roomAccuracyWanted { sensorRooms.append(room) }
+            var reasons: [String] = []
+            if seconds < minimumSecondsPerRoom { reasons.append("\(ReplayCSV.fixed(seconds, decimals: 0)) s walked, less than \(Int(minimumSecondsPerRoom)) s") }
+            if max(byRadio, withSensors ?? 0) < roomAccuracyWanted {
+                reasons.append("right \(format(max(byRadio, withSensors ?? 0))) of its time even on the walk it learned from")
+            }
+            if !reasons.isEmpty { needsWalking.append("\(room) (" + reasons.joined(separator: "; ") + ")") }
+        }
+        if hasMotion {
+            out.write("rooms the motion sensors decide (the radio alone has them right less than \(format(roomAccuracyWanted))): "
+                + (sensorRooms.isEmpty ? "none" : sensorRooms.joined(separator: ", ")))
         }
         for room in needsWalking {
             out.write("walk more: \(room): walk it again, a minute or more, moving about, through each of its doorways both ways")

@@ -20,10 +20,11 @@ import BeaconCore
 /// ```
 /// `decidedBy` (optional, default `model`) says which decision serves the room where the file's
 /// `decision` is `model` (`SiteModelDecider`). `neighbours` (optional; every room or none) lists the
-/// rooms the walks went to straight from this one (`SiteModel.neighbours`). Every room lists the same
-/// nodes. Version 1 files (no `decision`, `nodeRooms`, `classifier`) are still read, and decide by
-/// their looks. Unknown keys are errors (a typo must not leave a default in force), except the keys
-/// of settings since removed (`removedKeys`), which are read past with a warning
+/// rooms the walks went to straight from this one (`SiteModel.neighbours`). `"looks": "levels"`
+/// (optional; default relative) says the looks are levels in dB that decide (`SiteModel.levels`). Every
+/// room lists the same nodes. Version 1 files (no `decision`, `nodeRooms`, `classifier`) are still read,
+/// and decide by their looks. Unknown keys are errors (a typo must not leave a default in force), except
+/// the keys of settings since removed (`removedKeys`), which are read past with a warning
 /// (`init(json:warnings:)`); `parameters` may leave keys out (the default applies).
 extension SiteModel {
     /// The model as JSON text (ends with a newline).
@@ -32,6 +33,7 @@ extension SiteModel {
         text += "  \"format\": \(JSONText.quoted(Self.format)),\n"
         text += "  \"version\": \(Self.version),\n"
         text += "  \"decision\": \(JSONText.quoted(decision.rawValue)),\n"
+        if levels { text += "  \"looks\": \"levels\",\n" }
         text += "  \"parameters\": {"
         text += Self.parameterFields.map { field in
             "\(JSONText.quoted(field.key)): \(JSONObjectWriter.number(parameters[keyPath: field.value], decimals: 6))"
@@ -110,7 +112,7 @@ extension SiteModel {
 
     private static func model(from value: JSONValue, removed: inout [String]) throws(ConfigError) -> SiteModel {
         let top = try JSONFieldReader(value, at: .root)
-        try top.rejectUnknownKeys(["format", "version", "decision", "parameters", "rooms", "nodeRooms", "classifier"])
+        try top.rejectUnknownKeys(["format", "version", "decision", "looks", "parameters", "rooms", "nodeRooms", "classifier"])
         let format = try top.requiredString("format")
         guard format == Self.format else {
             throw ConfigError(.invalidValue, path: FieldPath.root.appending("format"),
@@ -128,6 +130,14 @@ extension SiteModel {
                                   message: "\(ConfigError.quoted(text)) is not model or physics")
             }
             decision = chosen
+        }
+        var levels = false
+        if let text = try top.optionalString("looks") {
+            guard text == "levels" || text == "relative" else {
+                throw ConfigError(.invalidValue, path: FieldPath.root.appending("looks"),
+                                  message: "\(ConfigError.quoted(text)) is not levels or relative")
+            }
+            levels = text == "levels"
         }
         var parameters = SiteModelParameters.default
         if let given = top.optional("parameters") {
@@ -247,7 +257,7 @@ extension SiteModel {
                          looks: named.map { room in nodes.map { room.looks[$0]! } },
                          samples: named.map(\.samples), parameters: parameters,
                          nodeRooms: nodeRooms, classifier: classifier, decision: decision, floors: named.map(\.floor),
-                         roomDecisions: named.map(\.decidedBy), neighbours: neighbours)
+                         roomDecisions: named.map(\.decidedBy), neighbours: neighbours, levels: levels)
     }
 
     /// The classifier: its feature names must be those of the model's rooms and nodes, in order,
@@ -321,7 +331,10 @@ extension SiteModel {
          ("staleAfter", \.staleAfter, 0.1...86_400), ("classifierInterval", \.classifierInterval, 0.01...60),
          ("classifierPenalty", \.classifierPenalty, 0...1000), ("classifierIterations", \.classifierIterations, 0...100_000),
          ("handOverDwell", \.handOverDwell, 0...3600), ("handOverPosterior", \.handOverPosterior, 0...1),
-         ("unwalkedMoveShare", \.unwalkedMoveShare, 0...1)]
+         ("unwalkedMoveShare", \.unwalkedMoveShare, 0...1),
+         ("levelSigma", \.levelSigma, 0.1...100), ("levelSwitchOdds", \.levelSwitchOdds, 1...1_000_000),
+         ("levelEvidenceRate", \.levelEvidenceRate, 0...1000), ("levelSwitchRate", \.levelSwitchRate, 0...1000),
+         ("levelMotionWeight", \.levelMotionWeight, 0...100)]
     }
 
     private static func parameters(from value: JSONValue, at path: FieldPath,

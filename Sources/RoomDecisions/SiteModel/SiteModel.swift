@@ -92,12 +92,21 @@ public struct SiteModel: Sendable, Hashable {
     /// prior then spreads a move evenly over every room. The walk shows the floor plan: a room is
     /// reached through its neighbours (`SiteModelParameters.unwalkedMoveShare`).
     public var neighbours: [[Int]]?
+    /// Whether the looks are **levels** and decide: each node's filtered RSSI in dB as published
+    /// (not relative to the other nodes), with no classifier. `learn` learns levels where a walked
+    /// room has no receiver of its own: such a room is told from its neighbours by how loud each
+    /// receiver hears it, and with three or four receivers the pattern across them (what the
+    /// classifier and relative looks see) carries too little of that. The filter weighs levels with
+    /// `SiteModelParameters.levelSigma` and `levelSwitchOdds`.
+    public var levels: Bool
 
     /// Creates a model; `looks` is indexed as `rooms` and `nodes`, `nodeRooms` as `nodes`.
     public init(rooms: [String], nodes: [String], looks: [[Look]], samples: [Int], parameters: SiteModelParameters,
                 nodeRooms: [String?]? = nil, classifier: SiteModelClassifier? = nil, decision: Decision = .model,
-                floors: [String?]? = nil, roomDecisions: [Decision]? = nil, neighbours: [[Int]]? = nil) {
+                floors: [String?]? = nil, roomDecisions: [Decision]? = nil, neighbours: [[Int]]? = nil,
+                levels: Bool = false) {
         self.rooms = rooms
+        self.levels = levels
         self.nodes = nodes
         self.looks = looks
         self.samples = samples

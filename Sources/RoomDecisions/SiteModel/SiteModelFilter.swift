@@ -94,9 +94,9 @@ public struct SiteModelFilter: Sendable {
             heard[node] = nil
         }
         // Transition prior over dt: stay with e^(−λ·dt), else spread evenly over the rooms.
-        let stay = exp(-max(0, parameters.switchRate) * dt)
+        let stay = exp(-max(0, model.levels ? parameters.levelSwitchRate : parameters.switchRate) * dt)
         let spread = (1 - stay) / Double(logPosterior.count)
-        let weight = parameters.evidenceRate * dt
+        let weight = (model.levels ? parameters.levelEvidenceRate : parameters.evidenceRate) * dt
         let motion = motionLogLikelihood.flatMap { $0.count == logPosterior.count ? $0 : nil }
         // In place and on the stack: this runs for every measurement of every beacon.
         withUnsafeTemporaryAllocation(of: Double.self, capacity: logPosterior.count) { likelihoods in
@@ -128,7 +128,8 @@ public struct SiteModelFilter: Sendable {
                 }
             }
             if let motion {
-                for room in logPosterior.indices { logPosterior[room] += motion[room] * dt }
+                let motionWeight = model.levels ? parameters.levelMotionWeight : 1
+                for room in logPosterior.indices { logPosterior[room] += motion[room] * dt * motionWeight }
             }
         }
         let total = Self.logSumExp(logPosterior)
@@ -166,14 +167,17 @@ public struct SiteModelFilter: Sendable {
         let parameters = model.parameters
         let outlier = parameters.outlierShare / max(parameters.outlierRange, 1)
         var count = 0
-        let reference = SiteModel.reference(heard.indices.lazy.filter { available[$0] }.compactMap { heard[$0] })
+        // Levels are in dB as published; relative looks against the nodes hearing the beacon now.
+        let reference = model.levels ? 0 : SiteModel.reference(heard.indices.lazy.filter { available[$0] }.compactMap { heard[$0] })
+        let leastSigma = model.levels ? parameters.levelSigma : 0
         for node in heard.indices where available[node] {
             count += 1
             for room in out.indices {
                 let look = model.looks[room][node]
                 if let rssi = heard[node] {
-                    let z = (rssi - reference - look.mean) / look.sigma
-                    let gaussian = exp(-0.5 * z * z) / (look.sigma * 2.5066282746310002)
+                    let sigma = max(look.sigma, leastSigma)
+                    let z = (rssi - reference - look.mean) / sigma
+                    let gaussian = exp(-0.5 * z * z) / (sigma * 2.5066282746310002)
                     out[room] += log(look.heard) + log((1 - parameters.outlierShare) * gaussian + outlier)
                 } else {
                     out[room] += log(1 - look.heard)
@@ -205,7 +209,8 @@ public struct SiteModelFilter: Sendable {
             room = best
             return
         }
-        if best != current, logPosterior[best] - logPosterior[current] >= log(max(model.parameters.switchOdds, 1)) {
+        let odds = model.levels ? model.parameters.levelSwitchOdds : model.parameters.switchOdds
+        if best != current, logPosterior[best] - logPosterior[current] >= log(max(odds, 1)) {
             room = best
         }
     }

@@ -52,8 +52,10 @@ public struct SiteModelLearner: Sendable {
 
     /// The parameters written into the learned model.
     public let parameters: SiteModelParameters
-    /// Per room name, per node name.
+    /// Per room name, per node name: relative to the nodes hearing the beacon (`stats`), and as
+    /// published (`levelStats`, for a model of levels).
     private var stats: [String: [String: Stats]] = [:]
+    private var levelStats: [String: [String: Stats]] = [:]
     /// Snapshots per room.
     private var roomSnapshots: [String: Int] = [:]
     /// Per room, the floor the truth first gave it (a truth file keeps one floor per room; across
@@ -129,6 +131,7 @@ public struct SiteModelLearner: Sendable {
                 }
                 for (index, node) in nodes.enumerated() {
                     stats[room, default: [:]][node, default: Stats()].add(values[index].map { $0 - reference })
+                    levelStats[room, default: [:]][node, default: Stats()].add(values[index])
                 }
             }
         }
@@ -142,6 +145,10 @@ public struct SiteModelLearner: Sendable {
         let rooms = self.rooms
         let nodes = nodeNames.sorted()
         guard !rooms.isEmpty, !nodes.isEmpty else { return nil }
+        let placed: [String?] = nodes.map { node in nodeRooms[node].flatMap { rooms.contains($0) ? $0 : nil } }
+        // Levels where a walked room has no receiver of its own (`SiteModel.levels`).
+        let levels = rooms.contains { !placed.contains($0) }
+        let stats = levels ? levelStats : self.stats
         var looks: [[SiteModel.Look]] = []
         for room in rooms {
             var row: [SiteModel.Look] = []
@@ -157,10 +164,9 @@ public struct SiteModelLearner: Sendable {
             }
             looks.append(row)
         }
-        let placed: [String?] = nodes.map { node in nodeRooms[node].flatMap { rooms.contains($0) ? $0 : nil } }
         let roomIndices = placed.map { $0.flatMap { rooms.firstIndex(of: $0) } }
         var rows: [[Double?]] = [], labels: [Int] = []
-        for moment in moments {
+        for moment in levels ? [] : moments {
             guard let label = rooms.firstIndex(of: moment.room) else { continue }
             let heard = nodes.map { moment.values[$0] ?? nil }
             let available = nodes.map { moment.values[$0] != nil }
@@ -168,7 +174,7 @@ public struct SiteModelLearner: Sendable {
                                                      roomCount: rooms.count))
             labels.append(label)
         }
-        let classifier = SiteModelClassifier.fit(rows: rows, labels: labels, roomCount: rooms.count,
+        let classifier = levels ? nil : SiteModelClassifier.fit(rows: rows, labels: labels, roomCount: rooms.count,
                                                  penalty: parameters.classifierPenalty,
                                                  iterations: Int(parameters.classifierIterations))
         let neighbours = rooms.map { room in
@@ -179,7 +185,7 @@ public struct SiteModelLearner: Sendable {
         return SiteModel(rooms: rooms, nodes: nodes, looks: looks, samples: rooms.map { roomSnapshots[$0] ?? 0 },
                          parameters: parameters, nodeRooms: placed, classifier: classifier,
                          floors: rooms.map { roomFloors[$0] },
-                         neighbours: neighbours)
+                         neighbours: neighbours, levels: levels)
     }
 
     /// A room's look from its statistics, shrunk towards the node's overall mean and spread.

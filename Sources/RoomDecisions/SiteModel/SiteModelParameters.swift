@@ -55,13 +55,38 @@ public struct SiteModelParameters: Sendable, Hashable {
     /// missed some ways between rooms.
     public var unwalkedMoveShare: Double
 
+    /// For a model of levels (`SiteModel.levels`), the least spread a room's level at a node is given
+    /// when deciding, dB: a walk passes one path through a room, and the next visit sits elsewhere in
+    /// it, facing another way. Larger: rooms whose receivers hear them a few dB apart blur together;
+    /// smaller: a visit unlike the walk's is called another room.
+    public var levelSigma: Double
+    /// For a model of levels, the hysteresis (as `switchOdds`): a challenger room replaces the decided
+    /// room only when its posterior is this many times the decided room's. Levels of neighbouring
+    /// rooms overlap; without a wide margin the decision flickers at every doorway.
+    public var levelSwitchOdds: Double
+    /// For a model of levels, the evidence rate (as `evidenceRate`).
+    public var levelEvidenceRate: Double
+    /// For a model of levels, the switch rate (as `switchRate`): people stay in a home's rooms for
+    /// minutes, and its levels, unlike the classifier, say little about how long one stays.
+    public var levelSwitchRate: Double
+    /// For a model of levels, how many times the motion sensors' evidence (`MotionParameters`) weighs:
+    /// a home's sensors speak loudest in the rooms its receivers hear alike (a bathroom and a bedroom
+    /// upstairs), where levels alone are least sure.
+    public var levelMotionWeight: Double
+
     /// Creates parameters; the defaults are the one set every site uses.
     public init(sampleInterval: Double = 0.1, evidenceRate: Double = 4, switchRate: Double = 1,
                 outlierShare: Double = 0.05, outlierRange: Double = 60, minimumSigma: Double = 2,
                 priorSnapshots: Double = 10, switchOdds: Double = 2, staleAfter: Double = 150,
                 classifierInterval: Double = 0.5, classifierPenalty: Double = 0.0001, classifierIterations: Double = 500,
                 handOverDwell: Double = 4, handOverPosterior: Double = 0.9,
-                unwalkedMoveShare: Double = 0.05) {
+                unwalkedMoveShare: Double = 0.05, levelSigma: Double = 6, levelSwitchOdds: Double = 100,
+                levelEvidenceRate: Double = 4, levelSwitchRate: Double = 0.01, levelMotionWeight: Double = 4) {
+        self.levelSwitchRate = levelSwitchRate
+        self.levelMotionWeight = levelMotionWeight
+        self.levelSigma = levelSigma
+        self.levelSwitchOdds = levelSwitchOdds
+        self.levelEvidenceRate = levelEvidenceRate
         self.sampleInterval = sampleInterval
         self.evidenceRate = evidenceRate
         self.switchRate = switchRate

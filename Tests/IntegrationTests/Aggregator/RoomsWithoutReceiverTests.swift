@@ -38,21 +38,23 @@ import Testing
         #expect(learned.output.contains("rooms walked between: bathroom–hall, bedroom–hall, hall–living_room, kitchen–living_room"),
                 "\(learned.output)")
         // Per room, which decision serves it (leave-one-out, model | physics): the model where no
-        // receiver stands, physics where it is right more of the room's time (issue 36's figures).
-        #expect(learned.output.contains("  bathroom: 0.632 | 0.000, model (physics never names it); 110 s, 2 recording(s)"),
+        // receiver stands, physics where it is right more of the room's time. Rooms without a
+        // receiver make it a model of levels (issue 53), slow for a robot crossing a 1-s hall.
+        #expect(learned.output.contains("  bathroom: 0.353 | 0.000, model (physics never names it); 110 s, 2 recording(s)"),
                 "\(learned.output)")
-        #expect(learned.output.contains("  kitchen: 0.812 | 0.000, model (physics never names it); 138 s, 2 recording(s)"),
+        #expect(learned.output.contains("  kitchen: 0.855 | 0.000, model (physics never names it); 138 s, 2 recording(s)"),
                 "\(learned.output)")
-        #expect(learned.output.contains("  hall: 0.624 | 0.944, physics; 393 s, 5 recording(s)"), "\(learned.output)")
+        #expect(learned.output.contains("  hall: 0.547 | 0.944, physics; 393 s, 5 recording(s)"), "\(learned.output)")
         #expect(learned.output.contains("verdict: "), "\(learned.output)")
         #expect(learned.output.contains("(cost: share of a recording's time decided wrong, a flap counting as 5 s of it; "
             + "judged on the typical recording: the median over the recordings of its cost against physics')"), "\(learned.output)")
-        // The two together make 0.828 / 31 / 3.0 s, but on the typical recording they cost what physics
-        // costs (saving 0.000), and a tie goes to physics.
+        // The model alone (0.776 / 4) and the two together (0.795 / 9) both cost more than physics
+        // (0.807 / 4) on the typical recording.
         #expect(learned.output.contains("verdict: physics alone costs least"), "\(learned.output)")
         let model = try SiteModelFile.load(path: work + "/model.json")
         #expect(model.rooms == ["bathroom", "bedroom", "hall", "kitchen", "living_room"])
-        #expect(model.roomDecisions == [.model, .physics, .physics, .model, .physics])
+        #expect(model.levels)
+        #expect(model.roomDecisions == [.model, .physics, .physics, .model, .model])
         #expect(model.neighbours == [[2], [2], [0, 1, 4], [4], [2, 3]])
 
         // replay --model names the rooms that have no receiver (a model that decides: learned
