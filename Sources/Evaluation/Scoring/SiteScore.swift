@@ -24,7 +24,7 @@ public struct SiteScore: Sendable, Hashable {
     /// Flaps of every recording, added up.
     public var flaps: Int { recordings.map(\.flaps).reduce(0, +) }
 
-    /// True changes never shown while the truth stayed in the new room, every recording's added up.
+    /// True changes with no decision for their room before the next true change, every recording's added up.
     public var missedChanges: Int { recordings.map(\.missedChanges).reduce(0, +) }
 
     /// Median of the per-recording median switch latencies, seconds; recordings without a true
