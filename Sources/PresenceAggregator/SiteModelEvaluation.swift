@@ -3,7 +3,7 @@ import RoomDecisions
 
 /// Learning a site model from a directory of labelled recordings, and judging it fairly: each
 /// recording decided by a model learned from all the others (leave-one-recording-out), scored as
-/// `presence-bench evaluate` scores (`RoomDecisionScore` at every truth row).
+/// `presence-bench evaluate` scores (`RoomDecisionScore`, as the shared yardstick scores).
 ///
 /// Learning and deciding see the same features: each recording runs through `TraceReplay`'s agent
 /// path (a `BeaconTrack` per beacon and node), and only what the nodes publish is learned from —

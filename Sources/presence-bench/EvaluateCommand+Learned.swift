@@ -7,7 +7,7 @@ import ArgumentParser
 /// The learned mode of `presence-bench evaluate`: each recording of a site decided by a site
 /// model learned from the site's other recordings (leave-one-recording-out,
 /// `SiteModelEvaluation.leaveOneOut`), with the model's one fixed set of hyper-parameters — the
-/// score `presence-aggregator learn` prints. Scored beacon by beacon at every truth row like the
+/// score `presence-aggregator learn` prints. Scored beacon by beacon (`RoomDecisionScore`) like the
 /// `defaults` mode.
 extension EvaluateCommand {
     /// `learn`'s own figure for the two decisions together, each in the rooms it serves (every

@@ -9,11 +9,14 @@ extension EvaluateCommand {
         ("sal", "SAL bay", "a car (four recordings) and a person (one) going in and out of a test bay, six receivers inside and four outside, truth from photosensors"),
         ("flat", "Furnished flat", "a robot carrying the tag through a five-room flat, six receivers, truth from its LiDAR"),
         (standIn.name, "Flat without the bathroom's and kitchen's receivers", "the flat's recordings with two receivers dropped: two rooms have none while the truth still names them"),
+        ("house", "Real house, radio alone", "a wristband on a person following a script through a furnished two-floor house (the SPHERE Challenge, Twomey et al. 2016, arXiv 1603.00797; not in this repository: `--house DIR`), three of four receivers on, truth in the receivers' rooms, its PIR sensors ignored"),
+        ("house-pir", "Real house, with its PIRs", "the same recordings with the house's PIR sensor in every room read beside the radio"),
     ]
 
     /// The rows of every table: the report's key for the way of deciding, and its name on the page.
     static let markdownRows: [(mode: String, title: String)] = [
         ("defaults", "**this aggregator, defaults**"),
+        ("wornProfile", "this aggregator, the beacon marked worn"),
         ("learned", "site model learned from the other recordings (`learn`'s verdict, leave-one-out)"),
         ("bermuda", "Bermuda 0.8's rule (as `evaluate` replays it)"),
         ("baseline", "strongest raw RSSI in the last 1 s"),
@@ -28,10 +31,11 @@ extension EvaluateCommand {
             "Every recording replayed through the agents' tracking and the aggregator's decision, one set of",
             "defaults for every site, beside the peers' rules on the same advertisements. Per site: **mean",
             "accuracy** (per recording the share of truth rows whose decided room is the true one, then the",
-            "mean), **flaps** (decided-room changes beyond the true changes, summed), **median switch** (per",
-            "recording the median time from a true change until the decision shows the new room, then the",
-            "median of those) and **missed** (true changes whose room the decision never showed while the",
-            "truth stayed there). The recordings and their licences: [data/README.md](../data/README.md).",
+            "mean), **flaps** (changes of the decided room beyond the true changes it followed, every change",
+            "counted, also where the truth has no row; summed), **median switch** (per recording the median",
+            "time from a true change until the first decision for the new room, then the median of those)",
+            "and **missed** (true changes with no decision for their room before the next true change), as",
+            "the shared yardstick scores them. The recordings and their licences: [data/README.md](../data/README.md).",
             "",
         ]
         // The shared sites in their order, then any other (`--traces DIR`) under its own name.

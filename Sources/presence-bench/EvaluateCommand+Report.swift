@@ -113,6 +113,7 @@ extension EvaluateCommand {
         var accuracy: Double
         var flaps: Int
         var medianSwitchLatency: Double?
+        var p90SwitchLatency: Double?
         var switchLatencies: [Double]
         var missedChanges: Int
         var messagesPerBeaconNodeMinute: Double?
@@ -122,6 +123,7 @@ extension EvaluateCommand {
             accuracy = rounded(score.accuracy, 4)
             flaps = score.flaps
             medianSwitchLatency = score.medianSwitchLatency.map { rounded($0, 3) }
+            p90SwitchLatency = score.p90SwitchLatency.map { rounded($0, 3) }
             switchLatencies = score.switchLatencies.map { rounded($0, 3) }
             missedChanges = score.missedChanges
             messagesPerBeaconNodeMinute = result.messagesPerBeaconNodeMinute.map { rounded($0, 2) }
@@ -141,7 +143,7 @@ extension EvaluateCommand {
         var pooledAccuracy: Double
         var pooledMedianSwitchLatency: Double?
         var trueChanges: Int
-        /// True changes whose room the decision never showed while the truth stayed in it.
+        /// True changes with no decision for their room before the next true change.
         var missedChanges: Int
         init(_ scores: [RoomDecisionScore]) {
             let summary = SiteScore(scores)

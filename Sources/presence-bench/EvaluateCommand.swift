@@ -16,10 +16,10 @@ import PresenceAggregator
 /// home with rooms that have no receiver, issue 36), or one directory given with `--traces`;
 /// `--site` picks sites by name. Per site and per mode (`defaults`: the agent's tracking and the
 /// aggregator's decision replayed with `TraceReplay`; the learned site model's modes) every
-/// recording is scored at every truth row (`RoomDecisionScore`), and the site summarised the way
-/// the project reports it: mean of per-recording accuracy, flaps summed, median of per-recording
-/// median switch latency, true changes never shown summed (and the pooled accuracy and latency
-/// beside them). The "strongest raw RSSI in the last 1 s" baseline is
+/// recording is scored as the shared yardstick scores it (`RoomDecisionScore`: accuracy at every
+/// truth row, every change of the decision timeline), and the site summarised as the yardstick
+/// pools it (`SiteScore`): mean of per-recording accuracy, flaps summed, median of per-recording
+/// median switch latency, missed changes summed (and the pooled accuracy and latency beside them). The "strongest raw RSSI in the last 1 s" baseline is
 /// scored the same way; it validates the scorer against the published reference figures.
 ///
 /// With `--worn-tag` every recording's advertisements are first made as a tag worn on a body would
@@ -140,6 +140,9 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(help: "Also replay every site as ESPresense nodes would have reported it (mode espresense; the ESPresense and BLE gateways article).")
     var espresense = false
 
+    @Option(help: ArgumentHelp("Also score a real house (EvaluateCommand+House.swift): DIR holds its receivers/ recordings with their motion files; sites house (radio alone) and house-pir.", valueName: "dir"))
+    var house: String?
+
     @Flag(help: "Print the sites' results as the Markdown results page (docs/Results.md) instead of JSON.")
     var markdown = false
 
@@ -157,13 +160,16 @@ struct EvaluateCommand: ParsableCommand {
     static let standIn = (name: "flat-no-bath-kitchen", from: "flat", droppedNodes: Set(["anchor5", "anchor6"]))
 
     /// The shared sites' names and the stand-in's: what `--site` may name.
-    static var siteNames: [String] { sharedSites.map(\.name) + [standIn.name] }
+    static var siteNames: [String] { sharedSites.map(\.name) + [standIn.name] + houseSites.map(\.name) }
 
     func validate() throws {
         for name in onlySites where !Self.siteNames.contains(name) {
             throw ValidationError("--site: '\(name)' is not one of \(Self.siteNames.joined(separator: ", "))")
         }
         if traces != nil, !onlySites.isEmpty { throw ValidationError("--site and --traces: give one or the other") }
+        if house == nil, let name = onlySites.first(where: { name in Self.houseSites.contains { $0.name == name } }) {
+            throw ValidationError("--site \(name): give the house's folder with --house")
+        }
         // A report scores one draw of the worn tag; several draws are summed only by a search. Silently
         // ignoring the flag once made a one-draw report pass for a twelve-draw figure.
         if let wornDraws, candidates.isEmpty, riseOracles.isEmpty {
@@ -283,6 +289,7 @@ struct EvaluateCommand: ParsableCommand {
                                     name: Self.bermudaName),
                 trainingSeconds: trainingSeconds)
         }
+        if let house { try scoreHouse(house, into: &report, tracking: tracking, parameters: parameters) }
         if motion { report.motion = motionFigures }
         if grid {
             var rows: [GridRow] = []
@@ -315,11 +322,12 @@ struct EvaluateCommand: ParsableCommand {
 
     /// The `defaults` mode of a site: each recording replayed through the agents' tracking and the
     /// aggregator's decision, and what the nodes published while the beacons moved.
-    static func defaultsMode(_ site: Site, tracking: TrackingParameters, parameters: RoomDecisionParameters, worn: Bool = false) -> ModeReport {
+    static func defaultsMode(_ site: Site, tracking: TrackingParameters, parameters: RoomDecisionParameters, worn: Bool = false,
+                             wornBeacons: Set<BeaconID>? = nil) -> ModeReport {
         var results: [RecordingResult] = []
         var totalMessages = 0, totalMinutes = 0.0
         for set in site.recordings {
-            let (score, messages, minutes, _) = replay(set, tracking: tracking, parameters: parameters, worn: worn)
+            let (score, messages, minutes, _) = replay(set, tracking: tracking, parameters: parameters, worn: worn, wornBeacons: wornBeacons)
             var result = RecordingResult(name: set.name, score: score)
             result.messagesPerBeaconNodeMinute = minutes > 0 ? Double(messages) / minutes : nil
             results.append(result)
@@ -397,12 +405,14 @@ struct EvaluateCommand: ParsableCommand {
     /// Replays the trace: its score, and the measurements the nodes published over how many
     /// beacon-node-minutes (each (beacon, node) pair counted from the trace's first sample to its last).
     /// `worn`: every beacon of the trace is a known beacon marked worn, decided with `parameters` as its
-    /// worn rule; the nodes' tracks then report its rises (`RiseReport`), as live agents would.
+    /// worn rule (only those of `wornBeacons` when given); the nodes' tracks then report its rises
+    /// (`RiseReport`), as live agents would.
     /// `wornRiseRule`: the rule while the nodes hearing it report rises (nil: none). `foreign`: which
     /// rooms' nodes report no rises, as ESPresense nodes (`foreignNodes(of:half:)`; 0: none).
     /// `announce`: our agents announce their rise reports in their `info`, so the aggregator knows
     /// them from the start (`TraceReplay.announcesRises`); false: it learns each from its first rise.
     static func replay(_ set: TraceSet, tracking: TrackingParameters, parameters: RoomDecisionParameters, worn: Bool = false,
+                       wornBeacons: Set<BeaconID>? = nil,
                        wornRiseRule: SwitchingRule? = .wornRise, foreign: Int = 0, announce: Bool = true,
                        queryDelay: Double = 0.1)
         -> (score: RoomDecisionScore, messages: Int, beaconNodeMinutes: Double, decisions: [(time: Instant, decision: RoomDecision)])
@@ -412,7 +422,8 @@ struct EvaluateCommand: ParsableCommand {
         replay.announcesRises = announce
         replay.levelQueryDelay = queryDelay
         if worn {
-            replay.knownBeacons = Set(set.samples.map(\.beacon)).sorted().map { KnownBeacon(beacon: $0, worn: true) }
+            replay.knownBeacons = Set(set.samples.map(\.beacon)).filter { wornBeacons?.contains($0) ?? true }.sorted()
+                .map { KnownBeacon(beacon: $0, worn: true) }
         }
         replay.motionParameters = set.motionParameters
         replay.motion = set.motion
@@ -440,7 +451,7 @@ struct EvaluateCommand: ParsableCommand {
         }
     }
 
-    static let bermudaName = "Bermuda 0.8's rule: bottom-hugging distance, a challenger 30 % nearer (15 % with its history), every 1.05 s"
+    static let bermudaName = "Bermuda 0.8's rule: bottom-hugging distance, a challenger nearer by 30 % of the two distances' mean (15 % with its history), adverts up to 10 s old, every 1.05 s"
 
     /// Scores a timeline of decisions (every beacon's, in time order) against the recording's truth,
     /// beacon by beacon, pooled: what any mode that decides rooms is judged by.

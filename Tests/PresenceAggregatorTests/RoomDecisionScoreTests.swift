@@ -26,11 +26,47 @@ struct RoomDecisionScoreTests {
         #expect(score.decidedChanges == 3)
         #expect(score.trueChanges == 1)
         #expect(score.flaps == 2)
-        #expect(score.switchLatencies == [2]) // first truth row at/after 3 deciding b is at 5
-        #expect(score.medianSwitchLatency == 2)
+        #expect(score.switchLatencies == [1.5]) // the decision row for b at 4.5
+        #expect(score.medianSwitchLatency == 1.5)
     }
 
-    @Test("a short visit the decision never shows is a missed change; one shown late is not")
+    /// The yardstick counts every change of the decision timeline: inside a gap of the truth and
+    /// between two truth rows too, which sampling the decision at truth rows never sees.
+    @Test("decision changes in a gap of the truth and between two truth rows are flaps, as the yardstick counts them")
+    func yardstickFigures() {
+        // Truth: a, a gap from 2 to 10, b, back to a, a one-row visit to c, a again.
+        let rows = truth([(0, "a"), (1, "a"), (2, "a"), (10, "b"), (11, "b"), (12, "b"), (13, "a"), (14, "a"), (15, "a"),
+                          (16, "c"), (17, "a"), (18, "a")])
+        // Decisions: a, c and back inside the gap, b, a quick a-and-back between the rows at 11 and 12,
+        // a a second late; c never shown.
+        let decisions: [(time: Instant, room: String)] = [
+            (Instant(seconds: 0), "a"), (Instant(seconds: 4), "c"), (Instant(seconds: 6), "a"), (Instant(seconds: 10.5), "b"),
+            (Instant(seconds: 11.2), "a"), (Instant(seconds: 11.6), "b"), (Instant(seconds: 14), "a"),
+        ]
+        let score = RoomDecisionScore(decisions: decisions, truth: rows)
+        // The yardstick's score.py on these two files, computed once (2026-12-07):
+        // {"accuracy": 0.75, "truthRows": 12, "transitions": 4, "latencyMedian": 0.5, "latencyP90": 0.5,
+        //  "missed": 1, "decisionChanges": 6, "flaps": 3}
+        #expect(score.accuracy == 0.75)
+        #expect(score.truthRows == 12)
+        #expect(score.trueChanges == 4)
+        #expect(score.medianSwitchLatency == 0.5)
+        #expect(score.p90SwitchLatency == 0.5)
+        #expect(score.missedChanges == 1)
+        #expect(score.decidedChanges == 6)
+        #expect(score.flaps == 3)
+        // A second recording: the site's figures as the yardstick's evaluate.py pools the two:
+        // {"accuracy": 0.675, "flaps": 3, "missed": 1, "latencyMedianOfMedians": 0.75}
+        let second = RoomDecisionScore(decisions: [(Instant(seconds: 0.5), "a"), (Instant(seconds: 3), "b")],
+                                       truth: truth([(0, "a"), (1, "a"), (2, "b"), (3, "b"), (4, "b")]))
+        let site = SiteScore([score, second])
+        #expect(abs(site.meanAccuracy - 0.675) < 1e-12)
+        #expect(site.flaps == 3)
+        #expect(site.missedChanges == 1)
+        #expect(site.medianSwitchLatency == 0.75)
+    }
+
+    @Test("a short visit the decision never shows before the next true change is a missed change; one shown late is not")
     func missedChanges() {
         // Truth: hall, a 1 s visit to the living room, hall again, then the bath.
         let rows = truth([(0, "hall"), (1, "hall"), (2, "living"), (2.5, "living"), (3, "hall"), (4, "hall"),
@@ -39,22 +75,25 @@ struct RoomDecisionScoreTests {
         let score = RoomDecisionScore(decisions: [(Instant(seconds: 0), "hall"), (Instant(seconds: 6), "bath")], truth: rows)
         #expect(score.trueChanges == 3)
         #expect(score.missedChanges == 1)
-        #expect(score.switchLatencies == [5, 0, 1]) // the missed visit counts until the end
+        #expect(score.switchLatencies == [0, 1]) // back in the hall at once; the missed visit has none
+        #expect(score.flaps == 0)
         #expect(RoomDecisionScore.pooled([score, score]).missedChanges == 2)
         #expect(SiteScore([score, score]).missedChanges == 2)
-        // Shown for one truth row during the visit: followed, not missed.
+        // Shown during the visit: followed, not missed; the bath, never shown now, is.
         let shown = RoomDecisionScore(decisions: [(Instant(seconds: 0), "hall"), (Instant(seconds: 2.5), "living"),
                                                   (Instant(seconds: 3), "hall")], truth: rows)
-        #expect(shown.missedChanges == 1) // only the bath now
+        #expect(shown.missedChanges == 1)
+        #expect(shown.switchLatencies == [0.5, 0])
     }
 
-    @Test("no decision yet counts as wrong; an unfollowed change counts until the end")
+    @Test("no decision yet counts as wrong; a change never followed is missed, with no latency")
     func censored() {
         let rows = truth([(0, "a"), (1, "a"), (2, "b"), (3, "b")])
         let score = RoomDecisionScore(decisions: [(Instant(seconds: 0.5), "a")], truth: rows)
         #expect(score.correctRows == 1)
         #expect(score.flaps == 0)
-        #expect(score.switchLatencies == [1])
+        #expect(score.switchLatencies.isEmpty)
+        #expect(score.missedChanges == 1)
     }
 }
 
@@ -94,22 +133,24 @@ struct SharedSitesTests {
         #expect(sal.meanAccuracy >= 0.835, "SAL \(sal.meanAccuracy)")
         #expect(sal.flaps <= 5)
         #expect((sal.medianSwitchLatency ?? 99) <= 4.7)
-        // The furnished flat (issue 26): 0.824 / 29 / 5.0 s with 8 changes missed before the held
-        // current room and margin 0; 0.833 / 27 / 4.7 s / 8 with them.
+        // The furnished flat (issue 26): 0.833 / 33 / 4.11 s / 8 missed, as the yardstick scores
+        // it (every change of the decision counted; 27 flaps / 4.7 s sampled at the truth rows).
         let flat = try replaySite("traces-flat")
         #expect(flat.recordings.count == 5)
         #expect(flat.pooled.trueChanges == 44)
         #expect(flat.meanAccuracy >= 0.83, "flat \(flat.meanAccuracy)")
-        #expect(flat.flaps <= 28)
+        #expect(flat.flaps <= 33)
         #expect((flat.medianSwitchLatency ?? 99) <= 4.7)
         #expect(flat.missedChanges <= 8)
     }
 
-    @Test("holding the current room's score against fades costs flaps nowhere and saves them in the hall and the flat")
+    /// As the yardstick scores them, the flat's hold saves 8 flaps (33 against 41) for 0.36 s of
+    /// median switch (4.11 s against 3.75 s); sampled at truth rows the switch cost nothing.
+    @Test("holding the current room's score against fades costs flaps nowhere and saves them in the hall and the flat, for under 0.5 s of median switch")
     func heldScoreOnRealTraces() throws {
         var unheld = RoomDecisionParameters.default
         unheld.rule.fallRate = .infinity
-        for (directory, fewer) in [("traces", true), ("traces-sal", false), ("traces-flat", true)] {
+        for (directory, fewer, slower) in [("traces", true, 0.1), ("traces-sal", false, 0.1), ("traces-flat", true, 0.5)] {
             let held = try replaySite(directory)
             let without = try replaySite(directory, decision: unheld)
             if fewer {
@@ -118,7 +159,7 @@ struct SharedSitesTests {
                 #expect(held.flaps <= without.flaps, "\(directory): \(held.flaps) vs \(without.flaps)")
             }
             #expect(held.meanAccuracy >= without.meanAccuracy - 0.005, "\(directory)")
-            #expect((held.medianSwitchLatency ?? 99) <= (without.medianSwitchLatency ?? 99) + 0.1, "\(directory)")
+            #expect((held.medianSwitchLatency ?? 99) <= (without.medianSwitchLatency ?? 99) + slower, "\(directory)")
         }
     }
 }
@@ -143,7 +184,12 @@ struct RealTraceEvaluationTests {
         #expect(Set(decisions.map(\.1)).isSubset(of: ["zone1", "zone2", "zone3", "zone4"]))
     }
 
-    @Test("the baseline reproduces the data README's pooled accuracy 0.781 over the nine traces")
+    /// The data README's 0.781 read same-time decision rows in the order they were decided; the
+    /// yardstick (`score.py`) sorts rows by time, then room, so of several rows at one instant the
+    /// last room by name holds. This baseline decides after every sample and the hall's samples
+    /// share instants with its truth rows, which moves 2 % of them (0.7593 with the yardstick's
+    /// score.py on the same decisions, computed once).
+    @Test("the baseline's pooled accuracy over the nine traces is the yardstick's on the same decisions")
     func baselineReproducesReference() throws {
         let directory = try RecordedData.path("traces")
         let names = try FileManager.default.contentsOfDirectory(atPath: directory)
@@ -156,7 +202,7 @@ struct RealTraceEvaluationTests {
             scores.append(RoomDecisionScore(decisions: StrongestRecentRSSIBaseline.decisions(of: samples), truth: truthRows))
         }
         let pooled = RoomDecisionScore.pooled(scores)
-        #expect(abs(pooled.accuracy - 0.781) < 0.0015)
+        #expect(abs(pooled.accuracy - 0.7593) < 0.0001, "\(pooled.accuracy)")
         #expect(pooled.trueChanges == 17)
     }
 

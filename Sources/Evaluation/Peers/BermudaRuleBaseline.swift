@@ -18,12 +18,19 @@ import Darwin
 /// once and otherwise averages the running minima of its last `samples` (20) cycles' readings, so
 /// a drop barely moves it; a reading that would move the tag away faster than `maxVelocity`
 /// (3 m/s) repeats the previous one; a receiver silent for `timeout` (30 s) has no distance. Each
-/// cycle every receiver challenges the current one: it must be nearer, and wins outright when
-/// its distance is `outright` (30 %) nearer, or `historical` (15 %) nearer with every one of its
-/// last `historyCycles` (5) readings nearer than every one of the incumbent's; a receiver of the
-/// same room wins when its advert is newer by a second and it is no farther. No dwell: it decides
-/// every cycle. The room is the winning receiver's. Distance ratios are dB differences
-/// (30 % nearer is 4.6 dB at attenuation 3), so `refPower` only sets the `maxRadius` cut.
+/// cycle every receiver whose latest advert is at most `maxAdvertAge` (10 s) old challenges the
+/// current one: it must be nearer, and wins outright when the two distances differ by `outright`
+/// (30 %) of their mean, or by `historical` (15 %) with every one of its last `historyCycles` (5)
+/// readings nearer than every one of the incumbent's; a receiver of the same room wins when its
+/// advert is newer by a second and it is no farther. No dwell: it decides every cycle. The room is
+/// the winning receiver's. Distance ratios are dB differences (30 % of the mean is 3.9 dB at
+/// attenuation 3), so `refPower` only sets the `maxRadius` cut.
+///
+/// The contest follows Bermuda's source (agittins/bermuda, `coordinator.py`,
+/// `_refresh_area_by_min_distance`, and `const.py`; docs/research/2026-12-07-real-house-worn.md):
+/// `if challenger.stamp < nowstamp - AREA_MAX_AD_AGE: continue` with
+/// `AREA_MAX_AD_AGE = max(DISTANCE_TIMEOUT / 3, UPDATE_INTERVAL * 2)` ("Adverts older than this can
+/// not win an area contest"), and `pcnt_diff = abs(_pda - _pdb) / ((_pda + _pdb) / 2)`.
 public struct BermudaRuleBaseline: Sendable {
     /// The rule's settings, Bermuda 0.8's defaults.
     public struct Parameters: Sendable, Hashable {
@@ -34,7 +41,9 @@ public struct BermudaRuleBaseline: Sendable {
         public var maxVelocity = 3.0
         public var maxRadius = 20.0
         public var timeout = 30.0
-        /// How much nearer (a share of the incumbent's distance) wins outright.
+        /// The oldest advert that may win a contest, seconds (Bermuda's `AREA_MAX_AD_AGE`).
+        public var maxAdvertAge = 10.0
+        /// How much the distances must differ (a share of their mean) to win outright.
         public var outright = 0.30
         /// How much nearer wins when the recent readings agree.
         public var historical = 0.15
@@ -107,15 +116,16 @@ public struct BermudaRuleBaseline: Sendable {
         for index in receivers.indices { updateDistance(index, now: now) }
         var closest = current
         for index in receivers.indices where index != closest {
+            let challenger = receivers[index]
+            guard challenger.stamp >= now - parameters.maxAdvertAge else { continue }
             guard let incumbent = closest, let incumbentDistance = receivers[incumbent].distance else {
                 closest = index
                 continue
             }
-            let challenger = receivers[index]
             guard let challengerDistance = challenger.distance, challengerDistance <= parameters.maxRadius,
                 challengerDistance <= incumbentDistance
             else { continue }
-            let nearer = (incumbentDistance - challengerDistance) / incumbentDistance
+            let nearer = (incumbentDistance - challengerDistance) / ((incumbentDistance + challengerDistance) / 2)
             if challenger.room == receivers[incumbent].room,
                 now - receivers[incumbent].stamp > now - challenger.stamp + 1
             {
