@@ -84,7 +84,7 @@ let package = Package(
 
         // Evaluation, not product: scoring over sites, the peers' rules (Bermuda, strongest recent RSSI),
         // simulators (worn tags, motion sensors), oracles, the calibration fits of the defaults and the
-        // site model's bench figures. Only presence-bench and the tests link it (.ci/structure checks
+        // site model's bench figures, the btsnoop writer of the synthetic captures. Only presence-bench and the tests link it (.ci/structure checks
         // that neither shipped program does).
         .target(name: "Evaluation", dependencies: ["BeaconCore", "RoomDecisions", "PresenceAggregator"]),
 
@@ -141,7 +141,8 @@ let package = Package(
         ),
         .executableTarget(name: "mqtt-test-client", dependencies: ["MQTTClient"], path: "Tests/MQTTTestClient"),
 
-        .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "IdentityCrypto", "TestSupport"]),
+        // Evaluation: the btsnoop writer the capture tests write with.
+        .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "Evaluation", "IdentityCrypto", "TestSupport"]),
         // Evaluation: a worn tag's simulated signal to test the rise reports on.
         .testTarget(name: "RoomDecisionsTests", dependencies: ["RoomDecisions", "Evaluation", "BeaconCore", "TestSupport"]),
         .testTarget(
@@ -165,9 +166,10 @@ let package = Package(
         // runs the pure ones in seconds.
         .testTarget(
             name: "IntegrationTests",
+            // Evaluation: the btsnoop writer the agent's captures are written with.
             dependencies: [
                 "PresenceAgent", "PresenceAggregator", "RoomDecisions", "BeaconCore", "BluetoothHCI", "MQTTClient", "ConfigFile",
-                "IdentityCrypto", "Timekeeping", "TestSupport",
+                "IdentityCrypto", "Timekeeping", "TestSupport", "Evaluation",
             ]
         ),
     ],

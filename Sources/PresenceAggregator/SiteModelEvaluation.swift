@@ -233,20 +233,11 @@ public enum SiteModelEvaluation {
         /// rooms it serves (the model's `roomDecisions`): what the verdict judged.
         public var combined: Summary?
 
-        /// The model learned from every recording as the model alone and as the two together decide
-        /// it, each at the evidence rate its own leave-one-out chose (`evidenceRates`); `model` is the
-        /// verdict's.
-        public var alone: SiteModel?
-        public var together: SiteModel?
-
-        public init(model: SiteModel, leaveOneOut: Summary? = nil, physics: Summary? = nil, combined: Summary? = nil,
-                    alone: SiteModel? = nil, together: SiteModel? = nil) {
+        public init(model: SiteModel, leaveOneOut: Summary? = nil, physics: Summary? = nil, combined: Summary? = nil) {
             self.model = model
             self.leaveOneOut = leaveOneOut
             self.physics = physics
             self.combined = combined
-            self.alone = alone
-            self.together = together
         }
 
         /// How much less accurate than physics a recording may be, decided by the model learned
@@ -269,14 +260,12 @@ public enum SiteModelEvaluation {
 
     /// Learns from every recording and judges the model (`Judgement`); nil when nothing falls within
     /// the truth. Each recording's published measurements are worked out once for all of it.
-    /// With `evidenceRates`, the judgement also chooses the model's evidence rate among them
-    /// (`Site.judged`).
     public static func judge(_ recordings: [Recording], parameters: SiteModelParameters = .default,
                              tracking: TrackingParameters = .default,
-                             decision: RoomDecisionParameters = .default, evidenceRates: [Double]? = nil) -> Judgement? {
+                             decision: RoomDecisionParameters = .default) -> Judgement? {
         let site = Site(recordings, parameters: parameters, tracking: tracking, decision: decision,
-                        physics: recordings.count >= 2, evidenceRates: evidenceRates)
-        guard var model = site.learn(Array(recordings.indices)) else { return nil }
+                        physics: recordings.count >= 2)
+        guard let model = site.learn(Array(recordings.indices)) else { return nil }
         guard recordings.count >= 2 else { return Judgement(model: model) }
         return site.judged(model, among: Array(recordings.indices))
     }
@@ -292,13 +281,10 @@ public enum SiteModelEvaluation {
         let parameters: SiteModelParameters
         let tracking: TrackingParameters
         let decision: RoomDecisionParameters
-        /// The evidence rates a judgement chooses among (the first unless another saves more).
-        package let evidenceRates: [Double]
 
         package init(_ recordings: [Recording], parameters: SiteModelParameters, tracking: TrackingParameters,
-             decision: RoomDecisionParameters, physics: Bool, evidenceRates: [Double]? = nil) {
+                     decision: RoomDecisionParameters, physics: Bool) {
             self.recordings = recordings
-            self.evidenceRates = evidenceRates ?? [parameters.evidenceRate]
             measurements = recordings.map { SiteModelEvaluation.published($0, tracking: tracking) }
             var floors: [String: String] = [:]
             for recording in recordings {
@@ -345,60 +331,34 @@ public enum SiteModelEvaluation {
         /// verdict on that against physics alone. Judged on the radio alone, as if no recording had a
         /// motion file: motion helps the model and physics alike, and judged with it the flat's
         /// model took the bathroom it had walked 9 s from physics and flapped there (issue 37).
-        /// With several `evidenceRates` this is done at each, and the verdict, the model alone and
-        /// the two together each take the rate that saves most on the typical member (the first
-        /// rate unless another saves strictly more): the site's own walks choose it.
         package func judged(_ model: SiteModel, among members: [Int]) -> Judgement {
-            let models = members.map { index in learn(members.filter { $0 != index }) }
+            judged(model, heldOut: members.map { index in learn(members.filter { $0 != index }) }, among: members)
+        }
+
+        /// `judged(_:among:)` with `models[i]`, learned without `members[i]`, deciding it.
+        package func judged(_ model: SiteModel, heldOut models: [SiteModel?], among members: [Int]) -> Judgement {
             let physics = physicsSummary(members)
-            var best: (verdict: Double, alone: Double, together: Double) = (-.infinity, -.infinity, -.infinity)
-            var judgement = Judgement(model: model)
-            for rate in evidenceRates {
-                func atRate(_ model: SiteModel) -> SiteModel {
-                    var model = model
-                    model.parameters.evidenceRate = rate
-                    return model
-                }
-                let alone = Summary(recordings: zip(members, models).map { score($0, model: $1.map(atRate), motion: false) })
-                let served = alone.roomDecisions(against: physics)
-                func serving(_ model: SiteModel) -> SiteModel {
-                    var model = atRate(model)
-                    model.roomDecisions = model.rooms.map { served[$0] ?? .model }
-                    return model
-                }
-                let combined = Summary(recordings: zip(members, models).map { score($0, model: $1.map(serving), motion: false) })
-                let aloneSaving = alone.saving(against: physics), combinedSaving = combined.saving(against: physics)
-                // The cheapest of three on the typical recording: physics alone, the model alone, or the
-                // two each in its rooms (a tie goes to physics, then to the model alone).
-                var judged = serving(model), saving = 0.0
-                let combinedWins = combined.verdict(against: physics) == .model
-                if alone.verdict(against: physics) == .model, !combinedWins || aloneSaving >= combinedSaving {
-                    judged.roomDecisions = judged.rooms.map { _ in .model }
-                    judged.decision = .model
-                    saving = aloneSaving
-                } else {
-                    judged.decision = combinedWins ? .model : .physics
-                    saving = combinedWins ? combinedSaving : 0
-                }
-                if saving > best.verdict {
-                    best.verdict = saving
-                    (judgement.model, judgement.leaveOneOut, judgement.physics, judgement.combined) = (judged, alone, physics, combined)
-                }
-                if aloneSaving > best.alone {
-                    best.alone = aloneSaving
-                    var alone = atRate(model)
-                    alone.roomDecisions = alone.rooms.map { _ in .model }
-                    alone.decision = .model
-                    judgement.alone = alone
-                }
-                if combinedSaving > best.together {
-                    best.together = combinedSaving
-                    var together = serving(model)
-                    together.decision = .model
-                    judgement.together = together
-                }
+            let alone = Summary(recordings: zip(members, models).map { score($0, model: $1, motion: false) })
+            let served = alone.roomDecisions(against: physics)
+            func serving(_ model: SiteModel) -> SiteModel {
+                var model = model
+                model.roomDecisions = model.rooms.map { served[$0] ?? .model }
+                return model
             }
-            return judgement
+            let combined = Summary(recordings: zip(members, models).map { score($0, model: $1.map(serving), motion: false) })
+            // The cheapest of three on the typical recording: physics alone, the model alone, or the
+            // two each in its rooms (a tie goes to physics, then to the model alone).
+            var judged = serving(model)
+            let combinedWins = combined.verdict(against: physics) == .model
+            if alone.verdict(against: physics) == .model,
+                !combinedWins || alone.saving(against: physics) >= combined.saving(against: physics)
+            {
+                judged.roomDecisions = judged.rooms.map { _ in .model }
+                judged.decision = .model
+            } else {
+                judged.decision = combinedWins ? .model : .physics
+            }
+            return Judgement(model: judged, leaveOneOut: alone, physics: physics, combined: combined)
         }
     }
 

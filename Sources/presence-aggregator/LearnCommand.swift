@@ -21,7 +21,7 @@ struct LearnCommand: ParsableCommand {
             time decided wrong, a flap counting as 5 s of it; the median over the recordings of each \
             one's cost against physics'); when \
             that is physics the file says "decision": "physics" and --model decides with physics. The model's hyper-parameters are \
-            one fixed set for every site; the options below that change them are for experiments.
+            one fixed set for every site.
             """
     )
 
@@ -34,27 +34,8 @@ struct LearnCommand: ParsableCommand {
     @Flag(help: "Skip the leave-one-recording-out score and the verdict (it replays every recording once per recording); the model then decides.")
     var noScore = false
 
-    @Option(help: "Experiment: evidence rate per second.") var evidenceRate: Double?
-    @Option(help: "Experiment: transition prior's switch rate per second.") var switchRate: Double?
-    @Option(help: "Experiment: hysteresis odds.") var switchOdds: Double?
-    @Option(help: "Experiment: smallest sigma, dB.") var minimumSigma: Double?
-    @Option(help: "Experiment: outlier share.") var outlierShare: Double?
-    @Option(help: "Experiment: prior strength, snapshots.") var priorSnapshots: Double?
-    @Option(help: "Experiment: the agents' publish step floor, dB (raw traces only).") var rssiStep: Double?
-    @Option(help: "Experiment: the agents' shortest interval between publications, seconds (raw traces only).") var minimumInterval: Double?
-
     func run() throws {
-        var parameters = SiteModelParameters.default
-        if let evidenceRate { parameters.evidenceRate = evidenceRate }
-        if let switchRate { parameters.switchRate = switchRate }
-        if let switchOdds { parameters.switchOdds = switchOdds }
-        if let minimumSigma { parameters.minimumSigma = minimumSigma }
-        if let outlierShare { parameters.outlierShare = outlierShare }
-        if let priorSnapshots { parameters.priorSnapshots = priorSnapshots }
-
-        var tracking = TrackingParameters.default
-        if let rssiStep { tracking.publish.rssiStep = rssiStep }
-        if let minimumInterval { tracking.publish.minimumInterval = minimumInterval }
+        let tracking = TrackingParameters.default
         let recordings: [SiteModelEvaluation.Recording]
         do {
             let names = try FileManager.default.contentsOfDirectory(atPath: traces)
@@ -70,12 +51,12 @@ struct LearnCommand: ParsableCommand {
         }
         let judgement: SiteModelEvaluation.Judgement?
         if noScore {
-            judgement = SiteModelEvaluation.learn(recordings, parameters: parameters, tracking: tracking)
+            judgement = SiteModelEvaluation.learn(recordings, tracking: tracking)
                 .map { SiteModelEvaluation.Judgement(model: $0) }
         } else {
             // A model that does not beat physics on its own site's recordings would make decisions
             // worse: the file then says so and `run --model` decides with physics.
-            judgement = SiteModelEvaluation.judge(recordings, parameters: parameters, tracking: tracking)
+            judgement = SiteModelEvaluation.judge(recordings, tracking: tracking)
         }
         guard let judgement else {
             StandardOutput.error("learn: \(traces): nothing to learn (no measurement falls within its truth)\n")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconCore
+import Evaluation
 import Foundation
 import PresenceAggregator
 import RoomDecisions

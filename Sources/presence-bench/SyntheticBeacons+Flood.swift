@@ -1,4 +1,5 @@
 import BeaconCore
+import Evaluation
 
 extension SyntheticBeacons {
     /// A flood (issue 7): `count` advertisements, each from a distinct random address with a

@@ -1,4 +1,5 @@
 import BeaconCore
+import Evaluation
 
 /// Simulated iBeacons as real HCI bytes: LE Advertising Report events (legacy, one report each)
 /// carrying iBeacon manufacturer data, a btsnoop capture of them, and the regions config that

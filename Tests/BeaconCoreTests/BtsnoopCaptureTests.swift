@@ -1,5 +1,6 @@
 import Testing
 @testable import BeaconCore
+@testable import Evaluation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,5 +1,6 @@
 import Testing
 @testable import BeaconCore
+import Evaluation
 
 /// Random and truncated bytes must never crash a decoder: they give a value or a typed error.
 @Suite struct HCIFuzzTests {

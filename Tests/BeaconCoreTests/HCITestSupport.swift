@@ -59,3 +59,8 @@ struct HCITestExtendedReport {
         HCITestData.leMetaEvent(subevent: 0x0D, [UInt8(reports.count)] + reports.flatMap(\.bytes))
     }
 }
+
+extension HCIPacket {
+    /// The packet with its H4 indicator in front, as a UART carries it.
+    var h4Bytes: [UInt8] { [type.rawValue] + bytes }
+}

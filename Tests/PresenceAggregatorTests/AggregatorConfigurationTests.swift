@@ -395,3 +395,10 @@ import Testing
         #expect(MQTTBrokerURL(url) == nil)
     }
 }
+
+extension AggregatorConfiguration {
+    /// The known beacon with canonical id `beacon`, if any.
+    fileprivate func knownBeacon(_ beacon: BeaconID) -> KnownBeacon? {
+        knownBeacons.first { $0.beacon == beacon }
+    }
+}

@@ -1,4 +1,5 @@
 import BeaconCore
+import Evaluation
 import PresenceAggregator
 import RoomDecisions
 import TestSupport

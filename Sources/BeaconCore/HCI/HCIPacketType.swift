@@ -70,13 +70,4 @@ public struct HCIPacket: Sendable, Hashable {
         self.type = type
         self.bytes = bytes
     }
-
-    /// The packet with its H4 indicator in front, as a UART carries it.
-    public var h4Bytes: [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + 1)
-        out.append(type.rawValue)
-        out.append(contentsOf: bytes)
-        return out
-    }
 }

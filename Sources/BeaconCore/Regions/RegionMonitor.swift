@@ -124,11 +124,6 @@ public struct RegionMonitor: Sendable {
     /// The monitored regions, in configuration order.
     public var regions: [BeaconRegion] { index.regions }
 
-    /// Whether an advertisement with this identity falls in any region (a few hash lookups).
-    public func matchesAnyRegion(uuid: BeaconUUID, major: UInt16?, minor: UInt16?) -> Bool {
-        index.hasRegions(for: uuid) && !index.lookup(uuid: uuid, major: major, minor: minor).isEmpty
-    }
-
     /// The positions of the regions an advertisement with this identity falls in, for
     /// `observe(_:matches:rangingSlot:at:)`; good until the regions are replaced.
     public func regionMatches(uuid: BeaconUUID, major: UInt16?, minor: UInt16?) -> RegionIndex.Matches {

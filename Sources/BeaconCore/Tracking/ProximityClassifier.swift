@@ -59,9 +59,6 @@ public struct ProximityClassifier: Sendable {
         state.proximity(at: time, parameters)
     }
 
-    /// The time of the last classified distance.
-    public var lastClassified: Instant? { state.lastTime }
-
     /// The classifier's state alone, for an owner that keeps the parameters once for many
     /// classifiers (the agent's tracks): every call takes them.
     struct State: Sendable {

@@ -18,8 +18,8 @@ extension SiteModelEvaluation {
                                     tracking: TrackingParameters = .default,
                                     decision: RoomDecisionParameters = .default,
                                     evidenceRates: [Double]? = nil) -> [Serving: Summary] {
-        let site = Site(recordings, parameters: parameters, tracking: tracking, decision: decision, physics: true,
-                        evidenceRates: evidenceRates)
+        let site = Site(recordings, parameters: parameters, tracking: tracking, decision: decision, physics: true)
+        let rates = evidenceRates ?? [parameters.evidenceRate]
         var scores: [Serving: [RecordingScore]] = [:]
         for index in recordings.indices {
             let others = recordings.indices.filter { $0 != index }
@@ -27,7 +27,8 @@ extension SiteModelEvaluation {
                 for serving in Serving.allCases { scores[serving, default: []].append(site.score(index, model: nil)) }
                 continue
             }
-            let judgement = others.count >= 2 ? site.judged(model, among: others) : Judgement(model: model)
+            let judgement = others.count >= 2 ? site.judged(model, among: others, evidenceRates: rates)
+                : RatedJudgement(judgement: Judgement(model: model))
             for serving in Serving.allCases {
                 scores[serving, default: []].append(site.score(index, model: judgement.model(serving: serving)))
             }

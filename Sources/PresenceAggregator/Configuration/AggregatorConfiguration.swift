@@ -158,11 +158,6 @@ public struct AggregatorConfiguration: Sendable {
 
     /// The documented defaults.
     public static let `default` = AggregatorConfiguration()
-
-    /// The known beacon with canonical id `beacon`, if any.
-    public func knownBeacon(_ beacon: BeaconID) -> KnownBeacon? {
-        knownBeacons.first { $0.beacon == beacon }
-    }
 }
 
 /// How several `presence-aggregator` instances of one site share the work (PastOneBuilding.md, "A standby

@@ -57,9 +57,6 @@ public struct ESPresenseSource: Sendable {
         [settings.topic + "/devices/+/+", settings.topic + "/rooms/+/status", settings.topic + "/rooms/+/telemetry"]
     }
 
-    /// (node, device) pairs followed now.
-    public var followedCount: Int { heard.count }
-
     /// One message of the subscriptions.
     public mutating func receive(topic: String, payload: [UInt8], at time: Instant) -> ForeignMessageOutcome {
         let bytes = Array(topic.utf8)

@@ -28,8 +28,6 @@ public struct LocationRefreshRule: Sendable, Hashable {
 
     /// The documented defaults: 25 %, 60 s.
     public static let `default` = LocationRefreshRule()
-    /// The rule before issue 38's sixth round: every change of 0.1 m publishes at once.
-    public static let everyTenth = LocationRefreshRule(distanceRatio: 1, refreshInterval: 0)
 
     /// Whether a location whose distance is `current` is worth publishing when `published` was
     /// published `age` seconds ago (nil: not published by this run, such as a restored location).

@@ -54,9 +54,6 @@ public struct SiteModelFilter: Sendable {
     /// The posterior probability of each room, which the room is decided by.
     public var posterior: [Double] { logPosterior.map { exp($0) } }
 
-    /// Whether any model node currently has a live measurement.
-    public var hasLiveEvidence: Bool { heard.contains { $0 != nil } }
-
     /// A node's measurement at `time`: `rssi` the filtered RSSI it published, nil for "no longer heard".
     public mutating func observe(node: Int, rssi: Double?, at time: Instant) {
         advance(to: time)

@@ -1,4 +1,5 @@
 import BeaconCore
+import Evaluation
 import Foundation
 import Testing
 import TestSupport

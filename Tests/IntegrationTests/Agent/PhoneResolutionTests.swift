@@ -1,4 +1,5 @@
 import BeaconCore
+import Evaluation
 import BluetoothHCI
 import Foundation
 import IdentityCrypto

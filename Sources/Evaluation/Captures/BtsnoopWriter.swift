@@ -1,4 +1,7 @@
-/// Writes btsnoop captures: the header once, then one record per packet.
+import BeaconCore
+
+/// Writes btsnoop captures: the header once, then one record per packet. The bench's synthetic
+/// captures and the tests' are written with it; no shipped program writes one.
 ///
 /// Lossy where the datalink is: datalink 1001 cannot mark SCO or ISO (they read back as ACL), and
 /// BlueZ monitor has no opcode for a received command or a sent event (such packets are refused).
