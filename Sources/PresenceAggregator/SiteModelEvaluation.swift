@@ -93,13 +93,9 @@ public enum SiteModelEvaluation {
         /// recordings) on the typical recording: the median over the recordings of physics' cost
         /// less these decisions' cost (`costs`). Positive: these cost less.
         ///
-        /// The median, not the mean: one recording unlike the others must not outweigh what all the
-        /// others say. On the SAL bay the model learned from three car recordings decides the one
-        /// walk 0.24 worse than physics (and with 6 flaps), more than it gains on any car recording
-        /// (0.10–0.13), and the mean kept physics for the held-out car recording `car_sensor_2`,
-        /// which the model decides 0.924 against physics' 0.795; such a
-        /// recording is named by `learn`'s `note` instead (record more like it). With two
-        /// recordings the median is the mean.
+        /// The median, not the mean: one recording unlike the others (a walk among car recordings)
+        /// must not outweigh what all the others say; such a recording is named by `learn`'s `note`
+        /// instead (record more like it). With two recordings the median is the mean.
         public func saving(against physics: Summary, flapSeconds: Double = SiteModelEvaluation.flapSeconds) -> Double {
             let savings = zip(physics.costs(flapSeconds: flapSeconds), costs(flapSeconds: flapSeconds)).map { $0 - $1 }
             return Self.median(savings) ?? 0
@@ -246,9 +242,8 @@ public enum SiteModelEvaluation {
 
         /// The recordings that the model learned from the others decides far worse than physics
         /// (by more than `unlikeMargin` of accuracy), with the two accuracies: the others did not
-        /// teach what they hold. On the SAL bay that is the one walk among four car recordings
-        /// (0.762 against 0.973): a person carrying the beacon looks unlike a car. The cure is
-        /// more recordings like it, so `learn` says so.
+        /// teach what they hold (a person carrying the beacon looks unlike a car carrying it). The
+        /// cure is more recordings like it, so `learn` says so.
         public var unlikeTheOthers: [(name: String, model: Double, physics: Double)] {
             guard let leaveOneOut, let physics else { return [] }
             return zip(leaveOneOut.recordings, physics.recordings).compactMap { model, alone in
