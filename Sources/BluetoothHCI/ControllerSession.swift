@@ -13,6 +13,8 @@ public final class ControllerSession {
     private var pendingEvents: [HCIPacket] = []
     private var foreignCommands: [HCICommand] = []
     public private(set) var mode: ControllerSetup.ScanMode?
+    /// How the node beacon's set-up ended, after `start`; nil when none was asked for.
+    public private(set) var advertising: AdvertisingOutcome?
 
     public init(transport: any HCITransport, commandTimeout: Double = 2) {
         self.transport = transport
@@ -31,6 +33,7 @@ public final class ControllerSession {
             switch action {
             case .scanning(let mode):
                 self.mode = mode
+                advertising = setup.advertising
                 return mode
             case .failed(let error):
                 throw .setupFailed(error)
@@ -40,11 +43,14 @@ public final class ControllerSession {
         }
     }
 
-    /// Sends the commands that stop scanning, waiting briefly for each answer; errors are ignored
-    /// because this runs on the way out (the device may already be gone).
+    /// Sends the commands that stop scanning (and the node beacon: on a socket the controller would
+    /// advertise on after the agent), waiting briefly for each answer; errors are ignored because
+    /// this runs on the way out (the device may already be gone).
     public func stop(now: () -> Double) {
         guard let mode else { return }
-        for command in ControllerSetup.stopCommands(for: mode) {
+        var commands = ControllerSetup.stopCommands(for: mode)
+        if case .advertising? = advertising { commands.append(ControllerSetup.stopAdvertisingCommand(for: mode)) }
+        for command in commands {
             _ = try? awaitAnswer(to: command, now: now)
         }
         self.mode = nil

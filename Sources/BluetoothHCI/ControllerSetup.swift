@@ -13,6 +13,12 @@ import BeaconCore
 /// previous run) is stopped with the chosen family's enable command; right after HCI_Reset there
 /// is none to stop. An extended command that the controller answers with any error falls back to
 /// legacy: controllers that list the commands and then refuse them exist.
+///
+/// With an `AdvertisingRequest`, once the scan is on the node beacon is set up in the scan's family
+/// (legacy: parameters, read the advertising power, data, enable; extended: parameters, which answer
+/// the power, data, enable), after stopping one left on by a previous run where the controller is
+/// not ours. A command refused there ends the advertising, not the setup: the outcome is
+/// `advertising`, and the controller scans on.
 public struct ControllerSetup: Sendable {
     public enum Action: Hashable, Sendable {
         case send(HCICommand)
@@ -34,13 +40,24 @@ public struct ControllerSetup: Sendable {
     /// The command whose answer does not matter (stopping a scan that may not be running).
     private var answerIgnored: HCICommand?
     private let configureController: Bool
+    private let advertisingRequest: AdvertisingRequest?
+    /// Set once the advertising commands are queued: their answers never fail the setup.
+    private var advertisingStarted = false
+    private var transmitPower: Int?
+    /// How the node beacon's set-up ended; nil while it has not (or none was asked for).
+    public private(set) var advertising: AdvertisingOutcome?
 
     /// - Parameters:
     ///   - configureController: reset and set event masks first (a controller of our own on a serial line).
     ///   - preferExtended: use the extended scan commands when the controller supports them.
-    public init(parameters: ScanParameters = .default, configureController: Bool, preferExtended: Bool = true) {
+    ///   - advertising: a node beacon to advertise once scanning is on; nil advertises nothing.
+    public init(
+        parameters: ScanParameters = .default, configureController: Bool, preferExtended: Bool = true,
+        advertising: AdvertisingRequest? = nil
+    ) {
         self.parameters = parameters
         self.configureController = configureController
+        self.advertisingRequest = advertising
         var commands: [HCICommand] = []
         if configureController {
             commands += [.reset, .setEventMask, .leSetEventMask]
@@ -78,6 +95,7 @@ public struct ControllerSetup: Sendable {
             pending = nil
             return next()
         }
+        if advertisingStarted { return handleAdvertising(command, response) }
 
         if response.status != 0 {
             if mode == .extended, !fellBack {
@@ -119,10 +137,70 @@ public struct ControllerSetup: Sendable {
     }
 
     private mutating func next() -> Action {
+        if queue.isEmpty, let request = advertisingRequest, !advertisingStarted {
+            advertisingStarted = true
+            queue = advertisingCommands(mode, request)
+        }
         guard !queue.isEmpty else { return .scanning(mode) }
         let command = queue.removeFirst()
         pending = command
         return .send(command)
+    }
+
+    /// Where the controller is not ours, first stop a node beacon left on (answer ignored: there
+    /// may be none); the data goes in when the power is known (`handleAdvertising`).
+    private mutating func advertisingCommands(_ mode: ScanMode, _ request: AdvertisingRequest) -> [HCICommand] {
+        var commands: [HCICommand] = []
+        if !configureController {
+            let stop = ControllerSetup.stopAdvertisingCommand(for: mode)
+            answerIgnored = stop
+            commands.append(stop)
+        }
+        switch mode {
+        case .legacy:
+            return commands + [.leSetAdvertisingParameters(intervalUnits: request.intervalUnits),
+                               .leReadAdvertisingPhysicalChannelTxPower, .leSetAdvertisingEnable(true)]
+        case .extended:
+            return commands + [.leSetExtendedAdvertisingParameters(intervalUnits: UInt32(request.intervalUnits)),
+                               .leSetExtendedAdvertisingEnable(true)]
+        }
+    }
+
+    /// The command that switches the node beacon off, for the mode setup ended in.
+    public static func stopAdvertisingCommand(for mode: ScanMode) -> HCICommand {
+        switch mode {
+        case .legacy: return .leSetAdvertisingEnable(false)
+        case .extended: return .leSetExtendedAdvertisingEnable(false)
+        }
+    }
+
+    /// An answer during the node beacon's set-up. Reading the power may fail (a controller without
+    /// the command): the advert then states the assumed power. Any other error ends the advertising
+    /// with `refused`, and the setup with scanning.
+    private mutating func handleAdvertising(_ command: HCICommand, _ response: CommandResponse) -> Action {
+        pending = nil
+        guard let request = advertisingRequest else { return next() }
+        let readsPowerOnly = command == .leReadAdvertisingPhysicalChannelTxPower
+        let readsPower = readsPowerOnly || command.opcode == HCICommand.leSetExtendedAdvertisingParameters(intervalUnits: 0).opcode
+        if response.status != 0 && !readsPowerOnly {
+            advertising = .refused(ControllerSetupError(command: command.name, status: response.status))
+            queue.removeAll()
+            return .scanning(mode)
+        }
+        if readsPower {
+            // A signed byte; 0x7F (127) is "not available" in the extended answer.
+            if response.status == 0, let byte = response.returnParameters.first, byte != 0x7F {
+                transmitPower = Int(Int8(bitPattern: byte))
+            }
+            let power = NodeBeacon.measuredPower(transmitPower: transmitPower ?? AdvertisingRequest.assumedTransmitPower)
+            let data = request.beacon.advertisingData(measuredPower: power)
+            queue.insert(mode == .legacy ? .leSetAdvertisingData(data) : .leSetExtendedAdvertisingData(data), at: 0)
+        }
+        if queue.isEmpty {
+            let power = NodeBeacon.measuredPower(transmitPower: transmitPower ?? AdvertisingRequest.assumedTransmitPower)
+            advertising = .advertising(transmitPower: transmitPower, measuredPower: power)
+        }
+        return next()
     }
 
     /// Supported Commands octet 37: bit 5 LE Set Extended Scan Parameters, bit 6 LE Set Extended

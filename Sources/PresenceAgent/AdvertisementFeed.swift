@@ -57,6 +57,8 @@ public struct FeedOptions: Sendable {
     /// The clock a source reads and waits on: a radio's time, the pace of a replay or of the
     /// simulator; injected so tests move it by hand.
     public var clock: any ServiceClock = SystemClock()
+    /// The node beacon a radio advertises while it scans; nil advertises nothing.
+    public var advertising: AdvertisingRequest?
 
     public init() {}
 }
@@ -78,10 +80,10 @@ public enum AdvertisementFeeds {
             return try SimulatorFeed(scenarioPath: scenarioPath, options: options)
         case .uart(let settings):
             return try ControllerFeed(open: { () throws(HCITransportError) in try UARTTransport(settings: settings) },
-                                      configureController: true, clock: options.clock)
+                                      configureController: true, clock: options.clock, advertising: options.advertising)
         case .hciSocket(let deviceID):
             return try ControllerFeed(open: { () throws(HCITransportError) in try HCISocketTransport(deviceID: deviceID) },
-                                      configureController: false, clock: options.clock)
+                                      configureController: false, clock: options.clock, advertising: options.advertising)
         }
     }
 }

@@ -31,6 +31,8 @@ extension AgentConfiguration {
         boolean("reportUnknown", \.reportUnknown, flag: "--report-unknown", default: "false") { String($0.reportUnknown) },
         number("telemetryInterval", \.telemetryInterval, default: "30") { shown($0.telemetryInterval) },
         wholeNumber("maxTrackedBeacons", \.maxTrackedBeacons, flag: "--max-tracked-beacons", default: "10000") { String($0.maxTrackedBeacons) },
+        boolean("nodeBeacon.enabled", \.nodeBeaconEnabled, default: "true") { String($0.nodeBeaconEnabled) },
+        number("nodeBeacon.interval", \.nodeBeaconInterval, default: "1") { shown($0.nodeBeaconInterval) },
         // Tracking overrides: unset, the measured defaults (TrackingParameters.default) hold.
         number("tracking.pathLossExponent", \.pathLossExponent, default: "1.5") {
             shown($0.pathLossExponent ?? TrackingParameters.default.distance.pathLossExponent)

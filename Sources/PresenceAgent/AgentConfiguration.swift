@@ -53,6 +53,14 @@ public struct AgentConfiguration: Sendable, Equatable {
     public var rssiStep: Double?
     /// Region exit delay, seconds (default 30).
     public var exitDelay: Double?
+    /// Advertise this node's node beacon (`NodeBeacon`) through the controller it scans with, so the
+    /// other nodes hear it and the aggregator can calibrate the receivers against each other
+    /// (YAML `nodeBeacon.enabled`, default true). Turn it off on a node that must stay silent on air
+    /// or whose controller cannot advertise while it scans. Radio sources only.
+    public var nodeBeaconEnabled = true
+    /// Seconds between the node beacon's adverts (YAML `nodeBeacon.interval`, default 1, 0.1…10.24).
+    /// Shorter gives the other nodes more samples and costs radio time; longer the reverse.
+    public var nodeBeaconInterval = 1.0
     /// Known beacons and devices (YAML `beacons`, the entries of `config/beacons`): for a node
     /// without a broker-pushed list; one pushed replaces them. An entry with an `irk` puts a key in
     /// this file, so keep it readable by the agent only (mode 0600).
@@ -183,6 +191,8 @@ public struct AgentConfiguration: Sendable, Equatable {
         public var telemetryInterval: Double
         public var record: String?
         public var configurationWait: Double
+        /// The node beacon to advertise; nil when it is off or the source is no radio.
+        public var nodeBeacon: AdvertisingRequest?
     }
 
     /// Checks every field; `readFile` reads the password file (injected for tests). Throws every
@@ -224,6 +234,9 @@ public struct AgentConfiguration: Sendable, Equatable {
         }
         if !(telemetryInterval >= 1 && telemetryInterval <= 3600) {
             fail("telemetryInterval", "\(telemetryInterval) is not in 1…3600 seconds")
+        }
+        if !AdvertisingRequest.intervalRange.contains(nodeBeaconInterval) {
+            fail("nodeBeacon.interval", "\(nodeBeaconInterval) is not in 0.1…10.24 seconds")
         }
         if !(1...1_000_000).contains(maxTrackedBeacons) {
             fail("maxTrackedBeacons", "\(maxTrackedBeacons) is not in 1…1000000")
@@ -276,12 +289,19 @@ public struct AgentConfiguration: Sendable, Equatable {
                                       reportUnknown: reportUnknown, maximumTracks: maxTrackedBeacons)
         core.recordsSamples = record != nil
         core.knownBeacons = knownBeacons
+        var nodeBeacon: AdvertisingRequest?
+        switch sourceSpec {
+        case .hciSocket, .uart:
+            if nodeBeaconEnabled { nodeBeacon = AdvertisingRequest(beacon: NodeBeacon(node: nodeID.rawValue), interval: nodeBeaconInterval) }
+        case .btsnoop, .simulate:
+            break
+        }
         return Resolved(
             core: core,
             source: sourceSpec, speed: speed, exitAtEnd: exitAtEnd, broker: url,
             credentials: username.map { MQTTCredentials(username: $0, password: secret) }, tls: tls,
             clientID: clientID ?? "presence-agent-\(node ?? "")", stateDir: stateDir, telemetryInterval: telemetryInterval,
-            record: record, configurationWait: configurationWait)
+            record: record, configurationWait: configurationWait, nodeBeacon: nodeBeacon)
     }
 
     // MARK: - check-config

@@ -226,9 +226,11 @@ public struct AgentCore: Sendable {
         // (and read there: a copy of them cost three retains and releases). A resolved device is
         // matched by its key alone: whatever beacon it may also send is not its identity.
         let identity = resolved == nil ? Self.regionIdentity(advertisement.beacon) : nil
+        // Other nodes' beacons are always measured: the aggregator calibrates the receivers from them.
+        let nodeBeacon = resolved == nil && Self.isNodeBeacon(advertisement.beacon)
         let slot: Int
         if let existing = tracks.slot(of: key) {
-            let matchesRegion = Self.matchesRegion(&tracks[existing], identity, monitor, regionsRevision)
+            let matchesRegion = Self.matchesRegion(&tracks[existing], identity, monitor, regionsRevision) || nodeBeacon
             // Known or not cannot change while a beacon is tracked (new known beacons start every
             // track afresh): a tracked one is known exactly when it is on the known list.
             let isKnown = tracks.group(at: existing) == .known
@@ -239,7 +241,7 @@ public struct AgentCore: Sendable {
         } else {
             let matches = identity.map { monitor.regionMatches(uuid: $0.uuid, major: $0.major, minor: $0.minor) } ?? RegionIndex.Matches.empty
             let known = knownByIdentity.isEmpty ? nil : knownByIdentity[key]
-            let matchesRegion = !matches.isEmpty
+            let matchesRegion = !matches.isEmpty || nodeBeacon
             guard matchesRegion || known != nil || (effective.reportUnknown && advertisement.beacon != nil) else {
                 if advertisement.beacon != nil { hint.heardUnmatched(key, at: time) }
                 return []
@@ -655,6 +657,12 @@ public struct AgentCore: Sendable {
 
     /// The identity regions match on: iBeacons, and AltBeacons whose id is uuid + major + minor
     /// (the Android Beacon Library's layout).
+    /// An iBeacon with the node beacons' UUID (`NodeBeacon`).
+    static func isNodeBeacon(_ beacon: Beacon?) -> Bool {
+        if case .iBeacon(let b)? = beacon { return NodeBeacon.isNodeBeacon(uuid: b.uuid) }
+        return false
+    }
+
     static func regionIdentity(_ beacon: Beacon?) -> (uuid: BeaconUUID, major: UInt16, minor: UInt16)? {
         switch beacon {
         case .iBeacon(let b)?: return (b.uuid, b.major, b.minor)

@@ -99,6 +99,7 @@ public final class AgentService: Service {
         feedOptions.speed = configuration.speed
         feedOptions.simulatedNode = node.rawValue
         feedOptions.clock = clock
+        feedOptions.advertising = configuration.nodeBeacon
         let feed = try AdvertisementFeeds.open(configuration.source, options: feedOptions)
         // The agent's clock starts where the source's does (a capture's first timestamp, the
         // simulator's start, a radio's wall clock), so the restored state and the configuration
@@ -324,16 +325,10 @@ public final class AgentService: Service {
             for publication in core.retainedPublications() { send(publication) }
         }
         func sendInfo() {
-            var info = JSONObjectWriter()
-            info.add("node", node.rawValue)
-            info.add("room", core.room.rawValue)
-            info.add("version", version)
-            info.add("source", configuration.source.description)
-            info.add("startedAt", ISO8601Timestamp.string(from: startedAt))
-            info.addRaw("configRevision", core.configRevisionJSON)
-            // Announced so that an aggregator knows at once, even just restarted, that this node
-            // reports the rises of beacons marked worn (their rise rule needs every node to).
-            info.add("riseReports", core.effective.tracking.rise.isOn)
+            let info = AgentInfo(
+                node: node, room: core.room, version: version, source: configuration.source.description, startedAt: startedAt,
+                configRevisionJSON: core.configRevisionJSON, riseReports: core.effective.tracking.rise.isOn,
+                nodeBeacon: configuration.nodeBeacon, advertising: radio?.advertising)
             send(AgentPublication(topic: topics.nodeInfo(node), text: info.json, qos: .atLeastOnce, retain: true))
         }
         func send(_ publication: AgentPublication) {
@@ -383,7 +378,10 @@ public final class AgentService: Service {
             case .levelQuery(let payload):
                 perform(core.receiveLevelQuery(payload, at: now), connection: connection, state: state, persistent: persistent, send: send)
             case .radio(let status, let notices):
+                let advertisingChanged = status?.advertising != radio?.advertising
                 radio = status
+                // The info names the node beacon with its state: said again when that changes.
+                if advertisingChanged { sendInfo() }
                 for notice in notices {
                     switch notice.level {
                     case .info: logger.info("\(notice.message)", metadata: ["source": "\(configuration.source)"])

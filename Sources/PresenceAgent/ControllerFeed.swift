@@ -10,6 +10,10 @@ import Timekeeping
 /// up again through one path: reopen, with a capped exponential backoff while that fails. Each
 /// stop is a warning with its cause, each failed attempt a warning with the next delay, and the
 /// first report heard again an info line (`takeNotices`); `radio` carries the state for telemetry.
+///
+/// With an `AdvertisingRequest` every set-up also advertises the node beacon. Its outcome is said
+/// once (an info line when it first advertises, a warning when the controller first refuses), not
+/// at every set-up, and rides in `radio` for the info and telemetry; scanning goes on either way.
 final class ControllerFeed: AdvertisementFeed {
     enum State: Equatable {
         case scanning(ControllerSetup.ScanMode)
@@ -21,6 +25,9 @@ final class ControllerFeed: AdvertisementFeed {
     private let configureController: Bool
     private let clock: any ServiceClock
     private let watchSettings: ScanWatch.Settings
+    private let advertising: AdvertisingRequest?
+    /// The node beacon's outcomes already said in the log (advertising, refused): each once.
+    private var advertisingSaid: (advertising: Bool, refused: Bool) = (false, false)
     private var session: ControllerSession?
     private var watch: ScanWatch
     private var decoder = AdvertisementDecoder()
@@ -54,9 +61,10 @@ final class ControllerFeed: AdvertisementFeed {
 
     init(
         open: @escaping () throws(HCITransportError) -> any HCITransport, configureController: Bool,
-        clock: any ServiceClock, watch: ScanWatch.Settings = ScanWatch.Settings()
+        clock: any ServiceClock, watch: ScanWatch.Settings = ScanWatch.Settings(), advertising: AdvertisingRequest? = nil
     ) throws(FeedError) {
         self.open = open
+        self.advertising = advertising
         self.configureController = configureController
         self.clock = clock
         self.watchSettings = watch
@@ -156,20 +164,41 @@ final class ControllerFeed: AdvertisementFeed {
         }
         let session = ControllerSession(transport: transport)
         do {
-            let mode = try session.start(ControllerSetup(configureController: configureController), now: SystemClock.monotonic)
+            let setup = ControllerSetup(configureController: configureController, advertising: advertising)
+            let mode = try session.start(setup, now: SystemClock.monotonic)
             self.session = session
             state = .scanning(mode)
             failures = 0
             let time = clock.now().seconds
             watch = ScanWatch(settings: watchSettings, startedAt: time)
             lastDeviceCheck = time
-            radio = RadioStatus(state: .scanning, since: Instant(seconds: time), reopens: radio?.reopens ?? 0, lastError: radio?.lastError)
+            radio = RadioStatus(state: .scanning, since: Instant(seconds: time), reopens: radio?.reopens ?? 0, lastError: radio?.lastError,
+                                advertising: session.advertising)
             if let note = transport.openingNote { notices.append(RadioNotice(.warning, note)) }
             // Which command family the controller took (`ControllerSetup`), said once at start.
             if radio?.lastError == nil { notices.append(RadioNotice(.info, "the controller scans (\(mode.rawValue))")) }
+            noteAdvertising(session.advertising, mode: mode)
         } catch {
             transport.close()
             throw error
+        }
+    }
+
+    private func noteAdvertising(_ outcome: AdvertisingOutcome?, mode: ControllerSetup.ScanMode) {
+        guard let request = advertising, let outcome else { return }
+        switch outcome {
+        case .advertising(let transmitPower, let measuredPower):
+            guard !advertisingSaid.advertising else { return }
+            advertisingSaid.advertising = true
+            let power = transmitPower.map { "at \($0) dBm" } ?? "at a power the controller does not say (\(AdvertisingRequest.assumedTransmitPower) dBm assumed)"
+            let interval = JSONObjectWriter.number(Double(request.intervalUnits) * 0.000625, decimals: 3)
+            notices.append(RadioNotice(.info, "the controller advertises the node beacon \(request.beacon.id) every \(interval) s "
+                + "(\(mode.rawValue)), \(power), measured power \(measuredPower) dBm"))
+        case .refused(let error):
+            guard !advertisingSaid.refused else { return }
+            advertisingSaid.refused = true
+            notices.append(RadioNotice(.warning, "the controller refuses to advertise the node beacon while it scans (\(error)); "
+                + "scanning goes on without it: other nodes will not hear this one (nodeBeacon.enabled: false stops asking)"))
         }
     }
 

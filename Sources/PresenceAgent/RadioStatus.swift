@@ -1,4 +1,5 @@
 import BeaconCore
+import BluetoothHCI
 
 /// How a radio source is doing, for the agent's telemetry: whether it scans, since when, how often
 /// it had to be set up again, and the last thing that went wrong. Captures and the simulator have none.
@@ -18,20 +19,25 @@ public struct RadioStatus: Hashable, Sendable {
     public var reopens: Int
     /// The last error or cause of a set-up, nil while nothing went wrong.
     public var lastError: String?
+    /// How the node beacon's set-up ended at the last set-up; nil when none is asked for.
+    public var advertising: AdvertisingOutcome?
 
-    public init(state: State, since: Instant, reopens: Int = 0, lastError: String? = nil) {
+    public init(state: State, since: Instant, reopens: Int = 0, lastError: String? = nil, advertising: AdvertisingOutcome? = nil) {
         self.state = state
         self.since = since
         self.reopens = reopens
         self.lastError = lastError
+        self.advertising = advertising
     }
 
-    /// Adds `radio`, `radioSince`, `radioReopens` and `radioError` (when there is one) to a telemetry object.
+    /// Adds `radio`, `radioSince`, `radioReopens`, `radioError` (when there is one) and
+    /// `nodeBeacon` (when one is asked for) to a telemetry object.
     public func write(to json: inout JSONObjectWriter) {
         json.add("radio", state.rawValue)
         json.add("radioSince", ISO8601Timestamp.string(from: since))
         json.add("radioReopens", reopens)
         if let lastError { json.add("radioError", lastError) }
+        if let advertising { json.add("nodeBeacon", advertising.stateName) }
     }
 }
 

@@ -117,6 +117,6 @@ import TestSupport
         #expect(error("node: a\nroom: b\nmaxTrackedBeacons: 2.5") == "agent.yaml:3: maxTrackedBeacons: 2.5 is not a whole number")
         #expect(error("[1, 2]") == "agent.yaml:1: expected a mapping of settings at the top level\nnode: required: this receiver's id, e.g. kitchen-1\nroom: required: the room this node serves, e.g. kitchen")
         #expect(error("node: a\n  room: : b") .hasPrefix("agent.yaml:2: not valid YAML"))
-        #expect(error("node: a\nroom: b\nnodes: c") == "agent.yaml:3: nodes: unknown key (known keys: beacons, broker, maxTrackedBeacons, node, regions, reportUnknown, room, root, source, speed, stateDir, telemetryInterval, tracking)")
+        #expect(error("node: a\nroom: b\nnodes: c") == "agent.yaml:3: nodes: unknown key (known keys: beacons, broker, maxTrackedBeacons, node, nodeBeacon, regions, reportUnknown, room, root, source, speed, stateDir, telemetryInterval, tracking)")
     }
 }

@@ -26,6 +26,9 @@ public final class FakeController: @unchecked Sendable {
         /// Sends `reportsAfterScanEnable` again this often (real seconds) while scanning is on:
         /// beacons that keep advertising.
         public var reportInterval: Double?
+        /// The power answered to LE Read Advertising Physical Channel Tx Power and LE Set Extended
+        /// Advertising Parameters (dBm); nil answers only the status, as a controller that does not say.
+        public var advertisingTransmitPower: Int8? = 4
     }
 
     public let pty: PseudoTerminal
@@ -127,6 +130,11 @@ public final class FakeController: @unchecked Sendable {
             supported[37] = behaviour.supportsExtendedScan ? 0xFF : 0x9F
             returned += supported
         }
+        let reportsPower = [HCICommand.leReadAdvertisingPhysicalChannelTxPower.opcode,
+                            HCICommand.leSetExtendedAdvertisingParameters(intervalUnits: 0).opcode]
+        if reportsPower.contains(command.opcode), status == 0, let power = behaviour.advertisingTransmitPower {
+            returned.append(UInt8(bitPattern: power))
+        }
         let parameters: [UInt8] = [0x01, UInt8(command.opcode & 0xFF), UInt8(command.opcode >> 8)] + returned
         pty.write([0x04, 0x0E, UInt8(parameters.count)] + parameters)
         let enables = command == .leSetScanEnable(true) || command == .leSetExtendedScanEnable(true)
@@ -139,7 +147,11 @@ public final class FakeController: @unchecked Sendable {
     static func name(_ opcode: UInt16) -> String {
         let known: [HCICommand] = [.reset, .setEventMask, .readLocalSupportedCommands, .leSetEventMask,
                                    .leSetScanParameters(.default), .leSetScanEnable(true),
-                                   .leSetExtendedScanParameters(.default), .leSetExtendedScanEnable(true)]
+                                   .leSetExtendedScanParameters(.default), .leSetExtendedScanEnable(true),
+                                   .leSetAdvertisingParameters(intervalUnits: 0), .leReadAdvertisingPhysicalChannelTxPower,
+                                   .leSetAdvertisingData([]), .leSetAdvertisingEnable(true),
+                                   .leSetExtendedAdvertisingParameters(intervalUnits: 0), .leSetExtendedAdvertisingData([]),
+                                   .leSetExtendedAdvertisingEnable(true)]
         return known.first { $0.opcode == opcode }?.name ?? "0x" + HexDigits.string([UInt8(opcode >> 8), UInt8(opcode & 0xFF)])
     }
 }

@@ -170,12 +170,8 @@ public struct BeaconSimulator: Sendable {
 
     /// Flags, then Apple's iBeacon manufacturer data: 4C 00 02 15, UUID, major, minor, power.
     static func iBeaconAdvertisingData(_ person: SimulationScenario.Person) -> [UInt8] {
-        let uuid = BeaconUUID(person.uuid)?.bytes ?? [UInt8](repeating: 0, count: 16)
-        var data: [UInt8] = [0x02, 0x01, 0x06, 0x1A, 0xFF, 0x4C, 0x00, 0x02, 0x15]
-        data += uuid
-        data += [UInt8(person.major >> 8), UInt8(person.major & 0xFF), UInt8(person.minor >> 8), UInt8(person.minor & 0xFF)]
-        data.append(UInt8(bitPattern: Int8(person.measuredPower.clamped(to: -127...127))))
-        return data
+        IBeacon(uuid: BeaconUUID(person.uuid) ?? BeaconUUID(high: 0, low: 0), major: person.major, minor: person.minor,
+                measuredPower: Int8(person.measuredPower.clamped(to: -127...127))).advertisingData
     }
 
     /// What a phone advertises: flags and Apple's Nearby Info (manufacturer 0x004C, type 0x10) —

@@ -1,0 +1,53 @@
+import BeaconCore
+import BluetoothHCI
+
+/// The agent's retained `<root>/nodes/<node>/info` (docs/MQTT.md): who the node is, what it runs,
+/// which configuration is in force, and the node beacon it advertises, so every node and the
+/// aggregator know that beacon is this node.
+struct AgentInfo {
+    var node: TopicLevelID
+    var room: TopicLevelID
+    var version: String
+    var source: String
+    var startedAt: Instant
+    var configRevisionJSON: String
+    var riseReports: Bool
+    /// The node beacon asked for (nil: off, or a source that is no radio).
+    var nodeBeacon: AdvertisingRequest?
+    /// How its last set-up ended; nil while the controller has not answered yet.
+    var advertising: AdvertisingOutcome?
+
+    var json: String {
+        var info = JSONObjectWriter()
+        info.add("node", node.rawValue)
+        info.add("room", room.rawValue)
+        info.add("version", version)
+        info.add("source", source)
+        info.add("startedAt", ISO8601Timestamp.string(from: startedAt))
+        info.addRaw("configRevision", configRevisionJSON)
+        // Announced so that an aggregator knows at once, even just restarted, that this node
+        // reports the rises of beacons marked worn (their rise rule needs every node to).
+        info.add("riseReports", riseReports)
+        if let nodeBeacon { info.addRaw("nodeBeacon", Self.nodeBeaconJSON(nodeBeacon, advertising)) }
+        return info.json
+    }
+
+    /// `{"id":…,"interval":…,"state":…}` with `measuredPower` and `txPower` once advertising,
+    /// `error` once refused.
+    static func nodeBeaconJSON(_ request: AdvertisingRequest, _ outcome: AdvertisingOutcome?) -> String {
+        var beacon = JSONObjectWriter()
+        beacon.add("id", request.beacon.id.rawValue)
+        beacon.add("interval", Double(request.intervalUnits) * 0.000625, decimals: 3)
+        beacon.add("state", outcome?.stateName ?? "starting")
+        switch outcome {
+        case .advertising(let transmitPower, let measuredPower)?:
+            beacon.add("measuredPower", Int(measuredPower))
+            if let transmitPower { beacon.add("txPower", transmitPower) }
+        case .refused(let error)?:
+            beacon.add("error", error.description)
+        case nil:
+            break
+        }
+        return beacon.json
+    }
+}
