@@ -89,6 +89,47 @@ bridge() {
     return 1
 }
 agent_as_user() { /usr/bin/setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
+# node_beacon LOG NODE: the node beacon id NODE's info names (its last info in LOG).
+node_beacon() {
+    grep "presence/nodes/$2/info " "$1" | tail -n 1 | grep -o '"nodeBeacon":{"id":"[^"]*"' | sed 's/.*"id":"//; s/"$//'
+}
+# run_node NODE ROOM SOURCE: an agent publishing to the VM's broker, its log in /tmp/agent-NODE.log.
+run_node() {
+    presence-agent run --config /tmp/agent.yaml --node "$1" --room "$2" --source "$3" --broker mqtt://127.0.0.1:1883 \
+        --state-dir "/tmp/state-$1" >"/tmp/agent-$1.log" 2>&1 &
+}
+# nodes_hear_each_other KIND: node-a (hci0) and node-b (hci1), each advertising its node beacon;
+# each must publish a measurement of the other's, its id read from the other's info. node-b starts
+# once node-a advertises and scans, so node-a hears node-b's beacon switched on even where the
+# emulated controller reports an advert only when advertising is enabled.
+nodes_hear_each_other() {
+    log=/tmp/mqtt-nodes-$1.log
+    mosquitto_sub -h 127.0.0.1 -v -t 'presence/#' >"$log" 2>&1 &
+    SUB=$!
+    run_node node-a lab hci0
+    AGENT_A=$!
+    until_true 30 grep -q 'presence/nodes/node-a/info .*"state":"advertising"' "$log"
+    run_node node-b hall hci1
+    AGENT_B=$!
+    until_true 30 grep -q 'presence/nodes/node-b/info .*"state":"advertising"' "$log"
+    expect "$1: node-a's info names its node beacon, advertising" "$log" 'presence/nodes/node-a/info .*"nodeBeacon":\{"id":"ibeacon-6da7a204-168f-4087-a761-28738dae7c07-[0-9]+-[0-9]+","interval":1,"state":"advertising","measuredPower":-?[0-9]+'
+    expect "$1: node-b's info names its node beacon, advertising" "$log" 'presence/nodes/node-b/info .*"nodeBeacon":\{"id":"ibeacon-6da7a204-[^"]*","interval":1,"state":"advertising"'
+    beacon_a=$(node_beacon "$log" node-a)
+    beacon_b=$(node_beacon "$log" node-b)
+    until_true 40 grep -q "presence/beacons/$beacon_b/node-a .*\"rssi\"" "$log"
+    expect "$1: node-a measures node-b's node beacon" "$log" "presence/beacons/$beacon_b/node-a .*\"rssi\":-60"
+    if [ "$2" = both ]; then
+        until_true 40 grep -q "presence/beacons/$beacon_a/node-b .*\"rssi\"" "$log"
+        expect "$1: node-b measures node-a's node beacon" "$log" "presence/beacons/$beacon_a/node-b .*\"rssi\":-60"
+    fi
+    refute "$1: no node measures its own beacon" "$log" "presence/beacons/$beacon_a/node-a |presence/beacons/$beacon_b/node-b "
+    kill "$AGENT_A" "$AGENT_B"
+    wait "$AGENT_A" 2>/dev/null
+    wait "$AGENT_B" 2>/dev/null
+    kill "$SUB"
+    # Read once the agent has ended: its log reaches the file when its output buffer is flushed.
+    expect "$1: the agent says it advertises, in the scan's command family" /tmp/agent-node-a.log "advertises the node beacon ibeacon-6da7a204-.* \($1\)"
+}
 
 echo "== socket path, a Bluetooth 5.x controller (btvirt -l2: hci0 scans, hci1 advertises)"
 start_btvirt -l2
@@ -176,6 +217,20 @@ kill "$AGENT"
 wait "$AGENT"
 echo "exit $?" >>/tmp/agent.log
 expect "the agent stops cleanly" /tmp/agent.log "^exit 0$"
+stop_btvirt
+
+echo "== two agents on two 5.x controllers hear each other's node beacons (btvirt -l2: extended advertising)"
+start_btvirt -l2
+until_true 15 test -e /sys/class/bluetooth/hci1
+nodes_hear_each_other extended both
+stop_btvirt
+
+echo "== two agents on two 4.x controllers advertise with the legacy commands (btvirt -L -l2)"
+# btvirt's legacy controllers report an advert only when advertising is enabled: node-a hears
+# node-b's beacon switched on; node-b, started after, cannot hear node-a's.
+start_btvirt -L -l2
+until_true 15 test -e /sys/class/bluetooth/hci1
+nodes_hear_each_other legacy one
 stop_btvirt
 
 echo "== socket path, a legacy (4.x, LE only) controller (btvirt -L -l2)"

@@ -11,7 +11,9 @@ import TestSupport
 ///   it loses one advertisement in ten by design, so the agent hears about 0.9 × `beacons` a second);
 /// - a serial line (`--source uart:/dev/pts/N`): the tests' fake controller on a pseudo-terminal
 ///   answers the agent's setup, then this process writes each beacon's advertising report once a
-///   second, spread evenly over the second, as a dongle's H4 firmware would.
+///   second, spread evenly over the second, as a dongle's H4 firmware would. The agent advertises
+///   its node beacon there (the shipped default) unless `nodeBeacon` is false: the controller
+///   does the advertising, so what it can cost the agent is its set-up and lost reports.
 ///
 /// The figure is the agent's user + system CPU ticks (`/proc/PID/stat`) over a window after a
 /// warm-up (connect, retained regions, every beacon's first measurement), divided by the window's
@@ -35,7 +37,7 @@ enum IdleCPUBenchmark {
         }
     }
 
-    static func serial(agent: String, beacons: Int, warmUp: Double, window: Double) throws -> Result {
+    static func serial(agent: String, beacons: Int, warmUp: Double, window: Double, nodeBeacon: Bool = true) throws -> Result {
         var behaviour = FakeController.Behaviour()
         // A legacy controller, so the reports it sends are the kind its scan asked for.
         behaviour.supportsExtendedScan = false
@@ -65,9 +67,13 @@ enum IdleCPUBenchmark {
             stop.withLock { $0 = true }
             controller.unplug()
         }
-        return try run(agent: agent, beacons: beacons, files: "idle-serial", warmUp: warmUp, window: window) { _ in
+        let result = try run(agent: agent, beacons: beacons, files: nodeBeacon ? "idle-serial" : "idle-serial-silent", warmUp: warmUp,
+                             window: window, settings: nodeBeacon ? "" : "nodeBeacon:\n  enabled: false\n") { _ in
             ["--source", "uart:\(controller.pty.devicePath)"]
         }
+        let advertised = controller.commands.contains(.leSetExtendedAdvertisingEnable(true)) || controller.commands.contains(.leSetAdvertisingEnable(true))
+        guard advertised == nodeBeacon else { throw BenchProcess.Failure("the agent's node beacon was \(nodeBeacon ? "not " : "")switched on") }
+        return result
     }
 
     /// A scenario of `beacons` people carrying the synthetic beacons (major 0, minor i) in the
@@ -96,7 +102,7 @@ enum IdleCPUBenchmark {
     /// Starts a broker with the region of every synthetic beacon retained and the agent on the
     /// `--source` arguments `prepare` gives (handed the broker's directory), and measures it.
     private static func run(
-        agent: String, beacons: Int, files: String, warmUp: Double, window: Double,
+        agent: String, beacons: Int, files: String, warmUp: Double, window: Double, settings: String = "",
         source prepare: (String) throws -> [String]
     ) throws -> Result {
         let broker = try BenchBroker()
@@ -104,7 +110,7 @@ enum IdleCPUBenchmark {
         let synthetic = SyntheticBeacons(beacons: beacons, regions: 1)
         try AgentProcessBenchmark.publishRetained(topic: "presence/config/regions", text: synthetic.regionsConfig, port: broker.port)
         let configuration = broker.directory + "/\(files).yaml"
-        try "telemetryInterval: 5\n".write(toFile: configuration, atomically: true, encoding: .utf8)
+        try ("telemetryInterval: 5\n" + settings).write(toFile: configuration, atomically: true, encoding: .utf8)
         let telemetry = try TelemetryListener(port: broker.port, topic: "presence/nodes/\(node)/telemetry")
         defer { telemetry.stop() }
         let source = try prepare(broker.directory)

@@ -192,8 +192,12 @@ struct SpeedCommand: ParsableCommand {
             let window = quick ? 3.0 : idleSeconds
             let simulator = try IdleCPUBenchmark.simulator(agent: agentPath, beacons: idleBeacons, warmUp: warmUp, window: window)
             let serial = try IdleCPUBenchmark.serial(agent: agentPath, beacons: idleBeacons, warmUp: warmUp, window: window)
+            // Issue 55: the node beacon's cost, the same serial run with it off.
+            let silent = try IdleCPUBenchmark.serial(agent: agentPath, beacons: idleBeacons, warmUp: warmUp, window: window, nodeBeacon: false)
             out["agentIdleCPUPercentSimulator"] = figure(simulator.cpuPercent, 2)
             out["agentIdleCPUPercentSerial"] = figure(serial.cpuPercent, 2)
+            out["agentIdleCPUPercentSerialNodeBeaconOff"] = figure(silent.cpuPercent, 2)
+            out["agentIdleAdvertsPerSecondSerialNodeBeaconOff"] = silent.advertsPerSecond.map { figure($0, 1) } ?? NSNull()
             out["agentIdleAdvertsPerSecondSimulator"] = simulator.advertsPerSecond.map { figure($0, 1) } ?? NSNull()
             out["agentIdleAdvertsPerSecondSerial"] = serial.advertsPerSecond.map { figure($0, 1) } ?? NSNull()
             out["agentIdleBeacons"] = idleBeacons
