@@ -5,16 +5,29 @@ import Testing
 @Suite struct ControllerSetupTests {
     /// Answers every command with success; supported-commands lists extended scan when asked.
     private func run(_ setup: inout ControllerSetup, extended: Bool, refuse: [UInt16: UInt8] = [:]) -> ([String], ControllerSetup.Action) {
-        var sent: [String] = []
+        let (sent, action) = Self.drive(&setup, extended: extended) { refuse[$0.opcode] ?? 0 }
+        return (sent.map(\.name), action)
+    }
+
+    /// Drives a setup to its end: each command answered with the status `status` gives it;
+    /// supported-commands lists extended scan when `extended`; the commands that answer an
+    /// advertising power answer `power` when given.
+    static func drive(
+        _ setup: inout ControllerSetup, extended: Bool, power: UInt8? = nil, status: (HCICommand) -> UInt8
+    ) -> ([HCICommand], ControllerSetup.Action) {
+        var sent: [HCICommand] = []
         var action = setup.start()
         while case .send(let command) = action {
-            sent.append(command.name)
+            sent.append(command)
             var returned: [UInt8] = []
             if command == .readLocalSupportedCommands {
                 returned = [UInt8](repeating: 0, count: 64)
                 if extended { returned[37] = 0x60 }
             }
-            let status = refuse[command.opcode] ?? 0
+            let status = status(command)
+            let answersPower = command == .leReadAdvertisingPhysicalChannelTxPower
+                || command.opcode == HCICommand.leSetExtendedAdvertisingParameters(intervalUnits: 0).opcode
+            if let power, status == 0, answersPower { returned = [power] }
             guard let next = setup.handle(CommandResponse(kind: .complete, opcode: command.opcode, status: status, returnParameters: returned))
             else { Issue.record("answer to \(command.name) was not taken"); break }
             action = next
@@ -34,19 +47,8 @@ import Testing
 
     @Test func socketControllerStopsALeftoverScanInTheFamilyItWillUse() {
         var setup = ControllerSetup(configureController: false)
-        var sent: [HCICommand] = []
-        var action = setup.start()
-        while case .send(let command) = action {
-            sent.append(command)
-            var returned: [UInt8] = []
-            if command == .readLocalSupportedCommands {
-                returned = [UInt8](repeating: 0, count: 64)
-                returned[37] = 0x60
-            }
-            // Stopping a scan that is not running may be answered with Command Disallowed: ignored.
-            let status: UInt8 = command == .leSetExtendedScanEnable(false) ? 0x0C : 0
-            action = setup.handle(CommandResponse(kind: .complete, opcode: command.opcode, status: status, returnParameters: returned))!
-        }
+        // Stopping a scan that is not running may be answered with Command Disallowed: ignored.
+        let (sent, action) = Self.drive(&setup, extended: true) { $0 == .leSetExtendedScanEnable(false) ? 0x0C : 0 }
         #expect(sent == [.readLocalSupportedCommands, .leSetExtendedScanEnable(false),
                          .leSetExtendedScanParameters(.default), .leSetExtendedScanEnable(true)])
         #expect(!sent.contains { $0.opcode == HCICommand.leSetScanEnable(false).opcode })

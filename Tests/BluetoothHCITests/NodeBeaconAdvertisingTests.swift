@@ -55,29 +55,10 @@ import TestSupport
         #expect(AdvertisingRequest(beacon: Self.beacon, interval: 60).intervalUnits == 0x4000)
     }
 
-    /// Drives a setup, answering with `power` where a command answers a power, `refuse` statuses.
     private func run(
         _ setup: inout ControllerSetup, extended: Bool, power: UInt8? = nil, refuse: [UInt16: UInt8] = [:]
     ) -> ([HCICommand], ControllerSetup.Action) {
-        var sent: [HCICommand] = []
-        var action = setup.start()
-        while case .send(let command) = action {
-            sent.append(command)
-            var returned: [UInt8] = []
-            if command == .readLocalSupportedCommands {
-                returned = [UInt8](repeating: 0, count: 64)
-                if extended { returned[37] = 0x60 }
-            }
-            let status = refuse[command.opcode] ?? 0
-            if let power, status == 0, command == .leReadAdvertisingPhysicalChannelTxPower
-                || command.opcode == HCICommand.leSetExtendedAdvertisingParameters(intervalUnits: 0).opcode {
-                returned = [power]
-            }
-            guard let next = setup.handle(CommandResponse(kind: .complete, opcode: command.opcode, status: status, returnParameters: returned))
-            else { Issue.record("answer to \(command.name) was not taken"); break }
-            action = next
-        }
-        return (sent, action)
+        ControllerSetupTests.drive(&setup, extended: extended, power: power) { refuse[$0.opcode] ?? 0 }
     }
 
     @Test func legacyScanAdvertisesWithLegacyCommandsAtThePowerTheControllerSays() {
