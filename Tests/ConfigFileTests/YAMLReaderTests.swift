@@ -32,7 +32,8 @@ import ConfigFile
     @Test func theShippedConfigurationFiles() throws {
         let agent = try #require(try parse(try shippedFile("presence-agent.yaml"))?.mapping)
         #expect(agent.keys == ["node", "room", "source", "speed", "broker", "root", "stateDir", "reportUnknown",
-                               "telemetryInterval", "maxTrackedBeacons", "tracking", "regions"])
+                               "telemetryInterval", "maxTrackedBeacons", "nodeBeacon", "tracking", "regions"])
+        #expect(agent["nodeBeacon"] == mapping([("enabled", plain("true")), ("interval", plain("1"))]))
         #expect(agent["node"] == plain("kitchen-1"))
         #expect(agent["broker"]?.mapping?["url"] == plain("mqtt://127.0.0.1:1883"))
         #expect(agent["broker"]?.mapping?["passwordFile"] == plain("/etc/presence/kitchen-1.password"))
