@@ -89,8 +89,14 @@ import TestSupport
         behaviour.reportsAfterScanEnable = [Self.radioReport]
         behaviour.reportInterval = 0.2
         let radio = try FakeController(behaviour: behaviour)
+        // A second radio whose controller will not advertise while it scans: its info says why.
+        var refusing = behaviour
+        refusing.statuses = [HCICommand.leSetExtendedAdvertisingEnable(true).opcode: 0x0C]
+        let silentRadio = try FakeController(behaviour: refusing)
+        defer { silentRadio.unplug() }
         let agents = try Self.simulatedNodes.map { try agent($0.0, $0.1, source: "simulate") }
-            + [try agent("hall-1", "hall", source: "uart:" + radio.pty.devicePath, reportUnknown: true)]
+            + [try agent("hall-1", "hall", source: "uart:" + radio.pty.devicePath, reportUnknown: true),
+               try agent("hall-2", "hall", source: "uart:" + silentRadio.pty.devicePath)]
         // The aggregator first, leading before any node speaks: a standby-ready instance sends
         // nothing (no event, no summary) until it leads.
         let aggregatorGroup = ServiceGroup(configuration: .init(services: [.init(service: aggregator)], logger: logger))
