@@ -9,7 +9,7 @@ import RoomDecisions
 /// recording's trace, its truth in the receivers' rooms and its PIR sensors' motion file. `house` is
 /// scored on the radio alone (the motion files ignored), `house-pir` with them, both with our
 /// defaults, with the wristband marked worn (the worn profile, as `replay --config` with `worn: true`
-/// decides it), Bermuda's rule and the strongest-RSSI baseline.
+/// decides it), Bermuda's rule, Home Assistant's `mqtt_room` rule and the strongest-RSSI baseline.
 extension EvaluateCommand {
     /// The house's sites: name, and whether its motion files are read.
     static let houseSites = [(name: "house", motion: false), (name: "house-pir", motion: true)]
@@ -37,7 +37,7 @@ extension EvaluateCommand {
             report.sites[site.name] = SiteReport(
                 directory: site.directory, recordings: site.recordings.count, modes: modes,
                 baseline: ModeReport(recordings: baseline, name: "strongest raw RSSI in the last 1 s"),
-                bermuda: ModeReport(recordings: bermuda, name: Self.bermudaName))
+                bermuda: ModeReport(recordings: bermuda, name: Self.bermudaName), mqttRoom: Self.mqttRoomMode(site))
         }
     }
 }

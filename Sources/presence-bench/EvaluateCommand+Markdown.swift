@@ -19,6 +19,7 @@ extension EvaluateCommand {
         ("wornProfile", "this aggregator, the beacon marked worn"),
         ("learned", "site model learned from the other recordings (`learn`'s verdict, leave-one-out)"),
         ("bermuda", "Bermuda 0.8's rule (as `evaluate` replays it)"),
+        ("mqttRoom", "Home Assistant's `mqtt_room` rule (as `evaluate` replays it)"),
         ("baseline", "strongest raw RSSI in the last 1 s"),
     ]
 
@@ -69,8 +70,7 @@ extension EvaluateCommand {
             "",
             "The peers' rules are `evaluate`'s own replays of them; the data README's figures for Bermuda's rule",
             "and the baseline (the shared yardstick's replays) differ a little in flaps and switch times.",
-            "Home Assistant's `mqtt_room` is not replayed by `evaluate`; [data/README.md](../data/README.md) gives",
-            "its figures. A worn tag (`--worn-tag`), simulated motion sensors (`--motion`), ESPresense nodes",
+            "A worn tag (`--worn-tag`), simulated motion sensors (`--motion`), ESPresense nodes",
             "(`--espresense`) and the grid of decision settings (`--grid`) print as JSON with",
             "`presence-bench evaluate`. How a room is decided: the Room decisions article",
             "([RoomDecisions.md](../Sources/PresenceAggregator/PresenceAggregator.docc/RoomDecisions.md)); what was",
@@ -83,6 +83,7 @@ extension EvaluateCommand {
         guard let site else { return nil }
         switch mode {
         case "bermuda": return site.bermuda.summary
+        case "mqttRoom": return site.mqttRoom.summary
         case "baseline": return site.baseline.summary
         default: return site.modes[mode]?.summary
         }

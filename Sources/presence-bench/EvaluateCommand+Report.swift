@@ -58,6 +58,8 @@ extension EvaluateCommand {
         var baseline: ModeReport
         /// Bermuda 0.8's rule on the same advertisements.
         var bermuda: ModeReport
+        /// Home Assistant's `mqtt_room` rule on the same advertisements.
+        var mqttRoom: ModeReport
         /// With `--site-model-study`: per held-out recording, the seconds of each room its training recordings hold.
         var trainingSeconds: [String: [String: Double]]?
     }

@@ -24,13 +24,14 @@ import PresenceAggregator
 ///
 /// With `--worn-tag` every recording's advertisements are first made as a tag worn on a body would
 /// have made them (`WornTagSignal`), and the report says how under `wornTag`. Bermuda 0.8's rule
-/// (`BermudaRuleBaseline`) is scored beside ours on the same advertisements, under `bermuda`, and
+/// (`BermudaRuleBaseline`) is scored beside ours on the same advertisements, under `bermuda`, as is
+/// Home Assistant's `mqtt_room` rule (`MQTTRoomBaseline`) under `mqttRoom`, and
 /// the worn profile (`SwitchingRule.worn`, what a known beacon marked `worn` is decided
 /// with) as mode `wornProfile` (also with `--worn-profile` on the recorded walks).
 ///
 /// JSON shape: `{ parameters, filter, publish, messagesPerBeaconNodeMinuteAtRest, wornTag?, sites: { NAME: {
 /// directory, recordings, modes: { MODE: { recordings: [Row], summary: Summary,
-/// messagesPerBeaconNodeMinuteMoving? } }, baseline: { recordings, summary }, bermuda: { recordings, summary } } }, grid? }`.
+/// messagesPerBeaconNodeMinuteMoving? } }, baseline: { recordings, summary }, bermuda: { recordings, summary }, mqttRoom: { recordings, summary } } }, grid? }`.
 /// A further mode (the learned site model, judged leave-one-recording-out) adds its own key under
 /// `modes` beside `defaults`, built with `ModeReport(recordings:)` from its own scores. The learned
 /// modes add `rooms` (per true room, the share of its time decided right), and `learnTogether` is
@@ -287,6 +288,7 @@ struct EvaluateCommand: ParsableCommand {
                                      name: "strongest raw RSSI in the last 1 s"),
                 bermuda: ModeReport(recordings: bermuda.map { RecordingResult(name: $0.name, score: $0.score) },
                                     name: Self.bermudaName),
+                mqttRoom: Self.mqttRoomMode(site),
                 trainingSeconds: trainingSeconds)
         }
         if let house { try scoreHouse(house, into: &report, tracking: tracking, parameters: parameters) }
@@ -449,6 +451,15 @@ struct EvaluateCommand: ParsableCommand {
         perBeacon(set) { beacon in
             BermudaRuleBaseline.decisions(of: set.samples.filter { $0.beacon == beacon })
         }
+    }
+
+    /// Home Assistant's `mqtt_room` rule on every recording of the site (`MQTTRoomBaseline`).
+    static func mqttRoomMode(_ site: Site) -> ModeReport {
+        ModeReport(recordings: site.recordings.map { set in
+            RecordingResult(name: set.name, score: perBeacon(set) { beacon in
+                MQTTRoomBaseline.decisions(of: set.samples.filter { $0.beacon == beacon })
+            })
+        }, name: "Home Assistant's mqtt_room rule: a nearer report, one from the same room, or any once the kept one is 5 s old")
     }
 
     static let bermudaName = "Bermuda 0.8's rule: bottom-hugging distance, a challenger nearer by 30 % of the two distances' mean (15 % with its history), adverts up to 10 s old, every 1.05 s"
