@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// Level queries (docs/MQTT.md, `<root>/nodes/<node>/level`; issue 40, eighth round). A worn
+/// Level queries (docs/MQTT.md, `<root>/nodes/<node>/level`). A worn
 /// beacon's rise at node B switches the aggregator's room only when it leads the held room A by
 /// the rise rule's margin, and A's level is A's last published measurement: up to a second old,
 /// and never sent when A fades. So the aggregator asks A for the beacon's level now, and A answers

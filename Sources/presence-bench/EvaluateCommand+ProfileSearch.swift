@@ -9,9 +9,8 @@ import RoomDecisions
 /// over several draws (`--worn-draws`, from `--worn-draw`: draws the search did not see check its
 /// choice), and on the recorded ones, beside Bermuda's rule on the same
 /// adverts and the signal's own oracles (`SwitchOracle`); one JSON line per candidate, printed as
-/// each is done. How the worn profile was searched
-/// (issue 40's third round): the worn signal is drawn once per draw and every candidate meets the
-/// same adverts.
+/// each is done. The worn signal is drawn once per draw and every candidate meets the same
+/// adverts, so candidates differ only by their settings.
 extension EvaluateCommand {
     /// `margin=1,fallRate=2,dwell=3,evidence=3,leadCap=3,fastLead=4,fastFor=1,settle=1`
     /// over `base`; a key not given keeps `base`'s value.
@@ -54,8 +53,8 @@ extension EvaluateCommand {
     /// profile even while the nodes report rises; 1, default: `SwitchingRule.wornRise`).
     /// `announce` (1, default: our agents announce their rise reports in their `info`, so the
     /// aggregator knows them from the start, even just restarted; 0: it learns each from its first
-    /// rise report, as with agents older than the announcement); `known` is the same key (its name
-    /// in the sixth round).
+    /// rise report, as with agents older than the announcement); `known` is the same key (its older
+    /// name, so earlier searches' specs still read).
     static let siteKeys: Set<String> = ["foreign", "riseRule", "announce", "known", "queryDelay"]
 
     /// A candidate's `foreign`, `riseRule` and `announce` keys.

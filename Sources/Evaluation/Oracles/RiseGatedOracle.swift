@@ -1,8 +1,8 @@
 import BeaconCore
 import RoomDecisions
 
-/// Issue 40, fifth round: can a rule on the raw adverts be fast and still ride out a body's
-/// shadow? A shadow lowers the held room's receiver and raises no other; a move raises the new
+/// Whether a rule on the raw adverts can be fast and still ride out a body's shadow, as a bound
+/// for the worn rules. A shadow lowers the held room's receiver and raises no other; a move raises the new
 /// room's receiver above its own recent level. So a challenger switches at once only when its
 /// receiver's last `adverts` adverts (within `window`) all
 ///

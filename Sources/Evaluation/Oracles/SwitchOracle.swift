@@ -1,7 +1,7 @@
 import BeaconCore
 import RoomDecisions
 
-/// How soon a beacon's adverts themselves show a move (issue 40, fourth round): rules with no
+/// How soon a beacon's adverts themselves show a move, a bound for the worn rules: rules with no
 /// filter, no margin and no dwell beyond what each names, read on the raw adverts, scored like any
 /// rule (`RoomDecisionScore`: their median switch is the time from a true change until the new
 /// room is first decided). What they take is what the signal takes; a rule that must also ride

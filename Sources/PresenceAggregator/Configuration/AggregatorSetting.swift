@@ -159,7 +159,7 @@ extension AggregatorConfiguration {
         row(.wornRiseEvidence, "decision.worn.riseEvidence", "PRESENCE_WORN_RISE_EVIDENCE", "--worn-rise-evidence", default: "12") { c, text in
             c.wornRiseRule.evidenceToSwitch = try number(text, "is not a number of dB·s ≥ 0") { $0 >= 0 }
         } show: { shown($0.wornRiseRule.evidenceToSwitch) },
-        // A rise report short of the lead asks the nodes in its way for their level now (eighth round).
+        // A rise report short of the lead asks the nodes in its way for their level now.
         row(.wornRiseQuery, "decision.worn.riseQuery", "PRESENCE_WORN_RISE_QUERY", "--worn-rise-query", default: "0.25") { c, text in
             c.wornRiseRule.riseQuery = text.lowercased() == "off"
                 ? 0 : try number(text, "is not a positive number of seconds or off") { $0 > 0 }

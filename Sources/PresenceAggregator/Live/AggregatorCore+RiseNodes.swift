@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// Which nodes report rises, from their retained info (issue 40, seventh round). A worn beacon gets
+/// Which nodes report rises, from their retained info, known before their first rise. A worn beacon gets
 /// the rise rule while every node hearing it reports rises (`RoomDecider.wornSlotParameters`); the
 /// decider also learns a node from its first rise report, which stays the fallback for nodes that
 /// do not announce.
@@ -44,8 +44,8 @@ extension AggregatorCore {
     /// Whether `node` is taken as reporting rises (announced, or learned from a rise report).
     public func reportsRises(node: String) -> Bool { decider.physics.reportsRises(node: node) }
 
-    /// Sends the level queries the last measurement's decision wants (`RoomDecider.takeLevelQueries()`,
-    /// issue 40, eighth round): `{"beacon":"<id>"}` on `<root>/nodes/<node>/level`, QoS 0, not
+    /// Sends the level queries the last measurement's decision wants (`RoomDecider.takeLevelQueries()`):
+    /// `{"beacon":"<id>"}` on `<root>/nodes/<node>/level`, QoS 0, not
     /// retained (a late answer is worthless). The node answers with a measurement carrying `levelRssi`.
     /// A mutating call, on every measurement: a non-mutating one on `decider` from this module
     /// copied the whole decider each time (callgrind: +1 % of the aggregator benchmark).

@@ -176,7 +176,7 @@ public final class AggregatorService: Service, Sendable {
         if let recorder { logger.info("recording every measurement received", metadata: ["file": "\(recorder.path)"]) }
 
         // The nodes' retained info first: which nodes report rises is then known before their
-        // measurements (issue 40, seventh round), and with discovery their rooms are the room
+        // measurements, and with discovery their rooms are the room
         // sensors' options before restored beacons are announced, not added one by one after them.
         _ = try await connection.subscribe(topics.allNodeInfos) { inbox.post(.nodeInfo($0)) }
         // The operator's known beacons, relayed from now on: the broker sends the retained list

@@ -2,7 +2,7 @@ import BeaconCore
 
 /// What a node's retained info (`<root>/nodes/<node>/info`) says of its rise reports: our agents
 /// announce `riseReports` (docs/MQTT.md) so that the aggregator knows at once, even just restarted,
-/// which nodes report the rises of beacons marked worn (issue 40, seventh round). Read once per info
+/// which nodes report the rises of beacons marked worn. Read once per info
 /// message (on a node's connect or config change), never per measurement.
 public enum NodeRiseAnnouncement: Sendable, Hashable {
     /// `riseReports` is `true` or `false`.

@@ -1,6 +1,7 @@
 import BeaconCore
 
-/// Which rule a worn beacon gets, by the nodes that hear it (issue 40, sixth round, defaults).
+/// Which rule a worn beacon gets, by the nodes that hear it: the rise rule only while every node
+/// hearing it reports rises, since a node that does not can never show the rise of a move.
 ///
 /// A node is known to report rises once it has sent one (`NodeRecord.reportsRises`), or once its
 /// agent announced it (`noteReportsRises(node:)`, from the node's retained info): our agents do
