@@ -1,13 +1,6 @@
 import BeaconCore
+import Foundation
 import RoomDecisions
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Home Assistant's `mqtt_room` sensor rule, re-implemented from its source
 /// (home-assistant/core, `homeassistant/components/mqtt_room/sensor.py`) so that
