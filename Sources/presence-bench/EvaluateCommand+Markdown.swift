@@ -68,9 +68,10 @@ extension EvaluateCommand {
         lines += [
             "## Not on this page",
             "",
-            "The peers' rules are `evaluate`'s own replays of them; the data README's figures for Bermuda's rule",
-            "and the baseline (the shared yardstick's replays) differ a little in flaps and switch times.",
-            "A worn tag (`--worn-tag`), simulated motion sensors (`--motion`), ESPresense nodes",
+            "The peers' rules are `evaluate`'s own replays of them. Home Assistant's `mqtt_room` decides as the",
+            "shared yardstick's replay of it does; the data README's figures for Bermuda's rule and the baseline",
+            "(the yardstick's replays) differ a little in flaps and switch times. A worn tag (`--worn-tag`),",
+            "simulated motion sensors (`--motion`), ESPresense nodes",
             "(`--espresense`) and the grid of decision settings (`--grid`) print as JSON with",
             "`presence-bench evaluate`. How a room is decided: the Room decisions article",
             "([RoomDecisions.md](../Sources/PresenceAggregator/PresenceAggregator.docc/RoomDecisions.md)); what was",
