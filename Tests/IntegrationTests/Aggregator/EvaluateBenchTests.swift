@@ -112,7 +112,7 @@ import Testing
         #expect(bad.status != 0 && bad.errors.contains("none"), "\(bad.errors)")
     }
 
-    @Test("evaluate --markdown prints the results page: which command and commit wrote it, then ours, Bermuda's rule and the baseline per site")
+    @Test("evaluate --markdown prints the results page: which command and commit wrote it, then ours, Bermuda's rule, mqtt_room's and the baseline per site")
     func resultsPage() throws {
         let site = try TwoWalks()
         defer { site.remove() }
@@ -128,6 +128,7 @@ import Testing
         #expect(table.first == "| method | mean accuracy | flaps | median switch | missed | true changes |")
         let cells = table.dropFirst().map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } }
         #expect(cells.map { $0.first ?? "" } == ["**this aggregator, defaults**", "Bermuda 0.8's rule (as `evaluate` replays it)",
+                                                 "Home Assistant's `mqtt_room` rule (as `evaluate` replays it)",
                                                  "strongest raw RSSI in the last 1 s"])
         for row in cells {
             let accuracy = row.count > 1 ? Double(row[1]) : nil
