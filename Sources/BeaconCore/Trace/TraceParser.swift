@@ -3,7 +3,7 @@
 public struct TraceParser: Sendable {
     /// The columns every trace must have; others are ignored, `measuredPower` and a recorded trace's
     /// `proximity`, `rssiFiltered`, `distance` and `rssiAdvert` are read when present (a trace recorded
-    /// while agents reported rises also has `rise` and `riseRssi`: ignored as any other column).
+    /// while agents reported a worn beacon's rises also has `rise` and `riseRssi`, ignored as the rest).
     public static let requiredColumns = ["time", "node", "room", "beacon", "rssi"]
 
     private var columns: (time: Int, node: Int, room: Int, beacon: Int, rssi: Int, measuredPower: Int?)?
