@@ -16,7 +16,6 @@ extension EvaluateCommand {
     /// The rows of every table: the report's key for the way of deciding, and its name on the page.
     static let markdownRows: [(mode: String, title: String)] = [
         ("defaults", "**this aggregator, defaults**"),
-        ("wornProfile", "this aggregator, the beacon marked worn"),
         ("learned", "site model learned from the other recordings (`learn`'s verdict, leave-one-out)"),
         ("bermuda", "Bermuda 0.8's rule (as `evaluate` replays it)"),
         ("mqttRoom", "Home Assistant's `mqtt_room` rule (as `evaluate` replays it)"),
@@ -70,8 +69,8 @@ extension EvaluateCommand {
             "",
             "The peers' rules are `evaluate`'s own replays of them. Home Assistant's `mqtt_room` decides as the",
             "shared yardstick's replay of it does; the data README's figures for Bermuda's rule and the baseline",
-            "(the yardstick's replays) differ a little in flaps and switch times. A worn tag (`--worn-tag`),",
-            "simulated motion sensors (`--motion`), ESPresense nodes",
+            "(the yardstick's replays) differ a little in flaps and switch times. Simulated motion sensors",
+            "(`--motion`), ESPresense nodes",
             "(`--espresense`) and the grid of decision settings (`--grid`) print as JSON with",
             "`presence-bench evaluate`. How a room is decided: the Room decisions article",
             "([RoomDecisions.md](../Sources/PresenceAggregator/PresenceAggregator.docc/RoomDecisions.md)); what was",
