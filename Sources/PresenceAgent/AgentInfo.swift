@@ -11,7 +11,6 @@ struct AgentInfo {
     var source: String
     var startedAt: Instant
     var configRevisionJSON: String
-    var riseReports: Bool
     /// The node beacon asked for (nil: off, or a source that is no radio).
     var nodeBeacon: AdvertisingRequest?
     /// How its last set-up ended; nil while the controller has not answered yet.
@@ -25,9 +24,6 @@ struct AgentInfo {
         info.add("source", source)
         info.add("startedAt", ISO8601Timestamp.string(from: startedAt))
         info.addRaw("configRevision", configRevisionJSON)
-        // Announced so that an aggregator knows at once, even just restarted, that this node
-        // reports the rises of beacons marked worn (their rise rule needs every node to).
-        info.add("riseReports", riseReports)
         if let nodeBeacon { info.addRaw("nodeBeacon", Self.nodeBeaconJSON(nodeBeacon, advertising)) }
         return info.json
     }
