@@ -6,10 +6,13 @@ import BluetoothHCI
 /// aggregator know that beacon is this node.
 struct AgentInfo {
     var node: TopicLevelID
+    /// The room it serves now (its node config's, else its own).
     var room: TopicLevelID
     var version: String
+    /// `--source` as configured.
     var source: String
     var startedAt: Instant
+    /// The revision of each config message in force (`AgentCore.configRevisionJSON`).
     var configRevisionJSON: String
     /// The node beacon asked for (nil: off, or a source that is no radio).
     var nodeBeacon: AdvertisingRequest?
