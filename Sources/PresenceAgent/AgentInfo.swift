@@ -4,22 +4,16 @@ import BluetoothHCI
 /// The agent's retained `<root>/nodes/<node>/info` (docs/MQTT.md): who the node is, what it runs,
 /// which configuration is in force, and the node beacon it advertises, so every node and the
 /// aggregator know that beacon is this node.
-struct AgentInfo {
-    var node: TopicLevelID
-    /// The room it serves now (its node config's, else its own).
-    var room: TopicLevelID
-    var version: String
-    /// `--source` as configured.
-    var source: String
-    var startedAt: Instant
-    /// The revision of each config message in force (`AgentCore.configRevisionJSON`).
-    var configRevisionJSON: String
-    /// The node beacon asked for (nil: off, or a source that is no radio).
-    var nodeBeacon: AdvertisingRequest?
-    /// How its last set-up ended; nil while the controller has not answered yet.
-    var advertising: AdvertisingOutcome?
-
-    var json: String {
+enum AgentInfo {
+    /// - Parameters:
+    ///   - room: the room it serves now (its node config's, else its own).
+    ///   - configRevisionJSON: the revision of each config message in force (`AgentCore.configRevisionJSON`).
+    ///   - nodeBeacon: the node beacon asked for (nil: off, or a source that is no radio).
+    ///   - advertising: how its last set-up ended; nil while the controller has not answered yet.
+    static func json(
+        node: TopicLevelID, room: TopicLevelID, version: String, source: String, startedAt: Instant,
+        configRevisionJSON: String, nodeBeacon: AdvertisingRequest?, advertising: AdvertisingOutcome?
+    ) -> String {
         var info = JSONObjectWriter()
         info.add("node", node.rawValue)
         info.add("room", room.rawValue)
@@ -27,7 +21,7 @@ struct AgentInfo {
         info.add("source", source)
         info.add("startedAt", ISO8601Timestamp.string(from: startedAt))
         info.addRaw("configRevision", configRevisionJSON)
-        if let nodeBeacon { info.addRaw("nodeBeacon", Self.nodeBeaconJSON(nodeBeacon, advertising)) }
+        if let nodeBeacon { info.addRaw("nodeBeacon", nodeBeaconJSON(nodeBeacon, advertising)) }
         return info.json
     }
 

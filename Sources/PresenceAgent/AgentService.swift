@@ -312,10 +312,10 @@ public final class AgentService: Service {
             for publication in core.retainedPublications() { send(publication) }
         }
         func sendInfo() {
-            let info = AgentInfo(
+            let info = AgentInfo.json(
                 node: node, room: core.room, version: version, source: configuration.source.description, startedAt: startedAt,
                 configRevisionJSON: core.configRevisionJSON, nodeBeacon: configuration.nodeBeacon, advertising: radio?.advertising)
-            send(AgentPublication(topic: topics.nodeInfo(node), text: info.json, qos: .atLeastOnce, retain: true))
+            send(AgentPublication(topic: topics.nodeInfo(node), text: info, qos: .atLeastOnce, retain: true))
         }
         func send(_ publication: AgentPublication) {
             do {
