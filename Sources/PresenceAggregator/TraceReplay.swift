@@ -95,6 +95,12 @@ public struct TraceReplay: Sendable {
     /// Nodes replayed as foreign ones (ESPresense, a gateway, an older agent): they report no rises
     /// of worn beacons (`presence-bench evaluate`'s mixed sites). Set before the first sample.
     public var foreignNodes: Set<String> = []
+    /// Each node's receiver offset, dB (`NodeCalibration.applicableOffsets`): taken off its
+    /// measurements as they reach the decision (a node that cannot be told its offset).
+    public var nodeOffsets: [String: Double] = [:]
+    /// Each node's receiver offset pushed to its agent: added to its `rssiOffset`, so the node's own
+    /// distances and proximity, and so what and when it publishes, are calibrated.
+    public var agentOffsets: [String: Double] = [:]
 
     /// Whether the replayed nodes announce that they report rises, as our agents do in their
     /// retained `info` (`riseReports`), which the aggregator reads before any measurement: each node
@@ -189,7 +195,9 @@ public struct TraceReplay: Sendable {
             track = existing
         } else {
             // As the live agent: a beacon its known-beacon entry marks worn reports its rises.
-            track = BeaconTrack(parameters: tracking, worn: isWorn(key))
+            var parameters = tracking
+            if let offset = agentOffsets[key.node] { parameters.distance.rssiOffset += offset }
+            track = BeaconTrack(parameters: parameters, worn: isWorn(key))
             if announcesRises, tracking.rise.isOn, !foreignNodes.contains(key.node), !announced.contains(key.node) {
                 announced.insert(key.node)
                 decider.noteReportsRises(node: key.node)
@@ -231,7 +239,11 @@ public struct TraceReplay: Sendable {
 
     /// One published measurement reaches the aggregator: the physics decision, and the model's
     /// beside it when there is one (its decisions are then the ones that count).
-    private mutating func deliver(_ evidence: NodeEvidence, rise: Double? = nil, at time: Instant) -> [TimedDecision] {
+    private mutating func deliver(_ measured: NodeEvidence, rise: Double? = nil, at time: Instant) -> [TimedDecision] {
+        // As the live aggregator: a node's confident calibration corrects what it measured on arrival.
+        let evidence = nodeOffsets[measured.node].map {
+            measured.correctedForReceiverOffset($0, pathLossExponent: tracking.distance.pathLossExponent)
+        } ?? measured
         if keepsPublished {
             publishedMeasurements.append(.init(time: time, evidence: evidence))
             publishedRises.append(rise)

@@ -409,15 +409,19 @@ struct EvaluateCommand: ParsableCommand {
     /// (`RiseReport`), as live agents would.
     /// `wornRiseRule`: the rule while the nodes hearing it report rises (nil: none). `foreign`: which
     /// rooms' nodes report no rises, as ESPresense nodes (`foreignNodes(of:half:)`; 0: none).
+    /// `nodeOffsets`: each node's calibration, taken off its measurements as they reach the decision;
+    /// `agentOffsets`: pushed to each node's agent as its `rssiOffset` instead.
     /// `announce`: our agents announce their rise reports in their `info`, so the aggregator knows
     /// them from the start (`TraceReplay.announcesRises`); false: it learns each from its first rise.
     static func replay(_ set: TraceSet, tracking: TrackingParameters, parameters: RoomDecisionParameters, worn: Bool = false,
                        wornBeacons: Set<BeaconID>? = nil,
                        wornRiseRule: SwitchingRule? = .wornRise, foreign: Int = 0, announce: Bool = true,
-                       queryDelay: Double = 0.1)
+                       queryDelay: Double = 0.1, nodeOffsets: [String: Double] = [:], agentOffsets: [String: Double] = [:])
         -> (score: RoomDecisionScore, messages: Int, beaconNodeMinutes: Double, decisions: [(time: Instant, decision: RoomDecision)])
     {
         var replay = TraceReplay(tracking: tracking, decision: parameters, wornRule: parameters.rule, wornRiseRule: wornRiseRule)
+        replay.nodeOffsets = nodeOffsets
+        replay.agentOffsets = agentOffsets
         replay.foreignNodes = foreignNodes(of: set, half: foreign)
         replay.announcesRises = announce
         replay.levelQueryDelay = queryDelay
