@@ -2,6 +2,7 @@ import ArgumentParser
 import BeaconCore
 import Evaluation
 import Foundation
+import PresenceAggregator
 import RoomDecisions
 
 /// The node calibration in simulation on the Daniş hall (issue 55): per seed, receiver offsets
@@ -34,6 +35,9 @@ struct CalibrateNodesCommand: ParsableCommand {
     @Flag(help: "Draw whole-dB offsets, so that the shifted walks' readings need no rounding and the perfect correction gives back the recorded walks exactly: isolates the solve's error from the rounding's.")
     var wholeDecibels = false
 
+    @Option(help: ArgumentHelp("Write every replay's decisions as DIR/seed-N/VARIANT/NAME.decisions.csv (recorded under DIR/recorded), for the yardstick's score.py.", valueName: "dir"))
+    var decisions: String?
+
     @Flag(help: "Only the offsets; do not replay the walks.")
     var offsetsOnly = false
 
@@ -56,9 +60,6 @@ struct CalibrateNodesCommand: ParsableCommand {
         var calibratedAtAggregator: EvaluateCommand.Summary?
         /// The injected offsets themselves pushed to the agents: what a perfect solve would give.
         var calibratedWithInjected: EvaluateCommand.Summary?
-        /// The injected offsets less their mean pushed: the walks as recorded, every receiver shifted
-        /// by the offsets' mean, which a calibration centred on the site's mean leaves in place.
-        var calibratedWithCentredInjected: EvaluateCommand.Summary?
     }
 
     struct Report: Encodable {
@@ -78,13 +79,21 @@ struct CalibrateNodesCommand: ParsableCommand {
         let simulation = NodeCalibrationSimulation(positions: positions, pathLoss: pathLoss, asymmetry: asymmetry, rate: rate,
                                                    duration: minutes * 60, wholeDecibelOffsets: wholeDecibels)
         let walks = offsetsOnly ? [] : try EvaluateCommand.loadTraces(directory: data + "/traces")
-        func score(_ sets: [EvaluateCommand.TraceSet], atAggregator: [String: Double] = [:], atAgents: [String: Double] = [:]) -> EvaluateCommand.Summary {
-            EvaluateCommand.Summary(sets.map {
-                EvaluateCommand.replay($0, tracking: .default, parameters: .default, nodeOffsets: atAggregator, agentOffsets: atAgents).score
+        func score(_ sets: [EvaluateCommand.TraceSet], atAggregator: [String: Double] = [:], atAgents: [String: Double] = [:],
+                   variant: String) throws -> EvaluateCommand.Summary {
+            try EvaluateCommand.Summary(sets.map { set in
+                let replayed = EvaluateCommand.replay(set, tracking: .default, parameters: .default, nodeOffsets: atAggregator, agentOffsets: atAgents)
+                if let decisions {
+                    let folder = decisions + "/" + variant
+                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                    let rows = [ReplayCSV.decisionHeader] + replayed.decisions.map { ReplayCSV.decisionRow($0.decision, at: $0.time) }
+                    try (rows.joined(separator: "\n") + "\n").write(toFile: folder + "/" + set.name + ".decisions.csv", atomically: true, encoding: .utf8)
+                }
+                return replayed.score
             })
         }
         var report = Report(pathLoss: pathLoss, receivers: positions.count, minutes: minutes, advertsPerSecond: rate,
-                            asymmetry: asymmetry, recorded: offsetsOnly ? nil : score(walks), seeds: [], meanRMSError: [:])
+                            asymmetry: asymmetry, recorded: offsetsOnly ? nil : try score(walks, variant: "recorded"), seeds: [], meanRMSError: [:])
         let nodes = Set(positions.keys)
         let end = Instant(seconds: minutes * 60)
         for seed in 1...max(1, seeds) {
@@ -112,12 +121,12 @@ struct CalibrateNodesCommand: ParsableCommand {
                     shifted.samples = NodeCalibrationSimulation.shifted(walk.samples, by: draw.offsets)
                     return shifted
                 }
-                seedReport.shifted = score(shiftedWalks)
-                seedReport.calibrated = score(shiftedWalks, atAgents: solves[0].1.applicableOffsets)
-                seedReport.calibratedAtAggregator = score(shiftedWalks, atAggregator: solves[0].1.applicableOffsets)
-                seedReport.calibratedWithInjected = score(shiftedWalks, atAgents: draw.offsets)
-                let mean = draw.offsets.values.reduce(0, +) / Double(draw.offsets.count)
-                seedReport.calibratedWithCentredInjected = score(shiftedWalks, atAgents: draw.offsets.mapValues { $0 - mean })
+                let folder = "seed-\(seed)/"
+                seedReport.shifted = try score(shiftedWalks, variant: folder + "shifted")
+                seedReport.calibrated = try score(shiftedWalks, atAgents: solves[0].1.applicableOffsets, variant: folder + "calibrated")
+                seedReport.calibratedAtAggregator = try score(shiftedWalks, atAggregator: solves[0].1.applicableOffsets,
+                                                              variant: folder + "calibratedAtAggregator")
+                seedReport.calibratedWithInjected = try score(shiftedWalks, atAgents: draw.offsets, variant: folder + "calibratedWithInjected")
             }
             report.seeds.append(seedReport)
         }
