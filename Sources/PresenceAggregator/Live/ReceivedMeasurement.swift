@@ -30,6 +30,9 @@ public struct ReceivedMeasurement: Sendable, Hashable {
     /// decision reads the level.
     public var rise: Double?
     public var sigma: Double?
+    /// The RSSI at 1 m the node's distance used (`measuredPower`), dBm: read for a node beacon, whose
+    /// advert states its power (`NodeCalibrationState`).
+    public var measuredPower: Double?
     /// Metres; nil when the node no longer hears the beacon (then `proximity` is `unknown`).
     public var distance: Double?
     public var proximity: Proximity
@@ -60,7 +63,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         // thousands of messages a second). Unknown keys are allowed: a newer agent may publish
         // more than this aggregator reads.
         var beaconText, nodeText, roomText, proximityText, nameText, idText: String?
-        var distanceValue, rssiFiltered, rssi, sigma, riseRssi, rise, levelRssi: Double?
+        var distanceValue, rssiFiltered, rssi, sigma, riseRssi, rise, levelRssi, measuredPower: Double?
         var isLevelAnswer = false
         // `id` is read only for a device known by its IRK: another type is an error only then.
         var idError: ConfigError?
@@ -83,6 +86,11 @@ public struct ReceivedMeasurement: Sendable, Hashable {
                 case .sigma: sigma = try value.memberNumber()
                 case .riseRssi: riseRssi = try value.memberNumber()
                 case .rise: rise = try value.memberNumber()
+                case .measuredPower:
+                    // Read only for calibration: another type leaves it out rather than refusing the measurement.
+                    do throws(ConfigError) { measuredPower = try value.memberNumber() } catch {
+                        guard error.code == .wrongType else { throw error }
+                    }
                 case .levelRssi:
                     isLevelAnswer = true
                     levelRssi = try value.memberNumber()
@@ -124,6 +132,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
                   rssiFiltered: rssiFiltered, sigma: sigma, distance: distance, proximity: proximity, rssi: rssi)
         self.riseRssi = riseRssi
         self.rise = rise
+        self.measuredPower = measuredPower
         if isLevelAnswer { self.rssi = levelRssi ?? NodeEvidence.unheardLevel }
         if canonical.hasPrefix("irk-") {
             if let idError { throw ReceivedMeasurementError(idError.description) }
@@ -136,7 +145,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
     public var rawOffset: Double? { NodeEvidence.rawOffset(rssi: rssi, rssiFiltered: rssiFiltered) }
 
     /// The members read, and the rest (nil).
-    private enum Field { case beacon, node, room, proximity, name, id, distance, rssiFiltered, rssi, sigma, riseRssi, rise, levelRssi }
+    private enum Field { case beacon, node, room, proximity, name, id, distance, rssiFiltered, rssi, sigma, riseRssi, rise, levelRssi, measuredPower }
 
     /// `key`'s field, by its length first: a measurement's 14 keys compared with ten names one by
     /// one were a noticeable share of its parse. Keys of another length cannot equal these
@@ -150,6 +159,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         case 8: key == "distance" ? .distance : key == "riseRssi" ? .riseRssi : nil
         case 9: key == "proximity" ? .proximity : key == "levelRssi" ? .levelRssi : nil
         case 12: key == "rssiFiltered" ? .rssiFiltered : nil
+        case 13: key == "measuredPower" ? .measuredPower : nil
         default: nil
         }
     }
