@@ -114,4 +114,60 @@ struct NodeCalibrationStateTests {
         let odd = payload.replacingOccurrences(of: "-59", with: "\"-59\"")
         #expect(try ReceivedMeasurement(payload: Array(odd.utf8), topicNode: "b").measuredPower == nil)
     }
+
+    @Test("the aggregator configured with node beacons places them in no room, solves the offsets and corrects a node's measurements once confident")
+    func aggregatorAppliesConfidentOffsets() throws {
+        let nodeBeacon = { (minor: Int) in BeaconID(rawValue: "ibeacon-5350480e-5245-4341-4c4c-000000000001-9-\(minor)") }
+        var configuration = AggregatorConfiguration.default
+        configuration.homeAssistantDiscovery = false
+        configuration.nodeBeacons = ["a": nodeBeacon(1), "b": nodeBeacon(2), "c": nodeBeacon(3)]
+        var core = AggregatorCore(configuration: configuration, softwareVersion: "test")
+        let offsets = ["a": 4.0, "b": -1.0, "c": -3.0]
+        let start = Instant(seconds: 1_800_000_000)
+        // Before any solve nothing is applied: the keys' distance is what node a said.
+        let keys = BeaconID(rawValue: "ibeacon-5350480e-5245-4341-4c4c-000000000001-1-1")
+        func keysHeard(at time: Instant) -> [AggregatorPublication] {
+            core.receive(ReceivedMeasurement(beacon: keys, node: "a", room: "kitchen", rssiFiltered: -70, sigma: 1, distance: 2,
+                                             proximity: .near), at: time)
+        }
+        for second in stride(from: 0.0, through: 600, by: 2) {
+            for (node, beacon) in configuration.nodeBeacons {
+                for receiver in ["a", "b", "c"] where receiver != node {
+                    var heard = measurement(of: beacon, by: receiver, rssiFiltered: offsets[receiver]! - 70, measuredPower: -59)
+                    heard.room = receiver
+                    let published = core.receive(heard, at: start + second)
+                    #expect(published.isEmpty)
+                }
+            }
+            _ = core.tick(at: start + second)
+        }
+        #expect(core.location(of: nodeBeacon(1)) == nil)
+        let taken = core.takeSolvedCalibration()
+        let solved = try #require(taken)
+        #expect(solved.applicableOffsets.count == 3)
+        #expect(abs(core.nodeCalibration!.offset(for: "a")! - 4) < 0.01)
+        _ = keysHeard(at: start + 601)
+        _ = core.tick(at: start + 700)
+        let distance = try #require(core.location(of: keys)?.distance)
+        let n = configuration.decision.pathLossExponent
+        #expect(abs(distance - 2 * pow(10, 4 / (10 * n))) < 0.05)
+    }
+
+    @Test("nodeBeacons in the configuration file: each node's beacon read; a beacon that is not a canonical id, or named twice, is an error naming the node")
+    func nodeBeaconsConfiguration() throws {
+        let directory = try TestBroker.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/aggregator.yaml"
+        let beacon = "ibeacon-5350480e-5245-4341-4c4c-000000000001-9-1"
+        try "nodeBeacons:\n  kitchen-1: \(beacon)\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let configuration = try AggregatorConfiguration.load(file: path, environment: [:], flags: [:])
+        #expect(configuration.nodeBeacons == ["kitchen-1": BeaconID(rawValue: beacon)])
+        try "nodeBeacons:\n  kitchen-1: \(beacon)\n  hall-1: \(beacon)\n  study-1: loud\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect {
+            try AggregatorConfiguration.load(file: path, environment: [:], flags: [:])
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("nodeBeacons.hall-1") && text.contains("kitchen-1") && text.contains("nodeBeacons.study-1")
+        }
+    }
 }

@@ -32,6 +32,7 @@ extension AggregatorConfiguration {
     static let topLevelKeys = [
         "broker", "username", "password", "passwordFile", "clientID", "root", "tls", "beacons", "decision",
         "homeAssistant", "forgetAfter", "tickInterval", "keepAlive", "failover", "maxUnknownBeacons", "floors", "sources", "motion",
+        "nodeBeacons",
     ]
 
     /// A number that `accept` allows, else `'text' rule`.

@@ -221,6 +221,8 @@ public final class AggregatorService: Service, Sendable {
                 var malformedLog = RepeatedLogGate(interval: 60)
                 var evictionLog = RepeatedLogGate(interval: 60)
                 var evictionsNoted = 0
+                // A calibration is logged when what it applies or rejects changed, not at every solve.
+                var calibrationLogged: String?
                 // The retained list comes again at every reconnect: the same bytes are not news.
                 var lastKnownBeaconsPayload: [UInt8]?
                 // What waits while the broker is behind, and whether a wake-up for room is set.
@@ -247,6 +249,7 @@ public final class AggregatorService: Service, Sendable {
                     case .tick(let time):
                         motion.tick(into: &core, at: time)
                         out = core.tick(at: time) + foreign.tick(into: &core, at: time)
+                        if let solved = core.takeSolvedCalibration() { logCalibration(solved, logged: &calibrationLogged) }
                         actions = leadership?.tick(at: time) ?? []
                         counted = \.ticks
                         counters.withLock { $0.foreign = foreign.statistics }
