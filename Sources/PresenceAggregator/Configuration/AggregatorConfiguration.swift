@@ -56,6 +56,10 @@ public struct AggregatorConfiguration: Sendable {
     /// off that node's measurements, and those beacons are not placed in rooms. Stands in until the
     /// agents' `info` names their node beacon.
     public var nodeBeacons: [String: BeaconID] = [:]
+    /// Where the aggregator keeps what it must remember across restarts, default
+    /// `/var/lib/presence-aggregator`: the node calibration (`NodeCalibrationFile`), written only
+    /// while `nodeBeacons` are configured. Change it when the service runs without that directory.
+    public var stateDir = "/var/lib/presence-aggregator"
 
     /// The floor of `room`: configured, else learned by the site model; nil when neither knows it.
     public func floor(of room: String) -> String? {

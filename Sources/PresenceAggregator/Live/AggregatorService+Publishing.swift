@@ -132,4 +132,31 @@ extension AggregatorService {
             "rejected": "\(rejected.isEmpty ? "none" : rejected)",
         ])
     }
+
+    /// The calibration kept in the state directory at the last run, applied from the start; only with node beacons configured.
+    func restoreCalibration(into core: inout AggregatorCore) {
+        guard !configuration.nodeBeacons.isEmpty else { return }
+        let path = configuration.stateDir + "/" + NodeCalibrationFile.name
+        do {
+            guard let kept = try NodeCalibrationFile.load(path: path) else { return }
+            core.restoreCalibration(kept)
+            var logged: String?
+            logCalibration(kept, logged: &logged)
+        } catch {
+            logger.warning("node calibration not restored; solving it again from the adverts", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Saves each solve to the state directory; a failure is logged when it is new (a missing
+    /// directory fails every minute, and is said once).
+    func keepCalibration(_ calibration: NodeCalibration, failure: inout String?) {
+        do {
+            try NodeCalibrationFile.save(calibration, path: configuration.stateDir + "/" + NodeCalibrationFile.name)
+            failure = nil
+        } catch {
+            guard error.description != failure else { return }
+            failure = error.description
+            logger.warning("node calibration not kept across restarts (stateDir)", metadata: ["error": "\(error)"])
+        }
+    }
 }
