@@ -115,7 +115,7 @@ struct NodeCalibrationStateTests {
         #expect(try ReceivedMeasurement(payload: Array(odd.utf8), topicNode: "b").measuredPower == nil)
     }
 
-    @Test("the aggregator configured with node beacons places them in no room, solves the offsets and corrects a node's measurements once confident")
+    @Test("the aggregator configured with node beacons places them in no room, publishes the calibration retained and corrects a node's measurements once confident")
     func aggregatorAppliesConfidentOffsets() throws {
         let nodeBeacon = { (minor: Int) in BeaconID(rawValue: "ibeacon-5350480e-5245-4341-4c4c-000000000001-9-\(minor)") }
         var configuration = AggregatorConfiguration.default
@@ -130,6 +130,7 @@ struct NodeCalibrationStateTests {
             core.receive(ReceivedMeasurement(beacon: keys, node: "a", room: "kitchen", rssiFiltered: -70, sigma: 1, distance: 2,
                                              proximity: .near), at: time)
         }
+        var published: [AggregatorPublication] = []
         for second in stride(from: 0.0, through: 600, by: 2) {
             for (node, beacon) in configuration.nodeBeacons {
                 for receiver in ["a", "b", "c"] where receiver != node {
@@ -139,8 +140,11 @@ struct NodeCalibrationStateTests {
                     #expect(published.isEmpty)
                 }
             }
-            _ = core.tick(at: start + second)
+            published += core.tick(at: start + second).filter { $0.topic == "presence/calibration" }
         }
+        // Retained, once at the first tick and once a minute after.
+        #expect(published.count == 11 && published.allSatisfy(\.retain))
+        #expect(published.last?.payload.contains(#""confident":true"#) == true)
         #expect(core.location(of: nodeBeacon(1)) == nil)
         let taken = core.takeSolvedCalibration()
         let solved = try #require(taken)

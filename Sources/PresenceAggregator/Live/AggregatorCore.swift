@@ -245,7 +245,10 @@ public struct AggregatorCore: Sendable {
     /// since the last tick.
     public mutating func tick(at time: Instant) -> [AggregatorPublication] {
         var out: [AggregatorPublication] = []
-        if nodeCalibration != nil, let solved = nodeCalibration!.solveIfDue(at: time) { solvedCalibration = solved }
+        if nodeCalibration != nil, let solved = nodeCalibration!.solveIfDue(at: time) {
+            solvedCalibration = solved
+            out.append(.retained(topics.calibration, NodeCalibrationPayload.json(solved)))
+        }
         apply(decider.tick(at: time), at: time, into: &out)
         // Only the beacons whose timer is due (within a millisecond, so that rounding of the due
         // time never delays one a tick: the exact test below decides); only those that need
