@@ -26,22 +26,14 @@ public enum NodeCalibrationFile {
 
     /// The calibration saved at `path`; nil when there is no file there yet.
     public static func load(path: String) throws(Failure) -> NodeCalibration? {
-        guard let file = fopen(path, "rb") else {
-            if errno == ENOENT { return nil }
-            throw Failure(path: path, reason: String(cString: strerror(errno)))
-        }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
-            bytes += buffer[0..<count]
-            if bytes.count > NodeCalibrationPayload.maximumBytes {
-                throw Failure(path: path, reason: "larger than \(NodeCalibrationPayload.maximumBytes) bytes: not a calibration file")
-            }
-            if count < buffer.count {
-                if ferror(file) != 0 { throw Failure(path: path, reason: "read error") }
-                break
+        let bytes: [UInt8]
+        do { bytes = try BoundedFile.read(path: path, maximumBytes: NodeCalibrationPayload.maximumBytes) } catch {
+            switch error {
+            case .unopened(let code):
+                if code == ENOENT { return nil }
+                throw Failure(path: path, reason: String(cString: strerror(code)))
+            case .tooLarge: throw Failure(path: path, reason: "larger than \(NodeCalibrationPayload.maximumBytes) bytes: not a calibration file")
+            case .readError: throw Failure(path: path, reason: "read error")
             }
         }
         do { return try NodeCalibrationPayload.parse(bytes) } catch { throw Failure(path: path, reason: error.description) }
