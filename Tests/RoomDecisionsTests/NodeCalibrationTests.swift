@@ -199,7 +199,7 @@ struct NodeCalibrationTests {
     @Test("a corrected measurement reads the offset lower, and its distance grows to match")
     func correctedEvidence() {
         let measured = NodeEvidence(beacon: "keys", node: "k", room: "kitchen", rssiFiltered: -70, sigma: 1, distance: 2,
-                                    proximity: .near, rssi: -68, riseRssi: nil)
+                                    proximity: .near, rssi: -68)
         let corrected = measured.correctedForReceiverOffset(3, pathLossExponent: 1.5)
         #expect(corrected.rssiFiltered == -73)
         #expect(corrected.rssi == -71)

@@ -75,7 +75,6 @@ extension ReceivedMeasurement {
         var corrected = self
         corrected.rssiFiltered = rssiFiltered.map { $0 - offset }
         corrected.rssi = evidence.rssi
-        corrected.riseRssi = evidence.riseRssi
         corrected.distance = isSilence ? distance : evidence.distance
         return corrected
     }

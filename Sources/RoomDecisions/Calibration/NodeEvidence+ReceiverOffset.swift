@@ -15,8 +15,7 @@ extension NodeEvidence {
         guard offset.isFinite, offset != 0 else { return self }
         var corrected = self
         corrected.rssiFiltered -= offset
-        corrected.rssi = rssi.map { $0 == Self.unheardLevel ? $0 : $0 - offset }
-        corrected.riseRssi = riseRssi.map { $0 - offset }
+        corrected.rssi = rssi.map { $0 - offset }
         if let distance, pathLossExponent.isFinite, pathLossExponent > 0 {
             corrected.distance = distance * pow(10, offset / (10 * pathLossExponent))
         }
