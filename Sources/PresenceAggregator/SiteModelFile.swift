@@ -27,17 +27,12 @@ public enum SiteModelFile {
     /// `load(path:)`, adding to `warnings` what the owner should log (`SiteModel.init(json:warnings:)`:
     /// keys of settings since removed), each line starting with the path.
     public static func load(path: String, warnings: inout [String]) throws(LoadError) -> SiteModel {
-        guard let file = fopen(path, "rb") else { throw LoadError(path: path, reason: String(cString: strerror(errno))) }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
-            bytes += buffer[0..<count]
-            if bytes.count > maximumBytes { throw LoadError(path: path, reason: "larger than \(maximumBytes) bytes: not a model file") }
-            if count < buffer.count {
-                if ferror(file) != 0 { throw LoadError(path: path, reason: "read error") }
-                break
+        let bytes: [UInt8]
+        do { bytes = try BoundedFile.read(path: path, maximumBytes: maximumBytes) } catch {
+            switch error {
+            case .unopened(let code): throw LoadError(path: path, reason: String(cString: strerror(code)))
+            case .tooLarge: throw LoadError(path: path, reason: "larger than \(maximumBytes) bytes: not a model file")
+            case .readError: throw LoadError(path: path, reason: "read error")
             }
         }
         do {

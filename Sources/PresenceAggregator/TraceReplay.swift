@@ -82,6 +82,13 @@ public struct TraceReplay: Sendable {
     /// The known beacons whose entry the decider has been told.
     private var applied: Set<BeaconID> = []
 
+    /// Each node's receiver offset, dB (`NodeCalibration.applicableOffsets`): taken off its
+    /// measurements as they reach the decision (a node that cannot be told its offset).
+    public var nodeOffsets: [String: Double] = [:]
+    /// Each node's receiver offset pushed to its agent: added to its `rssiOffset`, so the node's own
+    /// distances and proximity, and so what and when it publishes, are calibrated.
+    public var agentOffsets: [String: Double] = [:]
+
     /// A replay deciding with `decision`, and with `model` over it when given.
     public init(tracking: TrackingParameters = .default, decision: RoomDecisionParameters = .default,
                 tickInterval: Double = 1, model: SiteModel? = nil) {
@@ -142,8 +149,11 @@ public struct TraceReplay: Sendable {
         if let existing = tracks.removeValue(forKey: key) {
             track = existing
         } else {
-            // As the live agent: the track knows whether its known-beacon entry marks it worn.
-            track = BeaconTrack(parameters: tracking, worn: known[key.beacon]?.worn ?? false)
+            // As the live agent: the track knows whether its known-beacon entry marks it worn, and
+            // the offset pushed to it.
+            var parameters = tracking
+            if let offset = agentOffsets[key.node] { parameters.distance.rssiOffset += offset }
+            track = BeaconTrack(parameters: parameters, worn: known[key.beacon]?.worn ?? false)
             let index = trackOrder.firstIndex { ($0.beacon, $0.node) > (key.beacon, key.node) } ?? trackOrder.endIndex
             trackOrder.insert(key, at: index)
         }
@@ -180,7 +190,11 @@ public struct TraceReplay: Sendable {
 
     /// One published measurement reaches the aggregator: the physics decision, and the model's
     /// beside it when there is one (its decisions are then the ones that count).
-    private mutating func deliver(_ evidence: NodeEvidence, at time: Instant) -> [TimedDecision] {
+    private mutating func deliver(_ measured: NodeEvidence, at time: Instant) -> [TimedDecision] {
+        // As the live aggregator: a node's confident calibration corrects what it measured on arrival.
+        let evidence = nodeOffsets[measured.node].map {
+            measured.correctedForReceiverOffset($0, pathLossExponent: tracking.distance.pathLossExponent)
+        } ?? measured
         if keepsPublished { publishedMeasurements.append(.init(time: time, evidence: evidence)) }
         if !known.isEmpty, let entry = known[evidence.beacon], !applied.contains(evidence.beacon) {
             // As the live aggregator does when a known beacon is first heard.

@@ -60,6 +60,9 @@ struct AggregatorOptions: ParsableArguments {
     @Option(help: "Most beacons that are not known beacons tracked at once; beyond, the least recently heard is evicted (PRESENCE_MAX_UNKNOWN_BEACONS).")
     var maxUnknownBeacons: String?
 
+    @Option(help: "Where the aggregator keeps the node calibration across restarts (PRESENCE_STATE_DIR; default /var/lib/presence-aggregator).")
+    var stateDir: String?
+
     @Flag(help: "Do not publish Home Assistant discovery.")
     var noDiscovery = false
 
@@ -98,6 +101,7 @@ struct AggregatorOptions: ParsableArguments {
         flags[.tickInterval] = tickInterval
         flags[.forgetAfter] = forgetAfter
         flags[.maxUnknownBeacons] = maxUnknownBeacons
+        flags[.stateDir] = stateDir
         flags[.discoveryPrefix] = discoveryPrefix
         if noDiscovery { flags[.discovery] = "false" }
         flags[.keepAlive] = keepalive

@@ -337,10 +337,15 @@ struct EvaluateCommand: ParsableCommand {
 
     /// Replays the trace: its score, and the measurements the nodes published over how many
     /// beacon-node-minutes (each (beacon, node) pair counted from the trace's first sample to its last).
-    static func replay(_ set: TraceSet, tracking: TrackingParameters, parameters: RoomDecisionParameters)
+    /// `nodeOffsets`: each node's calibration, taken off its measurements as they reach the decision;
+    /// `agentOffsets`: pushed to each node's agent as its `rssiOffset` instead.
+    static func replay(_ set: TraceSet, tracking: TrackingParameters, parameters: RoomDecisionParameters,
+                       nodeOffsets: [String: Double] = [:], agentOffsets: [String: Double] = [:])
         -> (score: RoomDecisionScore, messages: Int, beaconNodeMinutes: Double, decisions: [(time: Instant, decision: RoomDecision)])
     {
         var replay = TraceReplay(tracking: tracking, decision: parameters)
+        replay.nodeOffsets = nodeOffsets
+        replay.agentOffsets = agentOffsets
         replay.motionParameters = set.motionParameters
         replay.motion = set.motion
         var rows: [(time: Instant, decision: RoomDecision)] = []

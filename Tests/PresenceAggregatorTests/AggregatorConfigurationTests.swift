@@ -246,7 +246,7 @@ import Testing
         ("tls:\n  caFile: /nonexistent/ca.pem", "tls.caFile: cannot read '/nonexistent/ca.pem'"),
         ("passwordFile: /nonexistent/secret", "passwordFile: cannot read '/nonexistent/secret' (No such file or directory)"),
         // Shape.
-        ("brokr: mqtt://x", "brokr: unknown key (known keys: broker, username, password, passwordFile, clientID, root, tls, beacons, decision, homeAssistant, forgetAfter, tickInterval, keepAlive, failover, maxUnknownBeacons, floors, sources, motion)"),
+        ("brokr: mqtt://x", "brokr: unknown key (known keys: broker, username, password, passwordFile, clientID, root, tls, beacons, decision, homeAssistant, forgetAfter, tickInterval, stateDir, keepAlive, failover, maxUnknownBeacons, floors, sources, motion, nodeBeacons)"),
         ("decision:\n  dwel: 3", "decision.dwel: unknown key (known keys: decision.margin, decision.fallRate, decision.dwell, decision.evidence, decision.leadCap, decision.settleTime, decision.staleAfter, decision.awayTimeout, decision.pathLossExponent, decision.motionHold, decision.model)"),
         ("decision: 3", "decision: expected a mapping"),
         ("broker: [a, b]", "broker: expected a single value, not a list or mapping"),
@@ -289,7 +289,7 @@ import Testing
             Issue.record("accepted")
         } catch {
             #expect(error.errors.map(\.description) == [
-                "\(path):1: brokr: unknown key (known keys: broker, username, password, passwordFile, clientID, root, tls, beacons, decision, homeAssistant, forgetAfter, tickInterval, keepAlive, failover, maxUnknownBeacons, floors, sources, motion)",
+                "\(path):1: brokr: unknown key (known keys: broker, username, password, passwordFile, clientID, root, tls, beacons, decision, homeAssistant, forgetAfter, tickInterval, stateDir, keepAlive, failover, maxUnknownBeacons, floors, sources, motion, nodeBeacons)",
                 "\(path):7: beacons[0].id: 'Alice' is not a valid id (1–64 characters of a-z, 0-9, '_' and '-')",
                 "\(path):3: decision.dwell: '-1' is not a positive number of seconds",
                 "\(path):4: homeAssistant.discovery: 'maybe' is not true or false",

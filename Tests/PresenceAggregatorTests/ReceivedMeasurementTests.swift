@@ -28,6 +28,8 @@ struct ReceivedMeasurementTests {
         var measurement = ReceivedMeasurement(
             beacon: BeaconID(rawValue: beacon), name: name.flatMap { $0.isEmpty || $0.count > KnownBeacon.maximumNameLength ? nil : $0 },
             node: node, room: room, rssiFiltered: rssiFiltered, sigma: sigma, distance: distance, proximity: proximity, rssi: rssi)
+        // Read for a node beacon's stated power; of another type, left out.
+        measurement.measuredPower = number("measuredPower") ?? nil
         if beacon.hasPrefix("irk-") {
             guard let id = string("id") else { return nil }
             if let id, id != beacon { measurement.alias = TopicLevelID(id) }

@@ -90,6 +90,8 @@ public struct TopicScheme: Hashable, Sendable {
 
     // MARK: Aggregator
 
+    /// `<root>/calibration`: the nodes' offsets solved from each other's node beacons, retained.
+    public var calibration: String { "\(root)/calibration" }
     /// `<root>/aggregator/status`: `online` or `offline` (the aggregator's last will), retained.
     public var aggregatorStatus: String { "\(root)/aggregator/status" }
     /// `<root>/locations/<beacon>`: a beacon's decided room with its details, retained.

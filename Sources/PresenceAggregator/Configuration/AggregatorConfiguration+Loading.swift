@@ -31,7 +31,8 @@ extension AggregatorConfiguration {
     /// The file's top-level keys, as an unknown key's error lists them.
     static let topLevelKeys = [
         "broker", "username", "password", "passwordFile", "clientID", "root", "tls", "beacons", "decision",
-        "homeAssistant", "forgetAfter", "tickInterval", "keepAlive", "failover", "maxUnknownBeacons", "floors", "sources", "motion",
+        "homeAssistant", "forgetAfter", "tickInterval", "stateDir", "keepAlive", "failover", "maxUnknownBeacons", "floors", "sources", "motion",
+        "nodeBeacons",
     ]
 
     /// A number that `accept` allows, else `'text' rule`.

@@ -50,6 +50,16 @@ public struct AggregatorConfiguration: Sendable {
     /// truth, if any; where a beacon's room has a floor, its location carries it (`floor`) and
     /// Home Assistant gets a floor sensor per beacon.
     public var floors: [String: String] = [:]
+    /// Each node's node beacon (node → its beacon's canonical id), from the file's `nodeBeacons:`.
+    /// Default none: no calibration. With them, the nodes' measurements of each other's beacons are
+    /// solved for each node's receiver offset (`NodeCalibrationState`), a confident offset is taken
+    /// off that node's measurements, and those beacons are not placed in rooms. Stands in until the
+    /// agents' `info` names their node beacon.
+    public var nodeBeacons: [String: BeaconID] = [:]
+    /// Where the aggregator keeps what it must remember across restarts, default
+    /// `/var/lib/presence-aggregator`: the node calibration (`NodeCalibrationFile`), written only
+    /// while `nodeBeacons` are configured. Change it when the service runs without that directory.
+    public var stateDir = "/var/lib/presence-aggregator"
 
     /// The floor of `room`: configured, else learned by the site model; nil when neither knows it.
     public func floor(of room: String) -> String? {

@@ -70,6 +70,11 @@ public struct AggregatorConfigurationLoad: Sendable {
                     layers.configuration.floors = floors
                     floorsSource = source
                 }
+            case "nodeBeacons":
+                if value.isNull { return true }
+                if let beacons = nodeBeacons(value, file: file, problems: &layers.problems) {
+                    layers.configuration.nodeBeacons = beacons
+                }
             case "sources":
                 let sources = ForeignSourcesYAML(value, file: file)
                 layers.problems += sources.errors
@@ -235,6 +240,38 @@ public struct AggregatorConfigurationLoad: Sendable {
                 result[room] = floor
                 lines[room] = item.line
             }
+        }
+        return failed ? nil : result
+    }
+
+    // MARK: - Node beacons
+
+    /// The `nodeBeacons` mapping, node → its node beacon's canonical id; a beacon named for two
+    /// nodes is an error naming the second.
+    private func nodeBeacons(_ node: YAMLNode, file: String, problems: inout [SettingProblem]) -> [String: BeaconID]? {
+        guard let mapping = node.mapping else {
+            problems.append(SettingProblem(field: "nodeBeacons", message: "expected a mapping of node → its node beacon's id",
+                                           source: .file(path: file, line: node.line)))
+            return nil
+        }
+        var result: [String: BeaconID] = [:]
+        var failed = false
+        for (name, line, value) in mapping.entries {
+            let field = "nodeBeacons." + name
+            func fail(_ message: String) {
+                failed = true
+                problems.append(SettingProblem(field: field, message: message, source: .file(path: file, line: line)))
+            }
+            guard TopicLevelID.isValid(name) else { fail("\(ConfigError.quoted(name, limit: 80)) is not a node id (\(TopicLevelID.rule))"); continue }
+            guard let text = value.scalar?.text, BeaconIDSyntax.isCanonical(text) else {
+                fail("expected the node beacon's canonical id (ibeacon-…, altbeacon-…, eddystone-…)")
+                continue
+            }
+            if let other = result.first(where: { $0.value.rawValue == text })?.key {
+                fail("\(ConfigError.quoted(text)) is node \(ConfigError.quoted(other))'s beacon already")
+                continue
+            }
+            result[name] = BeaconID(rawValue: text)
         }
         return failed ? nil : result
     }

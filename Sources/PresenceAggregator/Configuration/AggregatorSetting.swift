@@ -13,7 +13,7 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
     case motionHold
     case model
     case discovery, discoveryPrefix
-    case forgetAfter, tickInterval, maxUnknownBeacons
+    case forgetAfter, tickInterval, maxUnknownBeacons, stateDir
     case keepAlive, failover, instance, leaseTimeout
 
     /// Its row of the table.
@@ -141,6 +141,10 @@ extension AggregatorConfiguration {
             guard let count = Int(text), count >= 1 else { throw SettingError("\(quoted(text)) is not a whole number of beacons ≥ 1") }
             c.maxUnknownBeacons = count
         } show: { String($0.maxUnknownBeacons) },
+        row(.stateDir, "stateDir", "PRESENCE_STATE_DIR", "--state-dir", default: "/var/lib/presence-aggregator") { c, text in
+            guard !text.isEmpty else { throw SettingError("must not be empty") }
+            c.stateDir = text
+        } show: { $0.stateDir },
         row(.keepAlive, "keepAlive", "PRESENCE_KEEPALIVE", "--keepalive", default: "30") { c, text in
             let seconds = try number(text, "is not a whole number of seconds in 5…3600") { $0 >= 5 && $0 <= 3600 && $0.rounded() == $0 }
             c.keepAlive = Int(seconds)

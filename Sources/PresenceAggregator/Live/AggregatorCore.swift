@@ -91,6 +91,12 @@ public struct AggregatorCore: Sendable {
     /// forgotten): a tick looks at those alone, not at every beacon.
     var timers = SlotTimers()
 
+    /// The nodes' calibration from each other's node beacons; nil when the configuration names
+    /// no node beacons (`AggregatorConfiguration.nodeBeacons`).
+    public internal(set) var nodeCalibration: NodeCalibrationState?
+    /// The last solve not yet taken by the service (`takeSolvedCalibration`), to log and keep.
+    var solvedCalibration: NodeCalibration?
+
     /// Unknown beacons evicted since start because `configuration.maxUnknownBeacons` were already
     /// tracked: what a flood of random beacon ids cost.
     public internal(set) var evictedBeacons = 0
@@ -109,6 +115,10 @@ public struct AggregatorCore: Sendable {
                                      floors: Array(Set(configuration.roomFloors.values)))
             : nil
         knownBeacons = AggregatorKnownBeacons(file: configuration.knownBeacons, forgetAfter: configuration.forgetAfter)
+        if !configuration.nodeBeacons.isEmpty {
+            nodeCalibration = NodeCalibrationState(
+                nodeBeacons: Dictionary(configuration.nodeBeacons.map { ($1, $0) }, uniquingKeysWith: { first, _ in first }))
+        }
     }
 
     // MARK: - Inputs
@@ -117,6 +127,19 @@ public struct AggregatorCore: Sendable {
     /// is ignored.
     public mutating func receive(_ measurement: ReceivedMeasurement, at time: Instant) -> [AggregatorPublication] {
         guard !decider.physics.isOffline(node: measurement.node) else { return [] }
+        if nodeCalibration != nil {
+            // A node beacon is calibration's, not a beacon to place; a confident offset corrects the rest.
+            if nodeCalibration!.receive(measurement, at: time) { return [] }
+            if let offset = nodeCalibration!.offset(for: measurement.node) {
+                return decide(measurement.correctedForReceiverOffset(offset, pathLossExponent: configuration.decision.pathLossExponent),
+                              at: time)
+            }
+        }
+        return decide(measurement, at: time)
+    }
+
+    /// `receive`'s room decision, once the measurement is one to decide with.
+    private mutating func decide(_ measurement: ReceivedMeasurement, at time: Instant) -> [AggregatorPublication] {
         var out: [AggregatorPublication] = []
         let slot: RoomDecider.BeaconSlot
         if measurement.isSilence {
@@ -217,6 +240,10 @@ public struct AggregatorCore: Sendable {
     /// since the last tick.
     public mutating func tick(at time: Instant) -> [AggregatorPublication] {
         var out: [AggregatorPublication] = []
+        if nodeCalibration != nil, let solved = nodeCalibration!.solveIfDue(at: time) {
+            solvedCalibration = solved
+            out.append(.retained(topics.calibration, NodeCalibrationPayload.json(solved)))
+        }
         apply(decider.tick(at: time), at: time, into: &out)
         // Only the beacons whose timer is due (within a millisecond, so that rounding of the due
         // time never delays one a tick: the exact test below decides); only those that need
@@ -361,6 +388,20 @@ public struct AggregatorCore: Sendable {
     }
 
     /// Nodes the site model does not know, each returned once (for the log); none without a model.
+    /// The calibration solved since the last call, if any: what the service logs and keeps.
+    public mutating func takeSolvedCalibration() -> NodeCalibration? {
+        defer { solvedCalibration = nil }
+        return solvedCalibration
+    }
+
+    /// Starts from a calibration kept across a restart (`NodeCalibrationFile`): its confident
+    /// offsets apply at once. Nothing happens without configured node beacons.
+    public mutating func restoreCalibration(_ calibration: NodeCalibration) {
+        guard let state = nodeCalibration else { return }
+        nodeCalibration = NodeCalibrationState(nodeBeacons: state.nodeBeacons, restored: calibration, parameters: state.parameters,
+                                               solveInterval: state.solveInterval)
+    }
+
     public mutating func takeUnknownNodes() -> [String] {
         decider.takeUnknownNodes()
     }

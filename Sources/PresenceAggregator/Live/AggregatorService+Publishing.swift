@@ -1,6 +1,7 @@
 import BeaconCore
 import Logging
 import MQTTClient
+import RoomDecisions
 
 /// The service's publishing path: what the core returns goes to the broker while fewer than
 /// `publishingWindow` messages wait for it, else into the `PublicationBacklog`; refused
@@ -115,5 +116,47 @@ extension AggregatorService {
         }
         logPublicationFailures(publicationFailureLog.withLock { $0.flush(at: time) }, last: nil, topic: nil)
         logDroppedEvents(droppedEventLog.withLock { $0.flush(at: time) })
+    }
+
+    /// A node calibration's offsets in force and what it rejected, when either changed since the
+    /// last one logged (offsets to the half dB).
+    func logCalibration(_ calibration: NodeCalibration, logged: inout String?) {
+        let applied = calibration.applicableOffsets.sorted { $0.key < $1.key }
+            .map { "\($0.key) \((($0.value * 2).rounded() / 2)) dB" }.joined(separator: ", ")
+        let rejected = calibration.rejections.map(\.description).joined(separator: "; ")
+        let summary = applied + "|" + rejected
+        guard summary != logged else { return }
+        logged = summary
+        logger.notice("node calibration", metadata: [
+            "applied": "\(applied.isEmpty ? "none" : applied)", "basis": "\(calibration.basis.rawValue)",
+            "rejected": "\(rejected.isEmpty ? "none" : rejected)",
+        ])
+    }
+
+    /// The calibration kept in the state directory at the last run, applied from the start; only with node beacons configured.
+    func restoreCalibration(into core: inout AggregatorCore) {
+        guard !configuration.nodeBeacons.isEmpty else { return }
+        let path = configuration.stateDir + "/" + NodeCalibrationFile.name
+        do {
+            guard let kept = try NodeCalibrationFile.load(path: path) else { return }
+            core.restoreCalibration(kept)
+            var logged: String?
+            logCalibration(kept, logged: &logged)
+        } catch {
+            logger.warning("node calibration not restored; solving it again from the adverts", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Saves each solve to the state directory; a failure is logged when it is new (a missing
+    /// directory fails every minute, and is said once).
+    func keepCalibration(_ calibration: NodeCalibration, failure: inout String?) {
+        do {
+            try NodeCalibrationFile.save(calibration, path: configuration.stateDir + "/" + NodeCalibrationFile.name)
+            failure = nil
+        } catch {
+            guard error.description != failure else { return }
+            failure = error.description
+            logger.warning("node calibration not kept across restarts (stateDir)", metadata: ["error": "\(error)"])
+        }
     }
 }

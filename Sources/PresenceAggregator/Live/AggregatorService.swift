@@ -175,6 +175,7 @@ public final class AggregatorService: Service, Sendable {
             }
         }
         if let recorder { logger.info("recording every measurement received", metadata: ["file": "\(recorder.path)"]) }
+        restoreCalibration(into: &core)
 
         // The nodes' retained info first: with discovery their rooms are the room sensors' options
         // before restored beacons are announced, not added one by one after them.
@@ -221,6 +222,9 @@ public final class AggregatorService: Service, Sendable {
                 var malformedLog = RepeatedLogGate(interval: 60)
                 var evictionLog = RepeatedLogGate(interval: 60)
                 var evictionsNoted = 0
+                // A calibration is logged when what it applies or rejects changed, not at every solve.
+                var calibrationLogged: String?
+                var calibrationSaveFailure: String?
                 // The retained list comes again at every reconnect: the same bytes are not news.
                 var lastKnownBeaconsPayload: [UInt8]?
                 // What waits while the broker is behind, and whether a wake-up for room is set.
@@ -247,6 +251,10 @@ public final class AggregatorService: Service, Sendable {
                     case .tick(let time):
                         motion.tick(into: &core, at: time)
                         out = core.tick(at: time) + foreign.tick(into: &core, at: time)
+                        if let solved = core.takeSolvedCalibration() {
+                            logCalibration(solved, logged: &calibrationLogged)
+                            keepCalibration(solved, failure: &calibrationSaveFailure)
+                        }
                         actions = leadership?.tick(at: time) ?? []
                         counted = \.ticks
                         counters.withLock { $0.foreign = foreign.statistics }

@@ -20,6 +20,9 @@ public struct ReceivedMeasurement: Sendable, Hashable {
     /// The advert that made the measurement (`rssi`): only recorded (`run --record`'s `rssiAdvert`).
     public var rssi: Double?
     public var sigma: Double?
+    /// The RSSI at 1 m the node's distance used (`measuredPower`), dBm: read for a node beacon, whose
+    /// advert states its power (`NodeCalibrationState`).
+    public var measuredPower: Double?
     /// Metres; nil when the node no longer hears the beacon (then `proximity` is `unknown`).
     public var distance: Double?
     public var proximity: Proximity
@@ -50,7 +53,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         // thousands of messages a second). Unknown keys are allowed: a newer agent may publish
         // more than this aggregator reads.
         var beaconText, nodeText, roomText, proximityText, nameText, idText: String?
-        var distanceValue, rssiFiltered, rssi, sigma: Double?
+        var distanceValue, rssiFiltered, rssi, sigma, measuredPower: Double?
         // `id` is read only for a device known by its IRK: another type is an error only then.
         var idError: ConfigError?
         do throws(ConfigError) {
@@ -70,6 +73,11 @@ public struct ReceivedMeasurement: Sendable, Hashable {
                 case .rssiFiltered: rssiFiltered = try value.memberNumber()
                 case .rssi: rssi = try value.memberNumber()
                 case .sigma: sigma = try value.memberNumber()
+                case .measuredPower:
+                    // Read only for calibration: another type leaves it out rather than refusing the measurement.
+                    do throws(ConfigError) { measuredPower = try value.memberNumber() } catch {
+                        guard error.code == .wrongType else { throw error }
+                    }
                 case nil: try value.skipMemberValue()
                 }
             }
@@ -106,6 +114,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         if let given = name, given.isEmpty || given.count > KnownBeacon.maximumNameLength { name = nil }
         self.init(beacon: BeaconID(rawValue: canonical), name: name, node: node, room: room,
                   rssiFiltered: rssiFiltered, sigma: sigma, distance: distance, proximity: proximity, rssi: rssi)
+        self.measuredPower = measuredPower
         if canonical.hasPrefix("irk-") {
             if let idError { throw ReceivedMeasurementError(idError.description) }
             if let id = idText, id != canonical { alias = TopicLevelID(id) }
@@ -113,7 +122,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
     }
 
     /// The members read, and the rest (nil).
-    private enum Field { case beacon, node, room, proximity, name, id, distance, rssiFiltered, rssi, sigma }
+    private enum Field { case beacon, node, room, proximity, name, id, distance, rssiFiltered, rssi, sigma, measuredPower }
 
     /// `key`'s field, by its length first: a measurement's 14 keys compared with ten names one by
     /// one were a noticeable share of its parse. Keys of another length cannot equal these
@@ -127,6 +136,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         case 8: key == "distance" ? .distance : nil
         case 9: key == "proximity" ? .proximity : nil
         case 12: key == "rssiFiltered" ? .rssiFiltered : nil
+        case 13: key == "measuredPower" ? .measuredPower : nil
         default: nil
         }
     }

@@ -65,6 +65,7 @@ struct DeploymentSystemdTests {
         #expect(unit.values("PrivateDevices") == ["yes"])
         #expect(unit.values("ExecStart") == ["/usr/local/bin/presence-aggregator run --config /etc/presence/presence-aggregator.yaml"])
         #expect(unit.values("User") == ["presence"])
+        #expect(unit.values("StateDirectory") == ["presence-aggregator"])
     }
 
     @Test("the sysusers.d line creates the user both units run as")

@@ -73,6 +73,11 @@ import TestSupport
             espresense: ESPresenseSettings(topic: "espresense", rooms: ["desk": "office"]),
             gateways: [GatewaySettings(topic: "home/+/BTtoMQTT/+", rooms: ["gw-hall": "hall"])])
         site.failover = FailoverSettings(enabled: true, instance: TopicLevelID("agg-a"), leaseTimeout: 60)
+        // Nodes that calibrate each other (`<root>/calibration`), their node beacons heard below.
+        site.nodeBeacons = Dictionary(uniqueKeysWithValues: Self.calibratingNodes.indices.map {
+            (Self.calibratingNodes[$0], BeaconID(rawValue: "ibeacon-\(Self.uuid)-9-\($0 + 1)"))
+        })
+        site.stateDir = work
         let aggregator = AggregatorService(
             configuration: site, clock: clock, logger: logger, softwareVersion: "9.8.7",
             supportURL: "https://example.org/beaconpresence",
@@ -138,6 +143,7 @@ import TestSupport
         try await within("the simulated sources waiting on the clock", timeout: .seconds(30)) { try await clock.asleep(Self.simulatedNodes.count) }
         let steps = Int(Self.duration / Self.step)
         for index in 0..<steps {
+            if index % 2 == 0 { try Self.publishNodeBeacons(foreign) }
             if index % 8 == 0 {
                 // What the foreign nodes hear, every 2 s of the run's first half.
                 if index < steps / 2 { try Self.publishForeignReports(foreign, walk: index / 8) }
@@ -185,6 +191,26 @@ import TestSupport
         let messages = recorder.messages.filter { $0.topic != "presence/probe" }
         for problem in Self.problems(messages, retained: retained, contract: contract) {
             Issue.record(Comment(rawValue: problem))
+        }
+    }
+
+    /// Nodes that hear each other's node beacons: five all round, the sixth with the first only
+    /// (not confident), the second's beacon heard 15 dB weak by the third (a path blocked one way).
+    static let calibratingNodes = ["cal-1", "cal-2", "cal-3", "cal-4", "cal-5", "cal-6"]
+
+    /// What the calibrating nodes measure of each other's node beacons, as agents publish it.
+    static func publishNodeBeacons(_ foreign: MQTTConnection) throws {
+        let offsets = [4.0, -1, -3, 0, 2, 1]
+        for (a, transmitter) in calibratingNodes.enumerated() {
+            for (b, receiver) in calibratingNodes.enumerated() where a != b && (max(a, b) < 5 || min(a, b) == 0) {
+                let blocked = transmitter == "cal-2" && receiver == "cal-3" ? 15.0 : 0
+                let level = offsets[b] - 60 - 2 * Double(a + b) - blocked
+                let beacon = "ibeacon-\(uuid)-9-\(a + 1)"
+                _ = try foreign.publish(
+                    topic: "presence/beacons/\(beacon)/\(receiver)",
+                    string: #"{"id":"\#(beacon)","beacon":"\#(beacon)","node":"\#(receiver)","room":"\#(receiver)","rssi":\#(Int(level)),"rssiFiltered":\#(level),"sigma":1.0,"measuredPower":-59,"distance":5.0,"proximity":"far"}"#,
+                    qos: .atMostOnce)
+            }
         }
     }
 
