@@ -140,7 +140,7 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(help: "Also replay every site as ESPresense nodes would have reported it (mode espresense; the ESPresense and BLE gateways article).")
     var espresense = false
 
-    @Option(help: ArgumentHelp("Also score a real house (EvaluateCommand+House.swift): DIR holds its receivers/ recordings with their motion files; sites house (radio alone) and house-pir.", valueName: "dir"))
+    @Option(help: ArgumentHelp("Also score a real house (EvaluateCommand+House.swift): DIR holds its receivers/ and rooms/ recordings with their motion files; sites house (radio alone) and house-pir in the receivers' rooms, house-rooms and house-rooms-pir in its nine rooms (EvaluateCommand+HouseRooms.swift).", valueName: "dir"))
     var house: String?
 
     @Flag(help: "Print the sites' results as the Markdown results page (docs/Results.md) instead of JSON.")
@@ -160,14 +160,14 @@ struct EvaluateCommand: ParsableCommand {
     static let standIn = (name: "flat-no-bath-kitchen", from: "flat", droppedNodes: Set(["anchor5", "anchor6"]))
 
     /// The shared sites' names and the stand-in's: what `--site` may name.
-    static var siteNames: [String] { sharedSites.map(\.name) + [standIn.name] + houseSites.map(\.name) }
+    static var siteNames: [String] { sharedSites.map(\.name) + [standIn.name] + houseSites.map(\.name) + houseRoomSites.map(\.name) }
 
     func validate() throws {
         for name in onlySites where !Self.siteNames.contains(name) {
             throw ValidationError("--site: '\(name)' is not one of \(Self.siteNames.joined(separator: ", "))")
         }
         if traces != nil, !onlySites.isEmpty { throw ValidationError("--site and --traces: give one or the other") }
-        if house == nil, let name = onlySites.first(where: { name in Self.houseSites.contains { $0.name == name } }) {
+        if house == nil, let name = onlySites.first(where: { name in (Self.houseSites + Self.houseRoomSites).contains { $0.name == name } }) {
             throw ValidationError("--site \(name): give the house's folder with --house")
         }
         // A report scores one draw of the worn tag; several draws are summed only by a search. Silently
@@ -289,7 +289,10 @@ struct EvaluateCommand: ParsableCommand {
                                     name: Self.bermudaName),
                 trainingSeconds: trainingSeconds)
         }
-        if let house { try scoreHouse(house, into: &report, tracking: tracking, parameters: parameters) }
+        if let house {
+            try scoreHouse(house, into: &report, tracking: tracking, parameters: parameters)
+            try scoreHouseRooms(house, into: &report, tracking: tracking, parameters: parameters, siteModel: siteModel)
+        }
         if motion { report.motion = motionFigures }
         if grid {
             var rows: [GridRow] = []
