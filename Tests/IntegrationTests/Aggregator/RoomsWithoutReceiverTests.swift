@@ -38,23 +38,27 @@ import Testing
         #expect(learned.output.contains("rooms walked between: bathroom–hall, bedroom–hall, hall–living_room, kitchen–living_room"),
                 "\(learned.output)")
         // Per room, which decision serves it (leave-one-out, model | physics): the model where no
-        // receiver stands, physics where it is right more of the room's time. Rooms without a
-        // receiver make it a model of levels (issue 53), slow for a robot crossing a 1-s hall.
-        #expect(learned.output.contains("  bathroom: 0.353 | 0.000, model (physics never names it); 110 s, 2 recording(s)"),
+        // receiver stands, physics where it is right more of the room's time.
+        #expect(learned.output.contains("  bathroom: 0.632 | 0.000, model (physics never names it); 110 s, 2 recording(s)"),
                 "\(learned.output)")
-        #expect(learned.output.contains("  kitchen: 0.855 | 0.000, model (physics never names it); 138 s, 2 recording(s)"),
+        #expect(learned.output.contains("  kitchen: 0.812 | 0.000, model (physics never names it); 138 s, 2 recording(s)"),
                 "\(learned.output)")
-        #expect(learned.output.contains("  hall: 0.547 | 0.944, physics; 393 s, 5 recording(s)"), "\(learned.output)")
+        #expect(learned.output.contains("  hall: 0.624 | 0.944, physics; 393 s, 5 recording(s)"), "\(learned.output)")
+        // Rooms without a receiver make levels a candidate (issue 53); judged beside the classifier,
+        // leave-one-out, the classifier comes nearer to beating physics on these walks (a robot
+        // crossing a 1-s hall, which sticky levels are slowest at).
+        #expect(learned.output.contains("looks: the classifier (the pattern across the receivers), kept over levels (judged alike, "
+            + "leave-one-out; saving at best on the typical recording -0.025 against -0.045)"), "\(learned.output)")
         #expect(learned.output.contains("verdict: "), "\(learned.output)")
         #expect(learned.output.contains("(cost: share of a recording's time decided wrong, a flap counting as 5 s of it; "
             + "judged on the typical recording: the median over the recordings of its cost against physics')"), "\(learned.output)")
-        // The model alone (0.776 / 4) and the two together (0.795 / 9) both cost more than physics
-        // (0.807 / 4) on the typical recording.
+        // The model alone (0.778 / 127) and the two together (0.828 / 36) both cost more than
+        // physics (0.807 / 9) on the typical recording.
         #expect(learned.output.contains("verdict: physics alone costs least"), "\(learned.output)")
         let model = try SiteModelFile.load(path: work + "/model.json")
         #expect(model.rooms == ["bathroom", "bedroom", "hall", "kitchen", "living_room"])
-        #expect(model.levels)
-        #expect(model.roomDecisions == [.model, .physics, .physics, .model, .model])
+        #expect(!model.levels)
+        #expect(model.roomDecisions == [.model, .physics, .physics, .model, .physics])
         #expect(model.neighbours == [[2], [2], [0, 1, 4], [4], [2, 3]])
 
         // replay --model names the rooms that have no receiver (a model that decides: learned
