@@ -48,7 +48,7 @@ import Testing
         // leave-one-out, the classifier comes nearer to beating physics on these walks (a robot
         // crossing a 1-s hall, which sticky levels are slowest at).
         #expect(learned.output.contains("looks: the classifier (the pattern across the receivers), kept over levels (judged alike, "
-            + "leave-one-out; saving at best on the typical recording -0.025 against -0.045)"), "\(learned.output)")
+            + "leave-one-out; saving at best on the typical recording -0.025 against -0.034)"), "\(learned.output)")
         #expect(learned.output.contains("verdict: "), "\(learned.output)")
         #expect(learned.output.contains("(cost: share of a recording's time decided wrong, a flap counting as 5 s of it; "
             + "judged on the typical recording: the median over the recordings of its cost against physics')"), "\(learned.output)")
