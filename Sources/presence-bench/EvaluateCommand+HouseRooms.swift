@@ -56,6 +56,7 @@ extension EvaluateCommand {
             var physics: [RecordingResult] = [], physicsFloors = FloorTally()
             var bermuda: [RecordingResult] = [], bermudaFloors = FloorTally()
             var baseline: [RecordingResult] = [], baselineFloors = FloorTally()
+            var mqttRoom: [RecordingResult] = [], mqttRoomFloors = FloorTally()
             for index in scored {
                 let set = sets[index]
                 let replayed = Self.replay(set, tracking: tracking, parameters: parameters)
@@ -63,6 +64,9 @@ extension EvaluateCommand {
                 physicsFloors.add(set, decisions: replayed.decisions)
                 bermuda.append(RecordingResult(name: set.name, score: Self.scoreBermuda(set)))
                 bermudaFloors.add(set) { beacon in BermudaRuleBaseline.decisions(of: set.samples.filter { $0.beacon == beacon }) }
+                let mqttRoomDecisions = { (beacon: BeaconID) in MQTTRoomBaseline.decisions(of: set.samples.filter { $0.beacon == beacon }) }
+                mqttRoom.append(RecordingResult(name: set.name, score: Self.perBeacon(set, decisions: mqttRoomDecisions)))
+                mqttRoomFloors.add(set, decisions: mqttRoomDecisions)
                 baseline.append(RecordingResult(name: set.name, score: Self.scoreBaseline(set)))
                 baselineFloors.add(set) { beacon in StrongestRecentRSSIBaseline.decisions(of: set.samples.filter { $0.beacon == beacon }) }
             }
@@ -74,9 +78,12 @@ extension EvaluateCommand {
             bermudaMode.floors = bermudaFloors.share
             var baselineMode = ModeReport(recordings: baseline, name: "strongest raw RSSI in the last 1 s")
             baselineMode.floors = baselineFloors.share
+            var mqttRoomMode = ModeReport(recordings: mqttRoom, name: Self.mqttRoomName)
+            mqttRoomMode.floors = mqttRoomFloors.share
             report.sites[house.name] = SiteReport(
                 directory: directory + (house.motion ? "" : " (motion files ignored)"), recordings: learned.count,
-                modes: ["defaults": defaults, Self.oneWalkMode.key: oneWalk], baseline: baselineMode, bermuda: bermudaMode)
+                modes: ["defaults": defaults, Self.oneWalkMode.key: oneWalk], baseline: baselineMode, bermuda: bermudaMode,
+                mqttRoom: mqttRoomMode)
         }
     }
 

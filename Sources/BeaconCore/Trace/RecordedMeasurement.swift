@@ -15,20 +15,13 @@ public struct RecordedMeasurement: Sendable, Hashable {
     /// when the message had none. A trace recorded before the column existed gives its `rssi`
     /// column's whole dBm here, as replay read it then.
     public var rssi: Double?
-    /// A worn beacon's rise, dB, and the level it rose to, dBm (the measurement's `rise` and
-    /// `riseRssi`, `RiseReport`); nil when the node reported no rise. The decision reads only `riseRssi`.
-    public var rise: Double?
-    public var riseRssi: Double?
 
     /// Creates a publication from the published fields.
-    public init(rssiFiltered: Double?, distance: Double?, proximity: Proximity, rssi: Double? = nil,
-                rise: Double? = nil, riseRssi: Double? = nil) {
+    public init(rssiFiltered: Double?, distance: Double?, proximity: Proximity, rssi: Double? = nil) {
         self.rssiFiltered = rssiFiltered
         self.distance = distance
         self.proximity = proximity
         self.rssi = rssi
-        self.rise = rise
-        self.riseRssi = riseRssi
     }
 
     /// "The node no longer hears the beacon".

@@ -9,18 +9,14 @@ public struct TrackingParameters: Sendable, Hashable, Codable {
     public var proximity: ProximityClassifier.Parameters
     /// When a measurement goes out.
     public var publish: MeasurementPublishPolicy.Parameters
-    /// When a beacon marked worn reports a rise at once (`RiseReport`); beacons not marked worn never do.
-    public var rise: RiseReport.Parameters
 
     /// Creates parameters; each part defaults to its measured default.
     public init(
         filter: RSSIKalmanFilter.Parameters = .default,
         distance: DistanceModel = .default,
         proximity: ProximityClassifier.Parameters = .default,
-        publish: MeasurementPublishPolicy.Parameters = .default,
-        rise: RiseReport.Parameters = .default
+        publish: MeasurementPublishPolicy.Parameters = .default
     ) {
-        self.rise = rise
         self.filter = filter
         self.distance = distance
         self.proximity = proximity
