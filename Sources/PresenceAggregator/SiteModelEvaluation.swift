@@ -202,12 +202,13 @@ public enum SiteModelEvaluation {
         return replay.publishedMeasurements
     }
 
-    /// A model learned from `recordings` (their published measurements already extracted).
+    /// A model learned from `recordings` (their published measurements already extracted); `levels`
+    /// as `SiteModelLearner.model(levels:)` takes it (nil: its rule).
     public static func learn(_ recordings: [(measurements: [SiteModelLearner.Measurement], truth: [TruthSample])],
-                             parameters: SiteModelParameters = .default) -> SiteModel? {
+                             parameters: SiteModelParameters = .default, levels: Bool? = nil) -> SiteModel? {
         var learner = SiteModelLearner(parameters: parameters)
         for recording in recordings { learner.add(measurements: recording.measurements, truth: recording.truth) }
-        return learner.model()
+        return learner.model(levels: levels)
     }
 
     /// A model learned from every recording.
@@ -228,6 +229,9 @@ public enum SiteModelEvaluation {
         /// Each recording under the model learned from the others deciding with physics, each in the
         /// rooms it serves (the model's `roomDecisions`): what the verdict judged.
         public var combined: Summary?
+        /// The other kind of model (the classifier when `model` has levels, and levels otherwise),
+        /// judged the same way and not kept: its `modelSaving`; nil when not judged.
+        public var otherLooksSaving: Double?
 
         public init(model: SiteModel, leaveOneOut: Summary? = nil, physics: Summary? = nil, combined: Summary? = nil) {
             self.model = model
@@ -251,18 +255,43 @@ public enum SiteModelEvaluation {
                     ? (model.name, model.score.accuracy, alone.score.accuracy) : nil
             }
         }
+
+        /// What the verdict saves against physics on the typical recording (`Summary.saving`): none
+        /// when physics decides, the model alone's when it serves every room, else the two together's.
+        public var saving: Double {
+            guard model.decision == .model, let physics else { return 0 }
+            let judged = model.roomDecisions.allSatisfy { $0 == .model } ? leaveOneOut : combined
+            return judged?.saving(against: physics) ?? 0
+        }
+
+        /// What the better of the model alone and the two together saves against physics on the
+        /// typical recording, whatever the verdict (negative: physics costs less); nil without figures.
+        public var modelSaving: Double? {
+            guard let physics, let leaveOneOut else { return nil }
+            return max(leaveOneOut.saving(against: physics), combined?.saving(against: physics) ?? -.infinity)
+        }
+
+        /// Orders judgements of two models of one site: a verdict for the model above one for physics,
+        /// then the larger `modelSaving` (with physics decided either way, the model nearer to beating it).
+        func isBetter(than other: Judgement) -> Bool {
+            let mine = model.decision == .model, theirs = other.model.decision == .model
+            guard mine == theirs else { return mine }
+            return (modelSaving ?? -.infinity) > (other.modelSaving ?? -.infinity)
+        }
     }
 
     /// Learns from every recording and judges the model (`Judgement`); nil when nothing falls within
-    /// the truth. Each recording's published measurements are worked out once for all of it.
+    /// the truth. Each recording's published measurements are worked out once for all of it. With
+    /// two or more recordings where a walked room has no receiver, both kinds of model (levels and
+    /// the classifier) are judged leave-one-out and the better kept (`Site.judgedLooks`); with one,
+    /// the learner's rule picks (levels where a walked room has no receiver).
     public static func judge(_ recordings: [Recording], parameters: SiteModelParameters = .default,
                              tracking: TrackingParameters = .default,
                              decision: RoomDecisionParameters = .default) -> Judgement? {
         let site = Site(recordings, parameters: parameters, tracking: tracking, decision: decision,
                         physics: recordings.count >= 2)
-        guard let model = site.learn(Array(recordings.indices)) else { return nil }
-        guard recordings.count >= 2 else { return Judgement(model: model) }
-        return site.judged(model, among: Array(recordings.indices))
+        guard recordings.count >= 2 else { return site.learn(Array(recordings.indices)).map { Judgement(model: $0) } }
+        return site.judgedLooks(among: Array(recordings.indices))
     }
 
     /// A site's recordings with what every leave-one-out over them needs, worked out once: each
@@ -299,8 +328,31 @@ public enum SiteModelEvaluation {
             self.decision = decision
         }
 
-        package func learn(_ members: [Int]) -> SiteModel? {
-            SiteModelEvaluation.learn(members.map { (measurements[$0], recordings[$0].truth) }, parameters: parameters)
+        package func learn(_ members: [Int], levels: Bool? = nil) -> SiteModel? {
+            SiteModelEvaluation.learn(members.map { (measurements[$0], recordings[$0].truth) }, parameters: parameters, levels: levels)
+        }
+
+        /// Where a walked room has no receiver (the learner's rule says levels), the model learned
+        /// from `members` as levels and as the classifier, each judged among them (`judged(_:among:)`,
+        /// every held-out model of the same kind), keeping the better judgement
+        /// (`Judgement.isBetter(than:)`; a tie keeps levels); elsewhere the classifier, judged.
+        /// Neither kind wins everywhere: levels tell rooms without a receiver apart by how loud
+        /// each receiver hears them, the classifier reads rooms that each have one from their
+        /// pattern. Where every room has a receiver levels are no candidate: judged there too, they
+        /// won some of the flat's training sets and then decided its held-out walks worse.
+        package func judgedLooks(among members: [Int]) -> Judgement? {
+            guard let ruled = learn(members) else { return nil }
+            var best = judged(ruled, among: members)
+            if ruled.levels, let other = learn(members, levels: false) {
+                var judgement = judged(other, among: members)
+                if judgement.isBetter(than: best) {
+                    judgement.otherLooksSaving = best.modelSaving
+                    best = judgement
+                } else {
+                    best.otherLooksSaving = judgement.modelSaving
+                }
+            }
+            return best
         }
 
         func physicsSummary(_ members: [Int]) -> Summary {
@@ -327,7 +379,7 @@ public enum SiteModelEvaluation {
         /// motion file: motion helps the model and physics alike, and judged with it the flat's
         /// model took the bathroom it had walked 9 s from physics and flapped there (issue 37).
         package func judged(_ model: SiteModel, among members: [Int]) -> Judgement {
-            judged(model, heldOut: members.map { index in learn(members.filter { $0 != index }) }, among: members)
+            judged(model, heldOut: members.map { index in learn(members.filter { $0 != index }, levels: model.levels) }, among: members)
         }
 
         /// `judged(_:among:)` with `models[i]`, learned without `members[i]`, deciding it.

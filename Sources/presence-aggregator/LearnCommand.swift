@@ -20,8 +20,9 @@ struct LearnCommand: ParsableCommand {
             the model alone and the two together on the typical recording (cost: share of a recording's \
             time decided wrong, a flap counting as 5 s of it; the median over the recordings of each \
             one's cost against physics'); when \
-            that is physics the file says "decision": "physics" and --model decides with physics. The model's hyper-parameters are \
-            one fixed set for every site.
+            that is physics the file says "decision": "physics" and --model decides with physics. Where a walked room has no \
+            receiver, levels (how loud each receiver hears each room) and the classifier are both judged so and the better is \
+            kept (with one recording: levels). The model's hyper-parameters are one fixed set for every site.
             """
     )
 
@@ -107,6 +108,13 @@ struct LearnCommand: ParsableCommand {
             let rule = "(cost: share of a recording's time decided wrong, a flap counting as \(Int(SiteModelEvaluation.flapSeconds)) s of it; "
                 + "judged on the typical recording: the median over the recordings of its cost against physics'"
                 + (leaveOneOut.tally.floorAccuracy != nil ? "; and floors right at least as often" : "") + ")"
+            if let other = judgement.otherLooksSaving, let kept = judgement.modelSaving {
+                // Both kinds judged alike: say which was kept and what each saves at best.
+                let (name, rejected) = model.levels ? ("levels (how loud each receiver hears each room)", "the classifier")
+                    : ("the classifier (the pattern across the receivers)", "levels")
+                out.write("looks: \(name), kept over \(rejected) (judged alike, leave-one-out; saving at best on the typical "
+                    + "recording \(Self.format(kept)) against \(Self.format(other)))")
+            }
             let physicsRooms = model.rooms.indices.filter { model.roomDecisions[$0] == .physics }.map { model.rooms[$0] }
             if model.decision == .model, physicsRooms.isEmpty {
                 out.write("verdict: the model alone costs least on these recordings \(rule); it serves every room and decides with "

@@ -8,15 +8,17 @@ extension EvaluateCommand {
         ("danis", "Daniş hall", "one beacon carried along nine walks in an open 20 × 18 m hall, 12 receivers in four zones, truth from a camera"),
         ("sal", "SAL bay", "a car (four recordings) and a person (one) going in and out of a test bay, six receivers inside and four outside, truth from photosensors"),
         ("flat", "Furnished flat", "a robot carrying the tag through a five-room flat, six receivers, truth from its LiDAR"),
-        (standIn.name, "Flat without the bathroom's and kitchen's receivers", "the flat's recordings with two receivers dropped: two rooms have none while the truth still names them"),
         ("house", "Real house, radio alone", "a wristband on a person following a script through a furnished two-floor house (the SPHERE Challenge, Twomey et al. 2016, arXiv 1603.00797; not in this repository: `--house DIR`), three of four receivers on, truth in the receivers' rooms, its PIR sensors ignored"),
         ("house-pir", "Real house, with its PIRs", "the same recordings with the house's PIR sensor in every room read beside the radio"),
+        ("house-rooms", "Real house, nine rooms, radio alone", "the same house's walks with the truth in its nine rooms (six without a receiver, the landing `stairs` among them), each pair of walks made with the same receivers scored both ways: the site model learned from one walk decides the other, physics and the peers decide each walk once; **floors**: the share of truth rows decided on the true floor, the landing's rows left out and a decided `stairs` counted wrong, physics' `upstairs` counted as the first floor"),
+        ("house-rooms-pir", "Real house, nine rooms, with its PIRs", "the same, the house's PIR sensors read beside the radio when deciding (the model is learned from the same walk)"),
     ]
 
     /// The rows of every table: the report's key for the way of deciding, and its name on the page.
     static let markdownRows: [(mode: String, title: String)] = [
         ("defaults", "**this aggregator, defaults**"),
         ("learned", "site model learned from the other recordings (`learn`'s verdict, leave-one-out)"),
+        (oneWalkMode.key, "site model learned from one walk (`learn` on one recording), scoring the other"),
         ("bermuda", "Bermuda 0.8's rule (as `evaluate` replays it)"),
         ("mqttRoom", "Home Assistant's `mqtt_room` rule (as `evaluate` replays it)"),
         ("baseline", "strongest raw RSSI in the last 1 s"),
@@ -47,20 +49,23 @@ extension EvaluateCommand {
         lines += ["| method | " + sites.map(\.title).joined(separator: " | ") + " |",
                   "|---" + String(repeating: "|---", count: sites.count) + "|"]
         for row in markdownRows {
-            let cells = sites.map { site in summary(of: row.mode, in: report.sites[site.name]).map(compact) ?? "—" }
+            let cells = sites.map { site in mode(of: row.mode, in: report.sites[site.name]).map(compact) ?? "—" }
             lines.append("| \(row.title) | " + cells.joined(separator: " | ") + " |")
         }
-        lines += ["", "Each cell: mean accuracy / flaps / median switch / missed.", ""]
+        lines += ["", "Each cell: mean accuracy / flaps / median switch / missed (and the floors right, where given).", ""]
         for site in sites {
             guard let siteReport = report.sites[site.name] else { continue }
             let option = known.contains(site.name) ? " (`--site \(site.name)`)" : ""
+            let withFloors = markdownRows.contains { mode(of: $0.mode, in: siteReport)?.floors != nil }
             lines += ["## \(site.title)", "", "\(siteReport.recordings) recordings: \(site.what)\(option).", "",
-                      "| method | mean accuracy | flaps | median switch | missed | true changes |",
-                      "|---|---|---|---|---|---|"]
+                      "| method | mean accuracy | flaps | median switch | missed | true changes |" + (withFloors ? " floors |" : ""),
+                      "|---|---|---|---|---|---|" + (withFloors ? "---|" : "")]
             for row in markdownRows {
-                guard let summary = summary(of: row.mode, in: siteReport) else { continue }
+                guard let mode = mode(of: row.mode, in: siteReport) else { continue }
+                let summary = mode.summary
                 lines.append("| \(row.title) | \(String(format: "%.3f", summary.meanAccuracy)) | \(summary.flaps) | "
-                             + "\(seconds(summary.medianSwitchLatency)) | \(summary.missedChanges) | \(summary.trueChanges) |")
+                             + "\(seconds(summary.medianSwitchLatency)) | \(summary.missedChanges) | \(summary.trueChanges) |"
+                             + (withFloors ? " \(mode.floors.map { String(format: "%.3f", $0) } ?? "—") |" : ""))
             }
             lines.append("")
         }
@@ -79,18 +84,20 @@ extension EvaluateCommand {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private static func summary(of mode: String, in site: SiteReport?) -> Summary? {
+    private static func mode(of mode: String, in site: SiteReport?) -> ModeReport? {
         guard let site else { return nil }
         switch mode {
-        case "bermuda": return site.bermuda.summary
-        case "mqttRoom": return site.mqttRoom.summary
-        case "baseline": return site.baseline.summary
-        default: return site.modes[mode]?.summary
+        case "bermuda": return site.bermuda
+        case "mqttRoom": return site.mqttRoom
+        case "baseline": return site.baseline
+        default: return site.modes[mode]
         }
     }
 
-    private static func compact(_ summary: Summary) -> String {
-        "\(String(format: "%.3f", summary.meanAccuracy)) / \(summary.flaps) / \(seconds(summary.medianSwitchLatency)) / \(summary.missedChanges)"
+    private static func compact(_ mode: ModeReport) -> String {
+        let summary = mode.summary
+        return "\(String(format: "%.3f", summary.meanAccuracy)) / \(summary.flaps) / \(seconds(summary.medianSwitchLatency)) / \(summary.missedChanges)"
+            + (mode.floors.map { ", floors " + String(format: "%.3f", $0) } ?? "")
     }
 
     private static func seconds(_ value: Double?) -> String {

@@ -82,6 +82,8 @@ extension EvaluateCommand {
         var evidenceRates: [String: Double]?
         /// With `--site-model-study`: per recording, each true room's share of its time decided right.
         var roomsByRecording: [String: [String: Double]]?
+        /// The house's nine rooms: the share of truth rows decided on the true floor (`FloorTally`).
+        var floors: Double?
 
         init(recordings results: [RecordingResult], name: String? = nil) {
             self.name = name

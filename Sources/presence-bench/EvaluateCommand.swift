@@ -12,8 +12,8 @@ import PresenceAggregator
 /// default the three shared sites, `danis` (`<data>/traces`, nine walks in an open hall), `sal`
 /// (`<data>/traces-sal`, a car and a person in and out of a test bay) and `flat`
 /// (`<data>/traces-flat`, a robot carrying the tag through a furnished flat of five rooms), with
-/// `flat-no-bath-kitchen` derived from the flat (its bathroom's and kitchen's receivers dropped: a
-/// home with rooms that have no receiver, issue 36), or one directory given with `--traces`;
+/// `--house DIR` a real house (`EvaluateCommand+House.swift`, `EvaluateCommand+HouseRooms.swift`),
+/// or one directory given with `--traces`;
 /// `--site` picks sites by name. Per site and per mode (`defaults`: the agent's tracking and the
 /// aggregator's decision replayed with `TraceReplay`; the learned site model's modes) every
 /// recording is scored as the shared yardstick scores it (`RoomDecisionScore`: accuracy at every
@@ -108,13 +108,13 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(help: "Also replay every site as ESPresense nodes would have reported it (mode espresense; the ESPresense and BLE gateways article).")
     var espresense = false
 
-    @Option(help: ArgumentHelp("Also score a real house (EvaluateCommand+House.swift): DIR holds its receivers/ recordings with their motion files; sites house (radio alone) and house-pir.", valueName: "dir"))
+    @Option(help: ArgumentHelp("Also score a real house (EvaluateCommand+House.swift): DIR holds its receivers/ and rooms/ recordings with their motion files; sites house (radio alone) and house-pir in the receivers' rooms, house-rooms and house-rooms-pir in its nine rooms (EvaluateCommand+HouseRooms.swift).", valueName: "dir"))
     var house: String?
 
     @Flag(help: "Print the sites' results as the Markdown results page (docs/Results.md) instead of JSON.")
     var markdown = false
 
-    @Option(name: .customLong("site"), help: ArgumentHelp("Score only this site (repeat for more): danis, sal, flat or \(Self.standIn.name).", valueName: "name"))
+    @Option(name: .customLong("site"), help: ArgumentHelp("Score only this site (repeat for more): danis, sal, flat; with --house also house, house-pir, house-rooms, house-rooms-pir.", valueName: "name"))
     var onlySites: [String] = []
 
     /// The shared sites: name and directory under `--data`.
@@ -122,20 +122,15 @@ struct EvaluateCommand: ParsableCommand {
         (name: "danis", directory: "traces"), (name: "sal", directory: "traces-sal"), (name: "flat", directory: "traces-flat"),
     ]
 
-    /// The stand-in for a home with rooms that have no receiver (issue 36): the flat without the
-    /// bathroom's and the kitchen's receivers, its recordings' rows of those nodes dropped on the
-    /// fly, so two of its five rooms have none while the truth still names them.
-    static let standIn = (name: "flat-no-bath-kitchen", from: "flat", droppedNodes: Set(["anchor5", "anchor6"]))
-
-    /// The shared sites' names and the stand-in's: what `--site` may name.
-    static var siteNames: [String] { sharedSites.map(\.name) + [standIn.name] + houseSites.map(\.name) }
+    /// The shared sites' names and the house's: what `--site` may name.
+    static var siteNames: [String] { sharedSites.map(\.name) + houseSites.map(\.name) + houseRoomSites.map(\.name) }
 
     func validate() throws {
         for name in onlySites where !Self.siteNames.contains(name) {
             throw ValidationError("--site: '\(name)' is not one of \(Self.siteNames.joined(separator: ", "))")
         }
         if traces != nil, !onlySites.isEmpty { throw ValidationError("--site and --traces: give one or the other") }
-        if house == nil, let name = onlySites.first(where: { name in Self.houseSites.contains { $0.name == name } }) {
+        if house == nil, let name = onlySites.first(where: { name in (Self.houseSites + Self.houseRoomSites).contains { $0.name == name } }) {
             throw ValidationError("--site \(name): give the house's folder with --house")
         }
     }
@@ -165,15 +160,10 @@ struct EvaluateCommand: ParsableCommand {
             sites = [Site(name: name, directory: traces, recordings: try Self.loadTraces(directory: traces))]
         } else {
             let wanted = Set(onlySites.isEmpty ? Self.siteNames : onlySites)
-            let needed = wanted.contains(Self.standIn.name) ? wanted.union([Self.standIn.from]) : wanted
-            sites = try Self.sharedSites.filter { needed.contains($0.name) }.map { site in
+            sites = try Self.sharedSites.filter { wanted.contains($0.name) }.map { site in
                 let directory = data + "/" + site.directory
                 return Site(name: site.name, directory: directory, recordings: try Self.loadTraces(directory: directory))
             }
-            if wanted.contains(Self.standIn.name), let flat = sites.first(where: { $0.name == Self.standIn.from }) {
-                sites.append(Self.withoutNodes(flat, name: Self.standIn.name, dropped: Self.standIn.droppedNodes))
-            }
-            sites.removeAll { !wanted.contains($0.name) }
         }
         var report = Report(parameters: .init(parameters), filter: tracking.filter, publish: tracking.publish, sites: [:])
         // The at-rest rate is the still beacons' (static-rssi), the same for every site, with the
@@ -223,7 +213,10 @@ struct EvaluateCommand: ParsableCommand {
                 mqttRoom: Self.mqttRoomMode(site),
                 trainingSeconds: trainingSeconds)
         }
-        if let house { try scoreHouse(house, into: &report, tracking: tracking, parameters: parameters) }
+        if let house {
+            try scoreHouse(house, into: &report, tracking: tracking, parameters: parameters)
+            try scoreHouseRooms(house, into: &report, tracking: tracking, parameters: parameters, siteModel: siteModel)
+        }
         if motion { report.motion = motionFigures }
         if grid {
             var rows: [GridRow] = []
@@ -277,17 +270,6 @@ struct EvaluateCommand: ParsableCommand {
         var name: String
         var directory: String
         var recordings: [TraceSet]
-    }
-
-    /// `site` with the rows of `dropped` nodes taken out of every recording (its truth kept).
-    static func withoutNodes(_ site: Site, name: String, dropped: Set<String>) -> Site {
-        var derived = site
-        derived.name = name
-        derived.directory = site.directory + " without " + dropped.sorted().joined(separator: ", ")
-        for index in derived.recordings.indices {
-            derived.recordings[index].samples.removeAll { dropped.contains($0.node) }
-        }
-        return derived
     }
 
     struct TraceSet {
@@ -378,8 +360,10 @@ struct EvaluateCommand: ParsableCommand {
             RecordingResult(name: set.name, score: perBeacon(set) { beacon in
                 MQTTRoomBaseline.decisions(of: set.samples.filter { $0.beacon == beacon })
             })
-        }, name: "Home Assistant's mqtt_room rule: a nearer report, one from the same room, or any once the kept one is 5 s old")
+        }, name: mqttRoomName)
     }
+
+    static let mqttRoomName = "Home Assistant's mqtt_room rule: a nearer report, one from the same room, or any once the kept one is 5 s old"
 
     static let bermudaName = "Bermuda 0.8's rule: bottom-hugging distance, a challenger nearer by 30 % of the two distances' mean (15 % with its history), adverts up to 10 s old, every 1.05 s"
 

@@ -29,22 +29,18 @@ struct LocationPublicationsCommand: ParsableCommand {
     }
 
     func run() throws {
-        var sites: [(name: String, files: [String], dropped: Set<String>)] = []
+        var sites: [(name: String, files: [String])] = []
         for site in EvaluateCommand.sharedSites {
             let directory = "\(data)/\(site.directory)"
             let files = try FileManager.default.contentsOfDirectory(atPath: directory)
                 .filter { $0.hasSuffix(".trace.csv") }.sorted().map { "\(directory)/\($0)" }
-            sites.append((site.name, files, []))
-        }
-        let standIn = EvaluateCommand.standIn
-        if let flat = sites.first(where: { $0.name == standIn.from }) {
-            sites.append((standIn.name, flat.files, standIn.droppedNodes))
+            sites.append((site.name, files))
         }
         var out: [String: [String: Count]] = [:]
         for site in sites {
             var counts: [String: Count] = [:]
             for file in site.files {
-                let published = try Self.published(path: file).filter { !site.dropped.contains($0.evidence.node) }
+                let published = try Self.published(path: file)
                 for (name, rule) in [("everyTenth", LocationRefreshRule.everyTenth), ("ratio", LocationRefreshRule.default)] {
                     let count = Self.count(published, rule: rule)
                     var total = counts[name] ?? Count()

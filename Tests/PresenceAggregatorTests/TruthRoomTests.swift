@@ -68,10 +68,10 @@ struct TruthRoomTests {
 
     @Test("what is close and what is not", arguments: [
         ("Kitchen", "kitchen"), ("living room", "living_room"), ("kitchn", "kitchen"), ("bedrooom", "bedroom"),
-        ("bed2", nil), ("garage", nil), ("wc", nil), ("kitchen", nil),
+        ("bed2", nil), ("garage", nil), ("wc", nil), ("kitchen", nil), ("stairs", nil), ("upstair", "upstairs"),
     ] as [(String, String?)])
     func suggestions(name: String, meant: String?) {
-        #expect(RoomNameSuggestion.closest(to: name, among: ["kitchen", "living_room", "bedroom", "bed1", "hall"]) == meant)
+        #expect(RoomNameSuggestion.closest(to: name, among: ["kitchen", "living_room", "bedroom", "bed1", "hall", "upstairs"]) == meant)
     }
 
     @Test("the real truth loads; not_home is always a room a truth may name")

@@ -69,6 +69,28 @@ private let homeWalk = Array(repeating: "A", count: 60) + Array(repeating: "land
         #expect(decided == ["A", "landing"])
     }
 
+    @Test func aRoomNextDoorIsFollowedSoonerThanWithTheWideMargin() throws {
+        let model = try #require(learned(homeWalk))
+        // Seconds from leaving A for `room` until the filter decides it (nil: never within a minute).
+        func switchTime(_ model: SiteModel, to room: String) throws -> Double? {
+            var filter = SiteModelFilter(model: model)
+            for tenth in 0..<1200 {
+                let t = Double(tenth) / 10
+                for node in ["a", "b"] {
+                    filter.observe(node: try #require(model.nodeIndex(node)), rssi: level(node, in: t < 60 ? "A" : room),
+                                   at: Instant(seconds: t))
+                }
+                if t >= 60, let index = filter.decidedRoom(), model.rooms[index] == room { return t - 60 }
+            }
+            return nil
+        }
+        // The landing is next door to A (the walk went between them): the neighbours' odds apply.
+        var wide = model
+        wide.parameters.levelNeighbourOdds = wide.parameters.levelSwitchOdds
+        let soon = try #require(try switchTime(model, to: "landing")), late = try #require(try switchTime(wide, to: "landing"))
+        #expect(soon < late)
+    }
+
     @Test func theFileSaysLevelsAndReadsThemBack() throws {
         let model = try #require(learned(homeWalk))
         let text = model.json

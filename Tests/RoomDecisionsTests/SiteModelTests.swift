@@ -364,12 +364,17 @@ private func physics(_ room: String, beacon: String = "b1") -> RoomDecision {
 
     @Test func aRoomChangeGoesToTheWalkedNeighbours() throws {
         var parameters = SiteModelParameters.default
-        parameters.unwalkedMoveShare = 0.1
+        // The model here has a room without a receiver, so it is of levels: their share applies.
+        parameters.levelUnwalkedMoveShare = 0.1
         let prior = try #require(model(parameters).transitionPrior)
         // From the bathroom: 0.9 to the hall, and 0.1 spread over all three.
         #expect(abs(prior[0][1] - (0.9 + 0.1 / 3)) < 1e-9 && abs(prior[0][2] - 0.1 / 3) < 1e-9)
         #expect(prior.allSatisfy { abs($0.reduce(0, +) - 1) < 1e-9 })
-        parameters.unwalkedMoveShare = 1
+        parameters.levelUnwalkedMoveShare = 1
         #expect(model(parameters).transitionPrior == nil)
+        // By default a model of levels moves only to the walked neighbours: the living room is
+        // reached from the bathroom only through the hall.
+        let walked = try #require(model(.default).transitionPrior)
+        #expect(walked[0][2] == 0 && abs(walked[0][1] - 1) < 1e-9)
     }
 }

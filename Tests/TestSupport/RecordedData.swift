@@ -31,13 +31,13 @@ public enum RecordedData {
         try String(contentsOfFile: try path(relative), encoding: .utf8)
     }
 
-    /// The nodes the stand-in for a home with rooms that have no receiver leaves out of the flat:
-    /// the bathroom's (`anchor5`) and the kitchen's (`anchor6`), so two of its five rooms have none
-    /// (issue 36; `presence-bench evaluate` scores it as the site `flat-no-bath-kitchen`).
-    public static let standInDroppedNodes: Set<String> = ["anchor5", "anchor6"]
+    /// The nodes a walk through rooms without a receiver leaves out of the flat: the bathroom's
+    /// (`anchor5`) and the kitchen's (`anchor6`), so two of its five rooms have none (the tests of
+    /// `learn` on rooms without a receiver; the recordings of a real house may not enter the repository).
+    public static let droppedNodes: Set<String> = ["anchor5", "anchor6"]
 
-    /// Writes the stand-in into `directory`: the flat's real recordings (`traces-flat`, or only
-    /// `names` of them), each trace without the rows of `standInDroppedNodes`, each truth as it is.
+    /// Writes the flat's real recordings (`traces-flat`, or only `names` of them) into `directory`,
+    /// each trace without the rows of `droppedNodes`, each truth as it is.
     public static func writeFlatWithoutBathAndKitchenReceivers(to directory: String, names: [String]? = nil) throws {
         let flat = try path("traces-flat")
         let stems = try names ?? FileManager.default.contentsOfDirectory(atPath: flat)
@@ -50,7 +50,7 @@ public enum RecordedData {
             let node = lines[0].split(separator: ",").firstIndex(of: "node") ?? 1
             let kept = [lines[0]] + lines.dropFirst().filter { line in
                 let fields = line.split(separator: ",", omittingEmptySubsequences: false)
-                return !(node < fields.count && standInDroppedNodes.contains(String(fields[node])))
+                return !(node < fields.count && droppedNodes.contains(String(fields[node])))
             }
             try (kept.joined(separator: "\n") + "\n").write(toFile: directory + "/" + stem + ".trace.csv", atomically: true, encoding: .utf8)
         }

@@ -58,7 +58,10 @@ extension SiteModelEvaluation.Site {
         members.map { index in
             let others = members.filter { $0 != index }
             guard var model = learn(others) else { return score(index, model: nil) }
-            if others.count >= 2, serving != .alone || evidenceRates.count > 1 {
+            if others.count >= 2, serving == .verdict, evidenceRates.count == 1 {
+                // As `learn` judges: levels or the classifier, whichever its own leave-one-out keeps.
+                model = judgedLooks(among: others)?.model ?? model
+            } else if others.count >= 2, serving != .alone || evidenceRates.count > 1 {
                 model = judged(model, among: others, evidenceRates: evidenceRates).model(serving: serving)
             }
             return score(index, model: model)
@@ -81,10 +84,7 @@ extension SiteModelEvaluation.Site {
             let judgement = judged(atRate(model), heldOut: models.map { $0.map(atRate) }, among: members)
             guard let alone = judgement.leaveOneOut, let physics = judgement.physics, let combined = judgement.combined else { continue }
             let aloneSaving = alone.saving(against: physics), combinedSaving = combined.saving(against: physics)
-            // The verdict's saving: none when physics decides; the model alone's when it serves every room
-            // (then the two together are the model alone).
-            let saving = judgement.model.decision == .physics ? 0
-                : judgement.model.roomDecisions.allSatisfy { $0 == .model } ? aloneSaving : combinedSaving
+            let saving = judgement.saving
             if saving > best.verdict {
                 best.verdict = saving
                 result.judgement = judgement

@@ -126,7 +126,7 @@ public struct SiteModel: Sendable, Hashable {
     /// move is spread evenly over every room; the rest over the room's walked neighbours. nil when
     /// every move is spread evenly (no neighbours learned, or a share of 1).
     public var transitionPrior: [[Double]]? {
-        let share = min(max(parameters.unwalkedMoveShare, 0), 1)
+        let share = min(max(levels ? parameters.levelUnwalkedMoveShare : parameters.unwalkedMoveShare, 0), 1)
         guard let neighbours, share < 1, !rooms.isEmpty else { return nil }
         let even = 1 / Double(rooms.count)
         return rooms.indices.map { from in

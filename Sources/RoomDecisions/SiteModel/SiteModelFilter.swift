@@ -14,7 +14,8 @@ import Darwin
 /// transition prior (`switchRate`; a move goes mostly to the walked neighbours,
 /// `SiteModel.transitionPrior`) and by the features' log-likelihood weighted `evidenceRate·dt`.
 /// The decided room changes only when a challenger's posterior reaches `switchOdds` times the
-/// decided room's. Nodes that are offline (or whose state is unknown) are left out of the
+/// decided room's (for levels, `levelNeighbourOdds` for a walked neighbour, else
+/// `levelSwitchOdds`). Nodes that are offline (or whose state is unknown) are left out of the
 /// likelihood, so a dead node neither helps nor harms any room. Pure value type; time injected.
 public struct SiteModelFilter: Sendable {
     /// The model the filter weighs rooms with.
@@ -206,7 +207,10 @@ public struct SiteModelFilter: Sendable {
             room = best
             return
         }
-        let odds = model.levels ? model.parameters.levelSwitchOdds : model.parameters.switchOdds
+        // Levels: a walked neighbour of the decided room needs less than a room across the house.
+        let neighbour = model.neighbours.map { current < $0.count && $0[current].contains(best) } ?? false
+        let odds = !model.levels ? model.parameters.switchOdds
+            : neighbour ? model.parameters.levelNeighbourOdds : model.parameters.levelSwitchOdds
         if best != current, logPosterior[best] - logPosterior[current] >= log(max(odds, 1)) {
             room = best
         }

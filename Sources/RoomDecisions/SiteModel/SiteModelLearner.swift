@@ -141,13 +141,15 @@ public struct SiteModelLearner: Sendable {
     public var rooms: [String] { roomSnapshots.keys.sorted() }
 
     /// The model learned so far; nil when no snapshot was taken (no truth overlapping the measurements).
-    public func model() -> SiteModel? {
+    /// `levels`: learn levels (true) or the classifier's relative looks (false); nil: levels where a
+    /// walked room has no receiver of its own, the rule when there is nothing to judge the two by.
+    public func model(levels chosen: Bool? = nil) -> SiteModel? {
         let rooms = self.rooms
         let nodes = nodeNames.sorted()
         guard !rooms.isEmpty, !nodes.isEmpty else { return nil }
         let placed: [String?] = nodes.map { node in nodeRooms[node].flatMap { rooms.contains($0) ? $0 : nil } }
         // Levels where a walked room has no receiver of its own (`SiteModel.levels`).
-        let levels = rooms.contains { !placed.contains($0) }
+        let levels = chosen ?? rooms.contains { !placed.contains($0) }
         let stats = levels ? levelStats : self.stats
         var looks: [[SiteModel.Look]] = []
         for room in rooms {

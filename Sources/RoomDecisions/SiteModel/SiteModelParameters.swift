@@ -73,6 +73,15 @@ public struct SiteModelParameters: Sendable, Hashable {
     /// a home's sensors speak loudest in the rooms its receivers hear alike (a bathroom and a bedroom
     /// upstairs), where levels alone are least sure.
     public var levelMotionWeight: Double
+    /// For a model of levels, the hysteresis towards a walked neighbour of the decided room (as
+    /// `levelSwitchOdds`, which every other room still needs): a person leaves a room through its
+    /// doorways, so a move to the room next door is followed at once while a jump across the house,
+    /// which is how a level heard alike in two rooms looks, still needs the wide margin.
+    public var levelNeighbourOdds: Double
+    /// For a model of levels, the share of a move spread over every room (as `unwalkedMoveShare`):
+    /// none, so a beacon reaches a room only through the rooms the walk went through on its way
+    /// there (another floor only by the stairs the walk took). Raise it when a walk missed a doorway.
+    public var levelUnwalkedMoveShare: Double
 
     /// Creates parameters; the defaults are the one set every site uses.
     public init(sampleInterval: Double = 0.1, evidenceRate: Double = 4, switchRate: Double = 1,
@@ -81,7 +90,10 @@ public struct SiteModelParameters: Sendable, Hashable {
                 classifierInterval: Double = 0.5, classifierPenalty: Double = 0.0001, classifierIterations: Double = 500,
                 handOverDwell: Double = 4, handOverPosterior: Double = 0.9,
                 unwalkedMoveShare: Double = 0.05, levelSigma: Double = 6, levelSwitchOdds: Double = 100,
-                levelEvidenceRate: Double = 4, levelSwitchRate: Double = 0.01, levelMotionWeight: Double = 4) {
+                levelEvidenceRate: Double = 4, levelSwitchRate: Double = 0.01, levelMotionWeight: Double = 4,
+                levelNeighbourOdds: Double = 3, levelUnwalkedMoveShare: Double = 0) {
+        self.levelNeighbourOdds = levelNeighbourOdds
+        self.levelUnwalkedMoveShare = levelUnwalkedMoveShare
         self.levelSwitchRate = levelSwitchRate
         self.levelMotionWeight = levelMotionWeight
         self.levelSigma = levelSigma

@@ -5,7 +5,8 @@
 public enum RoomNameSuggestion {
     /// The closest of `rooms` to `name`, nil when none is close or `name` is one of them. Names
     /// that differ only in their digits (`bed1`, `bed2`) are numbered rooms, not typos; a name
-    /// must be three times as long as the letters changed, so short names are not all alike.
+    /// must be three times as long as the letters changed, so short names are not all alike; and a
+    /// name that is another with letters added at one place (`stairs` in `upstairs`) is another room.
     public static func closest<Rooms: Sequence>(to name: String, among rooms: Rooms) -> String? where Rooms.Element == String {
         guard !rooms.contains(name) else { return nil }
         let loose = loosened(name)
@@ -19,6 +20,9 @@ public enum RoomNameSuggestion {
                 guard withoutDigits(a) != withoutDigits(b) else { continue }
                 distance = editDistance(a, b)
                 guard distance <= 2, distance * 3 <= min(a.count, b.count) else { continue }
+                // One name inside the other with a word's worth more (`stairs`, `upstairs`) names
+                // another room: a landing without a receiver beside the upstairs receiver's room.
+                guard distance < 2 || !(contains(a, b) || contains(b, a)) else { continue }
             }
             if best.map({ distance < $0.distance }) ?? true { best = (room, distance) }
         }
@@ -32,6 +36,12 @@ public enum RoomNameSuggestion {
 
     static func withoutDigits(_ scalars: [Unicode.Scalar]) -> [Unicode.Scalar] {
         scalars.filter { !("0"..."9").contains($0) }
+    }
+
+    /// Whether `part` occurs in `whole` as one run of letters.
+    static func contains(_ whole: [Unicode.Scalar], _ part: [Unicode.Scalar]) -> Bool {
+        guard part.count <= whole.count else { return false }
+        return (0...(whole.count - part.count)).contains { start in Array(whole[start..<(start + part.count)]) == part }
     }
 
     /// Levenshtein distance: letters inserted, deleted or replaced.

@@ -5,8 +5,8 @@ import TestSupport
 import Testing
 
 /// A walk whose truth names rooms that have no receiver (issue 36), run as a user runs it: the
-/// stand-in is the flat without the bathroom's and the kitchen's receivers (anchor5, anchor6),
-/// written from the real recordings (`RecordedData.writeFlatWithoutBathAndKitchenReceivers`).
+/// flat's real recordings without the bathroom's and the kitchen's receivers (anchor5, anchor6;
+/// `RecordedData.writeFlatWithoutBathAndKitchenReceivers`).
 @Suite struct RoomsWithoutReceiverTests {
     private func directory() throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("no-receiver-\(UUID().uuidString)").path
@@ -27,9 +27,9 @@ import Testing
         let tool = try BuildProducts.executable(named: "presence-aggregator")
         let work = try directory()
         defer { try? FileManager.default.removeItem(atPath: work) }
-        let standIn = work + "/flat-no-bath-kitchen"
-        try RecordedData.writeFlatWithoutBathAndKitchenReceivers(to: standIn)
-        let learned = try ToolRunner.run(tool, ["learn", "--traces", standIn, "--output", work + "/model.json"], separateErrors: true)
+        let walks = work + "/flat-without-two-receivers"
+        try RecordedData.writeFlatWithoutBathAndKitchenReceivers(to: walks)
+        let learned = try ToolRunner.run(tool, ["learn", "--traces", walks, "--output", work + "/model.json"], separateErrors: true)
         #expect(learned.status == 0, "\(learned.errors)")
         #expect(!learned.errors.contains("warning"), "\(learned.errors)")
         #expect(learned.output.contains("nodes (4): anchor1, anchor2, anchor3, anchor4"), "\(learned.output)")
@@ -38,31 +38,35 @@ import Testing
         #expect(learned.output.contains("rooms walked between: bathroom–hall, bedroom–hall, hall–living_room, kitchen–living_room"),
                 "\(learned.output)")
         // Per room, which decision serves it (leave-one-out, model | physics): the model where no
-        // receiver stands, physics where it is right more of the room's time. Rooms without a
-        // receiver make it a model of levels (issue 53), slow for a robot crossing a 1-s hall.
-        #expect(learned.output.contains("  bathroom: 0.353 | 0.000, model (physics never names it); 110 s, 2 recording(s)"),
+        // receiver stands, physics where it is right more of the room's time.
+        #expect(learned.output.contains("  bathroom: 0.632 | 0.000, model (physics never names it); 110 s, 2 recording(s)"),
                 "\(learned.output)")
-        #expect(learned.output.contains("  kitchen: 0.855 | 0.000, model (physics never names it); 138 s, 2 recording(s)"),
+        #expect(learned.output.contains("  kitchen: 0.812 | 0.000, model (physics never names it); 138 s, 2 recording(s)"),
                 "\(learned.output)")
-        #expect(learned.output.contains("  hall: 0.547 | 0.944, physics; 393 s, 5 recording(s)"), "\(learned.output)")
+        #expect(learned.output.contains("  hall: 0.624 | 0.944, physics; 393 s, 5 recording(s)"), "\(learned.output)")
+        // Rooms without a receiver make levels a candidate (issue 53); judged beside the classifier,
+        // leave-one-out, the classifier comes nearer to beating physics on these walks (a robot
+        // crossing a 1-s hall, which sticky levels are slowest at).
+        #expect(learned.output.contains("looks: the classifier (the pattern across the receivers), kept over levels (judged alike, "
+            + "leave-one-out; saving at best on the typical recording -0.025 against -0.034)"), "\(learned.output)")
         #expect(learned.output.contains("verdict: "), "\(learned.output)")
         #expect(learned.output.contains("(cost: share of a recording's time decided wrong, a flap counting as 5 s of it; "
             + "judged on the typical recording: the median over the recordings of its cost against physics')"), "\(learned.output)")
-        // The model alone (0.776 / 4) and the two together (0.795 / 9) both cost more than physics
-        // (0.807 / 4) on the typical recording.
+        // The model alone (0.778 / 127) and the two together (0.828 / 36) both cost more than
+        // physics (0.807 / 9) on the typical recording.
         #expect(learned.output.contains("verdict: physics alone costs least"), "\(learned.output)")
         let model = try SiteModelFile.load(path: work + "/model.json")
         #expect(model.rooms == ["bathroom", "bedroom", "hall", "kitchen", "living_room"])
-        #expect(model.levels)
-        #expect(model.roomDecisions == [.model, .physics, .physics, .model, .model])
+        #expect(!model.levels)
+        #expect(model.roomDecisions == [.model, .physics, .physics, .model, .physics])
         #expect(model.neighbours == [[2], [2], [0, 1, 4], [4], [2, 3]])
 
         // replay --model names the rooms that have no receiver (a model that decides: learned
         // unjudged, as with one walk; the judged file decides as its verdict says).
-        let unjudged = try ToolRunner.run(tool, ["learn", "--traces", standIn, "--output", work + "/unjudged.json", "--no-score"],
+        let unjudged = try ToolRunner.run(tool, ["learn", "--traces", walks, "--output", work + "/unjudged.json", "--no-score"],
                                           separateErrors: true)
         #expect(unjudged.status == 0, "\(unjudged.errors)")
-        let replay = try ToolRunner.run(tool, ["replay", "--trace", standIn + "/flat-test_robot.trace.csv", "--model", work + "/unjudged.json"],
+        let replay = try ToolRunner.run(tool, ["replay", "--trace", walks + "/flat-test_robot.trace.csv", "--model", work + "/unjudged.json"],
                                         separateErrors: true)
         #expect(replay.status == 0, "\(replay.errors)")
         let rooms = Set(replay.output.split(separator: "\n").dropFirst().compactMap { row in
@@ -78,19 +82,19 @@ import Testing
         let tool = try BuildProducts.executable(named: "presence-aggregator")
         let work = try directory()
         defer { try? FileManager.default.removeItem(atPath: work) }
-        let standIn = work + "/walk"
-        try RecordedData.writeFlatWithoutBathAndKitchenReceivers(to: standIn, names: ["flat-calib2", "flat-calib3"])
+        let walks = work + "/walk"
+        try RecordedData.writeFlatWithoutBathAndKitchenReceivers(to: walks, names: ["flat-calib2", "flat-calib3"])
         // 'bedrom' is a good room name, one letter from the bedroom's receiver: learned, with a warning.
-        try edit(standIn + "/flat-calib3.truth.csv", line: 100) { $0[2] = "bedrom" }
-        let warned = try ToolRunner.run(tool, ["learn", "--traces", standIn, "--output", work + "/m.json"], separateErrors: true)
+        try edit(walks + "/flat-calib3.truth.csv", line: 100) { $0[2] = "bedrom" }
+        let warned = try ToolRunner.run(tool, ["learn", "--traces", walks, "--output", work + "/m.json"], separateErrors: true)
         #expect(warned.status == 0, "\(warned.errors)")
-        #expect(warned.errors.contains("learn: warning: \(standIn)/flat-calib3.truth.csv: line 100: room 'bedrom' has no receiver "
+        #expect(warned.errors.contains("learn: warning: \(walks)/flat-calib3.truth.csv: line 100: room 'bedrom' has no receiver "
             + "in the trace; did you mean 'bedroom'?"), "\(warned.errors)")
         // 'Bathroom' is no room name: an error naming file and line, and the room the walk named before.
-        try edit(standIn + "/flat-calib2.truth.csv", line: 250) { $0[2] = "Bathroom" }
-        let refused = try ToolRunner.run(tool, ["learn", "--traces", standIn, "--output", work + "/m2.json"], separateErrors: true)
+        try edit(walks + "/flat-calib2.truth.csv", line: 250) { $0[2] = "Bathroom" }
+        let refused = try ToolRunner.run(tool, ["learn", "--traces", walks, "--output", work + "/m2.json"], separateErrors: true)
         #expect(refused.status == 2)
-        #expect(refused.errors.contains("\(standIn)/flat-calib2.truth.csv: line 250: room 'Bathroom' is not a room name"), "\(refused.errors)")
+        #expect(refused.errors.contains("\(walks)/flat-calib2.truth.csv: line 250: room 'Bathroom' is not a room name"), "\(refused.errors)")
         #expect(refused.errors.contains("did you mean 'bathroom'?"), "\(refused.errors)")
         #expect(!FileManager.default.fileExists(atPath: work + "/m2.json"))
     }
@@ -99,17 +103,17 @@ import Testing
         let tool = try BuildProducts.executable(named: "presence-aggregator")
         let work = try directory()
         defer { try? FileManager.default.removeItem(atPath: work) }
-        let standIn = work + "/walk"
-        try RecordedData.writeFlatWithoutBathAndKitchenReceivers(to: standIn, names: ["flat-calib2", "flat-calib3"])
+        let walks = work + "/walk"
+        try RecordedData.writeFlatWithoutBathAndKitchenReceivers(to: walks, names: ["flat-calib2", "flat-calib3"])
         for (name, floor) in [("flat-calib2", "ground"), ("flat-calib3", "upstairs")] {
-            let path = standIn + "/" + name + ".truth.csv"
+            let path = walks + "/" + name + ".truth.csv"
             let lines = try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: \.isNewline)
             let withFloors = [lines[0] + ",floor"] + lines.dropFirst().map { $0 + "," + floor }
             try (withFloors.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
         }
-        let result = try ToolRunner.run(tool, ["learn", "--traces", standIn, "--output", work + "/m.json"], separateErrors: true)
+        let result = try ToolRunner.run(tool, ["learn", "--traces", walks, "--output", work + "/m.json"], separateErrors: true)
         #expect(result.status == 2)
-        #expect(result.errors.contains("learn: \(standIn)/flat-calib3.truth.csv: line 2: room 'hall' is on floor 'upstairs' here "
-            + "but on 'ground' in \(standIn)/flat-calib2.truth.csv: line 89"), "\(result.errors)")
+        #expect(result.errors.contains("learn: \(walks)/flat-calib3.truth.csv: line 2: room 'hall' is on floor 'upstairs' here "
+            + "but on 'ground' in \(walks)/flat-calib2.truth.csv: line 89"), "\(result.errors)")
     }
 }
