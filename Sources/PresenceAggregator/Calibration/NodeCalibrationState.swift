@@ -72,7 +72,8 @@ public struct NodeCalibrationState: Sendable {
     /// uuid (then it is calibration's, not a beacon to place in a room).
     public mutating func receive(_ measurement: ReceivedMeasurement, at time: Instant) -> Bool {
         let transmitter: String
-        if let node = nodeBeacons[measurement.beacon] {
+        // Every measurement passes here: a site with no node beacon named pays no hashing.
+        if !nodeBeacons.isEmpty, let node = nodeBeacons[measurement.beacon] {
             transmitter = node
         } else if NodeBeacon.isNodeBeacon(measurement.beacon) {
             // Another site's (or a node not yet named): the solve names it an outsider.
