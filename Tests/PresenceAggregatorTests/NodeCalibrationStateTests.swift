@@ -59,7 +59,7 @@ struct NodeCalibrationStateTests {
 
     @Test("a restarted aggregator applies the offsets it was confident of at once, and only those")
     func restoredOffsetsApply() {
-        let state = NodeCalibrationState(nodeBeacons: ["ibeacon-node-kitchen": "kitchen"], restored: sample)
+        let state = NodeCalibrationState(configured: ["kitchen": "ibeacon-node-kitchen"], restored: sample)
         #expect(state.offset(for: "kitchen") == -3.14)
         #expect(state.offset(for: "hall") == nil)
         #expect(state.offset(for: "study") == nil)
@@ -70,7 +70,7 @@ struct NodeCalibrationStateTests {
         let beacons: [BeaconID: String] = ["ibeacon-node-a": "a", "ibeacon-node-b": "b", "ibeacon-node-c": "c"]
         let offsets = ["a": 4.0, "b": -1.0, "c": -3.0]
         let loss = ["ab": 70.0, "ac": 75.0, "bc": 68.0]
-        var state = NodeCalibrationState(nodeBeacons: beacons, parameters: NodeCalibrationParameters(minimumSamples: 10))
+        var state = NodeCalibrationState(configured: Dictionary(uniqueKeysWithValues: beacons.map { ($1, $0) }), parameters: NodeCalibrationParameters(minimumSamples: 10))
         let someone = state.receive(measurement(of: "ibeacon-someone", by: "a", rssiFiltered: -60), at: Instant(seconds: 0))
         #expect(!someone)
         var solved: NodeCalibration?
@@ -149,7 +149,7 @@ struct NodeCalibrationStateTests {
         let taken = core.takeSolvedCalibration()
         let solved = try #require(taken)
         #expect(solved.applicableOffsets.count == 3)
-        #expect(abs(core.nodeCalibration!.offset(for: "a")! - 4) < 0.01)
+        #expect(abs(core.nodeCalibration.offset(for: "a")! - 4) < 0.01)
         _ = keysHeard(at: start + 601)
         _ = core.tick(at: start + 700)
         let distance = try #require(core.location(of: keys)?.distance)

@@ -36,6 +36,13 @@ public struct NodeBeacon: Hashable, Sendable {
     /// Whether an iBeacon identity is some node's beacon.
     public static func isNodeBeacon(uuid: BeaconUUID) -> Bool { uuid == Self.uuid }
 
+    /// What every node beacon's canonical id begins with: `ibeacon-<uuid>-`.
+    public static let idPrefix = "ibeacon-\(uuid)-"
+
+    /// Whether a canonical beacon id is some node's beacon (this site's or another's): its uuid is
+    /// `uuid`.
+    public static func isNodeBeacon(_ id: BeaconID) -> Bool { id.rawValue.utf8.starts(with: idPrefix.utf8) }
+
     /// The iBeacon's measured power (RSSI at 1 m) for a transmit power in dBm: the power less
     /// `lossAtOneMetre`, so a receiver's distance model reads it as any beacon's, and the transmit
     /// power is the field plus 41.

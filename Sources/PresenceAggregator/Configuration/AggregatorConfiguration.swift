@@ -51,14 +51,18 @@ public struct AggregatorConfiguration: Sendable {
     /// Home Assistant gets a floor sensor per beacon.
     public var floors: [String: String] = [:]
     /// Each node's node beacon (node → its beacon's canonical id), from the file's `nodeBeacons:`.
-    /// Default none: no calibration. With them, the nodes' measurements of each other's beacons are
-    /// solved for each node's receiver offset (`NodeCalibrationState`), a confident offset is taken
-    /// off that node's measurements, and those beacons are not placed in rooms. Stands in until the
-    /// agents' `info` names their node beacon.
+    /// Default none: our agents' retained `info` names their node beacon (`nodeBeacon.id`), and the
+    /// calibration learns it from there (`NodeCalibrationState`). Set it for nodes whose info names
+    /// none (another make of node advertising an iBeacon); where both name a node, this wins.
+    /// The nodes' measurements of each other's beacons are solved for each node's receiver offset,
+    /// a confident offset is taken off that node's measurements, and those beacons are not placed
+    /// in rooms.
     public var nodeBeacons: [String: BeaconID] = [:]
     /// Where the aggregator keeps what it must remember across restarts, default
-    /// `/var/lib/presence-aggregator`: the node calibration (`NodeCalibrationFile`), written only
-    /// while `nodeBeacons` are configured. Change it when the service runs without that directory.
+    /// `/var/lib/presence-aggregator`: the node calibration (`NodeCalibrationFile`), written at
+    /// each solve. Change it when the service runs without that directory (without it the
+    /// calibration runs on, says once that it cannot keep its result, and is solved again after a
+    /// restart).
     public var stateDir = "/var/lib/presence-aggregator"
 
     /// The floor of `room`: configured, else learned by the site model; nil when neither knows it.

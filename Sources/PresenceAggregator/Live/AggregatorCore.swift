@@ -91,9 +91,10 @@ public struct AggregatorCore: Sendable {
     /// forgotten): a tick looks at those alone, not at every beacon.
     var timers = SlotTimers()
 
-    /// The nodes' calibration from each other's node beacons; nil when the configuration names
-    /// no node beacons (`AggregatorConfiguration.nodeBeacons`).
-    public internal(set) var nodeCalibration: NodeCalibrationState?
+    /// The nodes' calibration from each other's node beacons, named by the nodes' info and the
+    /// configuration's `nodeBeacons`; idle (nothing solved or published) until a node beacon is
+    /// named or heard.
+    public internal(set) var nodeCalibration: NodeCalibrationState
     /// The last solve not yet taken by the service (`takeSolvedCalibration`), to log and keep.
     var solvedCalibration: NodeCalibration?
 
@@ -115,10 +116,7 @@ public struct AggregatorCore: Sendable {
                                      floors: Array(Set(configuration.roomFloors.values)))
             : nil
         knownBeacons = AggregatorKnownBeacons(file: configuration.knownBeacons, forgetAfter: configuration.forgetAfter)
-        if !configuration.nodeBeacons.isEmpty {
-            nodeCalibration = NodeCalibrationState(
-                nodeBeacons: Dictionary(configuration.nodeBeacons.map { ($1, $0) }, uniquingKeysWith: { first, _ in first }))
-        }
+        nodeCalibration = NodeCalibrationState(configured: configuration.nodeBeacons)
     }
 
     // MARK: - Inputs
@@ -127,13 +125,11 @@ public struct AggregatorCore: Sendable {
     /// is ignored.
     public mutating func receive(_ measurement: ReceivedMeasurement, at time: Instant) -> [AggregatorPublication] {
         guard !decider.physics.isOffline(node: measurement.node) else { return [] }
-        if nodeCalibration != nil {
-            // A node beacon is calibration's, not a beacon to place; a confident offset corrects the rest.
-            if nodeCalibration!.receive(measurement, at: time) { return [] }
-            if let offset = nodeCalibration!.offset(for: measurement.node) {
-                return decide(measurement.correctedForReceiverOffset(offset, pathLossExponent: configuration.decision.pathLossExponent),
-                              at: time)
-            }
+        // A node beacon is calibration's, not a beacon to place; a confident offset corrects the rest.
+        if nodeCalibration.receive(measurement, at: time) { return [] }
+        if let offset = nodeCalibration.offset(for: measurement.node) {
+            return decide(measurement.correctedForReceiverOffset(offset, pathLossExponent: configuration.decision.pathLossExponent),
+                          at: time)
         }
         return decide(measurement, at: time)
     }
@@ -192,9 +188,12 @@ public struct AggregatorCore: Sendable {
     }
 
     /// A retained `<root>/locations/<beacon>` message of a previous run. Used only for a beacon the
-    /// aggregator has no state for yet; returns the discovery messages to (re)send for it.
+    /// aggregator has no state for yet; returns the discovery messages to (re)send for it. A node
+    /// beacon's (an older aggregator's) is not restored: node beacons are placed in no room.
     public mutating func restore(_ location: BeaconLocation, at time: Instant) -> [AggregatorPublication] {
-        guard decider.physics.slot(of: location.beacon) == nil else { return [] }
+        guard decider.physics.slot(of: location.beacon) == nil, !NodeBeacon.isNodeBeacon(location.beacon),
+            nodeCalibration.nodeBeacons[location.beacon] == nil
+        else { return [] }
         var out: [AggregatorPublication] = []
         // Its room is a state Home Assistant already holds: the options must keep it.
         addRoom(location.room, into: &out)
@@ -240,7 +239,7 @@ public struct AggregatorCore: Sendable {
     /// since the last tick.
     public mutating func tick(at time: Instant) -> [AggregatorPublication] {
         var out: [AggregatorPublication] = []
-        if nodeCalibration != nil, let solved = nodeCalibration!.solveIfDue(at: time) {
+        if let solved = nodeCalibration.solveIfDue(at: time) {
             solvedCalibration = solved
             out.append(.retained(topics.calibration, NodeCalibrationPayload.json(solved)))
         }
@@ -346,11 +345,13 @@ public struct AggregatorCore: Sendable {
 
     /// A node's retained info (`{"node","room","version",…}`): its device shows its room (as the
     /// suggested area) and version, and its room joins the room sensors' options. An unreadable
-    /// message changes nothing: the info is a display, not evidence. A cleared info (empty
+    /// message changes nothing: the info is a display, not evidence. Its `nodeBeacon.id` names the
+    /// node's beacon to the calibration (`NodeCalibrationState.learn`). A cleared info (empty
     /// payload) is how an operator retires a node, since the agent itself never clears it: the
     /// node's device leaves Home Assistant (its discovery configs cleared), and comes back if the
-    /// node is heard from again.
+    /// node is heard from again; its node beacon is no longer its.
     public mutating func nodeInfo(node: String, payload: [UInt8]) -> [AggregatorPublication] {
+        nodeCalibration.learn(node: node, beacon: payload.isEmpty ? nil : Self.nodeBeacon(inInfo: payload))
         if payload.isEmpty {
             guard discovery != nil, let id = TopicLevelID(node) else { return [] }
             return discovery!.retireNode(id)
@@ -395,11 +396,18 @@ public struct AggregatorCore: Sendable {
     }
 
     /// Starts from a calibration kept across a restart (`NodeCalibrationFile`): its confident
-    /// offsets apply at once. Nothing happens without configured node beacons.
+    /// offsets apply at once.
     public mutating func restoreCalibration(_ calibration: NodeCalibration) {
-        guard let state = nodeCalibration else { return }
-        nodeCalibration = NodeCalibrationState(nodeBeacons: state.nodeBeacons, restored: calibration, parameters: state.parameters,
-                                               solveInterval: state.solveInterval)
+        nodeCalibration.restore(calibration)
+    }
+
+    /// The canonical id of the node beacon a node's info names (`nodeBeacon.id`); nil when it
+    /// names none or no canonical id.
+    static func nodeBeacon(inInfo payload: [UInt8]) -> BeaconID? {
+        guard let info = JSONFieldReader(lenient: payload, maximumBytes: 4096, maximumDepth: 4),
+            let text = info.lenientObject("nodeBeacon")?.lenientString("id"), BeaconIDSyntax.isCanonical(text)
+        else { return nil }
+        return BeaconID(rawValue: text)
     }
 
     public mutating func takeUnknownNodes() -> [String] {

@@ -133,9 +133,8 @@ extension AggregatorService {
         ])
     }
 
-    /// The calibration kept in the state directory at the last run, applied from the start; only with node beacons configured.
+    /// The calibration kept in the state directory at the last run, applied from the start.
     func restoreCalibration(into core: inout AggregatorCore) {
-        guard !configuration.nodeBeacons.isEmpty else { return }
         let path = configuration.stateDir + "/" + NodeCalibrationFile.name
         do {
             guard let kept = try NodeCalibrationFile.load(path: path) else { return }
@@ -148,7 +147,8 @@ extension AggregatorService {
     }
 
     /// Saves each solve to the state directory; a failure is logged when it is new (a missing
-    /// directory fails every minute, and is said once).
+    /// directory fails every minute, and is said once): the calibration runs on, solved again
+    /// after a restart.
     func keepCalibration(_ calibration: NodeCalibration, failure: inout String?) {
         do {
             try NodeCalibrationFile.save(calibration, path: configuration.stateDir + "/" + NodeCalibrationFile.name)
@@ -156,7 +156,7 @@ extension AggregatorService {
         } catch {
             guard error.description != failure else { return }
             failure = error.description
-            logger.warning("node calibration not kept across restarts (stateDir)", metadata: ["error": "\(error)"])
+            logger.warning("node calibration not kept across restarts (stateDir); it runs on and is solved again after a restart", metadata: ["error": "\(error)"])
         }
     }
 }
