@@ -63,7 +63,7 @@ public enum SiteModelEvaluation {
         }
         public var flaps: Int { recordings.map(\.score.flaps).reduce(0, +) }
         public var medianSwitchLatency: Double? {
-            Self.median(recordings.compactMap(\.score.medianSwitchLatency))
+            recordings.compactMap(\.score.medianSwitchLatency).median
         }
         /// Every recording's tally as one.
         public var tally: RoomTally {
@@ -98,7 +98,7 @@ public enum SiteModelEvaluation {
         /// instead (record more like it). With two recordings the median is the mean.
         public func saving(against physics: Summary, flapSeconds: Double = SiteModelEvaluation.flapSeconds) -> Double {
             let savings = zip(physics.costs(flapSeconds: flapSeconds), costs(flapSeconds: flapSeconds)).map { $0 - $1 }
-            return Self.median(savings) ?? 0
+            return savings.median ?? 0
         }
 
         /// Per room, which decision serves it when these are the model's figures and `physics` the
@@ -127,13 +127,6 @@ public enum SiteModelEvaluation {
                 return .physics
             }
             return .model
-        }
-
-        static func median(_ values: [Double]) -> Double? {
-            let sorted = values.sorted()
-            guard !sorted.isEmpty else { return nil }
-            let middle = sorted.count / 2
-            return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
         }
     }
 

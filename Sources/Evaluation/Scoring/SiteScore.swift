@@ -30,7 +30,7 @@ public struct SiteScore: Sendable, Hashable {
     /// Median of the per-recording median switch latencies, seconds; recordings without a true
     /// change have none and are left out; nil when no recording has one.
     public var medianSwitchLatency: Double? {
-        RoomDecisionScore.median(recordings.compactMap { $0.medianSwitchLatency.map { Self.rounded($0, 2) } })
+        recordings.compactMap { $0.medianSwitchLatency.map { Self.rounded($0, 2) } }.median
     }
 
     private static func rounded(_ value: Double, _ places: Int) -> Double {

@@ -93,7 +93,7 @@ public enum NodeCalibrationSolver {
         var errors = [Double](repeating: 0, count: order.count)
         let basis: NodeCalibrationBasis
         let stated = order.map { statedPower[$0].flatMap { $0.isFinite ? $0 : nil } }
-        let statedMedian = median(stated.compactMap { $0 })
+        let statedMedian = stated.compactMap { $0 }.median ?? 0
         if stated.contains(where: { $0 != nil }) {
             basis = .statedPower
             for i in order.indices {
@@ -106,7 +106,7 @@ public enum NodeCalibrationSolver {
                 let positioned = order.indices.map { (fromPositions.u[$0] - q[$0]) / 2 }
                 let trusted = order.indices.filter { stated[$0] != nil }
                 let powerGap = trusted.map { ((fromPositions.u[$0] + q[$0]) / 2) - stated[$0]! }
-                let common = median(powerGap)
+                let common = powerGap.median ?? 0
                 var liars: [Int] = []
                 for (k, i) in trusted.enumerated() where abs(powerGap[k] - common) > parameters.powerMismatch {
                     liars.append(i)
@@ -115,7 +115,7 @@ public enum NodeCalibrationSolver {
                                             reason: "transmits \(dB(abs(gap))) \(gap < 0 ? "below" : "above") the power it states (from the paths' lengths); its offset is taken from the positions instead"))
                 }
                 let honest = order.indices.filter { !liars.contains($0) && stated[$0] != nil }
-                let align = median(honest.map { offsets[$0] - positioned[$0] })
+                let align = honest.map { offsets[$0] - positioned[$0] }.median ?? 0
                 for i in liars {
                     offsets[i] = positioned[i] + align
                     errors[i] = (seQ[i] * seQ[i] + fromPositions.se[i] * fromPositions.se[i]).squareRoot() / 2
@@ -163,14 +163,6 @@ public enum NodeCalibrationSolver {
         return "\(tenths) dB"
     }
 
-    /// Median; 0 for none.
-    public static func median(_ values: [Double]) -> Double {
-        guard !values.isEmpty else { return 0 }
-        let sorted = values.sorted()
-        let middle = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-    }
-
     // MARK: Steps
 
     /// A path heard both ways: `forward` is a's beacon heard by b, `backward` b's heard by a.
@@ -202,7 +194,7 @@ public enum NodeCalibrationSolver {
         var moved: [String: Double] = [:]
         for (node, list) in shifts where list.count >= 2 {
             let changed = list.filter { abs($0) >= parameters.movedShift }
-            if changed.count * 2 > list.count { moved[node] = median(changed.map { abs($0) }) }
+            if changed.count * 2 > list.count { moved[node] = changed.map { abs($0) }.median ?? 0 }
         }
         return moved
     }

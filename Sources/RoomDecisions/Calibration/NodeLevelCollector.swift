@@ -104,9 +104,9 @@ public struct NodeLevelCollector: Sendable {
             var shift = 0.0
             if means.count >= 6 {
                 let third = means.count / 3
-                shift = NodeCalibrationSolver.median(Array(means.suffix(third))) - NodeCalibrationSolver.median(Array(means.prefix(third)))
+                shift = (Array(means.suffix(third)).median ?? 0) - (Array(means.prefix(third)).median ?? 0)
             }
-            result[link] = NodeLinkLevel(level: NodeCalibrationSolver.median(means), samples: kept.reduce(0) { $0 + $1.count },
+            result[link] = NodeLinkLevel(level: means.median ?? 0, samples: kept.reduce(0) { $0 + $1.count },
                                          shift: shift)
         }
         return result

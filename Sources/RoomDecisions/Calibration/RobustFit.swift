@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// Least squares reweighted with Huber's weight: a few rows that do not fit (a shadowed path) pull
 /// the solution little, and their weights say how much they counted. Small and dense: a site's
 /// nodes are tens, not thousands.
@@ -25,7 +27,7 @@ struct RobustFit {
         for _ in 0..<12 {
             solution = weightedLeastSquares(rows, weights: weights, unknowns: unknowns, gauge: gauge) ?? solution
             residuals = rows.map { row in row.target - zip(row.indices, row.values).reduce(0) { $0 + solution[$1.0] * $1.1 } }
-            scale = max(floor, 1.4826 * NodeCalibrationSolver.median(residuals.map { abs($0) }))
+            scale = max(floor, 1.4826 * (residuals.map { abs($0) }.median ?? 0))
             let next = residuals.map { residual in
                 let size = abs(residual) / (huber * scale)
                 return size <= 1 ? 1 : 1 / size

@@ -89,7 +89,7 @@ public struct RoomDecisionScore: Sendable, Hashable, Codable {
 
     /// Median of the switch latencies (the mean of the middle two when even), nil when no true
     /// change was followed.
-    public var medianSwitchLatency: Double? { Self.median(switchLatencies) }
+    public var medianSwitchLatency: Double? { switchLatencies.median }
 
     /// The 90th percentile of the switch latencies as the yardstick takes it (the sorted latency at
     /// index ⌊0.9·(n−1)⌋), nil when no true change was followed.
@@ -97,13 +97,5 @@ public struct RoomDecisionScore: Sendable, Hashable, Codable {
         let sorted = switchLatencies.sorted()
         guard !sorted.isEmpty else { return nil }
         return sorted[Int(0.9 * Double(sorted.count - 1))]
-    }
-
-    /// Median of `values` (the mean of the middle two when even), nil when empty.
-    public static func median(_ values: [Double]) -> Double? {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return nil }
-        let middle = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 }
