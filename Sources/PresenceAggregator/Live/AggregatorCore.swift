@@ -388,7 +388,6 @@ public struct AggregatorCore: Sendable {
         decider.physics.slot(of: beacon).flatMap { currentLocation($0.index) }
     }
 
-    /// Nodes the site model does not know, each returned once (for the log); none without a model.
     /// The calibration solved since the last call, if any: what the service logs and keeps.
     public mutating func takeSolvedCalibration() -> NodeCalibration? {
         defer { solvedCalibration = nil }
@@ -410,6 +409,7 @@ public struct AggregatorCore: Sendable {
         return BeaconID(rawValue: text)
     }
 
+    /// Nodes the site model does not know, each returned once (for the log); none without a model.
     public mutating func takeUnknownNodes() -> [String] {
         decider.takeUnknownNodes()
     }
