@@ -162,6 +162,10 @@ struct CalibrateCommand: ParsableCommand {
             let from = agent.sources["tracking.rssiOffset"].map { " (\($0))" } ?? ""
             lines.append("Note: tracking.rssiOffset \(number(operatorOffset)) is set\(from) and wins over it: remove it to use this calibration.")
         }
+        let pushed = state.load([AgentCore.StateFile.node]).files[AgentCore.StateFile.node].flatMap { try? NodeSettings.parse($0) }
+        if case .replaced(let settings)? = pushed, let offset = settings.rssiOffset {
+            lines.append("Note: the broker pushed rssiOffset \(number(offset)) to this node (\(AgentCore.StateFile.node)), and a pushed value wins over it.")
+        }
         writeAll(lines.joined(separator: "\n") + "\n", to: STDOUT_FILENO)
     }
 }
