@@ -139,6 +139,8 @@ public struct AgentCore: Sendable {
     var regionStatesUnsaved = false
     /// Level queries answered and dropped (AgentCore+LevelQuery).
     var levelQueries = LevelQueries()
+    /// The level of each tracked beacon marked worn (AgentCore+WornLevel); empty without one.
+    var wornLevels: [BeaconID.Components: WornLevel] = [:]
 
     // Counters for telemetry.
     public private(set) var advertisementCount = 0
@@ -205,7 +207,8 @@ public struct AgentCore: Sendable {
             var next = tracks.oldest(group)
             while let slot = next {
                 next = tracks.newer(than: slot)
-                if let update = tracks[slot].track.current(at: time, trackTuning) {
+                // A worn beacon its node said it no longer hears stays unheard until its next advert.
+                if let update = tracks[slot].track.current(at: time, trackTuning), !followsLevel(slot) || wornLevel(slot) != nil {
                     out.append(measurement(slot, update, at: tracks[slot].lastHeard))
                 }
             }
@@ -251,6 +254,7 @@ public struct AgentCore: Sendable {
                 format: advertisement.beacon?.kind, rangingSlot: RegionMonitor.noRangingSlot,
                 lastHeard: time, address: address, id: BeaconID(key),
                 regionMatches: matches, matchedRevision: regionsRevision), group: group)
+            startWornLevel(key, known: known)
         }
 
         guard let rssi = advertisement.report.rssi else {
@@ -266,7 +270,7 @@ public struct AgentCore: Sendable {
         let update = Self.hear(
             &tracks[slot], rssi: Int(rssi), measuredPower: measuredPower, address: address, beacon: advertisement.beacon,
             at: time, trackTuning)
-        if update.shouldPublish {
+        if publishes(slot, update, rssi: Int(rssi), at: time) {
             actions.append(.publish(measurement(slot, update, at: time)))
         }
         if let identity {
@@ -296,7 +300,7 @@ public struct AgentCore: Sendable {
         tracks[slot].lastHeard = time
         tracks[slot].address = address
         tracks[slot].format = beacon?.kind
-        if tracks[slot].track.checkSilence(at: time, trackTuning) != nil {
+        if tracks[slot].track.checkSilence(at: time, trackTuning) != nil, !followsLevel(slot) {
             actions.append(.publish(silenceMeasurement(slot, at: time)))
         }
         guard let identity else { return actions }
@@ -381,11 +385,12 @@ public struct AgentCore: Sendable {
                 next = tracks.newer(than: slot)
                 if time - tracks[slot].lastHeard >= effective.forgetAfter {
                     tracks.remove(slot)
-                } else if tracks[slot].track.checkSilence(at: time, trackTuning) != nil {
+                } else if tracks[slot].track.checkSilence(at: time, trackTuning) != nil, !followsLevel(slot) {
                     actions.append(.publish(silenceMeasurement(slot, at: time)))
                 }
             }
         }
+        for slot in wornSilences(at: time) { actions.append(.publish(silenceMeasurement(slot, at: time))) }
         actions += rangingActions(at: time)
         actions += pendingPersistence()
         if let line = hint.check(
@@ -430,6 +435,7 @@ public struct AgentCore: Sendable {
         var out: [UInt8] = []
         out.reserveCapacity(Self.payloadEntryCapacity + (known?.name?.utf8.count ?? 0))
         let nodeAndRoomJSON = self.nodeAndRoomJSON
+        let wornLevel = rssi == nil ? nil : wornLevel(slot)
         JSONBytes.append(
             to: &out, capacity: MeasurementPayload.capacity(textBytes: textBytes) + nodeAndRoomJSON.count,
             scratch: &jsonScratch
@@ -439,6 +445,7 @@ public struct AgentCore: Sendable {
             MeasurementPayload.writeReadings(
                 rssi: rssi, rssiFiltered: rssiFiltered, sigma: sigma, measuredPower: measuredPower, distance: distance,
                 proximity: proximity, to: &json)
+            MeasurementPayload.writeWornLevel(wornLevel, to: &json)
             MeasurementPayload.writeRise(rise, to: &json)
             MeasurementPayload.writeLevel(level, to: &json)
             json.append(",\"address\":")

@@ -12,7 +12,9 @@ public enum ReplayCSV {
     /// what was published beside it; its `proximity` column marks it as already filtered. The
     /// measurement's own `rssi` (the advert) is `rssiAdvert`, its rise report `rise` and `riseRssi`:
     /// all three reach the worn rules, so a replay without them would decide otherwise than live.
-    public static let recordHeader = "time,node,room,beacon,rssi,measuredPower,rssiFiltered,distance,proximity,rssiAdvert,rise,riseRssi"
+    /// A worn beacon's `level` (`WornLevel`) is what a site model reads of it.
+    public static let recordHeader =
+        "time,node,room,beacon,rssi,measuredPower,rssiFiltered,distance,proximity,rssiAdvert,rise,riseRssi,level"
 
     /// One received measurement as a recorded trace's row; `rise`: the measurement's `rise`, dB
     /// (the decision reads only `evidence.riseRssi`, so the evidence does not carry it).
@@ -23,7 +25,7 @@ public enum ReplayCSV {
         return "\(fixed(time.seconds, decimals: 3)),\(evidence.node),\(evidence.room),\(evidence.beacon.rawValue),\(rssi),,"
             + "\(filtered.map { fixed($0, decimals: 2) } ?? ""),\(distance),"
             + (evidence.isSilence ? Proximity.unknown.rawValue : evidence.proximity.rawValue)
-            + ",\(recorded(evidence.rssi)),\(recorded(rise)),\(recorded(evidence.riseRssi))"
+            + ",\(recorded(evidence.rssi)),\(recorded(rise)),\(recorded(evidence.riseRssi)),\(recorded(evidence.level))"
     }
 
     /// A recorded number: two decimals (as exact as the agents publish), empty when absent or not

@@ -50,6 +50,8 @@ public struct TraceReplay: Sendable {
     /// Beside each of `publishedMeasurements`, its rise report's rise, dB (nil: none).
     private var publishedRises: [Double?] = []
     private var tracks: [TrackKey: BeaconTrack] = [:]
+    /// The level of each track of a beacon marked worn (`WornLevel`), as the agent keeps it.
+    private var wornLevels: [TrackKey: WornLevel] = [:]
     /// The tracks in order of (beacon, node), so silences are delivered deterministically.
     private var trackOrder: [TrackKey] = []
     /// The room each node serves, as the trace says.
@@ -81,6 +83,7 @@ public struct TraceReplay: Sendable {
             for key in Array(tracks.keys) {
                 let worn = isWorn(key)
                 tracks[key]?.worn = worn
+                if !worn { wornLevels[key] = nil } else if wornLevels[key] == nil { wornLevels[key] = WornLevel() }
             }
         }
     }
@@ -179,7 +182,8 @@ public struct TraceReplay: Sendable {
                                         rssiFiltered: update.rssiFiltered, sigma: 0,
                                         distance: publication.isSilence ? nil : publication.distance,
                                         proximity: update.proximity, rssi: filtered ? publication.rssi : nil,
-                                        riseRssi: filtered ? publication.riseRssi : nil)
+                                        riseRssi: filtered ? publication.riseRssi : nil,
+                                        level: publication.isSilence ? nil : publication.level)
             decisions += deliver(evidence, rise: publication.rise, at: sample.time)
             return Step(measurement: Measurement(sample: sample, update: update), decisions: decisions)
         }
@@ -190,6 +194,7 @@ public struct TraceReplay: Sendable {
         } else {
             // As the live agent: a beacon its known-beacon entry marks worn reports its rises.
             track = BeaconTrack(parameters: tracking, worn: isWorn(key))
+            wornLevels[key] = isWorn(key) ? WornLevel() : nil
             if announcesRises, tracking.rise.isOn, !foreignNodes.contains(key.node), !announced.contains(key.node) {
                 announced.insert(key.node)
                 decider.noteReportsRises(node: key.node)
@@ -199,7 +204,7 @@ public struct TraceReplay: Sendable {
         }
         let update = track.observe(rssi: sample.rssi, measuredPower: sample.measuredPower, at: sample.time)
         tracks[key] = track
-        if update.shouldPublish {
+        if publishes(key, update, rssi: sample.rssi, at: sample.time) {
             published += 1
             decisions += deliver(evidence(key, room: sample.room, update), rise: update.rise?.rise, at: sample.time)
         }
@@ -219,6 +224,10 @@ public struct TraceReplay: Sendable {
         if lastSilenceCheck.map({ time > $0 }) ?? true {
             lastSilenceCheck = time
             for key in trackOrder {
+                if wornLevels[key] != nil {
+                    decisions += wornSilence(key, at: time)
+                    continue
+                }
                 guard let silence = tracks[key]?.checkSilence(at: time) else { continue }
                 published += 1
                 let room = rooms[key.node] ?? ""
@@ -227,6 +236,26 @@ public struct TraceReplay: Sendable {
         }
         decisions += decider.tick(at: time).map { TimedDecision(time: time, decision: $0) }
         return decisions
+    }
+
+    /// Whether the sample just folded into the track `key` publishes, as the agent decides it
+    /// (AgentCore+WornLevel): by the track's policy, and for a beacon marked worn by its level too.
+    private mutating func publishes(_ key: TrackKey, _ update: TrackUpdate, rssi: Int, at time: Instant) -> Bool {
+        guard var level = wornLevels[key] else { return update.shouldPublish }
+        let publish = level.observe(rssi: rssi, at: time, trackPublishes: update.shouldPublish, tracking.wornLevel)
+        wornLevels[key] = level
+        return publish
+    }
+
+    /// A worn beacon's "not heard" at `time`, once `WornLevel.silenceAfter` passed without an advert:
+    /// the agent's measurement with proximity `unknown` and no RSSI, as the live aggregator reads it.
+    /// Its track's own later silence is not published (the agent sends one).
+    private mutating func wornSilence(_ key: TrackKey, at time: Instant) -> [TimedDecision] {
+        _ = tracks[key]?.checkSilence(at: time)
+        guard wornLevels[key]?.checkSilence(at: time, tracking.wornLevel) == true else { return [] }
+        published += 1
+        return deliver(NodeEvidence(beacon: key.beacon, node: key.node, room: rooms[key.node] ?? "",
+                                    rssiFiltered: -.infinity, sigma: 0, distance: nil, proximity: .unknown), at: time)
     }
 
     /// One published measurement reaches the aggregator: the physics decision, and the model's
@@ -276,7 +305,8 @@ public struct TraceReplay: Sendable {
     private func evidence(_ key: TrackKey, room: String, _ update: TrackUpdate) -> NodeEvidence {
         NodeEvidence(beacon: key.beacon, node: key.node, room: room, rssiFiltered: update.rssiFiltered,
                      sigma: update.sigma, distance: update.distance, proximity: update.proximity,
-                     rssi: Double(update.rssi), riseRssi: update.rise?.level)
+                     rssi: Double(update.rssi), riseRssi: update.rise?.level,
+                     level: update.isSilence ? nil : wornLevels[key]?.publishedLevel)
     }
 
     /// Replays `samples` and returns the decision rows (time of each change and the decision).

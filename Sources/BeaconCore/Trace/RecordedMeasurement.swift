@@ -19,10 +19,13 @@ public struct RecordedMeasurement: Sendable, Hashable {
     /// `riseRssi`, `RiseReport`); nil when the node reported no rise. The decision reads only `riseRssi`.
     public var rise: Double?
     public var riseRssi: Double?
+    /// A worn beacon's level, dBm (the measurement's `level`, `WornLevel`); nil when the node sent none.
+    public var level: Double?
 
     /// Creates a publication from the published fields.
     public init(rssiFiltered: Double?, distance: Double?, proximity: Proximity, rssi: Double? = nil,
-                rise: Double? = nil, riseRssi: Double? = nil) {
+                rise: Double? = nil, riseRssi: Double? = nil, level: Double? = nil) {
+        self.level = level
         self.rssiFiltered = rssiFiltered
         self.distance = distance
         self.proximity = proximity

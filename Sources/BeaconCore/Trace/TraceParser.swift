@@ -2,7 +2,7 @@
 /// name, others ignored), then samples with non-decreasing time. Every error names the line.
 public struct TraceParser: Sendable {
     /// The columns every trace must have; others are ignored, `measuredPower` and a recorded trace's
-    /// `proximity`, `rssiFiltered`, `distance`, `rssiAdvert`, `rise` and `riseRssi` are read when present.
+    /// `proximity`, `rssiFiltered`, `distance`, `rssiAdvert`, `rise`, `riseRssi` and `level` are read when present.
     public static let requiredColumns = ["time", "node", "room", "beacon", "rssi"]
 
     private var columns: (time: Int, node: Int, room: Int, beacon: Int, rssi: Int, measuredPower: Int?)?
@@ -10,6 +10,7 @@ public struct TraceParser: Sendable {
     private var publicationColumns: PublicationColumns?
     private struct PublicationColumns {
         var proximity: Int, rssiFiltered: Int?, distance: Int?, rssiAdvert: Int?, rise: Int?, riseRssi: Int?
+        var level: Int?
     }
     private var fieldCount = 0
     private var timeColumn: TraceTimeColumn
@@ -40,7 +41,8 @@ public struct TraceParser: Sendable {
             if let proximity = header.index(of: "proximity") {
                 publicationColumns = PublicationColumns(
                     proximity: proximity, rssiFiltered: header.index(of: "rssiFiltered"), distance: header.index(of: "distance"),
-                    rssiAdvert: header.index(of: "rssiAdvert"), rise: header.index(of: "rise"), riseRssi: header.index(of: "riseRssi"))
+                    rssiAdvert: header.index(of: "rssiAdvert"), rise: header.index(of: "rise"), riseRssi: header.index(of: "riseRssi"),
+                    level: header.index(of: "level"))
             }
             fieldCount = header.names.count
             return nil
@@ -115,7 +117,7 @@ public struct TraceParser: Sendable {
         let rise = try number(columns.rise, "rise")
         let riseRssi = try number(columns.riseRssi, "riseRssi")
         return RecordedMeasurement(rssiFiltered: rssiFiltered, distance: distance, proximity: proximity, rssi: rssi,
-                                   rise: rise, riseRssi: riseRssi)
+                                   rise: rise, riseRssi: riseRssi, level: try number(columns.level, "level"))
     }
 
     /// dBm as an integer; "-71.0" is accepted, "-71.5", "abc" and values beyond ±1000 are not.

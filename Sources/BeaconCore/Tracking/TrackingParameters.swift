@@ -11,6 +11,9 @@ public struct TrackingParameters: Sendable, Hashable, Codable {
     public var publish: MeasurementPublishPolicy.Parameters
     /// When a beacon marked worn reports a rise at once (`RiseReport`); beacons not marked worn never do.
     public var rise: RiseReport.Parameters
+    /// A beacon marked worn: its level (the mean of its adverts over a second), when it publishes
+    /// and when it says "not heard" (`WornLevel`); beacons not marked worn never use it.
+    public var wornLevel: WornLevel.Parameters = .default
 
     /// Creates parameters; each part defaults to its measured default.
     public init(

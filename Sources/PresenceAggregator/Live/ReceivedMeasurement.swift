@@ -30,6 +30,8 @@ public struct ReceivedMeasurement: Sendable, Hashable {
     /// decision reads the level.
     public var rise: Double?
     public var sigma: Double?
+    /// A worn beacon's level (`level`, `WornLevel`), read by a site model; nil when the node sent none.
+    public var level: Double?
     /// Metres; nil when the node no longer hears the beacon (then `proximity` is `unknown`).
     public var distance: Double?
     public var proximity: Proximity
@@ -60,7 +62,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         // thousands of messages a second). Unknown keys are allowed: a newer agent may publish
         // more than this aggregator reads.
         var beaconText, nodeText, roomText, proximityText, nameText, idText: String?
-        var distanceValue, rssiFiltered, rssi, sigma, riseRssi, rise, levelRssi: Double?
+        var distanceValue, rssiFiltered, rssi, sigma, riseRssi, rise, levelRssi, level: Double?
         var isLevelAnswer = false
         // `id` is read only for a device known by its IRK: another type is an error only then.
         var idError: ConfigError?
@@ -81,6 +83,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
                 case .rssiFiltered: rssiFiltered = try value.memberNumber()
                 case .rssi: rssi = try value.memberNumber()
                 case .sigma: sigma = try value.memberNumber()
+                case .level: level = try value.memberNumber()
                 case .riseRssi: riseRssi = try value.memberNumber()
                 case .rise: rise = try value.memberNumber()
                 case .levelRssi:
@@ -124,6 +127,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
                   rssiFiltered: rssiFiltered, sigma: sigma, distance: distance, proximity: proximity, rssi: rssi)
         self.riseRssi = riseRssi
         self.rise = rise
+        self.level = level
         if isLevelAnswer { self.rssi = levelRssi ?? NodeEvidence.unheardLevel }
         if canonical.hasPrefix("irk-") {
             if let idError { throw ReceivedMeasurementError(idError.description) }
@@ -136,7 +140,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
     public var rawOffset: Double? { NodeEvidence.rawOffset(rssi: rssi, rssiFiltered: rssiFiltered) }
 
     /// The members read, and the rest (nil).
-    private enum Field { case beacon, node, room, proximity, name, id, distance, rssiFiltered, rssi, sigma, riseRssi, rise, levelRssi }
+    private enum Field { case beacon, node, room, proximity, name, id, distance, rssiFiltered, rssi, sigma, riseRssi, rise, levelRssi, level }
 
     /// `key`'s field, by its length first: a measurement's 14 keys compared with ten names one by
     /// one were a noticeable share of its parse. Keys of another length cannot equal these
@@ -145,7 +149,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         switch key.utf8.count {
         case 2: key == "id" ? .id : nil
         case 4: key == "node" ? .node : key == "room" ? .room : key == "name" ? .name : key == "rssi" ? .rssi : key == "rise" ? .rise : nil
-        case 5: key == "sigma" ? .sigma : nil
+        case 5: key == "sigma" ? .sigma : key == "level" ? .level : nil
         case 6: key == "beacon" ? .beacon : nil
         case 8: key == "distance" ? .distance : key == "riseRssi" ? .riseRssi : nil
         case 9: key == "proximity" ? .proximity : key == "levelRssi" ? .levelRssi : nil
@@ -159,7 +163,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         // A silence (proximity unknown, no distance) makes the decider drop this node's evidence at once.
         NodeEvidence(beacon: beacon, node: node, room: room, rssiFiltered: rssiFiltered ?? -Double.infinity,
                      sigma: sigma ?? 0, distance: isSilence ? nil : distance,
-                     proximity: proximity, rssi: rssi, riseRssi: riseRssi)
+                     proximity: proximity, rssi: rssi, riseRssi: riseRssi, level: isSilence ? nil : level)
     }
 
     /// The reported rise's level above the filtered reading, dB (`NodeEvidence.riseOffset`).
