@@ -1,10 +1,10 @@
 import BeaconCore
 
-/// A beacon marked worn (its known-beacon entry's `worn`) also publishes by its level (`WornLevel`,
-/// docs/MQTT.md's `level`): the mean of its adverts over the last second, on every measurement and
-/// besides the track's policy when it moved by the step; and it says "not heard" after
-/// `wornLevel.silenceAfter` seconds without an advert, instead of the track's later silence. Every
-/// other beacon publishes exactly as before: none of this runs while no known beacon is worn.
+/// A beacon marked worn (its known-beacon entry's `worn`) publishes by its level (`WornLevel`,
+/// docs/MQTT.md's `level`): the mean of its adverts over the last second, published when it moved
+/// by the step, and "not heard" after `wornLevel.silenceAfter` seconds without an advert, instead
+/// of the track's publish policy and silence. Every other beacon publishes exactly as before: none
+/// of this runs while no known beacon is worn.
 extension AgentCore {
     /// At a new track: a worn known beacon starts its level afresh; any other has none.
     mutating func startWornLevel(_ key: BeaconID.Components, known: KnownBeacon?) {
@@ -15,15 +15,17 @@ extension AgentCore {
         }
     }
 
-    /// Whether the advert just folded into the track at `slot` publishes: by the track's policy
-    /// (`update.shouldPublish`), and for a worn beacon by its level too.
+    /// Whether the advert just folded into the track at `slot` publishes: by its level for a worn
+    /// beacon, by the track's policy (`update.shouldPublish`) for the rest.
     mutating func publishes(_ slot: Int, _ update: TrackUpdate, rssi: Int, at time: Instant) -> Bool {
         guard !wornLevels.isEmpty, tracks.group(at: slot) == .known else { return update.shouldPublish }
         let key = tracks.key(at: slot)
         guard var level = wornLevels[key] else { return update.shouldPublish }
-        let publish = level.observe(rssi: rssi, at: time, trackPublishes: update.shouldPublish, effective.tracking.wornLevel)
+        let publish = level.observe(
+            rssi: rssi, at: time, heartbeat: effective.tracking.publish.heartbeat, effective.tracking.wornLevel)
         wornLevels[key] = level
-        return publish
+        // A rise report (while they exist) still goes out at once beside the level.
+        return publish || update.rise != nil
     }
 
     /// The level a measurement of the beacon at `slot` carries: the last published one of a worn

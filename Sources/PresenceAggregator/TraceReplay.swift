@@ -239,12 +239,13 @@ public struct TraceReplay: Sendable {
     }
 
     /// Whether the sample just folded into the track `key` publishes, as the agent decides it
-    /// (AgentCore+WornLevel): by the track's policy, and for a beacon marked worn by its level too.
+    /// (AgentCore+WornLevel): by its level for a beacon marked worn, by the track's policy otherwise.
     private mutating func publishes(_ key: TrackKey, _ update: TrackUpdate, rssi: Int, at time: Instant) -> Bool {
         guard var level = wornLevels[key] else { return update.shouldPublish }
-        let publish = level.observe(rssi: rssi, at: time, trackPublishes: update.shouldPublish, tracking.wornLevel)
+        let publish = level.observe(rssi: rssi, at: time, heartbeat: tracking.publish.heartbeat, tracking.wornLevel)
         wornLevels[key] = level
-        return publish
+        // A rise report (while they exist) still goes out at once beside the level, as the agent sends it.
+        return publish || update.rise != nil
     }
 
     /// A worn beacon's "not heard" at `time`, once `WornLevel.silenceAfter` passed without an advert:

@@ -8,7 +8,7 @@ import Testing
     static let p = WornLevel.Parameters.default
 
     static func hear(_ level: inout WornLevel, _ rssi: Int, at time: Double) -> Bool {
-        level.observe(rssi: rssi, at: Instant(seconds: time), trackPublishes: false, p)
+        level.observe(rssi: rssi, at: Instant(seconds: time), heartbeat: 60, p)
     }
 
     static func silent(_ level: inout WornLevel, at time: Double) -> Bool {
@@ -26,7 +26,7 @@ import Testing
         while start + Double(i) * 0.2 < end {
             let t = start + Double(i) * 0.2
             let advert = Int((rssi(t) + wobble[i % wobble.count]).rounded())
-            if level.observe(rssi: advert, at: Instant(seconds: t), trackPublishes: false, p) {
+            if level.observe(rssi: advert, at: Instant(seconds: t), heartbeat: 60, p) {
                 out.append((t, level.publishedLevel ?? .nan))
             }
             i += 1
@@ -50,30 +50,17 @@ import Testing
         #expect(level.publishedLevel == -82.5)
     }
 
-    @Test("at rest within the step the level asks for nothing after the first advert; a move of 10 dB publishes within two seconds")
+    @Test("at rest within the step only the heartbeat publishes; a move of 10 dB publishes within two seconds")
     func restAndMove() {
         var level = WornLevel()
         let rest = Self.published(&level, from: 0, to: 120) { _ in -78 }
-        #expect(rest.map(\.time) == [0])
+        // The first advert and the heartbeat a minute later.
+        #expect(rest.count == 2)
+        #expect(abs((rest.last?.time ?? 0) - 60) < 0.01)
         let move = Self.published(&level, from: 120, to: 130) { _ in -68 }
         #expect(move.count >= 1)
         #expect(move[0].time - 120 <= 2)
         #expect(abs(move.last!.level - (-68)) < Self.p.step)
-    }
-
-    @Test("whenever the track publishes, the measurement carries the level of that moment, and steps count from it")
-    func trackPublishes() {
-        var level = WornLevel()
-        _ = Self.hear(&level, -70, at: 0)
-        _ = Self.hear(&level, -72, at: 0.5)
-        let byTrack = level.observe(rssi: -73, at: Instant(seconds: 0.7), trackPublishes: true, Self.p)
-        #expect(byTrack)
-        #expect(level.publishedLevel == -71.7)
-        // 2.3 dB from −71.7 a second later: within the step; 4.3 dB: a step.
-        let within = Self.hear(&level, -74, at: 1.7)
-        #expect(!within)
-        let step = Self.hear(&level, -76, at: 2.8)
-        #expect(step)
     }
 
     @Test("steps publish at most once a second")

