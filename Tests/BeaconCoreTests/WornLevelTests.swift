@@ -63,6 +63,18 @@ import Testing
         #expect(abs(move.last!.level - (-68)) < Self.p.step)
     }
 
+    @Test("a still tag heard twice a second, flipping between two levels 10 dB apart: its 1-s mean wanders past the step, its 5-s mean does not, so little more than the heartbeat goes out")
+    func noisyStillTag() {
+        var level = WornLevel()
+        var published = 0
+        let pattern = [-67, -67, -77, -72, -67, -77, -77, -67, -72, -67]
+        for i in 0..<1200 {
+            if Self.hear(&level, pattern[i % pattern.count], at: Double(i) * 0.45) { published += 1 }
+        }
+        // 9 minutes: the first advert, the heartbeat each minute, a few wanders at most.
+        #expect(published <= 18)
+    }
+
     @Test("steps publish at most once a second")
     func minimumInterval() {
         var level = WornLevel()

@@ -11,7 +11,9 @@
 ///
 /// When it publishes (in place of the track's publish policy, whose steps follow the lagging
 /// filter): at the first advert and the first after a silence; when the level moved by `step` dB or
-/// more from the last published level, at most once per `minimumInterval`; at least every
+/// more from the last published level and the mean of the last `confirmWindow` seconds moved as far
+/// from its own value then (a person moved; not one loud second of a still tag, whose 1-s mean of a
+/// few adverts wanders by more than the step), at most once per `minimumInterval`; at least every
 /// `heartbeat` seconds while heard; and "not heard" once when no advert came for `silenceAfter`
 /// seconds, instead of the track's later silence. At rest the level stays within the step and only
 /// the heartbeat goes out. Each measurement still carries the track's filtered RSSI, distance and
@@ -26,6 +28,9 @@ public struct WornLevel: Sendable {
         /// A change of the level from the last published one that publishes, dB: smaller follows a
         /// move sooner and publishes more at rest.
         public var step: Double
+        /// The longer mean that must have moved by the step as well, seconds, default 5: longer
+        /// publishes less at rest and a little later after a move.
+        public var confirmWindow: Double
         /// Shortest time between two step publishes, seconds, default 1.
         public var minimumInterval: Double
         /// Seconds without an advert before the node says it no longer hears the beacon: shorter
@@ -33,9 +38,11 @@ public struct WornLevel: Sendable {
         public var silenceAfter: Double
 
         /// Creates parameters.
-        public init(window: Double = 1, step: Double = 3, minimumInterval: Double = 1, silenceAfter: Double = 2.5) {
+        public init(window: Double = 1, step: Double = 3, confirmWindow: Double = 5, minimumInterval: Double = 1,
+                    silenceAfter: Double = 2.5) {
             self.window = window
             self.step = step
+            self.confirmWindow = confirmWindow
             self.minimumInterval = minimumInterval
             self.silenceAfter = silenceAfter
         }
@@ -44,11 +51,13 @@ public struct WornLevel: Sendable {
         public static let `default` = Parameters()
     }
 
-    /// The adverts of the last window: times (seconds) and RSSI, oldest first.
+    /// The adverts of the last `max(window, confirmWindow)` seconds: times (seconds) and RSSI, oldest first.
     private var times: [Double] = []
     private var levels: [Double] = []
     /// The level published last; nil before the first publish and after "not heard".
     public private(set) var publishedLevel: Double?
+    /// The `confirmWindow` mean when the level was published last.
+    private var publishedConfirmLevel = Double.nan
     private var lastPublish = -Double.infinity
     private var lastHeard: Double?
 
@@ -67,25 +76,38 @@ public struct WornLevel: Sendable {
         times.append(at)
         levels.append(Double(rssi))
         var drop = 0
-        while drop < times.count - 1, at - times[drop] >= p.window { drop += 1 }
+        while drop < times.count - 1, at - times[drop] >= max(p.window, p.confirmWindow) { drop += 1 }
         if drop > 0 {
             times.removeFirst(drop)
             levels.removeFirst(drop)
         }
-        var sum = 0.0
-        for level in levels { sum += level }
-        let level = (sum / Double(levels.count) * 10).rounded() / 10
+        let level = (Self.mean(times, levels, since: at - p.window) * 10).rounded() / 10
+        let confirm = Self.mean(times, levels, since: at - p.confirmWindow)
         let publish: Bool
         if let published = publishedLevel {
             let elapsed = at - lastPublish
-            publish = elapsed >= heartbeat || (elapsed >= p.minimumInterval && abs(level - published) >= p.step)
+            publish = elapsed >= heartbeat
+                || (elapsed >= p.minimumInterval && abs(level - published) >= p.step
+                    && !(abs(confirm - publishedConfirmLevel) < p.step))
         } else {
             publish = true
         }
         guard publish else { return false }
         publishedLevel = level
+        publishedConfirmLevel = confirm
         lastPublish = at
         return true
+    }
+
+    /// The mean of the adverts after `since` (the last one at least).
+    private static func mean(_ times: [Double], _ levels: [Double], since: Double) -> Double {
+        var sum = 0.0
+        var count = 0
+        for index in times.indices.reversed() where count == 0 || times[index] > since {
+            sum += levels[index]
+            count += 1
+        }
+        return sum / Double(count)
     }
 
     /// Whether to say now that the node no longer hears the beacon: true once, when no advert came
