@@ -22,7 +22,8 @@ extension AgentCore {
         let key = tracks.key(at: slot)
         guard var level = wornLevels[key] else { return update.shouldPublish }
         let publish = level.observe(
-            rssi: rssi, at: time, heartbeat: effective.tracking.publish.heartbeat, effective.tracking.wornLevel)
+            rssi: rssi, filtered: update.rssiFiltered, at: time, heartbeat: effective.tracking.publish.heartbeat,
+            effective.tracking.wornLevel)
         wornLevels[key] = level
         // A rise report (while they exist) still goes out at once beside the level.
         return publish || update.rise != nil

@@ -242,7 +242,8 @@ public struct TraceReplay: Sendable {
     /// (AgentCore+WornLevel): by its level for a beacon marked worn, by the track's policy otherwise.
     private mutating func publishes(_ key: TrackKey, _ update: TrackUpdate, rssi: Int, at time: Instant) -> Bool {
         guard var level = wornLevels[key] else { return update.shouldPublish }
-        let publish = level.observe(rssi: rssi, at: time, heartbeat: tracking.publish.heartbeat, tracking.wornLevel)
+        let publish = level.observe(
+            rssi: rssi, filtered: update.rssiFiltered, at: time, heartbeat: tracking.publish.heartbeat, tracking.wornLevel)
         wornLevels[key] = level
         // A rise report (while they exist) still goes out at once beside the level, as the agent sends it.
         return publish || update.rise != nil

@@ -7,8 +7,8 @@ import Testing
 @Suite struct WornLevelTests {
     static let p = WornLevel.Parameters.default
 
-    static func hear(_ level: inout WornLevel, _ rssi: Int, at time: Double) -> Bool {
-        level.observe(rssi: rssi, at: Instant(seconds: time), heartbeat: 60, p)
+    static func hear(_ level: inout WornLevel, _ rssi: Int, filtered: Double? = nil, at time: Double) -> Bool {
+        level.observe(rssi: rssi, filtered: filtered ?? Double(rssi), at: Instant(seconds: time), heartbeat: 60, p)
     }
 
     static func silent(_ level: inout WornLevel, at time: Double) -> Bool {
@@ -26,7 +26,7 @@ import Testing
         while start + Double(i) * 0.2 < end {
             let t = start + Double(i) * 0.2
             let advert = Int((rssi(t) + wobble[i % wobble.count]).rounded())
-            if level.observe(rssi: advert, at: Instant(seconds: t), heartbeat: 60, p) {
+            if level.observe(rssi: advert, filtered: rssi(t), at: Instant(seconds: t), heartbeat: 60, p) {
                 out.append((t, level.publishedLevel ?? .nan))
             }
             i += 1
@@ -69,10 +69,30 @@ import Testing
         var published = 0
         let pattern = [-67, -67, -77, -72, -67, -77, -77, -67, -72, -67]
         for i in 0..<1200 {
-            if Self.hear(&level, pattern[i % pattern.count], at: Double(i) * 0.45) { published += 1 }
+            if Self.hear(&level, pattern[i % pattern.count], filtered: -71, at: Double(i) * 0.45) { published += 1 }
         }
         // 9 minutes: the first advert, the heartbeat each minute, a few wanders at most.
         #expect(published <= 18)
+    }
+
+    @Test("a second after a step, once more with the same level when the filtered RSSI has moved since")
+    func settle() {
+        var level = WornLevel()
+        _ = Self.hear(&level, -80, filtered: -80, at: 0)
+        _ = Self.hear(&level, -80, filtered: -80, at: 4)
+        let step = Self.hear(&level, -68, filtered: -76, at: 5)
+        #expect(step)
+        let stepLevel = level.publishedLevel
+        let settled = Self.hear(&level, -68, filtered: -70, at: 6)
+        #expect(settled)
+        #expect(level.publishedLevel == stepLevel)
+        // Only once.
+        let again = Self.hear(&level, -68, filtered: -68, at: 7)
+        #expect(!again)
+        // A step whose filtered RSSI stays put (a wander at rest) gets no second message.
+        _ = Self.hear(&level, -80, filtered: -70, at: 12)
+        let still = Self.hear(&level, -80, filtered: -70, at: 13.1)
+        #expect(!still)
     }
 
     @Test("steps publish at most once a second")

@@ -16,18 +16,10 @@ import TestSupport
     /// times `heard(t)` says, from 0 to `seconds`, ticking every second as the service does.
     func measurements(worn: Bool, seconds: Double, heard: (Double) -> Bool = { _ in true },
                       rssi: (Double) -> Int) throws -> [(time: Double, json: String)] {
-        var options = FeedOptions()
-        options.speed = 0
-        let feed = try AdvertisementFeeds.open(.btsnoop(path: try RecordedData.path(RecordedData.horizonCapture)), options: options)
-        var adverts: [DecodedAdvertisement] = []
-        while try feed.poll(timeout: 0, { adverts.append($0) }) {}
-        let template = try #require(adverts.first { $0.beaconID.rawValue == AgentCoreTests.beacon })
+        let band = try AgentCoreTests.band(worn: worn, settings: settings)
+        var core = band.core
+        let template = band.template
         let start = template.time
-        var core = AgentCore(settings: settings, at: start)
-        _ = core.receiveConfiguration(
-            topic: "presence/config/beacons",
-            payload: Array(#"{"revision":1,"beacons":[{"beacon":"\#(AgentCoreTests.beacon)","id":"band","worn":\#(worn)}]}"#.utf8),
-            at: start)
         let wobble = [0, 2, -1, 1, -2]
         var out: [(Double, String)] = []
         for i in 0..<Int(seconds * 5) {
@@ -83,5 +75,24 @@ import TestSupport
         let plain = try measurements(worn: false, seconds: 30, heard: gap) { _ in -78 }
         let plainSilence = try #require(plain.first { $0.json.contains(#""proximity":"unknown""#) })
         #expect(plainSilence.time == 15)
+    }
+}
+
+extension AgentCoreTests {
+    /// The horizon capture's advert of `beacon` (its real bytes) and an agent at its time that knows it
+    /// as `band`, marked `worn` or not: what the worn beacon's tests replay it through.
+    static func band(worn: Bool, settings: AgentCore.Settings) throws -> (core: AgentCore, template: DecodedAdvertisement) {
+        var options = FeedOptions()
+        options.speed = 0
+        let feed = try AdvertisementFeeds.open(.btsnoop(path: try RecordedData.path(RecordedData.horizonCapture)), options: options)
+        var adverts: [DecodedAdvertisement] = []
+        while try feed.poll(timeout: 0, { adverts.append($0) }) {}
+        let template = try #require(adverts.first { $0.beaconID.rawValue == beacon })
+        var core = AgentCore(settings: settings, at: template.time)
+        _ = core.receiveConfiguration(
+            topic: "presence/config/beacons",
+            payload: Array(#"{"revision":1,"beacons":[{"beacon":"\#(beacon)","id":"band","worn":\#(worn)}]}"#.utf8),
+            at: template.time)
+        return (core, template)
     }
 }

@@ -12,18 +12,10 @@ import TestSupport
     let settings = AgentCore.Settings(node: TopicLevelID("test")!, room: TopicLevelID("lab")!)
 
     func measurements(worn: Bool) throws -> [String] {
-        var options = FeedOptions()
-        options.speed = 0
-        let feed = try AdvertisementFeeds.open(.btsnoop(path: try RecordedData.path(RecordedData.horizonCapture)), options: options)
-        var adverts: [DecodedAdvertisement] = []
-        while try feed.poll(timeout: 0, { adverts.append($0) }) {}
-        let template = try #require(adverts.first { $0.beaconID.rawValue == AgentCoreTests.beacon })
+        let band = try AgentCoreTests.band(worn: worn, settings: settings)
+        var core = band.core
+        let template = band.template
         let start = template.time
-        var core = AgentCore(settings: settings, at: start)
-        _ = core.receiveConfiguration(
-            topic: "presence/config/beacons",
-            payload: Array(#"{"revision":1,"beacons":[{"beacon":"\#(AgentCoreTests.beacon)","id":"band","worn":\#(worn)}]}"#.utf8),
-            at: start)
         let wobble: [Int8] = [0, 2, -1, 1, -2, 0, 1, -1]
         var out: [String] = []
         for i in 0..<40 {

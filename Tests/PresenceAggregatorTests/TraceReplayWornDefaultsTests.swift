@@ -39,9 +39,11 @@ import Testing
         #expect(delay <= 3)
     }
 
-    @Test("into a foreign node's room from one of our agents' the fast clock still switches within 3 s")
+    @Test("into a foreign node's room from one of our agents' the fast clock still switches within 4 s")
     func mixedSiteStillSwitches() throws {
         let delay = try #require(try switchDelay(foreign: ["h1"]))
-        #expect(delay <= 3)
+        // Our agent publishes the worn band by its level (`WornLevel`): fewer measurements for the
+        // fast clock than the track's policy gave it (3 s before).
+        #expect(delay <= 4)
     }
 }

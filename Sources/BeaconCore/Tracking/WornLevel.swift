@@ -13,7 +13,10 @@
 /// filter): at the first advert and the first after a silence; when the level moved by `step` dB or
 /// more from the last published level and the mean of the last `confirmWindow` seconds moved as far
 /// from its own value then (a person moved; not one loud second of a still tag, whose 1-s mean of a
-/// few adverts wanders by more than the step), at most once per `minimumInterval`; at least every
+/// few adverts wanders by more than the step), at most once per `minimumInterval`; once more
+/// `settle` seconds after such a step, with the same level, when the filtered RSSI has moved by
+/// `settleStep` since, so that the filtered RSSI and distance beside it (which the physics rule
+/// reads) catch up with the move; at least every
 /// `heartbeat` seconds while heard; and "not heard" once when no advert came for `silenceAfter`
 /// seconds, instead of the track's later silence. At rest the level stays within the step and only
 /// the heartbeat goes out. Each measurement still carries the track's filtered RSSI, distance and
@@ -33,13 +36,19 @@ public struct WornLevel: Sendable {
         public var confirmWindow: Double
         /// Shortest time between two step publishes, seconds, default 1.
         public var minimumInterval: Double
+        /// Seconds after a step before the measurement that carries the track's settled values, default 1.
+        public var settle: Double
+        /// How far the filtered RSSI must have moved since the step for that measurement, dB, default 1.
+        public var settleStep: Double
         /// Seconds without an advert before the node says it no longer hears the beacon: shorter
         /// says a move out of a receiver's range sooner, and says it falsely over a gap between adverts.
         public var silenceAfter: Double
 
         /// Creates parameters.
         public init(window: Double = 1, step: Double = 3, confirmWindow: Double = 5, minimumInterval: Double = 1,
-                    silenceAfter: Double = 2.5) {
+                    settle: Double = 1, settleStep: Double = 1, silenceAfter: Double = 2.5) {
+            self.settle = settle
+            self.settleStep = settleStep
             self.window = window
             self.step = step
             self.confirmWindow = confirmWindow
@@ -59,15 +68,19 @@ public struct WornLevel: Sendable {
     /// The `confirmWindow` mean when the level was published last.
     private var publishedConfirmLevel = Double.nan
     private var lastPublish = -Double.infinity
+    /// When the measurement after the last step is due, and the filtered RSSI at that step; nil when none is.
+    private var settleAt: Double?
+    private var filteredAtStep = Double.nan
     private var lastHeard: Double?
 
     /// Creates the level of a beacon heard nothing of yet.
     public init() {}
 
     /// Folds in one advert heard at `time`; true when a measurement goes out now (its `level` is
-    /// then `publishedLevel`). `heartbeat`: the node's longest time between two measurements (the
-    /// publish policy's). A non-finite time changes nothing and never publishes.
-    public mutating func observe(rssi: Int, at time: Instant, heartbeat: Double, _ p: Parameters) -> Bool {
+    /// then `publishedLevel`). `filtered`: the track's filtered RSSI after this advert. `heartbeat`:
+    /// the node's longest time between two measurements (the publish policy's). A non-finite time
+    /// changes nothing and never publishes.
+    public mutating func observe(rssi: Int, filtered: Double, at time: Instant, heartbeat: Double, _ p: Parameters) -> Bool {
         let now = time.seconds
         guard now.isFinite else { return false }
         // A sample older than the last one counts as heard at the last one's time.
@@ -86,9 +99,17 @@ public struct WornLevel: Sendable {
         let publish: Bool
         if let published = publishedLevel {
             let elapsed = at - lastPublish
-            publish = elapsed >= heartbeat
-                || (elapsed >= p.minimumInterval && abs(level - published) >= p.step
-                    && !(abs(confirm - publishedConfirmLevel) < p.step))
+            let step = elapsed >= p.minimumInterval && abs(level - published) >= p.step
+                && !(abs(confirm - publishedConfirmLevel) < p.step)
+            if !step, elapsed < heartbeat, let due = settleAt, at >= due {
+                settleAt = nil
+                return abs(filtered - filteredAtStep) >= p.settleStep
+            }
+            publish = elapsed >= heartbeat || step
+            if step {
+                settleAt = at + p.settle
+                filteredAtStep = filtered
+            }
         } else {
             publish = true
         }
@@ -116,6 +137,7 @@ public struct WornLevel: Sendable {
         guard time.seconds.isFinite, publishedLevel != nil, let lastHeard,
               time.seconds - lastHeard > p.silenceAfter else { return false }
         publishedLevel = nil
+        settleAt = nil
         lastPublish = time.seconds
         times.removeAll(keepingCapacity: true)
         levels.removeAll(keepingCapacity: true)
