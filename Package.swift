@@ -143,8 +143,7 @@ let package = Package(
 
         // Evaluation: the btsnoop writer the capture tests write with.
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "Evaluation", "IdentityCrypto", "TestSupport"]),
-        // Evaluation: a worn tag's simulated signal to test the rise reports on.
-        .testTarget(name: "RoomDecisionsTests", dependencies: ["RoomDecisions", "Evaluation", "BeaconCore", "TestSupport"]),
+        .testTarget(name: "RoomDecisionsTests", dependencies: ["RoomDecisions", "BeaconCore", "TestSupport"]),
         .testTarget(
             name: "EvaluationTests",
             dependencies: ["Evaluation", "PresenceAggregator", "RoomDecisions", "BeaconCore", "TestSupport"]

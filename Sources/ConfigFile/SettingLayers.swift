@@ -18,6 +18,12 @@ public struct SettingLayers<ID: Hashable & Sendable, Configuration> {
     public var sources: [ID: SettingSource] = [:]
     /// Every mistake so far, in the order found.
     public var problems: [SettingProblem] = []
+    /// Keys (or whole sections) of settings since removed, each with why: the file's `fileLayer`
+    /// ignores them with a warning instead of refusing the file, so that an older file still loads
+    /// and decides as the program now does. Default none.
+    public var removedKeys: [String: String] = [:]
+    /// The removed keys a file gave (`removedKeys`), one warning each, in the order found.
+    public var warnings: [SettingProblem] = []
     /// Settings some layer gave a value that was refused: checks across settings leave them out, so
     /// that one mistake gives one message.
     public private(set) var refused: Set<ID> = []
@@ -64,7 +70,7 @@ public struct SettingLayers<ID: Hashable & Sendable, Configuration> {
             return [:]
         }
         let sections = Set(table.compactMap(\.section))
-        // Every section and the sections within it (`decision`, `decision.worn` of `decision.worn.margin`).
+        // Every section and the sections within it (`a` and `a.b` of a setting `a.b.c`).
         let nested = Set(table.filter(\.inFile).flatMap { setting in
             let parts = setting.name.split(separator: ".")
             return (1..<max(parts.count, 1)).map { parts.prefix($0).joined(separator: ".") }
@@ -76,11 +82,17 @@ public struct SettingLayers<ID: Hashable & Sendable, Configuration> {
             }
             if !scalar.isNull { layer[id] = (scalar, place(line), path) }
         }
-        func unknown(_ path: String, _ section: String?, _ line: Int) {
+        func unknown(_ path: String, _ section: String?, _ line: Int, _ value: YAMLNode) {
+            if let why = removedKeys[path] {
+                // A removed section names the keys it held, so the warning says what was ignored.
+                let keys = value.mapping.map { " (\($0.entries.map(\.key).joined(separator: ", ")))" } ?? ""
+                warnings.append(SettingProblem(field: path, message: "removed\(keys), ignored: \(why)", source: place(line)))
+                return
+            }
             let known = knownKeys(section).joined(separator: ", ")
             problems.append(SettingProblem(field: path, message: "unknown key (known keys: \(known))", source: place(line)))
         }
-        /// A section's keys; a key that is itself a section (`decision.worn`) is read the same way.
+        /// A section's keys; a key that is itself a section is read the same way.
         func walk(_ section: YAMLMapping, in prefix: String) {
             for (innerKey, innerLine, innerValue) in section.entries {
                 let path = prefix + "." + innerKey
@@ -94,7 +106,7 @@ public struct SettingLayers<ID: Hashable & Sendable, Configuration> {
                     }
                     walk(inner, in: path)
                 } else {
-                    unknown(path, prefix, innerLine)
+                    unknown(path, prefix, innerLine, innerValue)
                 }
             }
         }
@@ -109,7 +121,7 @@ public struct SettingLayers<ID: Hashable & Sendable, Configuration> {
             } else if let id = fileNames[key] {
                 take(id, key, line, value)
             } else if !other(&self, key, line, value) {
-                unknown(key, nil, line)
+                unknown(key, nil, line, value)
             }
         }
         return layer

@@ -158,9 +158,6 @@ extension AgentCore {
         // Configured ids are canonical (validated by the parser), so each has its parts.
         knownByIdentity = Dictionary(
             beacons.compactMap { known in known.beacon.components.map { ($0, known) } }, uniquingKeysWith: { first, _ in first })
-        knownByAlias = Dictionary(
-            beacons.compactMap { known in known.alias.flatMap { alias in known.beacon.components.map { (alias.rawValue, $0) } } },
-            uniquingKeysWith: { first, _ in first })
         setResolvingKeys(beacons)
         // A configured measured power changes distances: start the tracks afresh.
         tracks.removeAll()

@@ -25,8 +25,7 @@ extension AgentCore {
             rssi: rssi, filtered: update.rssiFiltered, at: time, heartbeat: effective.tracking.publish.heartbeat,
             effective.tracking.wornLevel)
         wornLevels[key] = level
-        // A rise report (while they exist) still goes out at once beside the level.
-        return publish || update.rise != nil
+        return publish
     }
 
     /// The level a measurement of the beacon at `slot` carries: the last published one of a worn

@@ -111,8 +111,6 @@ public struct AgentCore: Sendable {
     var knownBeacons: [BeaconID: KnownBeacon] = [:]
     /// The same, by parsed id: the per-advertisement lookup hashes numbers, not a 56-character id.
     var knownByIdentity: [BeaconID.Components: KnownBeacon] = [:]
-    /// The known beacons' aliases, for a level query that names one (AgentCore+LevelQuery).
-    var knownByAlias: [String: BeaconID.Components] = [:]
     /// Resolves private addresses under the known devices' keys (empty without any).
     var resolver = PrivateAddressResolver(hashes: [])
     /// The identity of each of the resolver's keys, by key index: `.irk(…)`.
@@ -137,8 +135,6 @@ public struct AgentCore: Sendable {
     /// each change: a thousand regions entered in one second are one file write, not a thousand
     /// (each with fsync).
     var regionStatesUnsaved = false
-    /// Level queries answered and dropped (AgentCore+LevelQuery).
-    var levelQueries = LevelQueries()
     /// The level of each tracked beacon marked worn (AgentCore+WornLevel); empty without one.
     var wornLevels: [BeaconID.Components: WornLevel] = [:]
 
@@ -405,13 +401,12 @@ public struct AgentCore: Sendable {
     // MARK: - Publications
 
     /// A measurement: `MeasurementPayload`'s bytes, written straight into the array it is published with.
-    /// `level`: an answer to a level query (`levelRssi`), nil for any other measurement.
-    mutating func measurement(_ slot: Int, _ update: TrackUpdate, level: Double?? = nil, at time: Instant) -> AgentPublication {
+    mutating func measurement(_ slot: Int, _ update: TrackUpdate, at time: Instant) -> AgentPublication {
         measurementCount += 1
         return measurementPublication(
             slot, rssi: update.rssi, rssiFiltered: update.rssiFiltered, sigma: update.sigma,
             measuredPower: Int(update.measuredPower.rounded()), distance: update.distance, proximity: update.proximity,
-            rise: update.rise, level: level, at: time)
+            at: time)
     }
 
     /// One measurement that says the node no longer hears the beacon: proximity `unknown`, no
@@ -424,7 +419,7 @@ public struct AgentCore: Sendable {
 
     private mutating func measurementPublication(
         _ slot: Int, rssi: Int?, rssiFiltered: Double?, sigma: Double?, measuredPower: Int?, distance: Double?,
-        proximity: Proximity, rise: RiseReport? = nil, level: Double?? = nil, at time: Instant
+        proximity: Proximity, at time: Instant
     ) -> AgentPublication {
         let entry = tracks[slot]
         let known = knownByIdentity.isEmpty ? nil : knownByIdentity[tracks.key(at: slot)]
@@ -446,8 +441,6 @@ public struct AgentCore: Sendable {
                 rssi: rssi, rssiFiltered: rssiFiltered, sigma: sigma, measuredPower: measuredPower, distance: distance,
                 proximity: proximity, to: &json)
             MeasurementPayload.writeWornLevel(wornLevel, to: &json)
-            MeasurementPayload.writeRise(rise, to: &json)
-            MeasurementPayload.writeLevel(level, to: &json)
             json.append(",\"address\":")
             json.appendQuoted(entry.address)
             if let format {

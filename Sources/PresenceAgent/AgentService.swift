@@ -52,8 +52,6 @@ public final class AgentService: Service {
         /// The radio's state changed or it has something to say (stopped, retrying, hearing again).
         case radio(RadioStatus?, [RadioNotice])
         case configuration(topic: String, payload: [UInt8])
-        /// A level query of the aggregator (`<root>/nodes/<node>/level`), answered at once.
-        case levelQuery(payload: [UInt8])
         case connected
         case clock
         case stop
@@ -134,9 +132,6 @@ public final class AgentService: Service {
             for topic in core.configurationTopics { group.addTask { try await connection.subscribe(topic, qos: .atLeastOnce) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        // Level queries, only while rise reports are on: at most once, a late answer is no use.
-        var levelQueries: MQTTSubscription?
-        if let topic = core.levelQueryTopic { levelQueries = try await connection.subscribe(topic, qos: .atMostOnce) }
         // Our own status topic: when our `online` comes back, every retained configuration message
         // (sent at SUBACK, before it, on the same connection) has arrived.
         let ownStatus = try await connection.subscribe(topics.nodeStatus(node), qos: .atLeastOnce)
@@ -216,14 +211,6 @@ public final class AgentService: Service {
                 group.addTask {
                     for try await message in subscription {
                         continuation.yield(.configuration(topic: message.topic, payload: message.payload))
-                        counters.forwarded.add(1, ordering: .releasing)
-                    }
-                }
-            }
-            if let levelQueries {
-                group.addTask {
-                    for try await message in levelQueries {
-                        continuation.yield(.levelQuery(payload: message.payload))
                         counters.forwarded.add(1, ordering: .releasing)
                     }
                 }
@@ -331,9 +318,6 @@ public final class AgentService: Service {
             info.add("source", configuration.source.description)
             info.add("startedAt", ISO8601Timestamp.string(from: startedAt))
             info.addRaw("configRevision", core.configRevisionJSON)
-            // Announced so that an aggregator knows at once, even just restarted, that this node
-            // reports the rises of beacons marked worn (their rise rule needs every node to).
-            info.add("riseReports", core.effective.tracking.rise.isOn)
             send(AgentPublication(topic: topics.nodeInfo(node), text: info.json, qos: .atLeastOnce, retain: true))
         }
         func send(_ publication: AgentPublication) {
@@ -380,8 +364,6 @@ public final class AgentService: Service {
                 let actions = core.receiveConfiguration(topic: topic, payload: payload, at: now)
                 perform(actions, connection: connection, state: state, persistent: persistent, recorder: recorder, send: send)
                 sendInfo()
-            case .levelQuery(let payload):
-                perform(core.receiveLevelQuery(payload, at: now), connection: connection, state: state, persistent: persistent, send: send)
             case .radio(let status, let notices):
                 radio = status
                 for notice in notices {
@@ -430,8 +412,6 @@ public final class AgentService: Service {
                     telemetry.add("advertsWithoutRSSI", core.rssiUnavailableCount)
                     // Beacon identities heard in the last 5 minutes that no region or known beacon matches.
                     telemetry.add("unmatchedBeacons", core.hint.unmatchedCount(at: now))
-                    // Level queries not answered: their beacon had answered within 0.2 s.
-                    telemetry.add("levelQueriesDropped", core.levelQueriesDropped)
                     radio?.write(to: &telemetry)
                     send(AgentPublication(topic: topics.nodeTelemetry(node), text: telemetry.json, qos: .atMostOnce, retain: false))
                     lastTelemetry = wall

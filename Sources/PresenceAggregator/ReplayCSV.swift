@@ -5,27 +5,24 @@ import RoomDecisions
 /// with fixed decimals so output is byte-for-byte reproducible.
 public enum ReplayCSV {
     public static let decisionHeader = "time,beacon,room,distance"
-    /// With a worn beacon's rise report (`RiseReport`), the rise and the level it rose to; empty otherwise.
-    public static let measurementHeader = "time,node,room,beacon,rssi,rssiFiltered,sigma,distance,proximity,rise,riseRssi"
+    public static let measurementHeader = "time,node,room,beacon,rssi,rssiFiltered,sigma,distance,proximity"
     /// A recorded trace of published measurements (docs/Files.md "Recorded traces"): a trace whose
     /// `rssi` is the published filtered RSSI in whole dBm (−127 when the message had none), with
     /// what was published beside it; its `proximity` column marks it as already filtered. The
-    /// measurement's own `rssi` (the advert) is `rssiAdvert`, its rise report `rise` and `riseRssi`:
-    /// all three reach the worn rules, so a replay without them would decide otherwise than live.
-    /// A worn beacon's `level` (`WornLevel`) is what a site model reads of it.
+    /// measurement's own `rssi` (the advert) is `rssiAdvert`; a worn beacon's `level` (`WornLevel`) is
+    /// what a site model reads of it.
     public static let recordHeader =
-        "time,node,room,beacon,rssi,measuredPower,rssiFiltered,distance,proximity,rssiAdvert,rise,riseRssi,level"
+        "time,node,room,beacon,rssi,measuredPower,rssiFiltered,distance,proximity,rssiAdvert,level"
 
-    /// One received measurement as a recorded trace's row; `rise`: the measurement's `rise`, dB
-    /// (the decision reads only `evidence.riseRssi`, so the evidence does not carry it).
-    public static func recordRow(time: Instant, evidence: NodeEvidence, rise: Double? = nil) -> String {
+    /// One received measurement as a recorded trace's row.
+    public static func recordRow(time: Instant, evidence: NodeEvidence) -> String {
         let filtered = evidence.rssiFiltered.isFinite ? evidence.rssiFiltered : nil
         let rssi = filtered.map { Int(max(-1000, min(1000, $0)).rounded()) } ?? -127
         let distance = evidence.isSilence ? "" : evidence.distance.map { fixed($0, decimals: 2) } ?? ""
         return "\(fixed(time.seconds, decimals: 3)),\(evidence.node),\(evidence.room),\(evidence.beacon.rawValue),\(rssi),,"
             + "\(filtered.map { fixed($0, decimals: 2) } ?? ""),\(distance),"
             + (evidence.isSilence ? Proximity.unknown.rawValue : evidence.proximity.rawValue)
-            + ",\(recorded(evidence.rssi)),\(recorded(rise)),\(recorded(evidence.riseRssi)),\(recorded(evidence.level))"
+            + ",\(recorded(evidence.rssi)),\(recorded(evidence.level))"
     }
 
     /// A recorded number: two decimals (as exact as the agents publish), empty when absent or not
@@ -46,8 +43,7 @@ public enum ReplayCSV {
         let s = measurement.sample, u = measurement.update
         return "\(fixed(s.time.seconds, decimals: 3)),\(s.node),\(s.room),\(s.beacon.rawValue),\(s.rssi),"
             + "\(fixed(u.rssiFiltered, decimals: 2)),\(fixed(u.sigma, decimals: 2)),\(u.distance.map { fixed($0, decimals: 2) } ?? ""),"
-            + u.proximity.rawValue + ",\(u.rise.map { fixed($0.rise, decimals: 2) } ?? ""),"
-            + (u.rise.map { fixed($0.level, decimals: 2) } ?? "")
+            + u.proximity.rawValue
     }
 
     /// `value` rounded half away from zero to `decimals` places (0…6), e.g. `fixed(2.405, 2)` → "2.41"

@@ -47,8 +47,6 @@ public struct TraceReplay: Sendable {
     public var keepsPublished = false
     /// The measurements the nodes published, in order, while `keepsPublished` is set.
     public private(set) var publishedMeasurements: [SiteModelLearner.Measurement] = []
-    /// Beside each of `publishedMeasurements`, its rise report's rise, dB (nil: none).
-    private var publishedRises: [Double?] = []
     private var tracks: [TrackKey: BeaconTrack] = [:]
     /// The level of each track of a beacon marked worn (`WornLevel`), as the agent keeps it.
     private var wornLevels: [TrackKey: WornLevel] = [:]
@@ -58,8 +56,7 @@ public struct TraceReplay: Sendable {
     private var rooms: [String: String] = [:]
     private var lastTick: Instant?
     private var lastSilenceCheck: Instant?
-    /// Messages that crossed the broker so far: the measurements the nodes published (heard,
-    /// `unknown`, and answers to level queries) and the aggregator's level queries.
+    /// Messages that crossed the broker so far: the measurements the nodes published (heard and `unknown`).
     public private(set) var published = 0
     /// The recording's motion file (`NAME.motion.csv`), in time order: each row reaches the decision
     /// at its own time, before the samples and ticks at or after it. Empty: no sensors.
@@ -73,75 +70,37 @@ public struct TraceReplay: Sendable {
         set { decider.motionParameters = newValue }
     }
 
-    /// The known beacons (the aggregator configuration's `beacons:`): as live, a beacon marked
-    /// `worn` is decided with the worn profile and one with its own `awayTimeout` goes away after it.
+    /// The known beacons (the aggregator configuration's `beacons:`): as live, one with its own
+    /// `awayTimeout` goes away after it, and a node's track of one marked `worn` knows it (`BeaconTrack.worn`).
     public var knownBeacons: [KnownBeacon] = [] {
         didSet {
             known = [:]
             for entry in knownBeacons where known[entry.beacon] == nil { known[entry.beacon] = entry }
             applied = []
             for key in Array(tracks.keys) {
-                let worn = isWorn(key)
-                tracks[key]?.worn = worn
-                if !worn { wornLevels[key] = nil } else if wornLevels[key] == nil { wornLevels[key] = WornLevel() }
+                tracks[key]?.worn = known[key.beacon]?.worn ?? false
+                if !followsLevel(key) { wornLevels[key] = nil } else if wornLevels[key] == nil { wornLevels[key] = WornLevel() }
             }
         }
     }
     private var known: [BeaconID: KnownBeacon] = [:]
-    /// Whether the node's track of the beacon reports rises: marked worn, and not a foreign node.
-    private func isWorn(_ key: TrackKey) -> Bool {
-        (known[key.beacon]?.worn ?? false) && !foreignNodes.contains(key.node)
-    }
+    /// Whether the node publishes the beacon by its level (`WornLevel`): its known-beacon entry marks it worn.
+    private func followsLevel(_ key: TrackKey) -> Bool { known[key.beacon]?.worn ?? false }
     /// The known beacons whose entry the decider has been told.
     private var applied: Set<BeaconID> = []
 
-    /// Nodes replayed as foreign ones (ESPresense, a gateway, an older agent): they report no rises
-    /// of worn beacons (`presence-bench evaluate`'s mixed sites). Set before the first sample.
-    public var foreignNodes: Set<String> = []
-
-    /// Whether the replayed nodes announce that they report rises, as our agents do in their
-    /// retained `info` (`riseReports`), which the aggregator reads before any measurement: each node
-    /// a trace's advertisements are replayed through (our agent's own track) is taken as one that
-    /// reports rises when it is first replayed, before its first rise. Foreign nodes and the rows
-    /// of a recorded trace of published measurements never announce; nor do agents whose rise
-    /// reports are off (`tracking.rise.isOn`). Off: the aggregator learns each node from its
-    /// first rise report, as with agents older than the announcement. Set before the first sample.
-    public var announcesRises = true
-    /// Seconds from a level query (`SwitchingRule.riseQuery`, `RoomDecider.takeLevelQueries()`)
-    /// to its node's answer reaching the decision: the broker's round trip, default 0.1 s. A replayed
-    /// node answers as our agent does (docs/MQTT.md, `<root>/nodes/<node>/level`): its current
-    /// measurement, whose `rssi` is its loudest advert of the last `rise.within` seconds. Foreign nodes
-    /// and the rows of a recorded trace do not answer (a recorded answer is a row of its own).
-    public var levelQueryDelay = 0.1
-    /// Level queries sent and not yet answered: when the answer arrives, and which track answers.
-    private var pendingAnswers: [(due: Instant, key: TrackKey)] = []
-
-    /// The nodes taken as announced so far (only touched when a node's first track is made).
-    private var announced: Set<String> = []
-
-    /// `wornRule`, `wornRiseRule`: the switching rules of beacons `knownBeacons` marks worn (`decision.worn`).
+    /// A replay deciding with `decision`, and with `model` over it when given.
     public init(tracking: TrackingParameters = .default, decision: RoomDecisionParameters = .default,
-                wornRule: SwitchingRule = .worn, wornRiseRule: SwitchingRule? = .wornRise,
                 tickInterval: Double = 1, model: SiteModel? = nil) {
         self.tracking = tracking
         self.tickInterval = tickInterval.isFinite && tickInterval > 0 ? tickInterval : 1
-        decider = SiteRoomDecider(parameters: decision, wornRule: wornRule, wornRiseRule: wornRiseRule, model: model)
+        decider = SiteRoomDecider(parameters: decision, model: model)
     }
 
     /// The published measurements kept since the last call (with `keepsPublished`).
     public mutating func takePublished() -> [SiteModelLearner.Measurement] {
-        defer {
-            publishedMeasurements.removeAll(keepingCapacity: true)
-            publishedRises.removeAll(keepingCapacity: true)
-        }
+        defer { publishedMeasurements.removeAll(keepingCapacity: true) }
         return publishedMeasurements
-    }
-
-    /// `takePublished()` with each measurement's `rise`, dB (nil without a rise report): what
-    /// `--output published` writes beside the evidence, which carries only the level (`riseRssi`).
-    public mutating func takePublishedWithRises() -> [(measurement: SiteModelLearner.Measurement, rise: Double?)] {
-        let rises = publishedRises
-        return zip(takePublished(), rises).map { ($0, $1) }
     }
 
     /// Nodes the model does not know, each returned once (for the log).
@@ -175,16 +134,15 @@ public struct TraceReplay: Sendable {
                 measuredPower: Double(sample.measuredPower ?? 0), distance: publication.distance,
                 proximity: publication.isSilence ? .unknown : publication.proximity, shouldPublish: true)
             published += 1
-            // As live (`ReceivedMeasurement.evidence`): the advert and the rise count only beside a
-            // filtered RSSI, which a live measurement without one leaves at −∞.
+            // As live (`ReceivedMeasurement.evidence`): the advert counts only beside a filtered
+            // RSSI, which a live measurement without one leaves at −∞.
             let filtered = publication.rssiFiltered != nil
             let evidence = NodeEvidence(beacon: sample.beacon, node: sample.node, room: sample.room,
                                         rssiFiltered: update.rssiFiltered, sigma: 0,
                                         distance: publication.isSilence ? nil : publication.distance,
                                         proximity: update.proximity, rssi: filtered ? publication.rssi : nil,
-                                        riseRssi: filtered ? publication.riseRssi : nil,
                                         level: publication.isSilence ? nil : publication.level)
-            decisions += deliver(evidence, rise: publication.rise, at: sample.time)
+            decisions += deliver(evidence, at: sample.time)
             return Step(measurement: Measurement(sample: sample, update: update), decisions: decisions)
         }
         let key = TrackKey(beacon: sample.beacon, node: sample.node)
@@ -192,13 +150,10 @@ public struct TraceReplay: Sendable {
         if let existing = tracks.removeValue(forKey: key) {
             track = existing
         } else {
-            // As the live agent: a beacon its known-beacon entry marks worn reports its rises.
-            track = BeaconTrack(parameters: tracking, worn: isWorn(key))
-            wornLevels[key] = isWorn(key) ? WornLevel() : nil
-            if announcesRises, tracking.rise.isOn, !foreignNodes.contains(key.node), !announced.contains(key.node) {
-                announced.insert(key.node)
-                decider.noteReportsRises(node: key.node)
-            }
+            // As the live agent: the track knows whether its known-beacon entry marks it worn, and a
+            // worn beacon is published by its level.
+            track = BeaconTrack(parameters: tracking, worn: known[key.beacon]?.worn ?? false)
+            wornLevels[key] = followsLevel(key) ? WornLevel() : nil
             let index = trackOrder.firstIndex { ($0.beacon, $0.node) > (key.beacon, key.node) } ?? trackOrder.endIndex
             trackOrder.insert(key, at: index)
         }
@@ -206,7 +161,7 @@ public struct TraceReplay: Sendable {
         tracks[key] = track
         if publishes(key, update, rssi: sample.rssi, at: sample.time) {
             published += 1
-            decisions += deliver(evidence(key, room: sample.room, update), rise: update.rise?.rise, at: sample.time)
+            decisions += deliver(evidence(key, room: sample.room, update), at: sample.time)
         }
         return Step(measurement: Measurement(sample: sample, update: update), decisions: decisions)
     }
@@ -215,7 +170,6 @@ public struct TraceReplay: Sendable {
     /// `unknown` measurements delivered, then the aggregator's tick.
     private mutating func passTime(to time: Instant) -> [TimedDecision] {
         var decisions: [TimedDecision] = []
-        decisions += answerLevelQueries(dueBy: time)
         while nextMotion < motion.count, motion[nextMotion].time <= time {
             let row = motion[nextMotion]
             decider.setMotion(room: row.room, occupied: row.occupied, at: row.time)
@@ -245,8 +199,7 @@ public struct TraceReplay: Sendable {
         let publish = level.observe(
             rssi: rssi, filtered: update.rssiFiltered, at: time, heartbeat: tracking.publish.heartbeat, tracking.wornLevel)
         wornLevels[key] = level
-        // A rise report (while they exist) still goes out at once beside the level, as the agent sends it.
-        return publish || update.rise != nil
+        return publish
     }
 
     /// A worn beacon's "not heard" at `time`, once `WornLevel.silenceAfter` passed without an advert:
@@ -262,53 +215,22 @@ public struct TraceReplay: Sendable {
 
     /// One published measurement reaches the aggregator: the physics decision, and the model's
     /// beside it when there is one (its decisions are then the ones that count).
-    private mutating func deliver(_ evidence: NodeEvidence, rise: Double? = nil, at time: Instant) -> [TimedDecision] {
-        if keepsPublished {
-            publishedMeasurements.append(.init(time: time, evidence: evidence))
-            publishedRises.append(rise)
-        }
+    private mutating func deliver(_ evidence: NodeEvidence, at time: Instant) -> [TimedDecision] {
+        if keepsPublished { publishedMeasurements.append(.init(time: time, evidence: evidence)) }
         if !known.isEmpty, let entry = known[evidence.beacon], !applied.contains(evidence.beacon) {
             // As the live aggregator does when a known beacon is first heard.
             applied.insert(evidence.beacon)
             let slot = decider.addSlot(for: evidence.beacon)
             decider.setAwayTimeout(entry.awayTimeout, for: slot)
-            decider.setWorn(entry.worn, for: slot)
         }
         let decision = decider.update(evidence, at: time)
-        for query in decider.takeLevelQueries() {
-            let key = TrackKey(beacon: query.beacon, node: query.node)
-            guard tracks[key] != nil, !foreignNodes.contains(query.node) else { continue }
-            published += 1
-            pendingAnswers.append((time.advanced(by: levelQueryDelay), key))
-        }
         return decision.map { [TimedDecision(time: time, decision: $0)] } ?? []
-    }
-
-    /// The answers of the level queries due by `time`, each delivered at its own time: the node's
-    /// current measurement with its loudest advert of the last `rise.within` seconds as `rssi`.
-    private mutating func answerLevelQueries(dueBy time: Instant) -> [TimedDecision] {
-        var decisions: [TimedDecision] = []
-        while let index = pendingAnswers.indices.min(by: { pendingAnswers[$0].due < pendingAnswers[$1].due }),
-              pendingAnswers[index].due <= time {
-            let (due, key) = pendingAnswers.remove(at: index)
-            guard var track = tracks[key], let level = track.levelNow(at: due),
-                  let update = track.current(at: due) else { continue }
-            tracks[key] = track
-            published += 1
-            var answer = evidence(key, room: rooms[key.node] ?? "", update)
-            // A node that heard nothing in its last second answers null, read as `unheardLevel`.
-            answer.rssi = level ?? NodeEvidence.unheardLevel
-            answer.riseRssi = nil
-            decisions += deliver(answer, at: due)
-        }
-        return decisions
     }
 
     private func evidence(_ key: TrackKey, room: String, _ update: TrackUpdate) -> NodeEvidence {
         NodeEvidence(beacon: key.beacon, node: key.node, room: room, rssiFiltered: update.rssiFiltered,
                      sigma: update.sigma, distance: update.distance, proximity: update.proximity,
-                     rssi: Double(update.rssi), riseRssi: update.rise?.level,
-                     level: update.isSilence ? nil : wornLevels[key]?.publishedLevel)
+                     rssi: Double(update.rssi), level: update.isSilence ? nil : wornLevels[key]?.publishedLevel)
     }
 
     /// Replays `samples` and returns the decision rows (time of each change and the decision).

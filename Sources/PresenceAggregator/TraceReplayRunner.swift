@@ -30,14 +30,11 @@ public enum TraceReplayRunner {
     @discardableResult
     public static func run(
         path: String, output: Output, tracking: TrackingParameters = .default,
-        decision: RoomDecisionParameters = .default, wornRule: SwitchingRule = .worn,
-        wornRiseRule: SwitchingRule? = .wornRise,
+        decision: RoomDecisionParameters = .default,
         knownBeacons: [KnownBeacon] = [], model: SiteModel? = nil, motion: [MotionSample] = [],
-        motionParameters: MotionParameters = .default, foreignNodes: Set<String> = [], write: (String) -> Void
+        motionParameters: MotionParameters = .default, write: (String) -> Void
     ) throws -> Summary {
-        var replay = TraceReplay(tracking: tracking, decision: decision, wornRule: wornRule, wornRiseRule: wornRiseRule,
-                                 model: model)
-        replay.foreignNodes = foreignNodes
+        var replay = TraceReplay(tracking: tracking, decision: decision, model: model)
         replay.knownBeacons = knownBeacons
         replay.motion = motion
         replay.motionParameters = motionParameters
@@ -64,8 +61,8 @@ public enum TraceReplayRunner {
                 write(ReplayCSV.measurementRow(step.measurement))
                 summary.rows += 1
             case .published:
-                for (published, rise) in replay.takePublishedWithRises() {
-                    write(ReplayCSV.recordRow(time: published.time, evidence: published.evidence, rise: rise))
+                for published in replay.takePublished() {
+                    write(ReplayCSV.recordRow(time: published.time, evidence: published.evidence))
                     summary.rows += 1
                 }
             case .decisions:

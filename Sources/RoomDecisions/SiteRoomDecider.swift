@@ -11,16 +11,9 @@ public struct SiteRoomDecider: Sendable {
     /// The learned model's decision; nil without a model.
     public private(set) var model: SiteModelDecider?
 
-    /// Takes `node` as one that reports rises (`RoomDecider.noteReportsRises(node:)`).
-    public mutating func noteReportsRises(node: String) { physics.noteReportsRises(node: node) }
-    /// Takes `node` as one that reports no rises until its next rise report (`RoomDecider.forgetReportsRises(node:)`).
-    public mutating func forgetReportsRises(node: String) { physics.forgetReportsRises(node: node) }
-
-    /// `wornRule`, `wornRiseRule`: the switching rules of beacons marked worn
-    /// (`RoomDecider.init(parameters:wornRule:wornRiseRule:)`).
-    public init(parameters: RoomDecisionParameters, wornRule: SwitchingRule = .worn,
-                wornRiseRule: SwitchingRule? = .wornRise, model: SiteModel?) {
-        physics = RoomDecider(parameters: parameters, wornRule: wornRule, wornRiseRule: wornRiseRule)
+    /// The physics rule with `parameters`, and the model over it when there is one.
+    public init(parameters: RoomDecisionParameters, model: SiteModel?) {
+        physics = RoomDecider(parameters: parameters)
         self.model = model.map(SiteModelDecider.init(model:))
     }
 
@@ -36,11 +29,9 @@ public struct SiteRoomDecider: Sendable {
     /// As `update(_:at:)`, for a beacon the caller already holds the physics slot of (the live
     /// aggregator: one hash per measurement). The evidence is built only for a model.
     public mutating func update(node: String, room: String, distance: Double?, proximity: Proximity,
-                                in slot: RoomDecider.BeaconSlot, at time: Instant, rawOffset: Double? = nil,
-                                riseOffset: Double? = nil,
+                                in slot: RoomDecider.BeaconSlot, at time: Instant,
                                 evidence: @autoclosure () -> NodeEvidence) -> RoomDecision? {
-        let decision = physics.update(node: node, room: room, distance: distance, proximity: proximity, in: slot, at: time,
-                                      rawOffset: rawOffset, riseOffset: riseOffset)
+        let decision = physics.update(node: node, room: room, distance: distance, proximity: proximity, in: slot, at: time)
         guard model != nil else { return decision }
         return model!.update(evidence(), physicsRoom: physics.room(in: slot), physics: { physics.decision(in: slot) }, at: time)
     }
@@ -101,11 +92,6 @@ public struct SiteRoomDecider: Sendable {
         physics.setAwayTimeout(timeout, for: slot)
     }
 
-    /// Decides a beacon as worn on a body (the physics rule's worn profile) or not.
-    public mutating func setWorn(_ worn: Bool, for slot: RoomDecider.BeaconSlot) {
-        physics.setWorn(worn, for: slot)
-    }
-
     /// Drops everything about a beacon.
     public mutating func forget(beacon: BeaconID) {
         physics.forget(beacon: beacon)
@@ -113,8 +99,6 @@ public struct SiteRoomDecider: Sendable {
     }
 
     /// Nodes the model does not know, each returned once (for the log); none without a model.
-    public mutating func takeLevelQueries() -> [RoomDecider.LevelQuery] { physics.takeLevelQueries() }
-
     public mutating func takeUnknownNodes() -> [String] {
         model?.takeUnknownNodes() ?? []
     }

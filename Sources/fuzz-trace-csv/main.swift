@@ -1,8 +1,8 @@
 import BeaconCore
 
 /// libFuzzer entry: any bytes as a trace file, split into lines and parsed as `replay` does: an
-/// input trace, or a recorded one (`proximity` and the published columns, the advert and a worn
-/// beacon's rise report; the seed `recorded-rise` of .ci/fuzz), whose values are read back.
+/// input trace, or a recorded one (`proximity` and the published columns and the advert; the seed
+/// `recorded-rise` of .ci/fuzz also has an older recording's rise columns), whose values are read back.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTraceCSV(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -13,7 +13,7 @@ public func fuzzTraceCSV(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         guard !failed else { return }
         do {
             if let recorded = try parser.parse(line: line)?.publication {
-                _ = [recorded.rssiFiltered, recorded.distance, recorded.rssi, recorded.rise, recorded.riseRssi, recorded.level]
+                _ = [recorded.rssiFiltered, recorded.distance, recorded.rssi, recorded.level]
             }
         } catch {
             _ = error.description

@@ -42,39 +42,6 @@ struct AggregatorOptions: ParsableArguments {
     @Option(help: "dB the current room defends with while its motion sensor reports motion, 0: off (PRESENCE_MOTION_HOLD).")
     var motionHold: String?
 
-    @Option(help: "A worn beacon's margin, dB (decision.worn.margin, PRESENCE_WORN_MARGIN).")
-    var wornMargin: String?
-
-    @Option(help: "A worn beacon's hold, dB/s (decision.worn.fallRate, PRESENCE_WORN_FALL_RATE).")
-    var wornFallRate: String?
-
-    @Option(help: "A worn beacon's dwell, seconds (decision.worn.dwell, PRESENCE_WORN_DWELL).")
-    var wornDwell: String?
-
-    @Option(help: "A worn beacon's integrated lead to switch, dB·s (decision.worn.evidence, PRESENCE_WORN_EVIDENCE).")
-    var wornEvidence: String?
-
-    @Option(help: "A worn beacon's largest lead one instant contributes, dB (decision.worn.leadCap, PRESENCE_WORN_LEAD_CAP).")
-    var wornLeadCap: String?
-
-    @Option(help: "A worn beacon's fast clock: raw lead in dB that wins at once, or off (decision.worn.fastLead, PRESENCE_WORN_FAST_LEAD).")
-    var wornFastLead: String?
-
-    @Option(help: "How long the fast clock's raw lead must last, seconds (decision.worn.fastFor, PRESENCE_WORN_FAST_FOR).")
-    var wornFastFor: String?
-
-    @Option(help: "A worn beacon's rise rule, used while every node hearing it reports rises: a rise report that leads every other room by this many dB wins at once, or off: the worn profile only (decision.worn.riseLead, PRESENCE_WORN_RISE_LEAD).")
-    var wornRiseLead: String?
-
-    @Option(help: "The rise rule's dwell: how long a challenger must lead by the filtered values without a rise report, seconds (decision.worn.riseDwell, PRESENCE_WORN_RISE_DWELL).")
-    var wornRiseDwell: String?
-
-    @Option(help: "The rise rule's integrated lead to switch without a rise report, dB·s (decision.worn.riseEvidence, PRESENCE_WORN_RISE_EVIDENCE).")
-    var wornRiseEvidence: String?
-
-    @Option(help: "The rise rule's level queries: a rise report short of the lead by 3 dB or less asks the nodes in its way for their level now, at most once per this many seconds per beacon, or off (decision.worn.riseQuery, PRESENCE_WORN_RISE_QUERY).")
-    var wornRiseQuery: String?
-
     @Option(help: "Seconds a node's evidence may lag the beacon's newest before it is dropped (PRESENCE_STALE_AFTER).")
     var staleAfter: String?
 
@@ -128,17 +95,6 @@ struct AggregatorOptions: ParsableArguments {
         flags[.staleAfter] = staleAfter
         flags[.pathLossExponent] = pathLossExponent
         flags[.model] = model
-        flags[.wornMargin] = wornMargin
-        flags[.wornFallRate] = wornFallRate
-        flags[.wornDwell] = wornDwell
-        flags[.wornEvidenceToSwitch] = wornEvidence
-        flags[.wornLeadCap] = wornLeadCap
-        flags[.wornFastLead] = wornFastLead
-        flags[.wornFastFor] = wornFastFor
-        flags[.wornRiseLead] = wornRiseLead
-        flags[.wornRiseDwell] = wornRiseDwell
-        flags[.wornRiseEvidence] = wornRiseEvidence
-        flags[.wornRiseQuery] = wornRiseQuery
         flags[.tickInterval] = tickInterval
         flags[.forgetAfter] = forgetAfter
         flags[.maxUnknownBeacons] = maxUnknownBeacons

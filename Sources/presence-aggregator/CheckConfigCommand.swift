@@ -24,7 +24,8 @@ struct CheckConfigCommand: ParsableCommand {
         let loaded = AggregatorConfigurationLoad(
             file: options.configFile, environment: ProcessInfo.processInfo.environment, flags: options.flags)
         let report = CheckConfigReport(
-            settings: loaded.effectiveSettings, errors: loaded.errors.map(\.description), errorPrefix: "check-config: ")
+            settings: loaded.effectiveSettings, errors: loaded.errors.map(\.description),
+            warnings: loaded.warnings.map(\.description), errorPrefix: "check-config: ", warningPrefix: "check-config: warning: ")
         print(report.standardOutput, terminator: "")
         StandardOutput.error(report.standardError)
         if report.status != 0 { throw ExitCode(report.status) }

@@ -14,7 +14,7 @@ import Darwin
 /// `presence-aggregator replay`: runs a recorded trace through the agent's tracking and the
 /// aggregator's room decision on the trace's own clock, as fast as the CPU allows (docs/Files.md).
 /// `--config` takes the live aggregator's YAML file (etc/presence-aggregator.yaml); its `decision`
-/// settings and its known `beacons` (`worn`, `awayTimeout`) matter to a replay, as live.
+/// settings and its known `beacons` (`awayTimeout`) matter to a replay, as live.
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
@@ -30,10 +30,10 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "The trace: CSV with columns time,node,room,beacon,rssi[,measuredPower].")
     var trace: String
 
-    @Option(name: .customLong("config"), help: "The aggregator's YAML configuration; its decision settings and known beacons (worn, awayTimeout) are used.")
+    @Option(name: .customLong("config"), help: "The aggregator's YAML configuration; its decision settings and known beacons (awayTimeout) are used.")
     var configFile: String?
 
-    @Option(help: "decisions (time,beacon,room,distance), measurements (one row per sample after the node's filter, with a worn beacon's rise report) or published (what the nodes published, as run --record writes it).")
+    @Option(help: "decisions (time,beacon,room,distance), measurements (one row per sample after the node's filter) or published (what the nodes published, as run --record writes it).")
     var output: Output = .decisions
 
     @Option(help: "A site model (presence-aggregator learn): decide with it, falling back on the physics decision.")
@@ -60,17 +60,14 @@ struct ReplayCommand: ParsableCommand {
         if let rssiOffset { tracking.distance.rssiOffset = rssiOffset }
         var decision = RoomDecisionParameters.default
         var motionParameters = MotionParameters.default
-        var wornRule = SwitchingRule.worn
-        var wornRiseRule = SwitchingRule.wornRise
         var knownBeacons: [KnownBeacon] = []
         if let configFile {
             do {
                 let configuration = try AggregatorConfiguration.load(file: configFile, environment: [:], flags: [:])
                 decision = configuration.decision
                 motionParameters = configuration.motionDecision
-                wornRule = configuration.wornRule
-                wornRiseRule = configuration.wornRiseRule
                 knownBeacons = configuration.knownBeacons
+                for warning in configuration.warnings { StandardOutput.error("replay: warning: \(warning)\n") }
             } catch {
                 StandardOutput.error(error.lines(prefix: "replay: "))
                 throw ExitCode(2)
@@ -104,7 +101,7 @@ struct ReplayCommand: ParsableCommand {
         var writer = StandardOutput()
         do {
             let summary = try TraceReplayRunner.run(
-                path: trace, output: mode, tracking: tracking, decision: decision, wornRule: wornRule, wornRiseRule: wornRiseRule,
+                path: trace, output: mode, tracking: tracking, decision: decision,
                 knownBeacons: knownBeacons, model: siteModel, motion: motion,
                 motionParameters: motionParameters
             ) { writer.write($0) }

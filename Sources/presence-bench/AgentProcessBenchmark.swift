@@ -31,10 +31,8 @@ enum AgentProcessBenchmark {
         /// VmRSS of an agent that replayed the short capture as fast as it could and then sat
         /// still for two seconds (bytes): what a burst leaves behind before the next trim.
         var restingAfterBurstResidentBytes: Int
-        /// `live` with every beacon in `presence/config/beacons`, not marked worn, then marked worn
-        /// (issue 40: a worn beacon's track keeps its last 6 s of adverts for its rise reports).
+        /// `live` with every beacon in `presence/config/beacons`.
         var liveKnown: (medianBytes: Int, maxBytes: Int)
-        var liveWorn: (medianBytes: Int, maxBytes: Int)
         var nsPerAdvert: Double { (long.cpuSeconds - short.cpuSeconds) / Double(long.adverts - short.adverts) * 1e9 }
         var wholeRunNsPerAdvert: Double { long.cpuSeconds / Double(long.adverts) * 1e9 }
     }
@@ -47,19 +45,16 @@ enum AgentProcessBenchmark {
         let short = try replay(agent: agent, synthetic: synthetic, rounds: shortRounds, port: broker.port, directory: broker.directory)
         let long = try replay(agent: agent, synthetic: synthetic, rounds: longRounds, port: broker.port, directory: broker.directory)
         let live = try liveResident(agent: agent, synthetic: synthetic, rounds: liveRounds, port: broker.port, directory: broker.directory)
-        try publishRetained(topic: "presence/config/beacons", text: synthetic.beaconsConfig(worn: false), port: broker.port)
+        try publishRetained(topic: "presence/config/beacons", text: synthetic.beaconsConfig, port: broker.port)
         let liveKnown = try liveResident(agent: agent, synthetic: synthetic, rounds: liveRounds, port: broker.port,
                                          directory: broker.directory, files: "live-known")
-        try publishRetained(topic: "presence/config/beacons", text: synthetic.beaconsConfig(worn: true), port: broker.port)
-        let liveWorn = try liveResident(agent: agent, synthetic: synthetic, rounds: liveRounds, port: broker.port,
-                                        directory: broker.directory, files: "live-worn")
         // Cleared (an empty retained message), so the resting figure stays as it was measured.
         try publishRetained(topic: "presence/config/beacons", text: "", port: broker.port)
         let afterBurst = try restingResident(
             agent: agent, capture: broker.directory + "/synthetic-\(shortRounds).btsnoop", name: "resting", port: broker.port,
             directory: broker.directory)
         return Result(short: short, long: long, live: live, restingAfterBurstResidentBytes: afterBurst,
-                      liveKnown: liveKnown, liveWorn: liveWorn)
+                      liveKnown: liveKnown)
     }
 
     /// The last seconds of the live-paced capture (`liveRounds` rounds, one a second) in which

@@ -8,14 +8,10 @@ import RoomDecisions
 /// the folder of the house's recordings (SPHERE; not in this repository) holding `receivers/`: each
 /// recording's trace, its truth in the receivers' rooms and its PIR sensors' motion file. `house` is
 /// scored on the radio alone (the motion files ignored), `house-pir` with them, both with our
-/// defaults, with the wristband marked worn (the worn profile, as `replay --config` with `worn: true`
-/// decides it), Bermuda's rule and the strongest-RSSI baseline.
+/// defaults, Bermuda's rule, Home Assistant's `mqtt_room` rule and the strongest-RSSI baseline.
 extension EvaluateCommand {
     /// The house's sites: name, and whether its motion files are read.
     static let houseSites = [(name: "house", motion: false), (name: "house-pir", motion: true)]
-
-    /// The house's wristband, the beacon a known-beacon entry marks worn.
-    static let houseWristband = BeaconID(rawValue: "ibeacon-5350480e-5245-4341-4c4c-000000000001-1-1")
 
     /// Scores the house's sites that `--site` leaves in (all without `--site`) into `report`.
     func scoreHouse(_ folder: String, into report: inout Report, tracking: TrackingParameters, parameters: RoomDecisionParameters) throws {
@@ -29,15 +25,12 @@ extension EvaluateCommand {
             }
             var modes: [String: ModeReport] = [:]
             modes["defaults"] = Self.defaultsMode(site, tracking: tracking, parameters: parameters)
-            modes["wornProfile"] = Self.defaultsMode(site, tracking: tracking, parameters: parameters.worn, worn: true,
-                                                     wornBeacons: [Self.houseWristband])
-            modes["wornProfile"]?.name = "the wristband marked worn (the worn profile)"
             let baseline = site.recordings.map { RecordingResult(name: $0.name, score: Self.scoreBaseline($0)) }
             let bermuda = site.recordings.map { RecordingResult(name: $0.name, score: Self.scoreBermuda($0)) }
             report.sites[site.name] = SiteReport(
                 directory: site.directory, recordings: site.recordings.count, modes: modes,
                 baseline: ModeReport(recordings: baseline, name: "strongest raw RSSI in the last 1 s"),
-                bermuda: ModeReport(recordings: bermuda, name: Self.bermudaName))
+                bermuda: ModeReport(recordings: bermuda, name: Self.bermudaName), mqttRoom: Self.mqttRoomMode(site))
         }
     }
 }

@@ -28,7 +28,7 @@ extension EvaluateCommand {
         return mode
     }
 
-    /// `--site-model-study` (issue 36, fifth round): the learned modes with each training set
+    /// `--site-model-study`: the learned modes with each training set
     /// choosing its evidence rate, the two together held out, the model in sample; returns each
     /// held-out recording's training seconds per room.
     static func studySiteModel(_ recordings: [TraceSet], modes: inout [String: ModeReport], tracking: TrackingParameters,

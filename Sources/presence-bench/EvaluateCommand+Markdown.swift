@@ -16,9 +16,9 @@ extension EvaluateCommand {
     /// The rows of every table: the report's key for the way of deciding, and its name on the page.
     static let markdownRows: [(mode: String, title: String)] = [
         ("defaults", "**this aggregator, defaults**"),
-        ("wornProfile", "this aggregator, the beacon marked worn"),
         ("learned", "site model learned from the other recordings (`learn`'s verdict, leave-one-out)"),
         ("bermuda", "Bermuda 0.8's rule (as `evaluate` replays it)"),
+        ("mqttRoom", "Home Assistant's `mqtt_room` rule (as `evaluate` replays it)"),
         ("baseline", "strongest raw RSSI in the last 1 s"),
     ]
 
@@ -67,10 +67,10 @@ extension EvaluateCommand {
         lines += [
             "## Not on this page",
             "",
-            "The peers' rules are `evaluate`'s own replays of them; the data README's figures for Bermuda's rule",
-            "and the baseline (the shared yardstick's replays) differ a little in flaps and switch times.",
-            "Home Assistant's `mqtt_room` is not replayed by `evaluate`; [data/README.md](../data/README.md) gives",
-            "its figures. A worn tag (`--worn-tag`), simulated motion sensors (`--motion`), ESPresense nodes",
+            "The peers' rules are `evaluate`'s own replays of them. Home Assistant's `mqtt_room` decides as the",
+            "shared yardstick's replay of it does; the data README's figures for Bermuda's rule and the baseline",
+            "(the yardstick's replays) differ a little in flaps and switch times. Simulated motion sensors",
+            "(`--motion`), ESPresense nodes",
             "(`--espresense`) and the grid of decision settings (`--grid`) print as JSON with",
             "`presence-bench evaluate`. How a room is decided: the Room decisions article",
             "([RoomDecisions.md](../Sources/PresenceAggregator/PresenceAggregator.docc/RoomDecisions.md)); what was",
@@ -83,6 +83,7 @@ extension EvaluateCommand {
         guard let site else { return nil }
         switch mode {
         case "bermuda": return site.bermuda.summary
+        case "mqttRoom": return site.mqttRoom.summary
         case "baseline": return site.baseline.summary
         default: return site.modes[mode]?.summary
         }

@@ -18,10 +18,6 @@ extension EvaluateCommand {
         /// static-rssi series, `presence-bench speed`'s figure with the default tracking), with the
         /// tracking replayed here; nil without `<data>/static-rssi`.
         var messagesPerBeaconNodeMinuteAtRest: Double?
-        /// The same for a beacon marked worn, whose nodes also report its rises (`RiseReport`).
-        var messagesPerBeaconNodeMinuteAtRestWorn: Double?
-        /// The worn tag every recording was replayed as (`--worn-tag`); nil without.
-        var wornTag: WornTagReport?
         var sites: [String: SiteReport]
         /// With `--motion`: per site, the figures as the simulated sensors gave them.
         var motion: [String: MotionFiguresReport]?
@@ -58,6 +54,8 @@ extension EvaluateCommand {
         var baseline: ModeReport
         /// Bermuda 0.8's rule on the same advertisements.
         var bermuda: ModeReport
+        /// Home Assistant's `mqtt_room` rule on the same advertisements.
+        var mqttRoom: ModeReport
         /// With `--site-model-study`: per held-out recording, the seconds of each room its training recordings hold.
         var trainingSeconds: [String: [String: Double]]?
     }
@@ -94,15 +92,10 @@ extension EvaluateCommand {
 
     struct Parameters: Encodable {
         var margin, fallRate, dwell, evidenceToSwitch, leadCap, settleTime, staleAfter, awayTimeout, pathLossExponent: Double
-        /// The fast clock's lead (nil: off) and how long it must hold.
-        var fastLead: Double?
-        var fastFor: Double
         init(_ p: RoomDecisionParameters) {
             let rule = p.rule
             margin = rule.margin; fallRate = rule.fallRate; dwell = rule.dwell; evidenceToSwitch = rule.evidenceToSwitch
             leadCap = rule.leadCap
-            fastLead = rule.fastLead.isFinite ? rule.fastLead : nil
-            fastFor = rule.fastFor
             settleTime = p.settleTime
             staleAfter = p.staleAfter; awayTimeout = p.awayTimeout; pathLossExponent = p.pathLossExponent
         }

@@ -22,15 +22,12 @@ import PresenceAggregator
 /// median switch latency, missed changes summed (and the pooled accuracy and latency beside them). The "strongest raw RSSI in the last 1 s" baseline is
 /// scored the same way; it validates the scorer against the published reference figures.
 ///
-/// With `--worn-tag` every recording's advertisements are first made as a tag worn on a body would
-/// have made them (`WornTagSignal`), and the report says how under `wornTag`. Bermuda 0.8's rule
-/// (`BermudaRuleBaseline`) is scored beside ours on the same advertisements, under `bermuda`, and
-/// the worn profile (`SwitchingRule.worn`, what a known beacon marked `worn` is decided
-/// with) as mode `wornProfile` (also with `--worn-profile` on the recorded walks).
+/// Bermuda 0.8's rule (`BermudaRuleBaseline`) is scored beside ours on the same advertisements,
+/// under `bermuda`, as is Home Assistant's `mqtt_room` rule (`MQTTRoomBaseline`) under `mqttRoom`.
 ///
-/// JSON shape: `{ parameters, filter, publish, messagesPerBeaconNodeMinuteAtRest, wornTag?, sites: { NAME: {
+/// JSON shape: `{ parameters, filter, publish, messagesPerBeaconNodeMinuteAtRest, sites: { NAME: {
 /// directory, recordings, modes: { MODE: { recordings: [Row], summary: Summary,
-/// messagesPerBeaconNodeMinuteMoving? } }, baseline: { recordings, summary }, bermuda: { recordings, summary } } }, grid? }`.
+/// messagesPerBeaconNodeMinuteMoving? } }, baseline: { recordings, summary }, bermuda: { recordings, summary }, mqttRoom: { recordings, summary } } }, grid? }`.
 /// A further mode (the learned site model, judged leave-one-recording-out) adds its own key under
 /// `modes` beside `defaults`, built with `ModeReport(recordings:)` from its own scores. The learned
 /// modes add `rooms` (per true room, the share of its time decided right), and `learnTogether` is
@@ -63,12 +60,6 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: "Lead cap in dB.")
     var leadCap: Double?
 
-    @Option(help: "The fast clock: a room whose raw readings lead the held score by this many dB for --fast-for wins at once (inf: off).")
-    var fastLead: Double?
-
-    @Option(help: "How long the fast clock's raw readings must lead, seconds.")
-    var fastFor: Double?
-
     @Option(help: "Settle time in seconds.")
     var settleTime: Double?
 
@@ -92,29 +83,6 @@ struct EvaluateCommand: ParsableCommand {
 
     @Option(help: "The agents' Kalman measurement noise r in dB².")
     var measurementNoise: Double?
-
-    @Flag(help: "Wear the tag: every recording's advertisements as a tag worn on a body would have made them (WornTagSignal: a wristband's packets, the body's shadow, weak packets lost; seeded, so runs repeat).")
-    var wornTag = false
-
-    @OptionGroup(title: "Worn tag model (with --worn-tag)") var wornTagModel: WornTagOptions
-
-    @Option(help: "Worn tag: which draw of the same model to wear (0: seeded by each recording's name; k: by its name and #k, as signal-figures --worn-draws), to see how much a figure hangs on one draw.")
-    var wornDraw = 0
-
-    @Option(name: .customLong("candidate"), help: ArgumentHelp("Search (the worn-tag rounds of the Room decisions article): score these decision settings (key=value,… over the worn profile: margin, fallRate, dwell, evidence, leadCap, fastLead, fastFor, settle, riseLead, risePending, riseQuery; agent: rise…; who reports rises: foreign 0–3, riseRule 0/1, announce 0/1 (known: the same); empty: the defaults) on the worn walks over --worn-draws draws beside Bermuda's rule; one JSON line each; repeat for more.", valueName: "settings"))
-    var candidates: [String] = []
-
-    @Option(name: .customLong("rise-oracle"), help: ArgumentHelp("Search: score this oracle, a rule that reads every advert (RiseGatedOracle; key=value,…: lead, adverts, rise, over, fall, grow, growFor, slowLead, slowFor, window), on every advert and on what the nodes publish, beside Bermuda's rule and the candidates: a bound for the rules, not a rule to ship; one JSON line each; repeat for more.", valueName: "spec"))
-    var riseOracles: [String] = []
-
-    @Option(help: "Search: how many draws of the worn tag each candidate meets (default 4; only with --candidate or --rise-oracle).")
-    var wornDraws: Int?
-
-    @Flag(help: "Search: score each candidate on the recorded walks (as the beacons were carried) too, not only worn.")
-    var candidatesRecorded = false
-
-    @Flag(help: "Also score the worn profile (a beacon marked worn: SwitchingRule.worn) as mode wornProfile; on by itself with --worn-tag.")
-    var wornProfile = false
 
     @Flag(help: "Skip the learned site model's modes (quicker, for trying decision settings).")
     var physicsOnly = false
@@ -170,14 +138,6 @@ struct EvaluateCommand: ParsableCommand {
         if house == nil, let name = onlySites.first(where: { name in Self.houseSites.contains { $0.name == name } }) {
             throw ValidationError("--site \(name): give the house's folder with --house")
         }
-        // A report scores one draw of the worn tag; several draws are summed only by a search. Silently
-        // ignoring the flag once made a one-draw report pass for a twelve-draw figure.
-        if let wornDraws, candidates.isEmpty, riseOracles.isEmpty {
-            throw ValidationError("--worn-draws \(wornDraws): only a --candidate or --rise-oracle search meets several draws; a report scores one draw (--worn-draw K)")
-        }
-        for spec in riseOracles {
-            do { _ = try RiseGatedOracle(spec: spec) } catch { throw ValidationError("--rise-oracle: \(error)") }
-        }
     }
 
     func run() throws {
@@ -188,8 +148,6 @@ struct EvaluateCommand: ParsableCommand {
         if let evidence { parameters.rule.evidenceToSwitch = evidence }
         if let leadCap { parameters.rule.leadCap = leadCap }
         if let settleTime { parameters.settleTime = settleTime }
-        if let fastLead { parameters.rule.fastLead = fastLead }
-        if let fastFor { parameters.rule.fastFor = fastFor }
 
         var tracking = TrackingParameters.default
         if let rssiStep { tracking.publish.rssiStep = rssiStep }
@@ -217,40 +175,15 @@ struct EvaluateCommand: ParsableCommand {
             }
             sites.removeAll { !wanted.contains($0.name) }
         }
-        if !candidates.isEmpty || !riseOracles.isEmpty {
-            try Self.searchCandidates(candidates, riseOracles: riseOracles, sites: sites, draws: wornDraw..<(wornDraw + max(1, wornDraws ?? 4)), recorded: candidatesRecorded,
-                                      wornSignal: wornTagModel.signal(), tracking: tracking, base: parameters, data: data)
-            return
-        }
-        // The worn tag before anything is replayed or learned: at home the walks learned from are worn too.
-        let worn = wornTag ? wornTagModel.signal() : nil
-        if let worn {
-            for site in sites.indices {
-                for index in sites[site].recordings.indices {
-                    let recording = sites[site].recordings[index]
-                    sites[site].recordings[index].samples = worn.apply(to: recording.samples, truth: recording.truth,
-                                                                       name: wornDraw == 0 ? recording.name : "\(recording.name)#\(wornDraw)")
-                }
-            }
-        }
-        var report = Report(parameters: .init(parameters), filter: tracking.filter, publish: tracking.publish,
-                            wornTag: worn.map { WornTagReport($0.parameters) }, sites: [:])
+        var report = Report(parameters: .init(parameters), filter: tracking.filter, publish: tracking.publish, sites: [:])
         // The at-rest rate is the still beacons' (static-rssi), the same for every site, with the
         // agents' tracking as replayed (a filter or publish flag changes it too).
         report.messagesPerBeaconNodeMinuteAtRest =
             (try? SpeedBenchmarks.messagesAtRest(dataDirectory: data, tracking: tracking)).map { rounded($0, 3) }
-        report.messagesPerBeaconNodeMinuteAtRestWorn =
-            (try? SpeedBenchmarks.messagesAtRest(dataDirectory: data, tracking: tracking, worn: true)).map { rounded($0, 3) }
         var motionFigures: [String: MotionFiguresReport] = [:]
         for site in sites {
             var modes: [String: ModeReport] = [:]
             modes["defaults"] = Self.defaultsMode(site, tracking: tracking, parameters: parameters)
-            if wornTag || wornProfile {
-                // Every beacon decided as one marked worn would be (the replay's beacons are all the walker's tag).
-                // Marked worn as a known beacon: the nodes report its rises (`RiseReport`).
-                modes["wornProfile"] = Self.defaultsMode(site, tracking: tracking, parameters: parameters.worn, worn: true)
-                modes["wornProfile"]?.name = "the worn profile (a known beacon marked worn)"
-            }
             // The site model learned from the site's other recordings (EvaluateCommand+Learned.swift).
             // `learned` follows learn's verdict (the model, or physics where the model did not beat it
             // on the training recordings); `learnedModelAlone` always decides with the model.
@@ -287,6 +220,7 @@ struct EvaluateCommand: ParsableCommand {
                                      name: "strongest raw RSSI in the last 1 s"),
                 bermuda: ModeReport(recordings: bermuda.map { RecordingResult(name: $0.name, score: $0.score) },
                                     name: Self.bermudaName),
+                mqttRoom: Self.mqttRoomMode(site),
                 trainingSeconds: trainingSeconds)
         }
         if let house { try scoreHouse(house, into: &report, tracking: tracking, parameters: parameters) }
@@ -322,12 +256,11 @@ struct EvaluateCommand: ParsableCommand {
 
     /// The `defaults` mode of a site: each recording replayed through the agents' tracking and the
     /// aggregator's decision, and what the nodes published while the beacons moved.
-    static func defaultsMode(_ site: Site, tracking: TrackingParameters, parameters: RoomDecisionParameters, worn: Bool = false,
-                             wornBeacons: Set<BeaconID>? = nil) -> ModeReport {
+    static func defaultsMode(_ site: Site, tracking: TrackingParameters, parameters: RoomDecisionParameters) -> ModeReport {
         var results: [RecordingResult] = []
         var totalMessages = 0, totalMinutes = 0.0
         for set in site.recordings {
-            let (score, messages, minutes, _) = replay(set, tracking: tracking, parameters: parameters, worn: worn, wornBeacons: wornBeacons)
+            let (score, messages, minutes, _) = replay(set, tracking: tracking, parameters: parameters)
             var result = RecordingResult(name: set.name, score: score)
             result.messagesPerBeaconNodeMinute = minutes > 0 ? Double(messages) / minutes : nil
             results.append(result)
@@ -404,27 +337,10 @@ struct EvaluateCommand: ParsableCommand {
 
     /// Replays the trace: its score, and the measurements the nodes published over how many
     /// beacon-node-minutes (each (beacon, node) pair counted from the trace's first sample to its last).
-    /// `worn`: every beacon of the trace is a known beacon marked worn, decided with `parameters` as its
-    /// worn rule (only those of `wornBeacons` when given); the nodes' tracks then report its rises
-    /// (`RiseReport`), as live agents would.
-    /// `wornRiseRule`: the rule while the nodes hearing it report rises (nil: none). `foreign`: which
-    /// rooms' nodes report no rises, as ESPresense nodes (`foreignNodes(of:half:)`; 0: none).
-    /// `announce`: our agents announce their rise reports in their `info`, so the aggregator knows
-    /// them from the start (`TraceReplay.announcesRises`); false: it learns each from its first rise.
-    static func replay(_ set: TraceSet, tracking: TrackingParameters, parameters: RoomDecisionParameters, worn: Bool = false,
-                       wornBeacons: Set<BeaconID>? = nil,
-                       wornRiseRule: SwitchingRule? = .wornRise, foreign: Int = 0, announce: Bool = true,
-                       queryDelay: Double = 0.1)
+    static func replay(_ set: TraceSet, tracking: TrackingParameters, parameters: RoomDecisionParameters)
         -> (score: RoomDecisionScore, messages: Int, beaconNodeMinutes: Double, decisions: [(time: Instant, decision: RoomDecision)])
     {
-        var replay = TraceReplay(tracking: tracking, decision: parameters, wornRule: parameters.rule, wornRiseRule: wornRiseRule)
-        replay.foreignNodes = foreignNodes(of: set, half: foreign)
-        replay.announcesRises = announce
-        replay.levelQueryDelay = queryDelay
-        if worn {
-            replay.knownBeacons = Set(set.samples.map(\.beacon)).filter { wornBeacons?.contains($0) ?? true }.sorted()
-                .map { KnownBeacon(beacon: $0, worn: true) }
-        }
+        var replay = TraceReplay(tracking: tracking, decision: parameters)
         replay.motionParameters = set.motionParameters
         replay.motion = set.motion
         var rows: [(time: Instant, decision: RoomDecision)] = []
@@ -449,6 +365,15 @@ struct EvaluateCommand: ParsableCommand {
         perBeacon(set) { beacon in
             BermudaRuleBaseline.decisions(of: set.samples.filter { $0.beacon == beacon })
         }
+    }
+
+    /// Home Assistant's `mqtt_room` rule on every recording of the site (`MQTTRoomBaseline`).
+    static func mqttRoomMode(_ site: Site) -> ModeReport {
+        ModeReport(recordings: site.recordings.map { set in
+            RecordingResult(name: set.name, score: perBeacon(set) { beacon in
+                MQTTRoomBaseline.decisions(of: set.samples.filter { $0.beacon == beacon })
+            })
+        }, name: "Home Assistant's mqtt_room rule: a nearer report, one from the same room, or any once the kept one is 5 s old")
     }
 
     static let bermudaName = "Bermuda 0.8's rule: bottom-hugging distance, a challenger nearer by 30 % of the two distances' mean (15 % with its history), adverts up to 10 s old, every 1.05 s"

@@ -105,7 +105,6 @@ struct FleetLayout {
         json.add("source", "fleet")
         json.add("startedAt", ISO8601Timestamp.string(from: startedAt))
         json.add("configRevision", 0)
-        json.add("riseReports", true)
         return json.json
     }
 

@@ -5,7 +5,7 @@ import Foundation
 import PresenceAggregator
 import RoomDecisions
 
-/// Issue 38's sixth round: how many locations the aggregator publishes per measurement on the
+/// How many locations the aggregator publishes per measurement on the
 /// recordings, under the location refresh rule (`LocationRefreshRule.default`) and under the old
 /// rule (every change of 0.1 m, `.everyTenth`). Each recording's published measurements (what the
 /// nodes' filters would have sent) go through an `AggregatorCore` on the recording's clock, with a

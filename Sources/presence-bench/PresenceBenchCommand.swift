@@ -7,6 +7,6 @@ struct PresenceBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "presence-bench",
         abstract: "Prints the project's measured figures as JSON.",
-        subcommands: [CalibrateCommand.self, ProximityCommand.self, EvaluateCommand.self, SignalFiguresCommand.self, SpeedCommand.self, FleetCommand.self, ServiceCostCommand.self, LocationPublicationsCommand.self]
+        subcommands: [CalibrateCommand.self, ProximityCommand.self, EvaluateCommand.self, SpeedCommand.self, FleetCommand.self, ServiceCostCommand.self, LocationPublicationsCommand.self]
     )
 }

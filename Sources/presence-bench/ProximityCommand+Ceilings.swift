@@ -1,8 +1,8 @@
 import BeaconCore
 import Evaluation
 
-/// The fourth round on issue 39: an upper quantile of the window, and the ceilings that bound what
-/// any estimator reaches under the shared calibration.
+/// An upper quantile of the window (fades only lower RSSI, so the top of the window tracks the
+/// distance), and the ceilings that bound what any estimator reaches under the shared calibration.
 extension ProximityCandidates {
     /// An upper quantile of the last 20 s in dB (fades only lower RSSI), alone and with the node's hold.
     static var quantiles: [(String, ProximityMethod)] {

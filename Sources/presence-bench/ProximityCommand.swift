@@ -4,8 +4,8 @@ import Evaluation
 import Foundation
 
 /// Scores immediate/near/far on the recordings with known distances, the node's track beside the
-/// peers' estimators, all on one distance calibration (issue 39). The rules live in
-/// `ProximityScoring`; this command reads the files and prints.
+/// peers' estimators, all on one distance calibration so that they differ only by their rule. The
+/// rules live in `ProximityScoring`; this command reads the files and prints.
 struct ProximityCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "proximity",
@@ -140,12 +140,12 @@ struct ProximityReport: Encodable {
     }
 }
 
-/// The estimators tried beside the node while looking for where near is lost (issue 39). Issue 39's
-/// steady estimate (a second Kalman filter, q 0.1, hysteresis 0.2, a new class taken once it held
-/// 10 s) was the node's reported class until issue 54 (docs/research/2026-12-07-proximity-class.md);
+/// The estimators tried beside the node while looking for where near is lost. The former steady
+/// estimate (a second Kalman filter, q 0.1, hysteresis 0.2, a new class taken once it held
+/// 10 s) was the node's reported class before (docs/research/2026-12-07-proximity-class.md);
 /// the window candidates still use its settings, as they were measured against it.
 enum ProximityCandidates {
-    /// Issue 39's steady estimate's settings, which the candidates below share.
+    /// The former steady estimate's settings, which the candidates below share.
     static let steady = (filter: RSSIKalmanFilter.Parameters(processNoise: 0.1, measurementNoise: 8, restartAfter: 10),
                          hysteresis: 0.2, settle: 10.0)
 

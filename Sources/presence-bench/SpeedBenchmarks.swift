@@ -249,10 +249,10 @@ enum SpeedBenchmarks {
     /// Measurements per beacon per minute at rest: the calibration's own measure
     /// (`TrackingCalibration.stillPublishesPerMinute`, with the default parameters unless others are
     /// given) over the static series, at the quantile its budget is set on (the median).
-    static func messagesAtRest(dataDirectory: String, tracking: TrackingParameters = .default, worn: Bool = false) throws -> Double {
+    static func messagesAtRest(dataDirectory: String, tracking: TrackingParameters = .default) throws -> Double {
         let inputs = try CalibrateCommand.loadInputs(dataDirectory: dataDirectory)
         let rates = inputs.staticSeries.map {
-            TrackingCalibration.stillPublishesPerMinute($0.series, parameters: tracking, worn: worn)
+            TrackingCalibration.stillPublishesPerMinute($0.series, parameters: tracking)
         }
         return TrackingCalibration.quantile(rates, TrackingCalibration.atRestQuantile)
     }

@@ -172,8 +172,6 @@ struct SpeedCommand: ParsableCommand {
             out["agentResidentMB10kMax"] = figure(Double(process.live.maxBytes) / 1_048_576, 1)
             out["agentResidentMB10kAfterBurst"] = figure(Double(process.restingAfterBurstResidentBytes) / 1_048_576, 1)
             out["agentResidentMB10kKnown"] = figure(Double(process.liveKnown.medianBytes) / 1_048_576, 1)
-            out["agentResidentMB10kWorn"] = figure(Double(process.liveWorn.medianBytes) / 1_048_576, 1)
-            out["agentResidentMB10kWornMax"] = figure(Double(process.liveWorn.maxBytes) / 1_048_576, 1)
             out["agentPeakResidentMBDuringReplay"] = figure(Double(process.long.maxResidentBytes) / 1_048_576, 1)
             out["agentPeakResidentMBShortReplay"] = figure(Double(process.short.maxResidentBytes) / 1_048_576, 1)
             out["agentWallSecondsLongRun"] = figure(process.long.wallSeconds, 3)

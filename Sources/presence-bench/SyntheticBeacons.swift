@@ -72,12 +72,9 @@ struct SyntheticBeacons {
         return "{\"revision\":1,\"regions\":[" + entries.joined(separator: ",") + "]}"
     }
 
-    /// `presence/config/beacons` naming every beacon, each marked `worn` or not: an agent keeps a
-    /// worn beacon's last 6 s of adverts per node for its rise reports (`RiseReport`).
-    func beaconsConfig(worn: Bool) -> String {
-        let entries = (0..<beacons).map {
-            "{\"beacon\":\"ibeacon-\(Self.uuidText)-\(major($0))-\(minor($0))\",\"worn\":\(worn)}"
-        }
-        return "{\"revision\":\(worn ? 3 : 2),\"beacons\":[" + entries.joined(separator: ",") + "]}"
+    /// `presence/config/beacons` naming every beacon.
+    var beaconsConfig: String {
+        let entries = (0..<beacons).map { "{\"beacon\":\"ibeacon-\(Self.uuidText)-\(major($0))-\(minor($0))\"}" }
+        return "{\"revision\":2,\"beacons\":[" + entries.joined(separator: ",") + "]}"
     }
 }

@@ -125,7 +125,7 @@ import Testing
                 == "beacons[0].power: unknown key (known keys: beacon, irk, id, name, measuredPower, awayTimeout, worn)")
     }
 
-    /// `worn: true` marks a beacon worn on a body (the aggregator's worn profile); absent, it is not.
+    /// `worn: true` marks a beacon worn on a body; absent, it is not.
     @Test func knownBeaconWorn() throws {
         let text = #"{"revision":1,"beacons":[{"beacon":"\#(aliceKeys)","id":"alice-band","worn":true},{"beacon":"mac-c4a1b2c3d4e5","worn":false},{"beacon":"mac-000000000001"}]}"#
         guard case .replaced(let config) = try KnownBeaconsConfig.parse(payload(text)) else {

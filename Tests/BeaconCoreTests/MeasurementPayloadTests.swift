@@ -25,20 +25,7 @@ import Testing
         #expect(payload.json == #"{"id":"mac-c4a1b2c3d4e5","beacon":"mac-c4a1b2c3d4e5","node":"hall","room":"hall","proximity":"unknown","timestamp":"1970-01-01T00:00:00.000Z"}"#)
     }
 
-    @Test("an answer to a level query carries levelRssi: a number, or null when none was heard; other measurements none")
-    func levelAnswerCarriesLevelRssi() {
-        var payload = MeasurementPayload(
-            id: "band", beacon: "mac-c4a1b2c3d4e5", node: "hall", room: "hall", rssi: -70, rssiFiltered: -68.04,
-            sigma: nil, measuredPower: nil, distance: nil, proximity: .far, address: nil,
-            timestamp: Instant(seconds: 0), levelRssi: .some(-63.26))
-        #expect(payload.json.contains(#""proximity":"far","levelRssi":-63.3,"timestamp""#), "\(payload.json)")
-        payload.levelRssi = .some(nil)
-        #expect(payload.json.contains(#""proximity":"far","levelRssi":null,"timestamp""#))
-        payload.levelRssi = nil
-        #expect(!payload.json.contains("levelRssi"))
-    }
-
-    @Test("every field at its longest, a rise and a level answer together fit the room the writer reserves")
+    @Test("every field at its longest fits the room the writer reserves")
     func theLongestPayloadFitsItsCapacity() {
         let payload = MeasurementPayload(
             id: String(repeating: "a", count: 64), beacon: "ibeacon-fda50693-a4e2-4fb1-afcf-c6eb07647825-65535-65535",
@@ -46,8 +33,7 @@ import Testing
             room: String(repeating: "r", count: 64), rssi: Int.min, rssiFiltered: -1.7e308, sigma: 1.7e308,
             measuredPower: Int.min, distance: 1.7e308, proximity: .immediate, address: BluetoothAddress("c4:a1:b2:c3:d4:e5"),
             format: "eddystone-uid", uuid: BeaconUUID("fda50693-a4e2-4fb1-afcf-c6eb07647825"), major: 65535, minor: 65535,
-            timestamp: Instant(seconds: 1_795_335_302.123), rise: RiseReport(rise: 1.7e308, level: -1.7e308),
-            levelRssi: .some(-1.7e308))
+            timestamp: Instant(seconds: 1_795_335_302.123))
         #expect(payload.json.hasSuffix(#""timestamp":"2026-11-22T08:15:02.123Z"}"#))
     }
 }

@@ -21,37 +21,29 @@ import Testing
         // Recorded before `rssiAdvert`: the `rssi` column's whole dBm stands for the advert, as before.
         #expect(samples[0].publication == RecordedMeasurement(rssiFiltered: -70.4, distance: 3.1, proximity: .far, rssi: -70))
         #expect(samples[1].publication?.isSilence == true)
-        #expect(samples[1].publication?.rise == nil && samples[1].publication?.riseRssi == nil)
     }
 
-    /// `run --record` writes the measurement's advert (`rssiAdvert`) and a worn beacon's rise report
-    /// (`rise`, `riseRssi`): the worn rules read them, so a replay must have them as live had them.
-    @Test func rowsCarryTheAdvertAndTheRiseReport() throws {
+    /// `run --record` writes the measurement's advert (`rssiAdvert`). A trace recorded while agents
+    /// reported a worn beacon's rises has two more columns (`rise`, `riseRssi`): read as any other.
+    @Test func rowsCarryTheAdvertAndOlderRiseColumnsAreIgnored() throws {
         let samples = try parse("""
             time,node,room,beacon,rssi,measuredPower,rssiFiltered,distance,proximity,rssiAdvert,rise,riseRssi
             1.000,n1,hall,b1,-70,,-70.40,3.10,far,-64.00,7.25,-63.50
             1.500,n1,hall,b1,-70,,-70.10,3.00,far,-71.00,,
             2.000,n1,hall,b1,-127,,,,unknown,,,
             """)
-        #expect(samples[0].publication == RecordedMeasurement(
-            rssiFiltered: -70.4, distance: 3.1, proximity: .far, rssi: -64, rise: 7.25, riseRssi: -63.5))
+        #expect(samples[0].publication == RecordedMeasurement(rssiFiltered: -70.4, distance: 3.1, proximity: .far, rssi: -64))
         #expect(samples[1].publication == RecordedMeasurement(rssiFiltered: -70.1, distance: 3, proximity: .far, rssi: -71))
         #expect(samples[2].publication == RecordedMeasurement(rssiFiltered: nil, distance: nil, proximity: .unknown))
     }
 
-    @Test func badRiseFieldsNameTheLineAndTheColumn() {
-        let header = "time,node,room,beacon,rssi,rssiFiltered,distance,proximity,rssiAdvert,rise,riseRssi\n"
-        #expect(throws: TraceError(line: 2, problem: "riseRssi 'loud' is not a number")) {
-            _ = try parse(header + "0,n1,hall,b1,-70,-70,1,near,-66,7,loud")
-        }
-        #expect(throws: TraceError(line: 3, problem: "rise 'inf' is not a number")) {
-            _ = try parse(header + "0,n1,hall,b1,-70,-70,1,near,-66,,\n1,n1,hall,b1,-70,-70,1,near,-60,inf,-60")
-        }
+    @Test func aBadAdvertNamesTheLineAndTheColumn() {
+        let header = "time,node,room,beacon,rssi,rssiFiltered,distance,proximity,rssiAdvert\n"
         #expect(throws: TraceError(line: 2, problem: "rssiAdvert '-6x' is not a number")) {
-            _ = try parse(header + "0,n1,hall,b1,-70,-70,1,near,-6x,,")
+            _ = try parse(header + "0,n1,hall,b1,-70,-70,1,near,-6x")
         }
-        #expect(throws: TraceError(line: 2, problem: "riseRssi missing (10 fields, header has 11)")) {
-            _ = try parse(header + "0,n1,hall,b1,-70,-70,1,near,-66,7")
+        #expect(throws: TraceError(line: 3, problem: "rssiAdvert 'inf' is not a number")) {
+            _ = try parse(header + "0,n1,hall,b1,-70,-70,1,near,-66\n1,n1,hall,b1,-70,-70,1,near,inf")
         }
     }
 

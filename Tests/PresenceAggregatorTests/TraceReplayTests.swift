@@ -104,18 +104,18 @@ struct TraceReplayTests {
         let output = try replay(try temporaryFile(smallTrace), .measurements)
         let lines = output.split(separator: "\n")
         #expect(lines.count == 1 + 29)
-        #expect(lines[0] == "time,node,room,beacon,rssi,rssiFiltered,sigma,distance,proximity,rise,riseRssi")
+        #expect(lines[0] == "time,node,room,beacon,rssi,rssiFiltered,sigma,distance,proximity")
         // First sample: the filter starts at the sample with σ = √r (the agent's r = 8 dB²).
         let sigma0 = ReplayCSV.fixed(TrackingParameters.default.filter.measurementNoise.squareRoot(), decimals: 2)
         let p1 = TrackingParameters.default.distance
         let d60 = ReplayCSV.fixed(p1.distance(rssi: -60, measuredPower: -59), decimals: 2)
         let d80 = ReplayCSV.fixed(p1.distance(rssi: -80, measuredPower: -59), decimals: 2)
-        #expect(lines[1] == "0.000,k1,kitchen,keys,-60,-60.00,\(sigma0),\(d60),near,,")
-        #expect(lines[2] == "0.000,h1,hall,keys,-80,-80.00,\(sigma0),\(d80),far,,")
-        #expect(lines[1] == "0.000,k1,kitchen,keys,-60,-60.00,2.83,1.17,near,,")
+        #expect(lines[1] == "0.000,k1,kitchen,keys,-60,-60.00,\(sigma0),\(d60),near")
+        #expect(lines[2] == "0.000,h1,hall,keys,-80,-80.00,\(sigma0),\(d80),far")
+        #expect(lines[1] == "0.000,k1,kitchen,keys,-60,-60.00,2.83,1.17,near")
         #expect(lines[7].hasPrefix("1.500,k1,kitchen,keys,-80,-65.")) // moving towards −80, not there yet
         // After 44 s of silence the filter restarts from the sample.
-        #expect(lines[27] == "50.000,h1,hall,keys,-60,-60.00,\(sigma0),\(d60),near,,")
+        #expect(lines[27] == "50.000,h1,hall,keys,-60,-60.00,\(sigma0),\(d60),near")
     }
 
     @Test("path-loss exponent and RSSI offset set every node's distance model")
@@ -129,7 +129,7 @@ struct TraceReplayTests {
         }
         // d = 10^((−59 − 1 + 60)/20) = 1.00 m.
         #expect(lines[1].hasPrefix("0.000,k1,kitchen,keys,-60,-60.00,"))
-        #expect(lines[1].hasSuffix(",1.00,near,,"))
+        #expect(lines[1].hasSuffix(",1.00,near"))
     }
 
     @Test("a malformed trace fails with the line named, after the rows before it")

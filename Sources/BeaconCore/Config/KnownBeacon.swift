@@ -17,10 +17,9 @@ public struct KnownBeacon: Hashable, Sendable {
     /// RSSI at 1 m in dBm, overriding what the beacon advertises.
     public var measuredPower: Int?
     /// Worn on a body (a wristband, a watch, a phone in a pocket; a key fob on a person), default
-    /// false (fixed, carried on something, or on a pet). The aggregator decides a worn beacon's
-    /// room with the worn profile (`SwitchingRule.worn`): a body shadows its own room's
-    /// receivers for half a minute at a time, which the defaults would take for a move (issue 40).
-    /// Agents report its rises at once (`RiseReport`: the measurement's `rise` and `riseRssi`).
+    /// false (fixed, carried on something, or on a pet). It reaches the agents with the rest of the
+    /// entry (`<root>/config/beacons`, `BeaconTrack.worn`); the room decision decides a worn beacon
+    /// as any other.
     public var worn: Bool
 
     /// The range accepted for `measuredPower`, in dBm.

@@ -29,11 +29,6 @@ public struct MeasurementPayload: Hashable, Sendable {
     /// A beacon marked worn: the mean RSSI of its adverts over the last second, dBm (`WornLevel`);
     /// nil for every other beacon and when the node no longer hears it.
     public var level: Double?
-    /// A worn beacon's rise, when this measurement went out for it (`RiseReport`): `rise` and `riseRssi`.
-    public var rise: RiseReport?
-    /// A node's answer to a level query (`<root>/nodes/<node>/level`): the loudest advert of the
-    /// last second, `.some(nil)` when none was heard then (JSON `null`); nil on every other measurement.
-    public var levelRssi: Double??
     /// The address the beacon advertised from.
     public var address: BluetoothAddress?
     /// `ibeacon`, `altbeacon`, `eddystone-uid`, … when the beacon has a format.
@@ -52,11 +47,9 @@ public struct MeasurementPayload: Hashable, Sendable {
         id: String, beacon: BeaconID, name: String? = nil, node: String, room: String, rssi: Int?,
         rssiFiltered: Double?, sigma: Double?, measuredPower: Int?, distance: Double?, proximity: Proximity,
         address: BluetoothAddress?, format: String? = nil, uuid: BeaconUUID? = nil, major: UInt16? = nil,
-        minor: UInt16? = nil, timestamp: Instant, rise: RiseReport? = nil, levelRssi: Double?? = nil, level: Double? = nil
+        minor: UInt16? = nil, timestamp: Instant, level: Double? = nil
     ) {
         self.level = level
-        self.rise = rise
-        self.levelRssi = levelRssi
         self.id = id
         self.beacon = beacon
         self.name = name
@@ -99,8 +92,6 @@ public struct MeasurementPayload: Hashable, Sendable {
                 rssi: rssi, rssiFiltered: rssiFiltered, sigma: sigma, measuredPower: measuredPower, distance: distance,
                 proximity: proximity, to: &entry)
             Self.writeWornLevel(level, to: &entry)
-            Self.writeRise(rise, to: &entry)
-            Self.writeLevel(levelRssi, to: &entry)
             if let address {
                 entry.append(",\"address\":")
                 entry.appendQuoted(address)
@@ -118,8 +109,8 @@ public struct MeasurementPayload: Hashable, Sendable {
 
     /// The most a payload takes whose strings (ids, name, node, room, format) have `textBytes` UTF-8
     /// bytes in all: those escaped at worst and their quotes (`JSONBytes.quotedCapacity`), plus its
-    /// keys, numbers, address, identity and timestamp: 417 bytes at most, 84 more with a rise, 45 more
-    /// with a level answer, 41 more with a worn beacon's level (587), rounded up.
+    /// keys, numbers, address, identity and timestamp: 417 bytes at most, 41 more with a worn beacon's
+    /// level, rounded up with room to spare.
     @inlinable
     public static func capacity(textBytes: Int) -> Int { 600 + 6 * textBytes + 12 }
 
@@ -163,24 +154,6 @@ public struct MeasurementPayload: Hashable, Sendable {
         guard let level, level.isFinite else { return }
         out.append(",\"level\":")
         out.append(level, decimals: 1)
-    }
-
-    /// `,"rise":…,"riseRssi":…` when there is a rise (0.1 dB), nothing otherwise.
-    @inline(__always)
-    public static func writeRise(_ rise: RiseReport?, to out: inout JSONByteCursor) {
-        guard let rise, rise.rise.isFinite, rise.level.isFinite else { return }
-        out.append(",\"rise\":")
-        out.append(rise.rise, decimals: 1)
-        out.append(",\"riseRssi\":")
-        out.append(rise.level, decimals: 1)
-    }
-
-    /// `,"levelRssi":…` on an answer to a level query (0.1 dB, `null` when none was heard), nothing otherwise.
-    @inline(__always)
-    public static func writeLevel(_ level: Double??, to out: inout JSONByteCursor) {
-        guard let level else { return }
-        out.append(",\"levelRssi\":")
-        if let level, level.isFinite { out.append(level, decimals: 1) } else { out.append("null") }
     }
 
     /// The opening every measurement and ranging entry shares: `{"id":…,"beacon":…[,"name":…]`.

@@ -30,8 +30,6 @@ public struct TopicScheme: Hashable, Sendable {
     public func nodeTelemetry(_ node: TopicLevelID) -> String { "\(root)/nodes/\(node)/telemetry" }
     /// `<root>/nodes/<node>/config`: the operator's settings for one node, retained.
     public func nodeConfig(_ node: TopicLevelID) -> String { "\(root)/nodes/\(node)/config" }
-    /// `<root>/nodes/<node>/level`: the aggregator asks a node for its level of a worn beacon now.
-    public func nodeLevel(_ node: TopicLevelID) -> String { "\(root)/nodes/\(node)/level" }
     /// `<root>/nodes/<node>/config/status`: the node's answer to the last config message, retained.
     public func configStatus(_ node: TopicLevelID) -> String { "\(root)/nodes/\(node)/config/status" }
     /// `<root>/nodes/<node>/regions/<region>/state`: `inside`, `outside` or `unknown`, retained.

@@ -15,23 +15,17 @@ public struct RecordedMeasurement: Sendable, Hashable {
     /// when the message had none. A trace recorded before the column existed gives its `rssi`
     /// column's whole dBm here, as replay read it then.
     public var rssi: Double?
-    /// A worn beacon's rise, dB, and the level it rose to, dBm (the measurement's `rise` and
-    /// `riseRssi`, `RiseReport`); nil when the node reported no rise. The decision reads only `riseRssi`.
-    public var rise: Double?
-    public var riseRssi: Double?
     /// A worn beacon's level, dBm (the measurement's `level`, `WornLevel`); nil when the node sent none.
     public var level: Double?
 
     /// Creates a publication from the published fields.
     public init(rssiFiltered: Double?, distance: Double?, proximity: Proximity, rssi: Double? = nil,
-                rise: Double? = nil, riseRssi: Double? = nil, level: Double? = nil) {
+                level: Double? = nil) {
         self.level = level
         self.rssiFiltered = rssiFiltered
         self.distance = distance
         self.proximity = proximity
         self.rssi = rssi
-        self.rise = rise
-        self.riseRssi = riseRssi
     }
 
     /// "The node no longer hears the beacon".

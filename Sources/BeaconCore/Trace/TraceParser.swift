@@ -2,15 +2,15 @@
 /// name, others ignored), then samples with non-decreasing time. Every error names the line.
 public struct TraceParser: Sendable {
     /// The columns every trace must have; others are ignored, `measuredPower` and a recorded trace's
-    /// `proximity`, `rssiFiltered`, `distance`, `rssiAdvert`, `rise`, `riseRssi` and `level` are read when present.
+    /// `proximity`, `rssiFiltered`, `distance`, `rssiAdvert` and `level` are read when present (a trace recorded
+    /// while agents reported a worn beacon's rises also has `rise` and `riseRssi`, ignored as the rest).
     public static let requiredColumns = ["time", "node", "room", "beacon", "rssi"]
 
     private var columns: (time: Int, node: Int, room: Int, beacon: Int, rssi: Int, measuredPower: Int?)?
     /// The columns of a recorded trace of published measurements (`proximity` present).
     private var publicationColumns: PublicationColumns?
     private struct PublicationColumns {
-        var proximity: Int, rssiFiltered: Int?, distance: Int?, rssiAdvert: Int?, rise: Int?, riseRssi: Int?
-        var level: Int?
+        var proximity: Int, rssiFiltered: Int?, distance: Int?, rssiAdvert: Int?, level: Int?
     }
     private var fieldCount = 0
     private var timeColumn: TraceTimeColumn
@@ -41,8 +41,7 @@ public struct TraceParser: Sendable {
             if let proximity = header.index(of: "proximity") {
                 publicationColumns = PublicationColumns(
                     proximity: proximity, rssiFiltered: header.index(of: "rssiFiltered"), distance: header.index(of: "distance"),
-                    rssiAdvert: header.index(of: "rssiAdvert"), rise: header.index(of: "rise"), riseRssi: header.index(of: "riseRssi"),
-                    level: header.index(of: "level"))
+                    rssiAdvert: header.index(of: "rssiAdvert"), level: header.index(of: "level"))
             }
             fieldCount = header.names.count
             return nil
@@ -114,10 +113,8 @@ public struct TraceParser: Sendable {
             throw TraceError(line: line, problem: "distance is empty but proximity is \(proximity.rawValue)")
         }
         let rssi = try number(columns.rssiAdvert, "rssiAdvert")
-        let rise = try number(columns.rise, "rise")
-        let riseRssi = try number(columns.riseRssi, "riseRssi")
         return RecordedMeasurement(rssiFiltered: rssiFiltered, distance: distance, proximity: proximity, rssi: rssi,
-                                   rise: rise, riseRssi: riseRssi, level: try number(columns.level, "level"))
+                                   level: try number(columns.level, "level"))
     }
 
     /// dBm as an integer; "-71.0" is accepted, "-71.5", "abc" and values beyond ±1000 are not.

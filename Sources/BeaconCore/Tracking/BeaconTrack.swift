@@ -19,8 +19,7 @@ public struct BeaconTrack: Sendable {
         get { state.configuredMeasuredPower }
         set { state.configuredMeasuredPower = newValue }
     }
-    /// Whether the beacon is worn on a body (its known-beacon entry's `worn`): only then does the
-    /// track report rises (`RiseReport`).
+    /// Whether the beacon is worn on a body (its known-beacon entry's `worn`, `KnownBeacon.worn`).
     public var worn: Bool {
         get { state.worn }
         set { state.worn = newValue }
@@ -52,12 +51,6 @@ public struct BeaconTrack: Sendable {
 
     /// The measurement its last advertisement gave (`State.current(at:_:)`), nil when not heard.
     public mutating func current(at time: Instant) -> TrackUpdate? { state.current(at: time, tuning) }
-
-    /// A worn track's answer to a level query: the loudest advert of the last `rise.within` seconds
-    /// (`.some(nil)`: none heard then); nil for a track not worn.
-    public func levelNow(at time: Instant) -> Double?? {
-        state.levelNow(at: time, tuning)
-    }
 
     /// The proximity at `time`: `unknown` after the classifier's silence.
     public mutating func proximity(at time: Instant) -> Proximity {
@@ -100,19 +93,13 @@ public struct BeaconTrack: Sendable {
         private var lastMeasuredPower: Double
         /// The beacon's measured power from configuration, overriding the advertised one.
         public var configuredMeasuredPower: Int?
-        /// A worn beacon's recent adverts, for its rise reports; nil for a beacon not marked worn,
-        /// which then publishes exactly as before rise reports existed.
-        private var riseDetector: RiseReport.Detector?
         /// Whether the beacon is marked worn (`BeaconTrack.worn`).
-        public var worn: Bool {
-            get { riseDetector != nil }
-            set { if newValue != worn { riseDetector = newValue ? RiseReport.Detector() : nil } }
-        }
+        public var worn: Bool
 
         /// Creates the state of a beacon heard nothing of yet.
         public init(_ tuning: Tuning, configuredMeasuredPower: Int? = nil, worn: Bool = false) {
             self.configuredMeasuredPower = configuredMeasuredPower
-            riseDetector = worn ? RiseReport.Detector() : nil
+            self.worn = worn
             lastMeasuredPower = tuning.tracking.distance.defaultMeasuredPower
         }
 
@@ -128,11 +115,8 @@ public struct BeaconTrack: Sendable {
             let power = configuredMeasuredPower ?? measuredPower
             let distance = parameters.distance.distance(rssi: estimate.rssi, measuredPower: power.map(Double.init))
             let proximity = classifier.classify(distance: distance, at: time, parameters.proximity)
-            var publish = policy.shouldPublish(
+            let publish = policy.shouldPublish(
                 proximity: proximity, rssi: estimate.rssi, sigma: estimate.sigma, at: time, parameters.publish)
-            // A worn beacon's rise goes out at once, beside the policy (rate-limited by its own `every`).
-            let rise = riseDetector?.observe(rssi: Double(rssi), at: time.seconds, parameters.rise)
-            if rise != nil { publish = true }
             let usedPower = power.map(Double.init) ?? parameters.distance.defaultMeasuredPower
             if time.seconds.isFinite {
                 lastRSSI = rssi
@@ -140,7 +124,7 @@ public struct BeaconTrack: Sendable {
             }
             return TrackUpdate(
                 rssi: rssi, rssiFiltered: estimate.rssi, sigma: estimate.sigma,
-                measuredPower: usedPower, distance: distance, proximity: proximity, shouldPublish: publish, rise: rise
+                measuredPower: usedPower, distance: distance, proximity: proximity, shouldPublish: publish
             )
         }
 
@@ -166,11 +150,6 @@ public struct BeaconTrack: Sendable {
             let distance = parameters.distance.distance(rssi: estimate.rssi, measuredPower: lastMeasuredPower)
             return TrackUpdate(rssi: lastRSSI, rssiFiltered: estimate.rssi, sigma: estimate.sigma,
                                measuredPower: lastMeasuredPower, distance: distance, proximity: proximity, shouldPublish: true)
-        }
-
-        /// `BeaconTrack.levelNow(at:)`.
-        public func levelNow(at time: Instant, _ tuning: Tuning) -> Double?? {
-            riseDetector.map { $0.loudest(within: tuning.tracking.rise.within, at: time.seconds) }
         }
 
         /// `BeaconTrack.proximity(at:)`.

@@ -17,13 +17,10 @@ public struct TrackUpdate: Sendable, Hashable {
     public var proximity: Proximity
     /// Whether the publish policy says this measurement goes out now.
     public var shouldPublish: Bool
-    /// The rise a worn beacon's node reports with this measurement (`RiseReport`); nil for the rest.
-    public var rise: RiseReport?
 
     /// Creates an update from its values.
     public init(rssi: Int, rssiFiltered: Double, sigma: Double, measuredPower: Double,
-                distance: Double?, proximity: Proximity, shouldPublish: Bool, rise: RiseReport? = nil) {
-        self.rise = rise
+                distance: Double?, proximity: Proximity, shouldPublish: Bool) {
         self.rssi = rssi
         self.rssiFiltered = rssiFiltered
         self.sigma = sigma

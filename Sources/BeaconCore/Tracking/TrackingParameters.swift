@@ -9,8 +9,6 @@ public struct TrackingParameters: Sendable, Hashable, Codable {
     public var proximity: ProximityClassifier.Parameters
     /// When a measurement goes out.
     public var publish: MeasurementPublishPolicy.Parameters
-    /// When a beacon marked worn reports a rise at once (`RiseReport`); beacons not marked worn never do.
-    public var rise: RiseReport.Parameters
     /// A beacon marked worn: its level (the mean of its adverts over a second), when it publishes
     /// and when it says "not heard" (`WornLevel`); beacons not marked worn never use it.
     public var wornLevel: WornLevel.Parameters = .default
@@ -20,10 +18,8 @@ public struct TrackingParameters: Sendable, Hashable, Codable {
         filter: RSSIKalmanFilter.Parameters = .default,
         distance: DistanceModel = .default,
         proximity: ProximityClassifier.Parameters = .default,
-        publish: MeasurementPublishPolicy.Parameters = .default,
-        rise: RiseReport.Parameters = .default
+        publish: MeasurementPublishPolicy.Parameters = .default
     ) {
-        self.rise = rise
         self.filter = filter
         self.distance = distance
         self.proximity = proximity

@@ -7,8 +7,8 @@ import Darwin
 #endif
 import BeaconCore
 
-/// A proximity class chosen from the probability mass of each class (issue 39, tried and not
-/// kept): the steady Kalman filter's estimate and variance, optionally widened by the
+/// A proximity class chosen from the probability mass of each class (tried beside the node's
+/// class and not kept): the steady Kalman filter's estimate and variance, optionally widened by the
 /// calibration's own residual, give a normal belief over ln d; a prior density ∝ d^(k−1) (k 0:
 /// uniform in ln d, no prior; 1: uniform in distance; 2: uniform on a floor around the receiver),
 /// cut at `maxDistance`, turns it into a posterior N(ln d̂ + k·s², s²); the class with the largest
@@ -67,7 +67,7 @@ public struct ClassMassCandidate: Sendable, Hashable {
     }
 }
 
-/// The class from a window statistic of the raw samples (issue 39, tried and not kept): the
+/// The class from a window statistic of the raw samples (tried and not kept): the
 /// median, the Android Beacon Library's trimmed mean, an IQR-fenced mean or median, a mean in distance
 /// or in linear power, an upper quantile of the last `window` seconds, read through the node's thresholds with a
 /// hysteresis and settle time.
@@ -143,7 +143,7 @@ public struct WindowCandidate: Sendable, Hashable {
 }
 
 /// The class from the share of the last `window` seconds' samples that read beyond each boundary
-/// (issue 39, tried and not kept): `far` when more than `share` of them read 3 m or more,
+/// (tried and not kept): `far` when more than `share` of them read 3 m or more,
 /// `immediate` when more than `share` read under 0.5 m, else `near`. Hysteresis is in share: the
 /// current class is left when its share falls under `share − hysteresis`, another taken when its
 /// share passes `share + hysteresis`; the new class must hold `settle` seconds. A share of 0.5 is
@@ -191,8 +191,8 @@ public struct ShareCandidate: Sendable, Hashable {
     }
 }
 
-/// Issue 39's steady estimate with its hysteresis in dB instead of a fraction of the distance
-/// (issue 39, tried and not kept): a class changes when the filtered RSSI crosses the RSSI of a
+/// The former steady estimate with its hysteresis in dB instead of a fraction of the distance
+/// (tried and not kept): a class changes when the filtered RSSI crosses the RSSI of a
 /// boundary by `hysteresis` dB, the same margin at 0.5 m and at 3 m and whatever the exponent;
 /// the new class must hold `settle` seconds.
 public struct DecibelHysteresisCandidate: Sendable, Hashable {
@@ -229,7 +229,7 @@ public struct DecibelHysteresisCandidate: Sendable, Hashable {
     }
 }
 
-/// The hold every candidate shares with issue 39's steady estimate (removed by issue 54): the
+/// The hold every candidate shares with the former steady estimate (no longer the node's): the
 /// first class (and the first after `unknownAfter` seconds of silence) is taken at once; a new
 /// class only once it has been proposed for `settle` seconds.
 struct SettledClass {

@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// A ceiling, not an estimator (issue 39, the fourth round): a class that reads the true distance,
+/// A ceiling, not an estimator: a class that reads the true distance,
 /// to bound what any estimator from the same samples could reach under the same calibration.
 public enum ProximityOracle: Sendable, Hashable {
     /// The class of the series' long-run mean RSSI at the sample's true distance (every sample of

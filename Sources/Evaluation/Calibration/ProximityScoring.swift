@@ -112,7 +112,7 @@ public enum ProximityMethod: Sendable, Hashable {
     }
 }
 
-/// Proximity scored the way issue 39 scores it: balanced accuracy, the mean recall over the true
+/// Proximity scored as balanced accuracy: the mean recall over the true
 /// classes present (immediate < 0.5 m, near < 3 m, far beyond), so that far, which dominates,
 /// does not hide a missed near. Samples whose true distance lies within `boundaryMargin` of a
 /// boundary, and each series' first `warmUp` seconds, are not scored.

@@ -211,10 +211,9 @@ public enum TrackingCalibration {
     /// Measurements published per minute by a beacon that does not move, through the whole track
     /// as a live node runs it (filter, distance, proximity with hysteresis, publish policy, and
     /// `checkSilence` at every sample and at one-second ticks): heartbeats, steps, proximity
-    /// changes and silences all count. Advertised power absent: the model's default P₁. `worn`: as
-    /// a beacon marked worn, whose rise reports (`RiseReport`) count too.
-    public static func stillPublishesPerMinute(_ s: RSSISeries, parameters: TrackingParameters, worn: Bool = false) -> Double {
-        var track = BeaconTrack(parameters: parameters, worn: worn)
+    /// changes and silences all count. Advertised power absent: the model's default P₁.
+    public static func stillPublishesPerMinute(_ s: RSSISeries, parameters: TrackingParameters) -> Double {
+        var track = BeaconTrack(parameters: parameters)
         var published = 0
         var tick: Double?
         for i in 0..<s.count {

@@ -9,7 +9,7 @@ import Musl
 import Darwin
 #endif
 
-/// The random draws of the bench's simulations (a worn tag's signal, motion sensors), seeded by a
+/// The random draws of the bench's simulations (motion sensors), seeded by a
 /// recording's name so that every run on every machine repeats exactly.
 struct SeededDraws {
     var generator: SplitMix64
@@ -21,16 +21,7 @@ struct SeededDraws {
         name.utf8.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
     }
 
-    mutating func unit() -> Double { generator.unit() }
-    mutating func angle() -> Double { 2 * Double.pi * generator.unit() }
     mutating func uniform(in range: ClosedRange<Double>) -> Double {
         range.lowerBound + generator.unit() * (range.upperBound - range.lowerBound)
-    }
-    /// Exponential with this mean (unit() < 1, so 1 − unit() stays positive).
-    mutating func exponential(mean: Double) -> Double { -mean * log(1 - generator.unit()) }
-    /// A standard normal draw (Box–Muller).
-    mutating func gaussian() -> Double {
-        let u = 1 - generator.unit(), v = generator.unit()
-        return sqrt(-2 * log(u)) * cos(2 * Double.pi * v)
     }
 }

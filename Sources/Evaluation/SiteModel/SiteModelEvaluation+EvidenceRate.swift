@@ -2,9 +2,9 @@ import BeaconCore
 import PresenceAggregator
 import RoomDecisions
 
-/// The site model's evidence rate chosen by the site's own walks (issue 36, fifth round): inside
-/// each training set, a leave-one-recording-out at each candidate rate, and the rate that saves
-/// most against physics on the typical training recording is written into the model.
+/// The site model's evidence rate chosen by the site's own walks, not one rate for every site:
+/// inside each training set, a leave-one-recording-out at each candidate rate, and the rate that
+/// saves most against physics on the typical training recording is written into the model.
 extension SiteModelEvaluation {
     /// The evidence rates a site's walks may choose among; the default (4) first, so it stays unless
     /// another saves strictly more.

@@ -102,21 +102,27 @@ public struct AggregatorConfiguration: Sendable {
     /// How motion weighs in the decision (`decision.motionHold`; the rest are the defaults of
     /// `MotionParameters`).
     public var motionDecision = MotionParameters.default
-    /// The switching rule of known beacons marked `worn` (`decision.worn`: margin, fallRate, dwell,
-    /// evidence, leadCap, fastLead, fastFor), default `SwitchingRule.worn`; the rest
-    /// (path loss, settle, stale and away times) is `decision`'s (`RoomDecisionParameters.with(rule:)`).
-    public var wornRule = SwitchingRule.worn
     /// When a location is published again in the same room because its distance changed
     /// (`LocationRefreshRule`: 25 % at once, any 0.1 m after 60 s), default `.default`.
     public var locationRefresh = LocationRefreshRule.default
-    /// The rule of a worn beacon while every node hearing it has sent rise reports (our agents),
-    /// default `SwitchingRule.wornRise`; `decision.worn.riseLead` sets its lead (off:
-    /// worn beacons always get `wornRule`), `riseDwell` and `riseEvidence` its slow path's dwell and
-    /// evidence, `riseQuery` how often a rise report short of the lead may ask for levels (off: 0);
-    /// its other keys are `wornRiseRule`'s.
-    public var wornRiseRule = SwitchingRule.wornRise
+    /// Settings of an older file or environment that no longer exist and were ignored
+    /// (`removedSettings`), one warning each: logged at start, printed by `check-config` and `replay`.
+    public var warnings: [String] = []
 
     public static let defaultCAFile = "/etc/ssl/certs/ca-certificates.crt"
+
+    /// Settings since removed, by YAML path (a section stands for every key in it), with why: a file
+    /// or environment that still gives one loads with a warning naming it, and decides as today.
+    public static let removedSettings: [String: String] = [
+        "decision.worn": "a beacon marked worn is decided as any other (the worn profile, its rise rule and level "
+            + "queries lost to the defaults on a real house: docs/research/2026-12-07-worn-path-removed.md)",
+    ]
+
+    /// The environment variables of `removedSettings`, each with its YAML path.
+    public static let removedEnvironment: [String: String] = Dictionary(uniqueKeysWithValues: [
+        "MARGIN", "FALL_RATE", "DWELL", "EVIDENCE", "LEAD_CAP", "FAST_LEAD", "FAST_FOR", "RISE_LEAD", "RISE_DWELL",
+        "RISE_EVIDENCE", "RISE_QUERY",
+    ].map { ("PRESENCE_WORN_" + $0, "decision.worn") })
 
     public init(
         broker: MQTTBrokerURL = MQTTBrokerURL(host: "127.0.0.1"),

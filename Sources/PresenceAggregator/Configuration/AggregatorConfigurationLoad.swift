@@ -17,6 +17,11 @@ public struct AggregatorConfigurationLoad: Sendable {
     /// Where the floors came from (only the file gives them).
     public private(set) var floorsSource = SettingSource.defaultValue
     public private(set) var errors: [AggregatorConfigurationError] = []
+    /// Settings of an older file or environment that no longer exist (`AggregatorConfiguration.removedSettings`),
+    /// ignored: one warning each, also kept in `configuration.warnings`.
+    public var warnings: [AggregatorConfigurationError] {
+        layers.warnings
+    }
     /// What `check-config` shows of `sources:`, with the lines they came from.
     private var sourcesShown: [EffectiveSetting] = []
     /// What `check-config` shows of `motion:`.
@@ -25,6 +30,7 @@ public struct AggregatorConfigurationLoad: Sendable {
     private var layers = SettingLayers(AggregatorConfiguration.settings, configuration: .default)
 
     public init(file: String?, environment: [String: String], flags: [AggregatorSetting: String]) {
+        layers.removedKeys = AggregatorConfiguration.removedSettings
         if let file {
             do {
                 let text = try String(contentsOfFile: file, encoding: .utf8)
@@ -34,9 +40,16 @@ public struct AggregatorConfigurationLoad: Sendable {
                     field: file, message: "cannot read the configuration file (\(AggregatorConfiguration.reason(error)))"))
             }
         }
+        for (variable, path) in AggregatorConfiguration.removedEnvironment.sorted(by: { $0.key < $1.key })
+        where environment[variable].map({ !$0.isEmpty }) ?? false {
+            layers.warnings.append(AggregatorConfigurationError(
+                field: variable, message: "removed, ignored: \(AggregatorConfiguration.removedSettings[path] ?? path)",
+                source: .environment(variable)))
+        }
         apply(layers.environmentLayer(environment, ignoringEmpty: true))
         apply(layers.flagLayer(flags))
         checkCombinations()
+        layers.configuration.warnings = layers.warnings.map(\.description)
     }
 
     // MARK: - Layers
@@ -83,7 +96,7 @@ public struct AggregatorConfigurationLoad: Sendable {
     }
 
     /// The keys of `section` as an unknown key's error lists them: each setting's path, a section
-    /// within it once (`decision.worn`).
+    /// within it once.
     private static func keys(in section: String) -> [String] {
         var keys: [String] = []
         for path in AggregatorSetting.allCases.map(\.yamlPath) where path.hasPrefix(section + ".") {
@@ -122,7 +135,7 @@ public struct AggregatorConfigurationLoad: Sendable {
         settings.append(EffectiveSetting(
             key: "beacons",
             value: c.knownBeacons.isEmpty
-                ? "(none)" : c.knownBeacons.map { $0.topicID + ($0.worn ? " (worn: decision.worn)" : "") }.joined(separator: ", "),
+                ? "(none)" : c.knownBeacons.map { $0.topicID + ($0.worn ? " (worn)" : "") }.joined(separator: ", "),
             source: beaconsSource))
         let byFloor = Dictionary(grouping: c.floors.keys.sorted()) { c.floors[$0]! }
         settings.append(EffectiveSetting(

@@ -12,8 +12,6 @@ public enum AggregatorSetting: String, CaseIterable, Sendable, Hashable {
     case margin, fallRate, dwell, evidenceToSwitch, leadCap, settleTime, staleAfter, awayTimeout, pathLossExponent
     case motionHold
     case model
-    case wornMargin, wornFallRate, wornDwell, wornEvidenceToSwitch, wornLeadCap, wornFastLead, wornFastFor, wornRiseLead
-    case wornRiseDwell, wornRiseEvidence, wornRiseQuery
     case discovery, discoveryPrefix
     case forgetAfter, tickInterval, maxUnknownBeacons
     case keepAlive, failover, instance, leaseTimeout
@@ -123,47 +121,6 @@ extension AggregatorConfiguration {
                     + c.siteModelWarnings.map { "; warning: \($0)" }.joined()
             } ?? "(none)"
         },
-        // The worn profile (a known beacon marked worn; the Room decisions article, "Issue 40"): the
-        // same keys as the site's switching rule, overriding `SwitchingRule.worn`.
-        row(.wornMargin, "decision.worn.margin", "PRESENCE_WORN_MARGIN", "--worn-margin", default: "2.5") { c, text in
-            c.wornRule.margin = try number(text, "is not a number of dB ≥ 0") { $0 >= 0 }
-        } show: { shown($0.wornRule.margin) },
-        row(.wornFallRate, "decision.worn.fallRate", "PRESENCE_WORN_FALL_RATE", "--worn-fall-rate", default: "4") { c, text in
-            c.wornRule.fallRate = try number(text, "is not a positive number of dB/s") { $0 > 0 }
-        } show: { shown($0.wornRule.fallRate) },
-        row(.wornDwell, "decision.worn.dwell", "PRESENCE_WORN_DWELL", "--worn-dwell", default: "6") { c, text in
-            c.wornRule.dwell = try seconds(text)
-        } show: { shown($0.wornRule.dwell) },
-        row(.wornEvidenceToSwitch, "decision.worn.evidence", "PRESENCE_WORN_EVIDENCE", "--worn-evidence", default: "8") { c, text in
-            c.wornRule.evidenceToSwitch = try number(text, "is not a number of dB·s ≥ 0") { $0 >= 0 }
-        } show: { shown($0.wornRule.evidenceToSwitch) },
-        row(.wornLeadCap, "decision.worn.leadCap", "PRESENCE_WORN_LEAD_CAP", "--worn-lead-cap", default: "4") { c, text in
-            c.wornRule.leadCap = try number(text, "is not a positive number of dB") { $0 > 0 }
-        } show: { shown($0.wornRule.leadCap) },
-        row(.wornFastLead, "decision.worn.fastLead", "PRESENCE_WORN_FAST_LEAD", "--worn-fast-lead", default: "4") { c, text in
-            c.wornRule.fastLead = text.lowercased() == "off"
-                ? .infinity : try number(text, "is not a positive number of dB or off") { $0 > 0 }
-        } show: { $0.wornRule.fastLead.isFinite ? shown($0.wornRule.fastLead) : "off" },
-        row(.wornFastFor, "decision.worn.fastFor", "PRESENCE_WORN_FAST_FOR", "--worn-fast-for", default: "1.1") { c, text in
-            c.wornRule.fastFor = try seconds(text)
-        } show: { shown($0.wornRule.fastFor) },
-        // The rise rule's lead (`wornRiseRule`), used while the nodes hearing a worn beacon report rises.
-        row(.wornRiseLead, "decision.worn.riseLead", "PRESENCE_WORN_RISE_LEAD", "--worn-rise-lead", default: "5") { c, text in
-            c.wornRiseRule.riseLead = text.lowercased() == "off"
-                ? .infinity : try number(text, "is not a number of dB or off") { $0.isFinite }
-        } show: { $0.wornRiseRule.riseLead.isFinite ? shown($0.wornRiseRule.riseLead) : "off" },
-        // The rise rule's slow path: a lead by the filtered values, for a return the nodes report no rise of.
-        row(.wornRiseDwell, "decision.worn.riseDwell", "PRESENCE_WORN_RISE_DWELL", "--worn-rise-dwell", default: "10") { c, text in
-            c.wornRiseRule.dwell = try seconds(text)
-        } show: { shown($0.wornRiseRule.dwell) },
-        row(.wornRiseEvidence, "decision.worn.riseEvidence", "PRESENCE_WORN_RISE_EVIDENCE", "--worn-rise-evidence", default: "12") { c, text in
-            c.wornRiseRule.evidenceToSwitch = try number(text, "is not a number of dB·s ≥ 0") { $0 >= 0 }
-        } show: { shown($0.wornRiseRule.evidenceToSwitch) },
-        // A rise report short of the lead asks the nodes in its way for their level now (eighth round).
-        row(.wornRiseQuery, "decision.worn.riseQuery", "PRESENCE_WORN_RISE_QUERY", "--worn-rise-query", default: "0.25") { c, text in
-            c.wornRiseRule.riseQuery = text.lowercased() == "off"
-                ? 0 : try number(text, "is not a positive number of seconds or off") { $0 > 0 }
-        } show: { $0.wornRiseRule.riseQuery > 0 ? shown($0.wornRiseRule.riseQuery) : "off" },
         row(.discovery, "homeAssistant.discovery", "PRESENCE_DISCOVERY", "--no-discovery", default: "true") { c, text in
             guard let flag = boolean(text) else { throw SettingError("\(quoted(text)) is not true or false") }
             c.homeAssistantDiscovery = flag

@@ -32,7 +32,6 @@ extension AggregatorCore {
         }
         let slot = decider.addSlot(for: beacon)
         decider.setAwayTimeout(known?.awayTimeout, for: slot)
-        decider.setWorn(known?.worn ?? false, for: slot)
         if slot.index >= hot.count {
             let missing = slot.index - hot.count + 1
             hot.append(contentsOf: repeatElement(Hot(), count: missing))
@@ -65,7 +64,6 @@ extension AggregatorCore {
     mutating func follow(_ known: KnownBeacon?, slot: Int, into out: inout [AggregatorPublication]) {
         guard let entry = entries[slot] else { return }
         decider.setAwayTimeout(known?.awayTimeout, for: RoomDecider.BeaconSlot(index: slot))
-        decider.setWorn(known?.worn ?? false, for: RoomDecider.BeaconSlot(index: slot))
         if known != nil, !hot[slot].isKnown {
             // Known from now on: never evicted, never forgotten.
             unknownBeacons.remove(slot)

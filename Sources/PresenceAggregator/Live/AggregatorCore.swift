@@ -76,8 +76,6 @@ public struct AggregatorCore: Sendable {
     /// The physics rule, and the learned site model over it when the configuration names one
     /// (`decision.model`): with a model, the model's decisions are the ones published.
     public internal(set) var decider: SiteRoomDecider
-    /// Nodes whose info announced `riseReports: true` (`noteRiseAnnouncement`).
-    var riseAnnouncedNodes: Set<String> = []
     /// Per decider slot (`RoomDecider.BeaconSlot.index`): the beacons this core tracks. The decider
     /// holds a slot exactly for each tracked beacon (the core forgets both together).
     var hot: [Hot] = []
@@ -101,8 +99,7 @@ public struct AggregatorCore: Sendable {
 
     public init(configuration: AggregatorConfiguration, softwareVersion: String, supportURL: String? = nil) {
         self.configuration = configuration
-        decider = SiteRoomDecider(parameters: configuration.decision, wornRule: configuration.wornRule,
-                                   wornRiseRule: configuration.wornRiseRule, model: configuration.siteModel)
+        decider = SiteRoomDecider(parameters: configuration.decision, model: configuration.siteModel)
         decider.motionParameters = configuration.motionDecision
         discovery = configuration.homeAssistantDiscovery
             ? HomeAssistantDiscovery(prefix: configuration.homeAssistantPrefix, topics: configuration.topics,
@@ -137,9 +134,7 @@ public struct AggregatorCore: Sendable {
         let knownNodes = decider.physics.knownNodeCount
         let knownRooms = decider.physics.knownRoomCount
         let decision = decider.update(node: measurement.node, room: measurement.room, distance: measurement.distance,
-                                      proximity: measurement.proximity, in: slot, at: time, rawOffset: measurement.rawOffset,
-                                      riseOffset: measurement.riseOffset, evidence: measurement.evidence)
-        askLevels(into: &out)
+                                      proximity: measurement.proximity, in: slot, at: time, evidence: measurement.evidence)
         // A node or room the decider had not met: announce it before any decision names it (the
         // room sensors' options must hold a room before it is a state). Two counts compared, no
         // hashing, in the usual case.

@@ -7,7 +7,7 @@ extension AggregatorService {
         public var measurements = 0
         /// Node status messages (`online`/`offline`) handled.
         public var nodeStatuses = 0
-        /// Node info messages handled (`<root>/nodes/+/info`: rise announcements, node devices).
+        /// Node info messages handled (`<root>/nodes/+/info`: node devices).
         public var nodeInfos = 0
         /// Locations restored from retained topics.
         public var restoredLocations = 0

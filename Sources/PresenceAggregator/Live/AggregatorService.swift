@@ -12,8 +12,8 @@ import Timekeeping
 ///   `online` at every (re)connect; after a reconnect it re-publishes its whole retained state.
 /// - Subscribes to `<root>/config/beacons` (the operator's known beacons, merged with the file's:
 ///   `AggregatorKnownBeacons`; a rejected message is logged with the field it names, and the last
-///   good list stays in force), `<root>/nodes/+/info` (which nodes report rises, `riseReports`; with
-///   discovery on, node devices and the rooms of the room sensors' options), `<root>/beacons/+/+`
+///   good list stays in force), `<root>/nodes/+/info` (with discovery on, node devices and the rooms of
+///   the room sensors' options), `<root>/beacons/+/+`
 ///   (measurements), `<root>/nodes/+/status` (offline nodes are ignored), `<root>/locations/+` (its
 ///   own retained locations: restored at start, so a restart does not send everyone to `not_home`;
 ///   `RestoredLocationsFeed`) and, with discovery on, `<prefix>/status` (discovery is
@@ -161,6 +161,7 @@ public final class AggregatorService: Service, Sendable {
             "broker": "\(configuration.broker)", "root": "\(topics.root)",
             "instance": "\(configuration.failover.enabled ? configuration.failover.instance?.rawValue ?? "-" : "-")",
         ])
+        for warning in configuration.warnings { logger.warning("configuration: \(warning)") }
         for warning in configuration.siteModelWarnings { logger.warning("site model: \(warning)") }
         if let model = configuration.siteModel {
             if model.decision == .physics {
@@ -175,9 +176,8 @@ public final class AggregatorService: Service, Sendable {
         }
         if let recorder { logger.info("recording every measurement received", metadata: ["file": "\(recorder.path)"]) }
 
-        // The nodes' retained info first: which nodes report rises is then known before their
-        // measurements (issue 40, seventh round), and with discovery their rooms are the room
-        // sensors' options before restored beacons are announced, not added one by one after them.
+        // The nodes' retained info first: with discovery their rooms are the room sensors' options
+        // before restored beacons are announced, not added one by one after them.
         _ = try await connection.subscribe(topics.allNodeInfos) { inbox.post(.nodeInfo($0)) }
         // The operator's known beacons, relayed from now on: the broker sends the retained list
         // right after this SUBACK, so it is an input several round trips ahead of the retained
@@ -336,7 +336,6 @@ public final class AggregatorService: Service, Sendable {
                         counted = \.nodeStatuses
                     case .nodeInfo(let message):
                         guard let node = topics.nodeOfInfoTopic(message.topic) else { continue }
-                        noteRiseAnnouncement(node: node, message.payload, in: &core)
                         out = core.nodeInfo(node: node, payload: message.payload)
                         counted = \.nodeInfos
                     case .nodeDevice(let message):

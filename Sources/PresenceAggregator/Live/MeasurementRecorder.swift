@@ -22,6 +22,6 @@ public final class MeasurementRecorder: Sendable {
 
     /// One received measurement, at the time it was received.
     public func record(_ measurement: ReceivedMeasurement, at time: Instant) {
-        file.write(ReplayCSV.recordRow(time: time, evidence: measurement.evidence, rise: measurement.rise))
+        file.write(ReplayCSV.recordRow(time: time, evidence: measurement.evidence))
     }
 }

@@ -17,18 +17,8 @@ public struct ReceivedMeasurement: Sendable, Hashable {
     public var node: String
     public var room: String
     public var rssiFiltered: Double?
-    /// The advert that made the measurement (`rssi`), read for the fast clock of a beacon decided
-    /// with it (the worn profile, `SwitchingRule.fastLead`). In a node's answer to a level
-    /// query (it has `levelRssi`), the level it answered, which the rise switch meets:
-    /// `NodeEvidence.unheardLevel` for `null` (nothing heard in its last second). No field of its
-    /// own: a measurement is copied per message (issue 38).
+    /// The advert that made the measurement (`rssi`): only recorded (`run --record`'s `rssiAdvert`).
     public var rssi: Double?
-    /// The level a worn beacon's adverts rose to (`riseRssi`, `RiseReport`), read by the worn
-    /// profile's rise switch (`SwitchingRule.riseLead`); nil without a rise.
-    public var riseRssi: Double?
-    /// The rise itself, dB over the node's recent mean (`rise`): only recorded (`run --record`), the
-    /// decision reads the level.
-    public var rise: Double?
     public var sigma: Double?
     /// A worn beacon's level (`level`, `WornLevel`), read by a site model; nil when the node sent none.
     public var level: Double?
@@ -62,8 +52,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         // thousands of messages a second). Unknown keys are allowed: a newer agent may publish
         // more than this aggregator reads.
         var beaconText, nodeText, roomText, proximityText, nameText, idText: String?
-        var distanceValue, rssiFiltered, rssi, sigma, riseRssi, rise, levelRssi, level: Double?
-        var isLevelAnswer = false
+        var distanceValue, rssiFiltered, rssi, sigma, level: Double?
         // `id` is read only for a device known by its IRK: another type is an error only then.
         var idError: ConfigError?
         do throws(ConfigError) {
@@ -84,11 +73,6 @@ public struct ReceivedMeasurement: Sendable, Hashable {
                 case .rssi: rssi = try value.memberNumber()
                 case .sigma: sigma = try value.memberNumber()
                 case .level: level = try value.memberNumber()
-                case .riseRssi: riseRssi = try value.memberNumber()
-                case .rise: rise = try value.memberNumber()
-                case .levelRssi:
-                    isLevelAnswer = true
-                    levelRssi = try value.memberNumber()
                 case nil: try value.skipMemberValue()
                 }
             }
@@ -125,22 +109,15 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         if let given = name, given.isEmpty || given.count > KnownBeacon.maximumNameLength { name = nil }
         self.init(beacon: BeaconID(rawValue: canonical), name: name, node: node, room: room,
                   rssiFiltered: rssiFiltered, sigma: sigma, distance: distance, proximity: proximity, rssi: rssi)
-        self.riseRssi = riseRssi
-        self.rise = rise
         self.level = level
-        if isLevelAnswer { self.rssi = levelRssi ?? NodeEvidence.unheardLevel }
         if canonical.hasPrefix("irk-") {
             if let idError { throw ReceivedMeasurementError(idError.description) }
             if let id = idText, id != canonical { alias = TopicLevelID(id) }
         }
     }
 
-    /// The raw reading's offset above the filtered one, dB, when the node sent both
-    /// (`NodeEvidence.rawOffset(rssi:rssiFiltered:)`, as the replay reads it).
-    public var rawOffset: Double? { NodeEvidence.rawOffset(rssi: rssi, rssiFiltered: rssiFiltered) }
-
     /// The members read, and the rest (nil).
-    private enum Field { case beacon, node, room, proximity, name, id, distance, rssiFiltered, rssi, sigma, riseRssi, rise, levelRssi, level }
+    private enum Field { case beacon, node, room, proximity, name, id, distance, rssiFiltered, rssi, sigma, level }
 
     /// `key`'s field, by its length first: a measurement's 14 keys compared with ten names one by
     /// one were a noticeable share of its parse. Keys of another length cannot equal these
@@ -148,11 +125,11 @@ public struct ReceivedMeasurement: Sendable, Hashable {
     private static func field(_ key: String) -> Field? {
         switch key.utf8.count {
         case 2: key == "id" ? .id : nil
-        case 4: key == "node" ? .node : key == "room" ? .room : key == "name" ? .name : key == "rssi" ? .rssi : key == "rise" ? .rise : nil
+        case 4: key == "node" ? .node : key == "room" ? .room : key == "name" ? .name : key == "rssi" ? .rssi : nil
         case 5: key == "sigma" ? .sigma : key == "level" ? .level : nil
         case 6: key == "beacon" ? .beacon : nil
-        case 8: key == "distance" ? .distance : key == "riseRssi" ? .riseRssi : nil
-        case 9: key == "proximity" ? .proximity : key == "levelRssi" ? .levelRssi : nil
+        case 8: key == "distance" ? .distance : nil
+        case 9: key == "proximity" ? .proximity : nil
         case 12: key == "rssiFiltered" ? .rssiFiltered : nil
         default: nil
         }
@@ -163,11 +140,8 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         // A silence (proximity unknown, no distance) makes the decider drop this node's evidence at once.
         NodeEvidence(beacon: beacon, node: node, room: room, rssiFiltered: rssiFiltered ?? -Double.infinity,
                      sigma: sigma ?? 0, distance: isSilence ? nil : distance,
-                     proximity: proximity, rssi: rssi, riseRssi: riseRssi, level: isSilence ? nil : level)
+                     proximity: proximity, rssi: rssi, level: isSilence ? nil : level)
     }
-
-    /// The reported rise's level above the filtered reading, dB (`NodeEvidence.riseOffset`).
-    public var riseOffset: Double? { NodeEvidence.rawOffset(rssi: riseRssi, rssiFiltered: rssiFiltered) }
 }
 
 /// Why a measurement message was not used.

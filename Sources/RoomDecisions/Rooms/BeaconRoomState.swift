@@ -116,28 +116,6 @@ import Darwin
     /// when it had no evidence: the leads of that evaluation integrate against it.
     var defendedScore = -Double.infinity
 
-    /// The fast clock's streaks (`SwitchingRule.fastLead`): per node of another room than
-    /// the current one, since when every raw reading it published has led the current room's held
-    /// score by `fastLead` and stood above the current room's own raw readings, the latest of them
-    /// and the lowest. Empty while the fast clock is off.
-    struct FastStreak: Sendable {
-        var node: Code
-        var room: Code
-        var since: Instant
-        var latest: Instant
-        var lowest: Double
-    }
-    var fastStreaks: [FastStreak] = []
-    /// A rise report (`SwitchingRule.riseLead`) heard since the last evaluation: its
-    /// room and the level it rose to, as a score. The next evaluation reads it and drops it.
-    var pendingRise: (room: Code, node: Code, score: Double)?
-    /// A rise report that failed the lead, waiting until `until` (seconds) for a later reading to
-    /// make it lead (`SwitchingRule.risePending`); its score follows its node's readings.
-    var waitingRise: (room: Code, node: Code, score: Double, until: Double)?
-    /// Per node, its last published advert as a score and when, while the rise switch meets raw
-    /// levels (`SwitchingRule.riseLead`); empty otherwise.
-    var rawLevels: [(node: Code, room: Code, score: Double, time: Double)] = []
-
     init() {}
 
     var isUndecided: Bool { room == nil || room == RoomDecider.notHomeCode }
@@ -179,9 +157,6 @@ import Darwin
     mutating func forget(node: Code, at time: Instant) {
         guard let index = heldIndex(of: node) else { return }
         lists.removeHeld(at: index)
-        if !fastStreaks.isEmpty { fastStreaks.removeAll { $0.node == node } }
-        if !rawLevels.isEmpty { rawLevels.removeAll { $0.node == node } }
-        if waitingRise?.node == node { waitingRise = nil }
         // A node holds one entry at most: nothing else to remove.
         staleness = .all
         if lists.heldCount == 0 { becameUnheard(at: time) }
@@ -197,9 +172,6 @@ import Darwin
     /// is the decider's reusable buffer, so that re-building the challengers allocates nothing.
     mutating func evaluate(at time: Instant, parameters p: RoomDecisionParameters,
                            scratch: inout [Challenge], motion: RoomMotionTable? = nil) -> Bool {
-        // A rise report counts at the evaluation its measurement caused, never later.
-        let rise = pendingRise
-        if rise != nil { pendingRise = nil }
         // The previous scores held since the last evaluation: integrate the challengers' leads.
         let elapsed = lastEvaluation.map { max(0, time.since($0)) } ?? 0
         if elapsed > 0, lists.challengeCount > 0, let current = room, current != RoomDecider.notHomeCode {
@@ -275,15 +247,6 @@ import Darwin
         // Motion in the current room: it defends with more (never anything without a sensor).
         if let motion { defended += motion.hold(current, at: time) }
         defendedScore = defended
-        // The rise switch: a node's rise that leads every other room wins at once (or, waiting, later).
-        if rise != nil || waitingRise != nil,
-           let winner = riseWinner(rise, current: current, at: time, p) {
-            return change(to: winner, at: time)
-        }
-        // The fast clock: a room whose raw readings have led for `fastFor` wins at once.
-        if !fastStreaks.isEmpty, let fast = fastWinner(current: current, parameters: p) {
-            return change(to: fast, at: time)
-        }
 
         // Challengers: rooms leading by more than the margin right now, in the order of `scores`;
         // a break resets them. Usually there is none: nothing to build. (Subtracting the same
@@ -331,7 +294,7 @@ import Darwin
     /// has a score, which the held score equals). `RoomDecider`'s tick skips the beacon until then
     /// (`BeaconTickSchedule`). A rule that lets time alone change a decision must return nil while it may.
     func quietUntil(parameters p: RoomDecisionParameters) -> (until: Double, stampsPeakTime: Bool)? {
-        guard lists.challengeCount == 0, staleness == .none, waitingRise == nil else { return nil }
+        guard lists.challengeCount == 0, staleness == .none else { return nil }
         var stampsPeakTime = false
         if lists.scoreCount > 0 {
             guard let current = room, current != RoomDecider.notHomeCode else { return nil }
@@ -380,8 +343,6 @@ import Darwin
 
     private mutating func change(to newRoom: Code, at time: Instant) -> Bool {
         lists.removeAllChallenges()
-        if !fastStreaks.isEmpty { fastStreaks.removeAll() }
-        waitingRise = nil
         firstEvidence = nil
         guard newRoom != room else { return false }
         room = newRoom

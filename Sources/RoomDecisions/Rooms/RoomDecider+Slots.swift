@@ -105,12 +105,12 @@ extension RoomDecider {
         roomNames.indices.contains(Int(code)) ? roomNames[Int(code)] : ""
     }
 
-    /// The parameters the beacon in `slot` is decided with: the common ones or the worn profile's,
-    /// with its own away timeout when it has one.
+    /// The parameters the beacon in `slot` is decided with: the common ones, with its own away
+    /// timeout when it has one.
     @inline(__always)
     func parameters(forSlot slot: Int) -> RoomDecisionParameters {
-        if awayTimeouts.isEmpty && wornSlots.isEmpty { return parameters }
-        var own = wornSlots.contains(slot) ? wornSlotParameters(slot) : parameters
+        if awayTimeouts.isEmpty { return parameters }
+        var own = parameters
         if let away = awayTimeouts[slot] { own.awayTimeout = away }
         return own
     }

@@ -46,21 +46,10 @@ public struct RoomDecider: Sendable {
         /// compares the name instead of hashing it.
         var roomName: String?
         var room: NameCode = notHomeCode
-        /// The node has sent a rise report (`riseOffset`): one of our agents, which reports the rises
-        /// of worn beacons (`wornSlotParameters(_:)`). Learned from its messages, never configured.
-        var reportsRises = false
     }
 
     /// The decision parameters this decider runs with.
     public let parameters: RoomDecisionParameters
-    /// The parameters of a beacon worn on a body (`setWorn(_:for:)`): `parameters` with the worn rule.
-    public let wornParameters: RoomDecisionParameters
-    /// The parameters of a worn beacon while every node hearing it reports rises (`wornRiseRule`);
-    /// nil when the rise rule is off.
-    public let wornRiseParameters: RoomDecisionParameters?
-    /// `wornRiseParameters` with the worn rule's fast clock, run only on the readings of nodes
-    /// that report no rises: a worn beacon heard by both kinds of node.
-    let wornMixedParameters: RoomDecisionParameters?
     /// Beacon id → slot (hashed once per update). This and the slot arrays below are internal, not
     /// private, for the slot API beside this file (RoomDecider+Slots.swift).
     /// `@usableFromInline` fields serve the `@inlinable` queries made per measurement (`slot(of:)`,
@@ -73,12 +62,6 @@ public struct RoomDecider: Sendable {
     /// Away timeouts of beacons that have their own (a phone, quiet when locked; `config/beacons`
     /// `awayTimeout`), by slot. Few or none: a dictionary beside the states, not a field in each.
     var awayTimeouts: [Int: Double] = [:]
-    /// Slots of beacons worn on a body (`config/beacons` `worn`), decided with `wornParameters`.
-    /// Few or none, as the away timeouts.
-    var wornSlots: Set<Int> = []
-    /// Level queries to send (`takeLevelQueries()`), and when each worn slot last asked.
-    var levelQueries: [LevelQuery] = []
-    var lastLevelQuery: [Int: Double] = [:]
     var freeSlots: [Int] = []
     @usableFromInline var nodeCodes: [String: NameCode] = [:]
     @usableFromInline var nodeNames: [String] = []
@@ -117,20 +100,9 @@ public struct RoomDecider: Sendable {
     /// Seconds ahead within which a due time is kept (`servesDueTimes`).
     static let dueHorizon = 30.0
 
-    /// Creates a decider with no beacons, nodes or rooms yet; a beacon marked worn is decided with
-    /// `wornRule` (default `SwitchingRule.worn`) and the rest of `parameters`, or with `wornRiseRule`
-    /// while the nodes hearing it report rises (nil, or its `riseLead` off: never).
-    public init(parameters: RoomDecisionParameters = .default, wornRule: SwitchingRule = .worn,
-                wornRiseRule: SwitchingRule? = .wornRise) {
+    /// Creates a decider with no beacons, nodes or rooms yet.
+    public init(parameters: RoomDecisionParameters = .default) {
         self.parameters = parameters
-        wornParameters = parameters.with(rule: wornRule)
-        if let wornRiseRule, wornRiseRule.riseLead.isFinite {
-            wornRiseParameters = parameters.with(rule: wornRiseRule)
-            wornMixedParameters = parameters.with(rule: wornRiseRule.withFastClock(of: wornRule))
-        } else {
-            wornRiseParameters = nil
-            wornMixedParameters = nil
-        }
     }
 
     /// Folds in one measurement received at `time`; returns the decision when the beacon's room
@@ -161,30 +133,24 @@ public struct RoomDecider: Sendable {
 
     /// `update(_:in:at:)` from the parts of a measurement its owner already holds (the aggregator):
     /// no `NodeEvidence` to build, so no strings to retain and release per update. Silence is
-    /// proximity `unknown` or no distance, as `NodeEvidence.isSilence`. `rawOffset`: the measurement's
-    /// `rssi` above its `rssiFiltered`, dB, read only by a beacon whose parameters run the fast clock.
+    /// proximity `unknown` or no distance, as `NodeEvidence.isSilence`.
     public mutating func update(node: String, room: String, distance: Double?, proximity: Proximity,
-                                in slot: BeaconSlot, at time: Instant, rawOffset: Double? = nil,
-                                riseOffset: Double? = nil) -> RoomDecision? {
+                                in slot: BeaconSlot, at time: Instant) -> RoomDecision? {
         guard time.seconds.isFinite, slotBeacons.indices.contains(slot.index), slotBeacons[slot.index] != nil else {
             return nil
         }
-        return update(node: node, room: room, distance: distance, proximity: proximity, slot: slot.index, at: time,
-                      rawOffset: rawOffset, riseOffset: riseOffset)
+        return update(node: node, room: room, distance: distance, proximity: proximity, slot: slot.index, at: time)
     }
 
     private mutating func update(_ evidence: NodeEvidence, slot: Int, at time: Instant) -> RoomDecision? {
         update(node: evidence.node, room: evidence.room, distance: evidence.distance,
-               proximity: evidence.proximity, slot: slot, at: time, rawOffset: evidence.rawOffset,
-               riseOffset: evidence.riseOffset)
+               proximity: evidence.proximity, slot: slot, at: time)
     }
 
     private mutating func update(node name: String, room roomName: String, distance: Double?, proximity: Proximity,
-                                 slot: Int, at time: Instant, rawOffset: Double? = nil,
-                                 riseOffset: Double? = nil) -> RoomDecision? {
+                                 slot: Int, at time: Instant) -> RoomDecision? {
         let node = nodeCode(name)
         guard !nodes[Int(node)].offline else { return nil }
-        if riseOffset != nil, !nodes[Int(node)].reportsRises { nodes[Int(node)].reportsRises = true }
         if proximity == .unknown || distance == nil {
             states[slot].forget(node: node, at: time)
         } else {
@@ -193,35 +159,8 @@ public struct RoomDecider: Sendable {
             let score = -10 * parameters.pathLossExponent * log10(max(distance, 0.01))
             states[slot].hold(node: node, room: room, proximity: proximity, distance: distance, score: score,
                               at: time, nodeCount: nodes.count)
-            // Only a rule that runs the fast clock or the rise switch reads the raw reading and the
-            // rise: the defaults' path stays as it was. A worn beacon's parameters depend on its
-            // nodes (`wornSlotParameters(_:)`), so they are found once per measurement.
-            if parameters.rule.fastLead.isFinite || parameters.rule.riseLead.isFinite || !wornSlots.isEmpty {
-                let slotParameters = awayTimeouts.isEmpty && wornSlots.isEmpty ? parameters : parameters(forSlot: slot)
-                if let rawOffset, slotParameters.rule.fastLead.isFinite {
-                    // Beside the rise switch, the fast clock runs on the nodes that report no rises.
-                    let leads = !(slotParameters.rule.riseLead.isFinite && nodes[Int(node)].reportsRises)
-                    states[slot].heardRaw(node: node, room: room, rawScore: score + rawOffset, at: time,
-                                          parameters: slotParameters, leads: leads)
-                }
-                // A worn beacon's rise report, for a rule that switches on it (`riseLead`).
-                if slotParameters.rule.riseLead.isFinite, let riseOffset {
-                    states[slot].heardRise(node: node, room: room, riseScore: score + riseOffset)
-                }
-                // Levels are kept under the worn rule too, so that they are fresh when the rise rule starts.
-                let keepsLevels = slotParameters.rule.riseLead.isFinite || wornSlots.contains(slot) && wornRiseParameters != nil
-                if let rawOffset, keepsLevels {
-                    states[slot].heardRawLevel(node: node, room: room, rawScore: score + rawOffset, at: time,
-                                               isRise: riseOffset != nil)
-                }
-            }
         }
-        let changed = evaluate(slot: slot, at: time)
-        // A rise report that failed the lead and now waits may ask for levels (`riseQuery`).
-        if riseOffset != nil, let waiting = states[slot].waitingRise, waiting.node == node {
-            noteLevelQuery(slot: slot, waitingSince: waiting.until, at: time)
-        }
-        guard changed else { return nil }
+        guard evaluate(slot: slot, at: time) else { return nil }
         return decision(slot: slot)
     }
 
@@ -231,9 +170,7 @@ public struct RoomDecider: Sendable {
     @inline(__always)
     mutating func evaluate(slot: Int, at time: Instant) -> Bool {
         // In place: `parameters(forSlot:)` (not `mutating`) would copy the whole decider first.
-        let slotParameters = awayTimeouts.isEmpty && wornSlots.isEmpty ? parameters : parameters(forSlot: slot)
-        // A worn beacon whose nodes all report rises runs no fast clock: streaks from before end.
-        if !slotParameters.rule.fastLead.isFinite, !states[slot].fastStreaks.isEmpty { states[slot].fastStreaks.removeAll() }
+        let slotParameters = awayTimeouts.isEmpty ? parameters : parameters(forSlot: slot)
         tickSchedule.catchUp(&states[slot], slot: slot)
         let changed: Bool
         if motion == nil {
@@ -356,8 +293,6 @@ public struct RoomDecider: Sendable {
         motion?.moved(from: states[slot].room, to: nil)
         states[slot] = BeaconRoomState()
         awayTimeouts[slot] = nil
-        wornSlots.remove(slot)
-        lastLevelQuery[slot] = nil
         tickSchedule.free(slot)
         dueTimes.cancel(slot)
         freeSlots.append(slot)

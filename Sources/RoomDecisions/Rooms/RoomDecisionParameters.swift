@@ -49,15 +49,4 @@ public struct RoomDecisionParameters: Sendable, Hashable {
 
     /// The documented defaults.
     public static let `default` = RoomDecisionParameters()
-
-    /// These parameters with `rule` in place of their own (a worn beacon's: `SwitchingRule.worn`,
-    /// or the operator's `decision.worn` settings over it): path loss, settle, stale and away times stay.
-    public func with(rule: SwitchingRule) -> RoomDecisionParameters {
-        var other = self
-        other.rule = rule
-        return other
-    }
-
-    /// These parameters with the worn profile's switching rule (`SwitchingRule.worn`).
-    public var worn: RoomDecisionParameters { with(rule: .worn) }
 }

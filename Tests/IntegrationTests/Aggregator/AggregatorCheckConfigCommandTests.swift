@@ -45,57 +45,30 @@ import Testing
         #expect(!result.output.contains("s3cret-word"))
     }
 
-    /// Which known beacons are worn, and the worn profile's settings with where each came from.
-    @Test func wornBeaconsAndTheWornProfileAreShown() throws {
+    /// Which known beacons are worn; a file or environment from before the worn profile was removed
+    /// is accepted, each of its `decision.worn` settings named in a warning on stderr.
+    @Test func wornBeaconsAreShownAndRemovedWornSettingsWarn() throws {
         let path = try file("""
             decision:
               dwell: 2
               worn:
                 margin: 3
-                fastLead: off
                 riseDwell: 12
             beacons:
               - {beacon: mac-c4a1b2c3d4e5, id: alice-band, worn: true}
               - {beacon: mac-c4a1b2c3d4e6, id: bob-keys}
             """)
-        let result = try checkConfig(["--config", path, "--worn-dwell", "8", "--worn-rise-evidence", "14"],
-                                     environment: ["PRESENCE_WORN_FAST_FOR=1.5"])
+        let result = try checkConfig(["--config", path], environment: ["PRESENCE_WORN_FAST_FOR=1.5"])
         #expect(result.status == 0, "\(result.errors)")
         let rows = CheckConfigTable.rows(result.output)
-        #expect(rows["beacons"] == ["alice-band (worn: decision.worn), bob-keys", "\(path):7"])
+        #expect(rows["beacons"] == ["alice-band (worn), bob-keys", "\(path):6"])
         #expect(rows["decision.dwell"] == ["2", "\(path):2"])
-        #expect(rows["decision.worn.margin"] == ["3", "\(path):4"])
-        #expect(rows["decision.worn.fastLead"] == ["off", "\(path):5"])
-        #expect(rows["decision.worn.dwell"] == ["8", "--worn-dwell"])
-        #expect(rows["decision.worn.fastFor"] == ["1.5", "PRESENCE_WORN_FAST_FOR"])
-        #expect(rows["decision.worn.evidence"] == ["8", "default"])
-        #expect(rows["decision.worn.leadCap"] == ["4", "default"])
-        #expect(rows["decision.worn.fallRate"] == ["4", "default"])
-        // The rise rule's keys: its lead, its slow path's dwell and evidence.
-        #expect(rows["decision.worn.riseLead"] == ["5", "default"])
-        #expect(rows["decision.worn.riseDwell"] == ["12", "\(path):6"])
-        #expect(rows["decision.worn.riseEvidence"] == ["14", "--worn-rise-evidence"])
-    }
-
-    @Test func aBadWornSettingIsNamedWithItsFileAndLine() throws {
-        let path = try file("""
-            decision:
-              worn:
-                dwell: -1
-                lead: 3
-              motionHold: 2
-            """)
-        let result = try checkConfig(["--config", path])
-        #expect(result.status == 2)
-        #expect(result.errors == """
-            check-config: \(path):4: decision.worn.lead: unknown key (known keys: decision.worn.margin, decision.worn.fallRate, decision.worn.dwell, decision.worn.evidence, decision.worn.leadCap, decision.worn.fastLead, decision.worn.fastFor, decision.worn.riseLead, decision.worn.riseDwell, decision.worn.riseEvidence, decision.worn.riseQuery)
-            check-config: \(path):3: decision.worn.dwell: '-1' is not a positive number of seconds
-
-            """)
-        let scalar = try file("decision:\n  worn: 3\n")
-        let second = try checkConfig(["--config", scalar])
-        #expect(second.status == 2)
-        #expect(second.errors == "check-config: \(scalar):2: decision.worn: expected a mapping\n")
+        #expect(!result.output.contains("decision.worn"))
+        let warnings = result.errors.split(separator: "\n").map(String.init)
+        #expect(warnings.count == 2, "\(result.errors)")
+        #expect(warnings.first?.hasPrefix("check-config: warning: \(path):3: decision.worn: removed (margin, riseDwell), ignored: ") == true,
+                "\(result.errors)")
+        #expect(warnings.last?.hasPrefix("check-config: warning: PRESENCE_WORN_FAST_FOR: removed, ignored: ") == true, "\(result.errors)")
     }
 
     @Test func everyMistakeIsNamedWithItsLine() throws {
@@ -112,7 +85,7 @@ import Testing
         #expect(result.status == 2)
         #expect(result.output == "")
         #expect(result.errors == """
-            check-config: \(path):3: decision.dwel: unknown key (known keys: decision.margin, decision.fallRate, decision.dwell, decision.evidence, decision.leadCap, decision.settleTime, decision.staleAfter, decision.awayTimeout, decision.pathLossExponent, decision.motionHold, decision.model, decision.worn)
+            check-config: \(path):3: decision.dwel: unknown key (known keys: decision.margin, decision.fallRate, decision.dwell, decision.evidence, decision.leadCap, decision.settleTime, decision.staleAfter, decision.awayTimeout, decision.pathLossExponent, decision.motionHold, decision.model)
             check-config: \(path):7: beacons[0].id: 'Alice' is not a valid id (1–64 characters of a-z, 0-9, '_' and '-')
             check-config: \(path):4: decision.margin: 'lots' is not a number of dB ≥ 0
 

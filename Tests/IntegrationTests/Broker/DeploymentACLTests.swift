@@ -159,7 +159,7 @@ struct DeploymentACLTests {
         await observer.disconnect()
     }
 
-    @Test("the aggregator reads what nodes publish and writes locations, rooms, events, level queries, its status and discovery")
+    @Test("the aggregator reads what nodes publish and writes locations, rooms, events, its status and discovery")
     func aggregatorWritesItsTopics() async throws {
         let site = try await SiteBroker.start()
         let (observer, everything) = try await site.observeEverything()
@@ -174,19 +174,16 @@ struct DeploymentACLTests {
         let homeAssistant = try await site.client("homeassistant")
         try await publishAcknowledged(homeAssistant, "homeassistant/status", "online")
         #expect(try await collect(homeAssistantStatus, count: 1).map(text) == ["online"])
-        let levelQueries = try await kitchen.subscribe("presence/nodes/kitchen-1/level")
 
         let topics = [
             "presence/aggregator/status", "presence/locations/alice-keys", "presence/locations/alice-keys/room",
-            "presence/rooms/kitchen", "presence/events", "presence/nodes/kitchen-1/level",
+            "presence/rooms/kitchen", "presence/events",
             "homeassistant/device_tracker/alice-keys/config", "homeassistant/sensor/alice-keys_room/config",
         ]
-        let unretained = ["presence/events", "presence/nodes/kitchen-1/level"]
+        let unretained = ["presence/events"]
         for topic in topics { try await publishAcknowledged(aggregator, topic, "decision", retain: !unretained.contains(topic)) }
         let delivered = try await collect(everything) { $0.topic == topics.last }
         #expect(delivered.filter { text($0) == "decision" }.map(\.topic) == topics)
-        // The node reads the level queries sent to it.
-        #expect(try await collect(levelQueries, count: 1).map(text) == ["decision"])
 
         // At start it restores its decisions from its own retained topics.
         let restarted = try await site.client("aggregator")

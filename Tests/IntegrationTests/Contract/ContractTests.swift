@@ -42,7 +42,7 @@ import TestSupport
         let recorder = try await TopicRecorder.start(broker, filter: "#", clientID: "contract-recorder")
 
         // The operator's configuration, retained at QoS 1 as PushedConfiguration says. Alice and Bob
-        // wear their tags: the agents report their rises (`rise`, `riseRssi`).
+        // wear their tags (`worn`).
         let carolKey = SimulationScenario.demoPhoneKey
         try broker.mosquittoPub(topic: "presence/config/beacons", message: #"""
             {"revision":1,"beacons":[
@@ -135,12 +135,6 @@ import TestSupport
             if index % 8 == 0 {
                 // What the foreign nodes hear, every 2 s of the run's first half.
                 if index < steps / 2 { try Self.publishForeignReports(foreign, walk: index / 8) }
-            }
-            if index == steps / 4 {
-                // The aggregator asks the kitchen's node for Alice's level now (a rise elsewhere
-                // failed its lead): the node answers with her measurement and `levelRssi`.
-                _ = try foreign.publish(
-                    topic: "presence/nodes/kitchen-1/level", string: #"{"beacon":"ibeacon-\#(Self.uuid)-1-1"}"#, qos: .atMostOnce)
             }
             if index == steps / 2 {
                 // A refused message, then a cleared one; the radio is unplugged (telemetry says so).
