@@ -246,13 +246,15 @@ public struct TraceReplay: Sendable {
                      rssi: Double(update.rssi), level: update.isSilence ? nil : wornLevels[key]?.publishedLevel)
     }
 
-    /// Replays `samples` and returns the decision rows (time of each change and the decision).
+    /// Replays `samples` and returns the decision rows (time of each change and the decision);
+    /// `knownBeacons` as `knownBeacons` above (a beacon marked worn published by its level).
     public static func decisions(
         of samples: [TraceSample], tracking: TrackingParameters = .default,
         decision: RoomDecisionParameters = .default, model: SiteModel? = nil, motion: [MotionSample] = [],
-        motionParameters: MotionParameters = .default
+        motionParameters: MotionParameters = .default, knownBeacons: [KnownBeacon] = []
     ) -> [(time: Instant, decision: RoomDecision)] {
         var replay = TraceReplay(tracking: tracking, decision: decision, model: model)
+        replay.knownBeacons = knownBeacons
         replay.motionParameters = motionParameters
         replay.motion = motion
         var rows: [(time: Instant, decision: RoomDecision)] = []

@@ -15,20 +15,8 @@ import Testing
     /// A hall walk with its tag renamed to `beacon`, in a fresh directory.
     private func walk() throws -> (directory: String, trace: String) {
         let directory = try TestBroker.makeTemporaryDirectory()
-        let source = try String(contentsOfFile: RecordedData.path("traces") + "/danis-straight_04.trace.csv", encoding: .utf8)
-        // CRLF is one Character in Swift: make it LF before splitting.
-        var lines = source.replacingOccurrences(of: "\r\n", with: "\n")
-            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let header = lines[0].split(separator: ",").map(String.init)
-        let column = try #require(header.firstIndex(of: "beacon"))
-        for index in lines.indices.dropFirst() where !lines[index].isEmpty {
-            var fields = lines[index].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            fields[column] = Self.beacon
-            lines[index] = fields.joined(separator: ",")
-        }
-        let trace = directory + "/walk.trace.csv"
-        try lines.joined(separator: "\n").write(toFile: trace, atomically: true, encoding: .utf8)
-        return (directory, trace)
+        try RecordedData.write("traces", stems: ["danis-straight_04"], renamingBeaconTo: Self.beacon, to: directory)
+        return (directory, directory + "/danis-straight_04.trace.csv")
     }
 
     /// `replay`'s decisions, and the warnings on its stderr (the walk's note of a line out of order aside).
