@@ -8,7 +8,8 @@ import RoomDecisions
 /// the folder of the house's recordings (SPHERE; not in this repository) holding `receivers/`: each
 /// recording's trace, its truth in the receivers' rooms and its PIR sensors' motion file. `house` is
 /// scored on the radio alone (the motion files ignored), `house-pir` with them, both with our
-/// defaults, Bermuda's rule, Home Assistant's `mqtt_room` rule and the strongest-RSSI baseline.
+/// defaults (and with the wristband marked worn, `EvaluateCommand+Worn.swift`), Bermuda's rule, Home
+/// Assistant's `mqtt_room` rule and the strongest-RSSI baseline.
 extension EvaluateCommand {
     /// The house's sites: name, and whether its motion files are read.
     static let houseSites = [(name: "house", motion: false), (name: "house-pir", motion: true)]
@@ -25,6 +26,7 @@ extension EvaluateCommand {
             }
             var modes: [String: ModeReport] = [:]
             modes["defaults"] = Self.defaultsMode(site, tracking: tracking, parameters: parameters)
+            modes[Self.wornMode.key] = Self.wornDefaultsMode(site, tracking: tracking, parameters: parameters)
             let baseline = site.recordings.map { RecordingResult(name: $0.name, score: Self.scoreBaseline($0)) }
             let bermuda = site.recordings.map { RecordingResult(name: $0.name, score: Self.scoreBermuda($0)) }
             report.sites[site.name] = SiteReport(

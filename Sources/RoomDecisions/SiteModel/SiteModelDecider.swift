@@ -150,7 +150,7 @@ public struct SiteModelDecider: Sendable {
         }
         state.filter.motionLogLikelihood = motionLogLikelihood
         if let node {
-            let rssi: Double? = evidence.isSilence ? nil : evidence.rssiFiltered
+            let rssi = evidence.siteModelLevel
             state.filter.observe(node: node, rssi: rssi, at: time)
             if rssi != nil { state.modelHeard = true }
         } else {
