@@ -127,7 +127,10 @@ public struct SiteModelFilter: Sendable {
             }
             if let motion {
                 let motionWeight = model.levels ? parameters.levelMotionWeight : 1
-                for room in logPosterior.indices { logPosterior[room] += motion[room] * dt * motionWeight }
+                for room in logPosterior.indices {
+                    let rx = model.levels && nodeRooms.contains(room) ? NRX.factor : 1
+                    logPosterior[room] += motion[room] * dt * motionWeight * rx
+                }
             }
         }
         let total = Self.logSumExp(logPosterior)
@@ -231,3 +234,6 @@ public struct SiteModelFilter: Sendable {
         return top + log(sum)
     }
 }
+
+import Foundation
+enum NRX { static let factor = Double(ProcessInfo.processInfo.environment["NR_RX"] ?? "1") ?? 1 }
