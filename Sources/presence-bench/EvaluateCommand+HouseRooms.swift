@@ -39,9 +39,8 @@ extension EvaluateCommand {
         let recordings = try Self.loadTraces(directory: directory)
         let pairs = Self.sameReceiverPairs(recordings)
         let scored = Array(Set(pairs.map(\.to))).sorted()
-        let nrMotion = try Self.motionVariant(ProcessInfo.processInfo.environment["NR_MOTION"] ?? "")
         let site = SiteModelEvaluation.Site(
-            recordings.map { SiteModelEvaluation.Recording(name: $0.name, samples: $0.samples, truth: $0.truth, motion: $0.motion, motionParameters: nrMotion) },
+            recordings.map { SiteModelEvaluation.Recording(name: $0.name, samples: $0.samples, truth: $0.truth, motion: $0.motion) },
             parameters: siteModel, tracking: tracking, decision: parameters, physics: false)
         // One model per walk learned from, whichever site reads it.
         let models = Dictionary(uniqueKeysWithValues: Set(pairs.map(\.from)).map { ($0, site.learn([$0])) })
@@ -53,10 +52,6 @@ extension EvaluateCommand {
                 let result = site.score(pair.to, model: models[pair.from] ?? nil, motion: house.motion)
                 learned.append(RecordingResult(name: "\(recordings[pair.from].name) → \(recordings[pair.to].name)", score: result.score))
                 learnedFloors.add(sets[pair.to], decisions: result.decisions.map { ($0.time, $0.decision) })
-                if let dump = ProcessInfo.processInfo.environment["NR_DUMP"] {
-                    let text = "time,beacon,room\n" + result.decisions.map { "\($0.time.seconds),\($0.decision.beacon),\($0.decision.room)" }.joined(separator: "\n") + "\n"
-                    try text.write(toFile: "\(dump)/\(house.name)-\(recordings[pair.from].name)-\(recordings[pair.to].name).csv", atomically: true, encoding: .utf8)
-                }
             }
             var physics: [RecordingResult] = [], physicsFloors = FloorTally()
             var bermuda: [RecordingResult] = [], bermudaFloors = FloorTally()

@@ -129,22 +129,12 @@ struct RoomMotionTable: Sendable {
         if state == .active {
             guard explains(code, here: here) else { return quietWeight(code, here: here, weights: weights) }
             let room = rooms[Int(code)]
-            if NRExperiment.latest, superseded(code, here: here) { return NRExperiment.supersededWeight }
             if room.occupied, let onset = room.onset, time.since(onset) <= parameters.onsetWindow {
                 return weights.active + parameters.modelOnset
             }
             return weights.active
         }
         return state == .quiet ? quietWeight(code, here: here, weights: weights) : weights.recent
-    }
-
-    private func superseded(_ code: Code, here: Code?) -> Bool {
-        let room = rooms[Int(code)]
-        let start = room.onset ?? room.lastActive ?? Instant(seconds: -Double.infinity)
-        return rooms.indices.contains { other in
-            other != Int(code) && rooms[other].counts && rooms[other].occupied && explains(Code(other), here: here)
-                && (rooms[other].onset.map { $0 > start } ?? false)
-        }
     }
 
     /// Whether room `code`'s motion may be a beacon's decided in `here`: its own room, or a room no
@@ -184,11 +174,4 @@ struct RoomMotionTable: Sendable {
         guard Int(code) < rooms.count, rooms[Int(code)].counts else { return nil }
         return rooms[Int(code)].occupied
     }
-}
-
-import Foundation
-enum NRExperiment {
-    static let env = ProcessInfo.processInfo.environment
-    static let latest = env["NR_LATEST"] != nil
-    static let supersededWeight = Double(env["NR_LATEST"] ?? "0") ?? 0
 }

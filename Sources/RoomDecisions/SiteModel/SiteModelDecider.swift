@@ -118,13 +118,6 @@ public struct SiteModelDecider: Sendable {
         let decision = Self.update(&beacons.values[index], evidence: evidence, node: node, model: model,
                                    motionLogLikelihood: motionNow,
                                    physicsRoom: physicsRoom, physics: physics, at: time)
-        if let window = NRTrace.window, time.seconds >= window.0, time.seconds <= window.1 {
-            let f = beacons.values[index].filter
-            print("NRT", String(format: "%.2f", time.seconds), evidence.node, (evidence.isSilence ? "-" : String(format: "%.0f", evidence.rssiFiltered)),
-                  f.room.map { model.rooms[$0] } ?? "-",
-                  zip(model.rooms, f.logPosterior).map { "\($0.0.prefix(4))=\(String(format: "%.1f", $0.1))" }.joined(separator: " "),
-                  "| m:", (motionNow ?? []).map { String(format: "%.1f", $0) }.joined(separator: " "))
-        }
         if decision != nil { noteMoved(from: before, to: beacons.values[index].room) }
         if decision != nil { noteAbsentNodes() }
         return decision
@@ -356,13 +349,5 @@ public struct SiteModelDecider: Sendable {
         return RoomDecision(beacon: beacon, room: room, distance: nearest?.distance,
                             proximity: nearest?.proximity ?? .unknown, node: nearest?.node, since: state.since,
                             confidence: confidence, candidates: candidates)
-    }
-}
-
-import Foundation
-enum NRTrace {
-    static let window: (Double, Double)? = ProcessInfo.processInfo.environment["NR_TRACE"].flatMap {
-        let p = $0.split(separator: ",").compactMap { Double($0) }
-        return p.count == 2 ? (p[0], p[1]) : nil
     }
 }

@@ -127,10 +127,7 @@ public struct SiteModelFilter: Sendable {
             }
             if let motion {
                 let motionWeight = model.levels ? parameters.levelMotionWeight : 1
-                for room in logPosterior.indices {
-                    let rx = model.levels && nodeRooms.contains(room) ? NRX.factor : 1
-                    logPosterior[room] += motion[room] * dt * motionWeight * rx
-                }
+                for room in logPosterior.indices { logPosterior[room] += motion[room] * dt * motionWeight }
             }
         }
         let total = Self.logSumExp(logPosterior)
@@ -234,6 +231,3 @@ public struct SiteModelFilter: Sendable {
         return top + log(sum)
     }
 }
-
-import Foundation
-enum NRX { static let factor = Double(ProcessInfo.processInfo.environment["NR_RX"] ?? "1") ?? 1 }
