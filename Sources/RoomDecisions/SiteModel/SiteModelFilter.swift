@@ -107,7 +107,7 @@ public struct SiteModelFilter: Sendable {
                 withUnsafeTemporaryAllocation(of: Double.self, capacity: 3 * count) { scratch in
                     for room in 0..<count {
                         scratch[room] = exp(logPosterior[room])
-                        scratch[count + room] = NRP.rates[model.rooms[room]].map { exp(-$0 * dt) } ?? stay
+                        scratch[count + room] = stay
                         scratch[2 * count + room] = 0
                     }
                     for from in 0..<count {
@@ -230,11 +230,4 @@ public struct SiteModelFilter: Sendable {
         for value in values { sum += exp(value - top) }
         return top + log(sum)
     }
-}
-
-import Foundation
-enum NRP {
-    static let rates: [String: Double] = Dictionary(uniqueKeysWithValues: (ProcessInfo.processInfo.environment["NR_PASSAGE"] ?? "")
-        .split(separator: ",").compactMap { part -> (String, Double)? in
-            let p = part.split(separator: ":"); guard p.count == 2, let v = Double(p[1]) else { return nil }; return (String(p[0]), v) })
 }
