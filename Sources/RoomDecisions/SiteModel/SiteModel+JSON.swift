@@ -412,8 +412,7 @@ extension SiteModel {
          ("levelSigma", \.levelSigma, 0.1...100), ("levelSwitchOdds", \.levelSwitchOdds, 1...1_000_000),
          ("levelEvidenceRate", \.levelEvidenceRate, 0...1000), ("levelSwitchRate", \.levelSwitchRate, 0...1000),
          ("levelMotionWeight", \.levelMotionWeight, 0...100), ("levelNeighbourOdds", \.levelNeighbourOdds, 1...1_000_000),
-         ("levelUnwalkedMoveShare", \.levelUnwalkedMoveShare, 0...1), ("elsewhereGap", \.elsewhereGap, 0.1...1_000_000),
-         ("xElsewhereOdds", \.xElsewhereOdds, 0...1), ("xSwitchPosterior", \.xSwitchPosterior, 0...1)]
+         ("levelUnwalkedMoveShare", \.levelUnwalkedMoveShare, 0...1), ("elsewhereGap", \.elsewhereGap, 0.1...1_000_000)]
     }
 
     private static func parameters(from value: JSONValue, at path: FieldPath,

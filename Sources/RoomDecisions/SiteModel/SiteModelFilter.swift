@@ -226,13 +226,7 @@ public struct SiteModelFilter: Sendable {
         let neighbour = model.neighbours.map { current < $0.count && $0[current].contains(best) } ?? false
         let odds = !model.levels ? model.parameters.switchOdds
             : neighbour ? model.parameters.levelNeighbourOdds : model.parameters.levelSwitchOdds
-        var lead = logPosterior[best] - logPosterior[current]
-        // EXPERIMENT: a challenger must lead elsewhere by the odds too.
-        if model.parameters.xElsewhereOdds > 0, logPosterior.count > model.rooms.count {
-            lead = min(lead, logPosterior[best] - logPosterior[model.rooms.count])
-        }
-        let x = model.parameters.xSwitchPosterior
-        if best != current, x > 0 ? exp(logPosterior[best]) >= x : lead >= log(max(odds, 1)) {
+        if best != current, logPosterior[best] - logPosterior[current] >= log(max(odds, 1)) {
             room = best
         }
     }

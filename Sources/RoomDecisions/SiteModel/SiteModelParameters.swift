@@ -88,8 +88,6 @@ public struct SiteModelParameters: Sendable, Hashable {
     /// it. Truth written every second or faster never leaves such a gap by accident; raise it for truth
     /// written more sparsely.
     public var elsewhereGap: Double
-    public var xElsewhereOdds: Double = 0
-    public var xSwitchPosterior: Double = 0
 
     /// Creates parameters; the defaults are the one set every site uses.
     public init(sampleInterval: Double = 0.1, evidenceRate: Double = 4, switchRate: Double = 1,
