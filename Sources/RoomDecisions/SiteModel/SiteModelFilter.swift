@@ -16,8 +16,9 @@ import Darwin
 /// The decided room changes only when a challenger's posterior reaches `switchOdds` times the
 /// decided room's (for levels, `levelNeighbourOdds` for a walked neighbour, else
 /// `levelSwitchOdds`). A model's `elsewhere` (in none of its rooms) is one more state, weighed as the
-/// rooms are, that is never decided: while it is the most probable the decided room stays. Nodes that are offline (or whose state is unknown) are left out of the
-/// likelihood, so a dead node neither helps nor harms any room. Pure value type; time injected.
+/// rooms are, that is never decided: while it is the most probable the decided room stays. Nodes that
+/// are offline (or whose state is unknown) are left out of the likelihood, so a dead node neither helps
+/// nor harms any room. Pure value type; time injected.
 public struct SiteModelFilter: Sendable {
     /// The model the filter weighs rooms with.
     public let model: SiteModel
