@@ -91,6 +91,13 @@ struct LearnCommand: ParsableCommand {
         out.write("nodes (\(model.nodes.count)): \(model.nodes.joined(separator: ", "))")
         out.write("rooms (\(model.rooms.count)), samples of \(Self.format(model.parameters.sampleInterval)) s each:")
         for (index, room) in model.rooms.enumerated() { out.write("  \(room): \(model.samples[index])") }
+        if let elsewhere = model.elsewhere {
+            // Time the truth named no room for: learned as a state that holds the decided room.
+            let share = Double(elsewhere.samples) / Double(max(1, model.samples.reduce(0, +) + elsewhere.samples))
+            out.write("  elsewhere: \(elsewhere.samples) (\(ReplayCSV.fixed(100 * share, decimals: 1)) % of the walks: gaps of more "
+                + "than \(Self.format(model.parameters.elsewhereGap)) s in the truth, in none of its rooms; never decided, "
+                + "the decided room stays while it is the likeliest)")
+        }
         if let neighbours = model.neighbours {
             // The floor plan as walked: the filter moves a beacon between these rooms (the site model article).
             let pairs = neighbours.enumerated().flatMap { room, next in
