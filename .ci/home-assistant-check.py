@@ -358,6 +358,35 @@ async def run():
             connectivity = await ha.state("binary_sensor.node_kitchen_1_connectivity")
             check("node connectivity on", value(connectivity) == "on", value(connectivity))
 
+            # Each node's RSSI offset from the nodes' calibration. The demo's simulated agents
+            # advertise no node beacon, so the check publishes a calibration as the aggregator does
+            # (retained on presence/calibration, docs/MQTT.md): kitchen-1 confident, living-1 not,
+            # the other nodes not named yet.
+            offset_entity = "sensor.node_kitchen_1_rssi_offset"
+            before = await ha.state(offset_entity)
+            entry = await ha.ws_command({"type": "config/entity_registry/get", "entity_id": offset_entity})
+            check("node RSSI offset is a diagnostic sensor in dB, unknown before any calibration",
+                  value(before) == "unknown" and entry and entry.get("entity_category") == "diagnostic"
+                  and before["attributes"].get("unit_of_measurement") == "dB",
+                  f"{value(before)}, {entry and entry.get('entity_category')}, {before and before['attributes']}")
+            broker.publish("presence/calibration", json.dumps({
+                "solvedAt": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z"), "basis": "statedPower",
+                "residualScale": 0.42,
+                "nodes": {"kitchen-1": {"offset": -3.1, "power": 0.8, "standardError": 0.4, "pairs": 3, "samples": 1800,
+                                        "confident": True},
+                          "living-1": {"offset": 2.0, "standardError": 1.6, "pairs": 1, "samples": 600, "confident": False,
+                                       "reason": "1 path(s) heard both ways; 2 needed"}},
+                "rejections": []}), retain=True)
+            offset, _ = await ha.wait_for(offset_entity, lambda s: s["state"] not in ("unknown", "unavailable"), 10, 0.2)
+            living = await ha.state("sensor.node_living_1_rssi_offset")
+            office = await ha.state("sensor.node_office_1_rssi_offset")
+            attributes = offset["attributes"] if offset else {}
+            check("node RSSI offset shows the calibration's offset, its confidence as attributes",
+                  value(offset) == "-3.1" and attributes.get("confident") is True and attributes.get("standardError") == 0.4
+                  and attributes.get("pairs") == 3 and value(living) == "2.0" and living["attributes"].get("confident") is False
+                  and living["attributes"].get("reason") == "1 path(s) heard both ways; 2 needed" and value(office) == "unknown",
+                  f"kitchen-1 {value(offset)} {attributes}, living-1 {value(living)}, office-1 {value(office)}")
+
             if os.environ.get("HA_SCREENSHOTS"):
                 await pictures(ha, os.environ["HA_SCREENSHOTS"], [
                     ("ha-device-alice", f"/config/devices/device/{by_name['Alice']['id']}"),

@@ -128,4 +128,30 @@ import Testing
         #expect(all.filter { $0.contains("_connectivity/") }.count == 4)
         #expect(all.last?.hasSuffix("alice-keys_distance/config") == true)
     }
+    /// Each agent node's device has its RSSI offset as the nodes' calibration solved it: a
+    /// diagnostic sensor in dB on the aggregator's calibration topic, its entry (confident,
+    /// standard error, paths) as attributes, unavailable with the aggregator, not with the node.
+    @Test func aNodesOffsetIsADiagnosticSensorOnTheCalibrationTopic() throws {
+        var core = AggregatorCore(configuration: .default, softwareVersion: "1.0")
+        let out = core.nodeInfo(node: "hall-1", payload: Array(#"{"node":"hall-1","room":"hall","version":"2.0"}"#.utf8))
+        let message = try #require(out.first { $0.topic == "homeassistant/sensor/beaconpresence_presence/node_hall-1_rssi_offset/config" })
+        #expect(message.retain)
+        guard case .object(let config) = try JSONParser.parse(Array(message.payload.utf8)) else { throw NotAnObject() }
+        #expect(config.string("name") == "RSSI offset")
+        #expect(config.string("unique_id") == "beaconpresence_presence/nodes/hall-1/rssi_offset")
+        #expect(config.string("state_topic") == "presence/calibration")
+        #expect(config.string("value_template") == "{{ value_json.nodes.get('hall-1', {}).get('offset') }}")
+        #expect(config.string("json_attributes_topic") == "presence/calibration")
+        #expect(config.string("json_attributes_template") == "{{ value_json.nodes.get('hall-1', {}) | tojson }}")
+        #expect(config.string("unit_of_measurement") == "dB")
+        #expect(config.string("state_class") == "measurement")
+        #expect(config.string("entity_category") == "diagnostic")
+        #expect(config.string("availability_topic") == "presence/aggregator/status")
+        #expect(config.object("device")?.string("name") == "Node hall-1")
+        // Retiring the node removes it with the rest of its device.
+        let retired = core.nodeInfo(node: "hall-1", payload: [])
+        #expect(retired.contains { $0.topic == message.topic && $0.payload.isEmpty })
+    }
+
+    struct NotAnObject: Error {}
 }

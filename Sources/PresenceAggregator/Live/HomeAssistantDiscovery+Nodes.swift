@@ -163,7 +163,20 @@ extension HomeAssistantDiscovery {
         var json = JSONObjectWriter()
         json.add("name", entity.name)
         json.add("unique_id", "\(nodeIdentifier(node))/\(entity.rawValue)")
-        if let key = entity.telemetryKey {
+        if entity == .rssiOffset {
+            // The aggregator's word, so unavailable with the aggregator, not with the node. `get`:
+            // a node the calibration does not name yet is unknown, not a template error.
+            let entry = "value_json.nodes.get('\(node)', {})"
+            json.add("state_topic", topics.calibration)
+            json.add("value_template", "{{ \(entry).get('offset') }}")
+            json.add("unit_of_measurement", "dB")
+            json.add("state_class", "measurement")
+            json.add("suggested_display_precision", 1)
+            json.add("json_attributes_topic", topics.calibration)
+            json.add("json_attributes_template", "{{ \(entry) | tojson }}")
+            addAvailability(topics.aggregatorStatus, to: &json)
+            json.add("qos", 1)
+        } else if let key = entity.telemetryKey {
             json.add("state_topic", topics.nodeTelemetry(node))
             // `get`: a field this agent does not send (an older one, or no radio) is unknown, not
             // a template error in Home Assistant's log.
@@ -174,7 +187,7 @@ extension HomeAssistantDiscovery {
                 json.add("state_class", "measurement")
             case .beacons: json.add("state_class", "measurement")
             case .reconnects: json.add("state_class", "total_increasing")
-            case .connectivity, .radio: break
+            case .connectivity, .radio, .rssiOffset: break
             }
             json.add("expire_after", Self.telemetryExpiry)
             addAvailability(status, to: &json)
