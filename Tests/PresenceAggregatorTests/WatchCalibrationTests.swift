@@ -106,4 +106,23 @@ import Testing
         let malformed = watch.receive(topic: "presence/calibration", payload: Array(#"{"solvedAt":"yesterday"}"#.utf8), at: startTime)
         #expect(malformed && watch.malformedMessages == 1)
     }
+    /// An aggregator that says where each confident offset is applied (`applied`): by the node
+    /// itself, by the aggregator, or not at all because the operator's own `rssiOffset` wins.
+    @Test func showsWhereEachOffsetIsAppliedWhenTheCalibrationSays() {
+        var watch = WatchState(topics: .default)
+        let payload = #"""
+            {"solvedAt":"2025-11-22T08:00:00.000Z","basis":"statedPower","residualScale":0.3,"nodes":{
+             "attic":{"offset":-1.04,"standardError":0.3,"pairs":3,"samples":1800,"confident":true,"applied":"aggregator"},
+             "hall":{"offset":3.96,"standardError":0.31,"pairs":3,"samples":1800,"confident":true,"applied":"agent"},
+             "study":{"offset":-2.92,"standardError":0.4,"pairs":2,"samples":1200,"confident":true,"applied":"operator","operatorOffset":-2.5}},
+             "rejections":[]}
+            """#
+        let shown = watch.receive(topic: "presence/calibration", payload: Array(payload.utf8), at: startTime)
+        #expect(shown && watch.malformedMessages == 0)
+        let lines = WatchRenderer(title: "t").lines(for: watch, at: startTime, width: 160)
+        #expect(lines.contains("  attic  ?     ?       -1.0 dB  applied by the aggregator (±0.3 dB, 3 paths)"), "\(lines)")
+        #expect(lines.contains("  hall   ?     ?       +4.0 dB  applied by the node (±0.3 dB, 3 paths)"))
+        #expect(lines.contains("  study  ?     ?       -2.9 dB  not applied: its own rssiOffset (-2.5 dB) wins (±0.4 dB, 2 paths)"))
+        #expect(lines.contains { $0.hasPrefix("  calibration solved 08:00:00  0s ago · 2 of 3 applied · ") })
+    }
 }

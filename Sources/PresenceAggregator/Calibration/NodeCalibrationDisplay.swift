@@ -8,18 +8,39 @@ public struct NodeCalibrationDisplay: Sendable, Hashable {
     public var offset: String?
     /// `applied (±0.4 dB, 5 paths)`, `not applied: <why>`, `not solved: <why>`.
     public var state: String
-    /// True when the aggregator takes the offset off the node's measurements.
+    /// True when the offset corrects the node's measurements.
     public var applied: Bool
+
+    /// Where a confident offset is applied, when the calibration says so per node (`applied`):
+    /// `agent` (pushed to the node, which measures with it), `aggregator` (taken off its
+    /// measurements on arrival) or `operator` (the operator's own `rssiOffset` wins). Without it,
+    /// the aggregator applies every confident offset.
+    public struct Application: Sendable, Hashable {
+        public var place: String
+        /// With `operator`: the operator's offset the node measures with, dB.
+        public var operatorOffset: Double?
+
+        public init(place: String, operatorOffset: Double? = nil) {
+            self.place = place
+            self.operatorOffset = operatorOffset
+        }
+    }
 
     /// What `calibration` says of `node`; nil when it does not name the node at all (a node whose
     /// beacon was not heard yet, or one that advertises none).
-    public init?(node: String, in calibration: NodeCalibration) {
+    public init?(node: String, in calibration: NodeCalibration, application: Application? = nil) {
         if let entry = calibration.nodes[node] {
             offset = Self.decibels(entry.offset)
-            applied = entry.confident
-            state = entry.confident
-                ? "applied (±\(Self.decibels(entry.standardError, signed: false)), \(entry.pairs) path\(entry.pairs == 1 ? "" : "s"))"
-                : "not applied: \(Self.oneLine(entry.reason ?? "not confident"))"
+            let precision = "±\(Self.decibels(entry.standardError, signed: false)), \(entry.pairs) path\(entry.pairs == 1 ? "" : "s")"
+            applied = entry.confident && application?.place != "operator"
+            state = switch (entry.confident, application?.place) {
+            case (false, _): "not applied: \(Self.oneLine(entry.reason ?? "not confident"))"
+            case (true, "operator"?):
+                "not applied: its own rssiOffset\(application?.operatorOffset.map { " (\(Self.decibels($0)))" } ?? "") wins (\(precision))"
+            case (true, "agent"?): "applied by the node (\(precision))"
+            case (true, "aggregator"?): "applied by the aggregator (\(precision))"
+            case (true, _): "applied (\(precision))"
+            }
         } else if let rejection = calibration.rejections.first(where: { $0.subject == node }) {
             offset = nil
             applied = false

@@ -60,7 +60,7 @@ public struct HomeAssistantDiscovery: Sendable {
         /// The radio's state (`scanning`, `retrying`), when the agent reports one: unknown otherwise.
         case radio
         /// The node's offset from `<root>/calibration`, dB, with the rest of its entry (confident,
-        /// standard error, paths) as attributes: unknown until the calibration names the node.
+        /// standard error, paths) as attributes: offered once the calibration names the node.
         case rssiOffset = "rssi_offset"
 
         var component: String { self == .connectivity ? "binary_sensor" : "sensor" }
@@ -95,11 +95,15 @@ public struct HomeAssistantDiscovery: Sendable {
         public var room: String?
         public var version: String?
         public var kind: NodeKind
+        /// Named by the nodes' calibration: its device has the RSSI offset sensor. A site whose
+        /// nodes do not calibrate each other gets no sensor that would stay unknown.
+        public var calibrated: Bool
 
-        public init(room: String? = nil, version: String? = nil, kind: NodeKind = .agent) {
+        public init(room: String? = nil, version: String? = nil, kind: NodeKind = .agent, calibrated: Bool = false) {
             self.room = room
             self.version = version
             self.kind = kind
+            self.calibrated = calibrated
         }
     }
 

@@ -108,7 +108,7 @@ public struct WatchRenderer: Sendable {
             }
             lines += Self.table(rows, headed: true)
             if let calibration = state.calibration {
-                lines += Self.calibrationFooter(calibration, at: now)
+                lines += Self.calibrationFooter(calibration, applications: state.calibrationApplications, at: now)
             }
         }
 
@@ -142,7 +142,8 @@ public struct WatchRenderer: Sendable {
     /// A node's OFFSET and CALIBRATION cells: what the solve says of it (`NodeCalibrationDisplay`);
     /// before it names the node, `calibrating…` with the node beacons it hears, or why it cannot.
     static func calibration(of id: String, _ node: WatchState.Node?, in state: WatchState) -> [String] {
-        if let calibration = state.calibration, let shown = NodeCalibrationDisplay(node: id, in: calibration) {
+        if let calibration = state.calibration,
+           let shown = NodeCalibrationDisplay(node: id, in: calibration, application: state.calibrationApplications[id]) {
             return [shown.offset ?? "-", shown.state]
         }
         if node?.nodeBeacon == "refused" { return ["-", "its radio refused to advertise: no paths from it"] }
@@ -152,8 +153,11 @@ public struct WatchRenderer: Sendable {
     }
 
     /// When the calibration was solved, on what, how well its paths agree, and what it rejected.
-    static func calibrationFooter(_ calibration: NodeCalibration, at now: Instant) -> [String] {
-        let applied = calibration.nodes.values.filter(\.confident).count
+    static func calibrationFooter(_ calibration: NodeCalibration, applications: [String: NodeCalibrationDisplay.Application],
+                                  at now: Instant) -> [String] {
+        let applied = calibration.nodes.keys.filter {
+            NodeCalibrationDisplay(node: $0, in: calibration, application: applications[$0])?.applied == true
+        }.count
         var lines = ["  calibration solved \(clock(calibration.solvedAt))  \(age(now.since(calibration.solvedAt))) ago · "
             + "\(applied) of \(calibration.nodes.count) applied · basis \(calibration.basis.rawValue) · "
             + "paths agree within \(NodeCalibrationDisplay.decibels(calibration.residualScale, signed: false))"]

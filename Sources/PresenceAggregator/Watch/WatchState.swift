@@ -108,6 +108,8 @@ public struct WatchState: Sendable, Hashable {
     public private(set) var events: [Event] = []
     /// The nodes' calibration as the aggregator last published it; nil before (or once cleared).
     public private(set) var calibration: NodeCalibration?
+    /// Where each confident offset of `calibration` is applied, for an aggregator that says so.
+    public private(set) var calibrationApplications: [String: NodeCalibrationDisplay.Application] = [:]
     /// Messages read and used.
     public private(set) var messagesUsed = 0
     /// Messages on a shown topic whose payload could not be read; they changed nothing.
@@ -192,7 +194,7 @@ public struct WatchState: Sendable, Hashable {
     private func showsTheSame(as other: WatchState) -> Bool {
         aggregatorOnline == other.aggregatorOnline && beacons == other.beacons && nodes == other.nodes
             && rooms == other.rooms && events == other.events && malformedMessages == other.malformedMessages
-            && calibration == other.calibration
+            && calibration == other.calibration && calibrationApplications == other.calibrationApplications
     }
 
     // MARK: - Topics
@@ -357,12 +359,21 @@ public struct WatchState: Sendable, Hashable {
 
     /// The aggregator's calibration (`NodeCalibrationPayload`); empty: cleared.
     private mutating func receiveCalibration(_ payload: [UInt8]) -> Bool {
+        calibrationApplications = [:]
         if payload.isEmpty {
             calibration = nil
             return true
         }
         guard let solved = try? NodeCalibrationPayload.parse(payload) else { return false }
         calibration = solved
+        // Read apart from the calibration itself: where each offset is applied is the aggregator's
+        // choice at publishing, not part of the solve.
+        let nodes = JSONFieldReader(lenient: payload, maximumBytes: NodeCalibrationPayload.maximumBytes, maximumDepth: 6)?
+            .lenientObject("nodes")
+        for node in solved.nodes.keys {
+            guard let entry = nodes?.lenientObject(node), let place = entry.lenientString("applied") else { continue }
+            calibrationApplications[node] = .init(place: place, operatorOffset: entry.lenientNumber("operatorOffset"))
+        }
         return true
     }
 
