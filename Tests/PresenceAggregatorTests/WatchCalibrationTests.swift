@@ -10,9 +10,9 @@ import Testing
 @Suite struct WatchCalibrationTests {
     typealias Deployment = WatchTests.Deployment
 
-    /// Our agent's info naming its node beacon (docs/MQTT.md).
+    /// Our agent's info naming its node beacon, measuring with no offset of its own (docs/MQTT.md).
     static func info(_ node: String) -> String {
-        #"{"node":"\#(node)","room":"\#(node)","version":"1.0","nodeBeacon":{"id":"\#(NodeBeacon(node: node).id.rawValue)","interval":1,"state":"advertising","measuredPower":-41}}"#
+        #"{"node":"\#(node)","room":"\#(node)","version":"1.0","nodeBeacon":{"id":"\#(NodeBeacon(node: node).id.rawValue)","interval":1,"state":"advertising","measuredPower":-41},"rssiOffset":0,"rssiOffsetSource":"none"}"#
     }
 
     /// Nodes whose info names their beacon, online.
@@ -75,9 +75,9 @@ import Testing
         #expect(Array(lines[solved...].prefix(7)) == [
             "NODES      ROOM     STATUS  OFFSET   CALIBRATION",
             "  cellar   cellar   online  -        not solved: no path heard both ways to the rest of the site: its offset cannot be solved",
-            "  hall     hall     online  +4.0 dB  applied (±0.2 dB, 2 paths)",
-            "  kitchen  kitchen  online  -1.0 dB  applied (±0.2 dB, 2 paths)",
-            "  study    study    online  -3.0 dB  applied (±0.2 dB, 2 paths)",
+            "  hall     hall     online  +4.0 dB  applied by the node (±0.2 dB, 2 paths)",
+            "  kitchen  kitchen  online  -1.0 dB  applied by the node (±0.2 dB, 2 paths)",
+            "  study    study    online  -3.0 dB  applied by the node (±0.2 dB, 2 paths)",
             "  calibration solved 08:09:00  59s ago · 3 of 3 applied · basis statedPower · paths agree within 0.3 dB",
             "  rejected isolated cellar: no path heard both ways to the rest of the site: its offset cannot be solved",
         ])

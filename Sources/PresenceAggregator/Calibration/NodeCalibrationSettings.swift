@@ -27,7 +27,7 @@ public enum NodeCalibrationSettings {
         var rows = [EffectiveSetting(
             key: "calibration",
             value: "solved \(ISO8601Timestamp.string(from: calibration.solvedAt)): \(applied) of \(calibration.nodes.count) "
-                + "node offsets applied (basis \(calibration.basis.rawValue))",
+                + "node offsets applied, unless a node's own rssiOffset wins (basis \(calibration.basis.rawValue))",
             source: source)]
         // Nodes the solve left out are named in its rejections (an outsider is a beacon, a blocked path two nodes).
         let leftOut = calibration.rejections.filter { $0.kind == .isolated || $0.kind == .moved }.map(\.subject)
