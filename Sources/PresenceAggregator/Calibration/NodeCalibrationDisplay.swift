@@ -19,11 +19,6 @@ public struct NodeCalibrationDisplay: Sendable, Hashable {
         public var place: String
         /// With `operator`: the operator's offset the node measures with, dB.
         public var operatorOffset: Double?
-
-        public init(place: String, operatorOffset: Double? = nil) {
-            self.place = place
-            self.operatorOffset = operatorOffset
-        }
     }
 
     /// What `calibration` says of `node`; nil when it does not name the node at all (a node whose
