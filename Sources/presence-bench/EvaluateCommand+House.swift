@@ -8,13 +8,16 @@ import RoomDecisions
 /// the folder of the house's recordings (SPHERE; not in this repository) holding `receivers/`: each
 /// recording's trace, its truth in the receivers' rooms and its PIR sensors' motion file. `house` is
 /// scored on the radio alone (the motion files ignored), `house-pir` with them, both with our
-/// defaults, Bermuda's rule, Home Assistant's `mqtt_room` rule and the strongest-RSSI baseline.
+/// defaults (and with the wristband marked worn, `EvaluateCommand+Worn.swift`), the site model learned
+/// from the other recordings (as for the shared sites, unless `--physics-only`), Bermuda's rule, Home
+/// Assistant's `mqtt_room` rule and the strongest-RSSI baseline.
 extension EvaluateCommand {
     /// The house's sites: name, and whether its motion files are read.
     static let houseSites = [(name: "house", motion: false), (name: "house-pir", motion: true)]
 
     /// Scores the house's sites that `--site` leaves in (all without `--site`) into `report`.
-    func scoreHouse(_ folder: String, into report: inout Report, tracking: TrackingParameters, parameters: RoomDecisionParameters) throws {
+    func scoreHouse(_ folder: String, into report: inout Report, tracking: TrackingParameters, parameters: RoomDecisionParameters,
+                    siteModel: SiteModelParameters) throws {
         let directory = folder + "/receivers"
         let recordings = try Self.loadTraces(directory: directory)
         for house in Self.houseSites where onlySites.isEmpty || onlySites.contains(house.name) {
@@ -25,6 +28,10 @@ extension EvaluateCommand {
             }
             var modes: [String: ModeReport] = [:]
             modes["defaults"] = Self.defaultsMode(site, tracking: tracking, parameters: parameters)
+            modes[Self.wornMode.key] = Self.wornDefaultsMode(site, tracking: tracking, parameters: parameters)
+            if !physicsOnly {
+                _ = Self.learnedModes(site, into: &modes, tracking: tracking, decision: parameters, siteModel: siteModel)
+            }
             let baseline = site.recordings.map { RecordingResult(name: $0.name, score: Self.scoreBaseline($0)) }
             let bermuda = site.recordings.map { RecordingResult(name: $0.name, score: Self.scoreBermuda($0)) }
             report.sites[site.name] = SiteReport(

@@ -68,6 +68,26 @@ extension EvaluateCommand {
         return SiteModelEvaluation.trainingSeconds(sets)
     }
 
+    /// The learned modes of a site, into `modes`: `learned` follows learn's verdict (the model, or
+    /// physics where the model did not beat it on the training recordings); `learnedModelAlone` always
+    /// decides with the model. Returns the `learned` mode's decisions, per recording.
+    static func learnedModes(_ site: Site, into modes: inout [String: ModeReport], tracking: TrackingParameters,
+                             decision: RoomDecisionParameters, siteModel: SiteModelParameters)
+        -> [[(time: Instant, decision: RoomDecision)]]
+    {
+        var decisions: [[(time: Instant, decision: RoomDecision)]] = []
+        for judging in [true, false] {
+            let summary = learnedSummary(site.recordings, tracking: tracking, decision: decision,
+                                         judging: judging, siteModel: siteModel)
+            if judging { decisions = summary.recordings.map(\.decisions) }
+            var mode = ModeReport(recordings: summary.recordings.map { RecordingResult(name: $0.name, score: $0.score) },
+                                  name: judging ? learnedModeName : learnedModelAloneName)
+            mode.rooms = roomAccuracies(summary)
+            modes[judging ? "learned" : "learnedModelAlone"] = mode
+        }
+        return decisions
+    }
+
     /// Per true room, the share of its truth rows decided right over every recording.
     static func roomAccuracies(_ summary: SiteModelEvaluation.Summary) -> [String: Double] {
         let tally = summary.tally

@@ -175,18 +175,8 @@ struct EvaluateCommand: ParsableCommand {
             var modes: [String: ModeReport] = [:]
             modes["defaults"] = Self.defaultsMode(site, tracking: tracking, parameters: parameters)
             // The site model learned from the site's other recordings (EvaluateCommand+Learned.swift).
-            // `learned` follows learn's verdict (the model, or physics where the model did not beat it
-            // on the training recordings); `learnedModelAlone` always decides with the model.
-            var learnedDecisions: [[(time: Instant, decision: RoomDecision)]]?
-            for judging in [true, false] where !physicsOnly {
-                let summary = Self.learnedSummary(site.recordings, tracking: tracking, decision: parameters,
-                                                  judging: judging, siteModel: siteModel)
-                if judging { learnedDecisions = summary.recordings.map(\.decisions) }
-                var mode = ModeReport(recordings: summary.recordings.map { RecordingResult(name: $0.name, score: $0.score) },
-                                      name: judging ? Self.learnedModeName : Self.learnedModelAloneName)
-                mode.rooms = Self.roomAccuracies(summary)
-                modes[judging ? "learned" : "learnedModelAlone"] = mode
-            }
+            let learnedDecisions = physicsOnly ? nil
+                : Self.learnedModes(site, into: &modes, tracking: tracking, decision: parameters, siteModel: siteModel)
             if !physicsOnly, let together = Self.learnTogether(site.recordings.map { ($0.name, $0.samples, $0.truth, $0.motion) },
                                                                tracking: tracking, decision: parameters, siteModel: siteModel) {
                 modes["learnTogether"] = together
@@ -214,7 +204,7 @@ struct EvaluateCommand: ParsableCommand {
                 trainingSeconds: trainingSeconds)
         }
         if let house {
-            try scoreHouse(house, into: &report, tracking: tracking, parameters: parameters)
+            try scoreHouse(house, into: &report, tracking: tracking, parameters: parameters, siteModel: siteModel)
             try scoreHouseRooms(house, into: &report, tracking: tracking, parameters: parameters, siteModel: siteModel)
         }
         if motion { report.motion = motionFigures }
@@ -280,6 +270,8 @@ struct EvaluateCommand: ParsableCommand {
         var motion: [MotionSample] = []
         /// How its motion weighs (the defaults, or a variant `--motion-setting` scores).
         var motionParameters = MotionParameters.default
+        /// The aggregator's known beacons (`markedWorn`: the truth's beacons marked worn).
+        var knownBeacons: [KnownBeacon] = []
     }
 
     /// Every `NAME.trace.csv` of `directory` that has a `NAME.truth.csv` beside it, in name order.
@@ -326,6 +318,7 @@ struct EvaluateCommand: ParsableCommand {
         -> (score: RoomDecisionScore, messages: Int, beaconNodeMinutes: Double, decisions: [(time: Instant, decision: RoomDecision)])
     {
         var replay = TraceReplay(tracking: tracking, decision: parameters)
+        replay.knownBeacons = set.knownBeacons
         replay.nodeOffsets = nodeOffsets
         replay.agentOffsets = agentOffsets
         replay.motionParameters = set.motionParameters

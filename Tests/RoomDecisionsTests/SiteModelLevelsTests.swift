@@ -106,4 +106,50 @@ private let homeWalk = Array(repeating: "A", count: 60) + Array(repeating: "land
             #expect(error.description.hasPrefix("looks: 'loud' is not levels or relative"), "\(error.description)")
         }
     }
+
+    /// A person sits still in the bedroom (a PIR, no receiver) for three minutes, told from the
+    /// landing (no PIR) only slightly by the radio, while someone else walks about room A, whose
+    /// receiver says plainly the person is not there. The bedroom's sensor has been quiet for minutes:
+    /// a model of levels must not hand the person to the landing for it.
+    @Test func aPersonSittingStillStaysInTheirRoomWhileSomeoneElseMovesElsewhere() throws {
+        let beacon = BeaconID(rawValue: "b1")
+        // What `a` (room A) and `b` (room B) publish: the bedroom 2 dB quieter than the landing.
+        func level(_ node: String, in room: String) -> Double {
+            switch room {
+            case "bed": -75
+            case "landing": -73
+            default: node.uppercased() == room ? -55 : -85
+            }
+        }
+        func evidence(_ node: String, in room: String) -> NodeEvidence {
+            NodeEvidence(beacon: beacon, node: node, room: node.uppercased(), rssiFiltered: level(node, in: room), sigma: 1,
+                         distance: 2, proximity: .near)
+        }
+        let rooms = Array(repeating: "A", count: 60) + Array(repeating: "landing", count: 30)
+            + Array(repeating: "bed", count: 60) + Array(repeating: "landing", count: 30) + Array(repeating: "B", count: 60)
+        var learner = SiteModelLearner()
+        learner.add(measurements: rooms.enumerated().flatMap { second, room in
+            ["a", "b"].enumerated().map { offset, node in
+                SiteModelLearner.Measurement(time: Instant(seconds: Double(second) + 0.1 * Double(offset)), evidence: evidence(node, in: room))
+            }
+        }, truth: rooms.enumerated().map { TruthSample(time: Instant(seconds: Double($0)), beacon: beacon, room: $1) })
+        let model = try #require(learner.model())
+        #expect(model.levels)
+        var decider = SiteModelDecider(model: model)
+        let physics = RoomDecision(beacon: beacon, room: "A", distance: 2, proximity: .near, node: nil,
+                                   since: Instant(seconds: 0), confidence: 0.5, candidates: [:])
+        var decided: [String] = []
+        for second in 0..<180 {
+            let now = Instant(seconds: Double(second))
+            // The bedroom's sensor sees the person sit down, then nothing; A's fires every 10 s from 20 s on.
+            if second == 0 { decider.setMotion(room: "bed", occupied: true, at: now) }
+            if second == 5 { decider.setMotion(room: "bed", occupied: false, at: now) }
+            if second >= 20, second % 10 == 0 { decider.setMotion(room: "A", occupied: true, at: now) }
+            if second >= 20, second % 10 == 3 { decider.setMotion(room: "A", occupied: false, at: now) }
+            for node in ["a", "b"] {
+                if let decision = decider.update(evidence(node, in: "bed"), physics: physics, at: now) { decided.append(decision.room) }
+            }
+        }
+        #expect(decided == ["bed"])
+    }
 }

@@ -43,7 +43,8 @@ public struct MotionParameters: Sendable, Hashable {
     /// default 0.9 (ln 2.5), and that a quiet room loses, default 1.3 (ln(0.8/0.21)): the ratios of
     /// how often the true room's sensor and another room's were active, kept below the ratios
     /// measured second by second (`MotionWeights.measured`), because a sensor's state lasts many
-    /// seconds, so its seconds are not independent evidence.
+    /// seconds, so its seconds are not independent evidence. A model of levels weighs no quiet room
+    /// (`MotionWeights.init(_:levels:)`).
     public var modelMotion: Double
     public var modelQuiet: Double
     /// For the site model, log-likelihood per second added on top of `modelMotion` for

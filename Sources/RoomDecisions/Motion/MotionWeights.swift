@@ -55,6 +55,16 @@ public struct MotionWeights: Sendable, Hashable {
         self.init(active: parameters.modelMotion, recent: 0, quiet: -parameters.modelQuiet)
     }
 
+    /// As `init(_:)` for a model of `levels` (`SiteModel.levels`), which weighs a quiet room as a
+    /// recent one (0): most of its rooms are told apart only by their levels and their sensors, and a
+    /// person sitting still leaves their own room's sensor quiet for minutes while someone else's
+    /// motion counts as motion elsewhere; weighed quiet there, their own room would lose to every room
+    /// without a sensor and to every room someone else had lately walked through.
+    public init(_ parameters: MotionParameters, levels: Bool) {
+        self.init(parameters)
+        if levels { quiet = recent }
+    }
+
     /// Measured on labelled walks: per whole second of each beacon's labelled truth, every room whose
     /// sensor counts is in one state, and counted as the beacon's true room or not. Each ratio is
     /// smoothed (one count added to each state) so that a state never seen gives a finite weight.

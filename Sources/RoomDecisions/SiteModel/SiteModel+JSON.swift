@@ -21,7 +21,11 @@ import BeaconCore
 /// `decidedBy` (optional, default `model`) says which decision serves the room where the file's
 /// `decision` is `model` (`SiteModelDecider`). `neighbours` (optional; every room or none) lists the
 /// rooms the walks went to straight from this one (`SiteModel.neighbours`). `"looks": "levels"`
-/// (optional; default relative) says the looks are levels in dB that decide (`SiteModel.levels`). Every
+/// (optional; default relative) says the looks are levels in dB that decide (`SiteModel.levels`).
+/// `"elsewhere"` (optional) is the state "in none of the rooms" (`SiteModel.Elsewhere`), learned from
+/// the walks' time outside the rooms their truth names: `{"samples": 310, "neighbours": ["kitchen", …],
+/// "nodes": {…looks…}}`; with a classifier, the classifier's `"elsewhere": {"bias": …, "weights": […]}`
+/// is its class, and each gives the other. Every
 /// room lists the same nodes. Version 1 files (no `decision`, `nodeRooms`, `classifier`) are still read,
 /// and decide by their looks. Unknown keys are errors (a typo must not leave a default in force), except
 /// the keys of settings since removed (`removedKeys`), which are read past with a warning
@@ -46,16 +50,16 @@ extension SiteModel {
                 "\"neighbours\": [" + lists[roomIndex].map { JSONText.quoted(rooms[$0]) }.joined(separator: ", ") + "], "
             } ?? ""
             text += "    {\"name\": \(JSONText.quoted(room)), \(floor)\(decidedBy)\"samples\": \(samples[roomIndex]), \(next)\"nodes\": {\n"
-            for (nodeIndex, node) in nodes.enumerated() {
-                let look = looks[roomIndex][nodeIndex]
-                text += "      \(JSONText.quoted(node)): {\"heard\": \(JSONObjectWriter.number(Look.boundedHeard(look.heard), decimals: 4)), "
-                text += "\"mean\": \(JSONObjectWriter.number(look.mean, decimals: 2)), "
-                text += "\"sigma\": \(JSONObjectWriter.number(look.sigma, decimals: 2))}"
-                text += nodeIndex == nodes.count - 1 ? "\n" : ",\n"
-            }
+            text += Self.looksText(looks[roomIndex], nodes: nodes, indent: "      ")
             text += "    }}" + (roomIndex == rooms.count - 1 ? "\n" : ",\n")
         }
         text += "  ]"
+        if let elsewhere {
+            text += ",\n  \"elsewhere\": {\"samples\": \(elsewhere.samples), \"neighbours\": ["
+                + elsewhere.neighbours.map { JSONText.quoted(rooms[$0]) }.joined(separator: ", ") + "], \"nodes\": {\n"
+            text += Self.looksText(elsewhere.looks, nodes: nodes, indent: "    ")
+            text += "  }}"
+        }
         let placed = nodes.indices.compactMap { index in nodeRooms[index].map { (nodes[index], $0) } }
         if !placed.isEmpty {
             text += ",\n  \"nodeRooms\": {" + placed.map { "\(JSONText.quoted($0.0)): \(JSONText.quoted($0.1))" }.joined(separator: ", ") + "}"
@@ -71,9 +75,27 @@ extension SiteModel {
                 text += "      \(JSONText.quoted(room)): {\"bias\": \(JSONObjectWriter.number(classifier.biases[index], decimals: 6)), "
                 text += "\"weights\": \(list(classifier.weights[index]))}" + (index == rooms.count - 1 ? "\n" : ",\n")
             }
-            text += "    }\n  }"
+            text += "    }"
+            if elsewhere != nil, classifier.biases.count > rooms.count {
+                text += ",\n    \"elsewhere\": {\"bias\": \(JSONObjectWriter.number(classifier.biases[rooms.count], decimals: 6)), "
+                text += "\"weights\": \(list(classifier.weights[rooms.count]))}"
+            }
+            text += "\n  }"
         }
         text += "\n}\n"
+        return text
+    }
+
+    /// One look per line, `"node": {"heard": …, "mean": …, "sigma": …}`, each line after `indent`.
+    private static func looksText(_ looks: [Look], nodes: [String], indent: String) -> String {
+        var text = ""
+        for (nodeIndex, node) in nodes.enumerated() {
+            let look = looks[nodeIndex]
+            text += "\(indent)\(JSONText.quoted(node)): {\"heard\": \(JSONObjectWriter.number(Look.boundedHeard(look.heard), decimals: 4)), "
+            text += "\"mean\": \(JSONObjectWriter.number(look.mean, decimals: 2)), "
+            text += "\"sigma\": \(JSONObjectWriter.number(look.sigma, decimals: 2))}"
+            text += nodeIndex == nodes.count - 1 ? "\n" : ",\n"
+        }
         return text
     }
 
@@ -112,7 +134,8 @@ extension SiteModel {
 
     private static func model(from value: JSONValue, removed: inout [String]) throws(ConfigError) -> SiteModel {
         let top = try JSONFieldReader(value, at: .root)
-        try top.rejectUnknownKeys(["format", "version", "decision", "looks", "parameters", "rooms", "nodeRooms", "classifier"])
+        try top.rejectUnknownKeys(["format", "version", "decision", "looks", "parameters", "rooms", "nodeRooms", "classifier",
+                                   "elsewhere"])
         let format = try top.requiredString("format")
         guard format == Self.format else {
             throw ConfigError(.invalidValue, path: FieldPath.root.appending("format"),
@@ -249,23 +272,63 @@ extension SiteModel {
             }
             neighbours = lists
         }
+        var elsewhere: Elsewhere?
+        if let given = top.optional("elsewhere") {
+            elsewhere = try Self.elsewhere(from: given, rooms: rooms, nodes: nodes)
+        }
         var classifier: SiteModelClassifier?
         if let given = top.optional("classifier") {
-            classifier = try Self.classifier(from: given, rooms: rooms, nodes: nodes)
+            classifier = try Self.classifier(from: given, rooms: rooms, nodes: nodes, elsewhere: elsewhere != nil)
         }
         return SiteModel(rooms: rooms, nodes: nodes,
                          looks: named.map { room in nodes.map { room.looks[$0]! } },
                          samples: named.map(\.samples), parameters: parameters,
                          nodeRooms: nodeRooms, classifier: classifier, decision: decision, floors: named.map(\.floor),
-                         roomDecisions: named.map(\.decidedBy), neighbours: neighbours, levels: levels)
+                         roomDecisions: named.map(\.decidedBy), neighbours: neighbours, levels: levels,
+                         elsewhere: elsewhere)
+    }
+
+    /// The state "elsewhere": its samples, its neighbouring rooms (each a room of the model) and a
+    /// look for every node of the rooms' looks.
+    private static func elsewhere(from value: JSONValue, rooms: [String], nodes: [String]) throws(ConfigError) -> Elsewhere {
+        let path = FieldPath.root.appending("elsewhere")
+        let reader = try JSONFieldReader(value, at: path)
+        try reader.rejectUnknownKeys(["samples", "neighbours", "nodes"])
+        var samples = 0
+        if let given = reader.optional("samples") {
+            samples = Int(try reader.integer(given, key: "samples", in: 0...Int64(Int32.max)))
+        }
+        var neighbours: [Int] = []
+        if let given = reader.optional("neighbours") {
+            for (position, element) in try reader.array(given, key: "neighbours").enumerated() {
+                guard case .string(let name) = element, let index = rooms.firstIndex(of: name) else {
+                    throw ConfigError(.invalidValue, path: path.appending("neighbours").appending(index: position),
+                                      message: "expected a room of the model")
+                }
+                neighbours.append(index)
+            }
+        }
+        let nodesObject = try reader.requiredObject("nodes")
+        guard nodesObject.object.keys.sorted() == nodes else {
+            throw ConfigError(.invalidValue, path: path.appending("nodes"),
+                              message: "lists nodes \(nodesObject.object.keys.sorted().joined(separator: ",")); the rooms list \(nodes.joined(separator: ","))")
+        }
+        var looks: [Look] = []
+        for node in nodes {
+            looks.append(try Self.look(from: try nodesObject.required(node), at: path.appending("nodes").appending(node)))
+        }
+        return Elsewhere(looks: looks, samples: samples, neighbours: Array(Set(neighbours)).sorted())
     }
 
     /// The classifier: its feature names must be those of the model's rooms and nodes, in order,
     /// so weights can never be applied to the wrong node.
-    private static func classifier(from value: JSONValue, rooms: [String], nodes: [String]) throws(ConfigError) -> SiteModelClassifier {
+    /// With `elsewhere`, the classifier must have its class too (`"elsewhere"`, after the rooms'), and
+    /// without it must not.
+    private static func classifier(from value: JSONValue, rooms: [String], nodes: [String],
+                                   elsewhere: Bool) throws(ConfigError) -> SiteModelClassifier {
         let path = FieldPath.root.appending("classifier")
         let reader = try JSONFieldReader(value, at: path)
-        try reader.rejectUnknownKeys(["features", "means", "scales", "rooms"])
+        try reader.rejectUnknownKeys(["features", "means", "scales", "rooms", "elsewhere"])
         let expected = SiteModelClassifier.featureNames(rooms: rooms, nodes: nodes)
         let names = try reader.array(try reader.required("features"), key: "features")
         guard names == expected.map({ JSONValue.string($0) }) else {
@@ -307,6 +370,20 @@ extension SiteModel {
             biases.append(try roomReader.number(try roomReader.required("bias"), key: "bias", in: -1e6...1e6))
             weights.append(try numbers(try roomReader.required("weights"), at: roomsPath.appending(room).appending("weights"), range: -1e6...1e6))
         }
+        switch (reader.optional("elsewhere"), elsewhere) {
+        case (let entry?, true):
+            let classPath = path.appending("elsewhere")
+            let classReader = try JSONFieldReader(entry, at: classPath)
+            try classReader.rejectUnknownKeys(["bias", "weights"])
+            biases.append(try classReader.number(try classReader.required("bias"), key: "bias", in: -1e6...1e6))
+            weights.append(try numbers(try classReader.required("weights"), at: classPath.appending("weights"), range: -1e6...1e6))
+        case (nil, true):
+            throw ConfigError(.missing, path: path.appending("elsewhere"), message: "required when the model has \"elsewhere\"")
+        case (.some, false):
+            throw ConfigError(.invalidValue, path: path.appending("elsewhere"), message: "the model has no \"elsewhere\" (a top-level key)")
+        case (nil, false):
+            break
+        }
         return SiteModelClassifier(means: means, scales: scales, weights: weights, biases: biases)
     }
 
@@ -335,7 +412,7 @@ extension SiteModel {
          ("levelSigma", \.levelSigma, 0.1...100), ("levelSwitchOdds", \.levelSwitchOdds, 1...1_000_000),
          ("levelEvidenceRate", \.levelEvidenceRate, 0...1000), ("levelSwitchRate", \.levelSwitchRate, 0...1000),
          ("levelMotionWeight", \.levelMotionWeight, 0...100), ("levelNeighbourOdds", \.levelNeighbourOdds, 1...1_000_000),
-         ("levelUnwalkedMoveShare", \.levelUnwalkedMoveShare, 0...1)]
+         ("levelUnwalkedMoveShare", \.levelUnwalkedMoveShare, 0...1), ("elsewhereGap", \.elsewhereGap, 0.1...1_000_000)]
     }
 
     private static func parameters(from value: JSONValue, at path: FieldPath,

@@ -100,12 +100,48 @@ public struct SiteModel: Sendable, Hashable {
     /// `SiteModelParameters.levelSigma` and `levelSwitchOdds`.
     public var levels: Bool
 
+    /// Where the beacon is in none of the model's rooms: a hall, a room whose receiver is off — time
+    /// inside a labelled walk that its truth names no room for (`SiteModelParameters.elsewhereGap`).
+    /// The filter follows it as one more hidden state (the last of `stateCount`; with a classifier, its
+    /// last class), so what the nodes hear there is not read as a room; it is never decided: while it
+    /// is the most probable, the decided room stays as it is.
+    public struct Elsewhere: Sendable, Hashable {
+        /// How it looks to each node (indexed as `nodes`), as a room's looks are.
+        public var looks: [Look]
+        /// Learning samples taken there.
+        public var samples: Int
+        /// The rooms the walks went to straight from it or came from (sorted indices into `rooms`).
+        public var neighbours: [Int]
+
+        /// Creates the state from its looks, samples and neighbouring rooms.
+        public init(looks: [Look], samples: Int, neighbours: [Int]) {
+            self.looks = looks
+            self.samples = samples
+            self.neighbours = neighbours
+        }
+    }
+
+    /// The state "elsewhere"; nil when the walks had no time outside the rooms their truth names (and
+    /// in every file written before it was learned): the filter then follows the rooms alone.
+    public var elsewhere: Elsewhere?
+
+    /// The filter's hidden states: the rooms (indexed as `rooms`), then `elsewhere` when learned.
+    public var stateCount: Int { rooms.count + (elsewhere == nil ? 0 : 1) }
+
+    /// How state `state` (a room's index, or `rooms.count` for `elsewhere`) looks to each node.
+    public func looks(ofState state: Int) -> [Look] {
+        state < rooms.count ? looks[state] : elsewhere?.looks ?? []
+    }
+
     /// Creates a model; `looks` is indexed as `rooms` and `nodes`, `nodeRooms` as `nodes`.
     public init(rooms: [String], nodes: [String], looks: [[Look]], samples: [Int], parameters: SiteModelParameters,
                 nodeRooms: [String?]? = nil, classifier: SiteModelClassifier? = nil, decision: Decision = .model,
                 floors: [String?]? = nil, roomDecisions: [Decision]? = nil, neighbours: [[Int]]? = nil,
-                levels: Bool = false) {
+                levels: Bool = false, elsewhere: Elsewhere? = nil) {
         self.rooms = rooms
+        self.elsewhere = elsewhere.flatMap { state in
+            state.looks.count == nodes.count && state.neighbours.allSatisfy { rooms.indices.contains($0) } ? state : nil
+        }
         self.levels = levels
         self.nodes = nodes
         self.looks = looks
@@ -121,18 +157,23 @@ public struct SiteModel: Sendable, Hashable {
         }
     }
 
-    /// The filter's transition prior: `[from][to]`, where a move from a room lands (each row sums to 1;
-    /// the room itself included, as the even spread always did). A share `unwalkedMoveShare` of a
-    /// move is spread evenly over every room; the rest over the room's walked neighbours. nil when
-    /// every move is spread evenly (no neighbours learned, or a share of 1).
+    /// The filter's transition prior over its states (`stateCount`): `[from][to]`, where a move from a
+    /// state lands (each row sums to 1; the state itself included, as the even spread always did). A
+    /// share `unwalkedMoveShare` of a move is spread evenly over every state; the rest over the state's
+    /// walked neighbours (`elsewhere` is a neighbour of the rooms the walks left it for or came from). nil
+    /// when every move is spread evenly (no neighbours learned, or a share of 1).
     public var transitionPrior: [[Double]]? {
         let share = min(max(levels ? parameters.levelUnwalkedMoveShare : parameters.unwalkedMoveShare, 0), 1)
-        guard let neighbours, share < 1, !rooms.isEmpty else { return nil }
-        let even = 1 / Double(rooms.count)
-        return rooms.indices.map { from in
+        guard var neighbours, share < 1, !rooms.isEmpty else { return nil }
+        if let elsewhere {
+            for room in elsewhere.neighbours { neighbours[room].append(rooms.count) }
+            neighbours.append(elsewhere.neighbours)
+        }
+        let count = stateCount, even = 1 / Double(count)
+        return (0..<count).map { from in
             let next = neighbours[from]
-            guard !next.isEmpty else { return Array(repeating: even, count: rooms.count) }
-            var row = Array(repeating: share * even, count: rooms.count)
+            guard !next.isEmpty else { return Array(repeating: even, count: count) }
+            var row = Array(repeating: share * even, count: count)
             for to in next { row[to] += (1 - share) / Double(next.count) }
             return row
         }
@@ -141,10 +182,12 @@ public struct SiteModel: Sendable, Hashable {
     /// Per node, the index of its room in `rooms`.
     public var nodeRoomIndices: [Int?] { nodeRooms.map { $0.flatMap { roomIndex($0) } } }
 
-    /// Per room, the log of its share of the learning samples (the classifier's training prior).
+    /// Per state (the rooms, then `elsewhere` when learned), the log of its share of the learning
+    /// samples (the classifier's training prior).
     public var logPriors: [Double] {
-        let total = Double(samples.reduce(0, +))
-        return samples.map { total > 0 && $0 > 0 ? log(Double($0) / total) : log(1e-6) }
+        let counts = samples + (elsewhere.map { [$0.samples] } ?? [])
+        let total = Double(counts.reduce(0, +))
+        return counts.map { total > 0 && $0 > 0 ? log(Double($0) / total) : log(1e-6) }
     }
 
     /// The index of `node` in `nodes`, nil for a node the model does not know.

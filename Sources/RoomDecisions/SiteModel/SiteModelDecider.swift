@@ -51,11 +51,11 @@ public struct SiteModelDecider: Sendable {
     public var motionParameters = MotionParameters.default {
         didSet {
             motion?.parameters = motionParameters
-            motionWeights = MotionWeights(motionParameters)
+            motionWeights = MotionWeights(motionParameters, levels: model.levels)
             motionEvidence.removeAll()
         }
     }
-    private var motionWeights = MotionWeights(MotionParameters.default)
+    private var motionWeights: MotionWeights
     /// The motion evidence per model room for a beacon decided in each model room (the last entry:
     /// in none), built when first asked for and kept while it holds: until a sensor reports, a
     /// beacon moves, or `motionEvidenceUntil` (an onset window, hold or quiet period runs out).
@@ -71,6 +71,7 @@ public struct SiteModelDecider: Sendable {
     public init(model: SiteModel) {
         self.model = model
         present = Array(repeating: false, count: model.nodes.count)
+        motionWeights = MotionWeights(.default, levels: model.levels)
     }
 
     /// Which model nodes count as evidence now: present and not offline.
@@ -150,7 +151,7 @@ public struct SiteModelDecider: Sendable {
         }
         state.filter.motionLogLikelihood = motionLogLikelihood
         if let node {
-            let rssi: Double? = evidence.isSilence ? nil : evidence.rssiFiltered
+            let rssi = evidence.siteModelLevel
             state.filter.observe(node: node, rssi: rssi, at: time)
             if rssi != nil { state.modelHeard = true }
         } else {

@@ -15,8 +15,10 @@ import Darwin
 /// `SiteModel.transitionPrior`) and by the features' log-likelihood weighted `evidenceRate·dt`.
 /// The decided room changes only when a challenger's posterior reaches `switchOdds` times the
 /// decided room's (for levels, `levelNeighbourOdds` for a walked neighbour, else
-/// `levelSwitchOdds`). Nodes that are offline (or whose state is unknown) are left out of the
-/// likelihood, so a dead node neither helps nor harms any room. Pure value type; time injected.
+/// `levelSwitchOdds`). A model's `elsewhere` (in none of its rooms) is one more state, weighed as the
+/// rooms are, that is never decided: while it is the most probable the decided room stays. Nodes that
+/// are offline (or whose state is unknown) are left out of the likelihood, so a dead node neither helps
+/// nor harms any room. Pure value type; time injected.
 public struct SiteModelFilter: Sendable {
     /// The model the filter weighs rooms with.
     public let model: SiteModel
@@ -25,7 +27,8 @@ public struct SiteModelFilter: Sendable {
     private var heardAt: [Instant]
     /// Per model node: false while it is offline (not evidence either way).
     private var available: [Bool]
-    /// Log-posterior per room, normalized (log-sum-exp 0).
+    /// Log-posterior per state (the model's rooms, then `elsewhere` when it has one), normalized
+    /// (log-sum-exp 0).
     public private(set) var logPosterior: [Double]
     /// The time of the last update; nil before the first.
     public private(set) var time: Instant?
@@ -48,12 +51,18 @@ public struct SiteModelFilter: Sendable {
         heardAt = Array(repeating: Instant(seconds: 0), count: model.nodes.count)
         self.available = available.flatMap { $0.count == model.nodes.count ? $0 : nil }
             ?? Array(repeating: true, count: model.nodes.count)
-        let uniform = model.rooms.isEmpty ? 0 : -log(Double(model.rooms.count))
-        logPosterior = Array(repeating: uniform, count: model.rooms.count)
+        let uniform = model.rooms.isEmpty ? 0 : -log(Double(model.stateCount))
+        logPosterior = Array(repeating: uniform, count: model.rooms.isEmpty ? 0 : model.stateCount)
     }
 
-    /// The posterior probability of each room, which the room is decided by.
-    public var posterior: [Double] { logPosterior.map { exp($0) } }
+    /// The posterior probability of each room (indexed as the model's rooms), which the room is
+    /// decided by; with `elsewhere` they sum to less than 1 (`elsewhereProbability` is the rest).
+    public var posterior: [Double] { logPosterior.prefix(model.rooms.count).map { exp($0) } }
+
+    /// The posterior probability that the beacon is in none of the model's rooms (0 without `elsewhere`).
+    public var elsewhereProbability: Double {
+        logPosterior.count > model.rooms.count ? exp(logPosterior[model.rooms.count]) : 0
+    }
 
     /// A node's measurement at `time`: `rssi` the filtered RSSI it published, nil for "no longer heard".
     public mutating func observe(node: Int, rssi: Double?, at time: Instant) {
@@ -95,7 +104,7 @@ public struct SiteModelFilter: Sendable {
         let stay = exp(-max(0, model.levels ? parameters.levelSwitchRate : parameters.switchRate) * dt)
         let spread = (1 - stay) / Double(logPosterior.count)
         let weight = (model.levels ? parameters.levelEvidenceRate : parameters.evidenceRate) * dt
-        let motion = motionLogLikelihood.flatMap { $0.count == logPosterior.count ? $0 : nil }
+        let motion = motionLogLikelihood.flatMap { $0.count == model.rooms.count ? $0 : nil }
         // In place and on the stack: this runs for every measurement of every beacon.
         withUnsafeTemporaryAllocation(of: Double.self, capacity: logPosterior.count) { likelihoods in
             let hasEvidence = weight > 0 && writeMeanLogLikelihoods(into: likelihoods)
@@ -127,7 +136,8 @@ public struct SiteModelFilter: Sendable {
             }
             if let motion {
                 let motionWeight = model.levels ? parameters.levelMotionWeight : 1
-                for room in logPosterior.indices { logPosterior[room] += motion[room] * dt * motionWeight }
+                // Motion speaks for the rooms; elsewhere takes none of it.
+                for room in motion.indices { logPosterior[room] += motion[room] * dt * motionWeight }
             }
         }
         let total = Self.logSumExp(logPosterior)
@@ -135,19 +145,19 @@ public struct SiteModelFilter: Sendable {
         decide()
     }
 
-    /// Per room, how much the current features speak for it: with a classifier (version 2 models),
-    /// log p(room | features) − log prior(room); with looks only (version 1), the mean over available
-    /// model nodes of log p(feature | room). nil when no node is available.
+    /// Per state (as `logPosterior`), how much the current features speak for it: with a classifier
+    /// (version 2 models), log p(state | features) − log prior(state); with looks only (version 1),
+    /// the mean over available model nodes of log p(feature | state). nil when no node is available.
     public func meanLogLikelihoods() -> [Double]? {
         var known = false
-        let values = [Double](unsafeUninitializedCapacity: model.rooms.count) { out, count in
+        let values = [Double](unsafeUninitializedCapacity: logPosterior.count) { out, count in
             known = writeMeanLogLikelihoods(into: out)
-            count = model.rooms.count
+            count = logPosterior.count
         }
         return known ? values : nil
     }
 
-    /// `meanLogLikelihoods` written into `out` (one per room, uninitialized or not); false, with
+    /// `meanLogLikelihoods` written into `out` (one per state, uninitialized or not); false, with
     /// zeros written, when no node is available.
     private func writeMeanLogLikelihoods(into out: UnsafeMutableBufferPointer<Double>) -> Bool {
         out.initialize(repeating: 0)
@@ -171,7 +181,7 @@ public struct SiteModelFilter: Sendable {
         for node in heard.indices where available[node] {
             count += 1
             for room in out.indices {
-                let look = model.looks[room][node]
+                let look = room < model.rooms.count ? model.looks[room][node] : model.elsewhere!.looks[node]
                 if let rssi = heard[node] {
                     let sigma = max(look.sigma, leastSigma)
                     let z = (rssi - reference - look.mean) / sigma
@@ -187,11 +197,12 @@ public struct SiteModelFilter: Sendable {
     }
 
     /// The decided room; before any time has passed, the room the current features make most
-    /// likely becomes the decided room (deciding starts with what is heard, not with a blank prior).
+    /// likely becomes the decided room (deciding starts with what is heard, not with a blank prior;
+    /// never `elsewhere`, which is no room).
     public mutating func decidedRoom() -> Int? {
         if room == nil, !logPosterior.isEmpty, let likelihoods = meanLogLikelihoods() {
             var best = 0
-            for index in likelihoods.indices
+            for index in 0..<model.rooms.count
             where logPosterior[index] + likelihoods[index] > logPosterior[best] + likelihoods[best] {
                 best = index
             }
@@ -204,9 +215,14 @@ public struct SiteModelFilter: Sendable {
         var best = 0
         for index in logPosterior.indices where logPosterior[index] > logPosterior[best] { best = index }
         guard let current = room else {
-            room = best
+            // The first decision is a room even while elsewhere leads.
+            var room = 0
+            for index in 0..<model.rooms.count where logPosterior[index] > logPosterior[room] { room = index }
+            self.room = room
             return
         }
+        // Elsewhere is no room: while it leads the decided room stays as it is.
+        guard best < model.rooms.count else { return }
         // Levels: a walked neighbour of the decided room needs less than a room across the house.
         let neighbour = model.neighbours.map { current < $0.count && $0[current].contains(best) } ?? false
         let odds = !model.levels ? model.parameters.switchOdds

@@ -17,7 +17,9 @@ import Darwin
 /// `staleAfter`) — exactly what `SiteModelFilter` sees live — and files it under the true room at
 /// that time. A node counts only in recordings where it published something, so a node added
 /// later is not learned as "never hears anything" from older walks. `not_home` truth is skipped
-/// (going away is the away timeout's business). Every `classifierInterval` seconds the snapshot is
+/// (going away is the away timeout's business). A gap of more than `elsewhereGap` seconds between two
+/// truth rows is time in none of the truth's rooms, filed under `SiteModel.Elsewhere`, and the rooms on
+/// either side of it become its neighbours. Every `classifierInterval` seconds the snapshot is
 /// also kept as a moment for the room classifier, fitted when the model is made (a node absent
 /// from a recording is unknown in its moments, not unheard).
 public struct SiteModelLearner: Sendable {
@@ -56,6 +58,12 @@ public struct SiteModelLearner: Sendable {
     /// published (`levelStats`, for a model of levels).
     private var stats: [String: [String: Stats]] = [:]
     private var levelStats: [String: [String: Stats]] = [:]
+    /// The same, per node, for time in none of the truth's rooms (`SiteModel.Elsewhere`).
+    private var elsewhereStats: [String: Stats] = [:]
+    private var elsewhereLevelStats: [String: Stats] = [:]
+    private var elsewhereSnapshots = 0
+    /// The rooms the truth left for a gap, or came back from one to.
+    private var elsewhereNeighbours: Set<String> = []
     /// Snapshots per room.
     private var roomSnapshots: [String: Int] = [:]
     /// Per room, the floor the truth first gave it (a truth file keeps one floor per room; across
@@ -66,9 +74,9 @@ public struct SiteModelLearner: Sendable {
     private var walkedPairs: Set<[String]> = []
     /// Per node, the room its measurements name (the physics features of the classifier need it).
     private var nodeRooms: [String: String] = [:]
-    /// The classifier's moments: the true room, and per node of that recording its RSSI or nil
-    /// for "not heard" (a node absent from the recording is unknown there, not unheard).
-    private var moments: [(room: String, values: [String: Double?])] = []
+    /// The classifier's moments: the true room (nil: elsewhere), and per node of that recording its
+    /// RSSI or nil for "not heard" (a node absent from the recording is unknown there, not unheard).
+    private var moments: [(room: String?, values: [String: Double?])] = []
 
     /// Creates a learner that has seen nothing yet.
     public init(parameters: SiteModelParameters = .default) {
@@ -94,6 +102,10 @@ public struct SiteModelLearner: Sendable {
                 && previous.room != RoomDecision.notHome && row.room != RoomDecision.notHome {
                 walkedPairs.insert([previous.room, row.room].sorted())
             }
+            for (previous, row) in zip(rows, rows.dropFirst()) where row.time.since(previous.time) > parameters.elsewhereGap
+                && previous.room != RoomDecision.notHome && row.room != RoomDecision.notHome {
+                elsewhereNeighbours.formUnion([previous.room, row.room])
+            }
         }
         let interval = parameters.sampleInterval > 0 ? parameters.sampleInterval : 0.5
         let every = max(1, Int((max(parameters.classifierInterval, 0) / interval).rounded()))
@@ -110,15 +122,19 @@ public struct SiteModelLearner: Sendable {
                 guard time <= last, time <= lastTruth else { break }
                 while next < events.count, events[next].time <= time {
                     let evidence = events[next].evidence
-                    latest[evidence.node] = (evidence.isSilence || !evidence.rssiFiltered.isFinite ? nil : evidence.rssiFiltered,
-                                             events[next].time)
+                    latest[evidence.node] = (evidence.siteModelLevel, events[next].time)
                     next += 1
                 }
                 while truthIndex + 1 < rows.count, rows[truthIndex + 1].time <= time { truthIndex += 1 }
                 guard truthIndex >= 0 else { continue }
-                let room = rows[truthIndex].room
-                guard room != RoomDecision.notHome else { continue }
-                roomSnapshots[room, default: 0] += 1
+                let truthRoom = rows[truthIndex].room
+                guard truthRoom != RoomDecision.notHome else { continue }
+                // Inside a gap in the truth: in none of its rooms (the row after it is within the walk,
+                // `time <= lastTruth`).
+                let inGap = truthIndex + 1 < rows.count && rows[truthIndex + 1].room != RoomDecision.notHome
+                    && rows[truthIndex + 1].time.since(rows[truthIndex].time) > parameters.elsewhereGap
+                let room: String? = inGap ? nil : truthRoom
+                if let room { roomSnapshots[room, default: 0] += 1 } else { elsewhereSnapshots += 1 }
                 let values = nodes.map { node -> Double? in
                     guard let held = latest[node], time.since(held.at) <= parameters.staleAfter else { return nil }
                     return held.rssi
@@ -130,8 +146,13 @@ public struct SiteModelLearner: Sendable {
                     moments.append((room, moment))
                 }
                 for (index, node) in nodes.enumerated() {
-                    stats[room, default: [:]][node, default: Stats()].add(values[index].map { $0 - reference })
-                    levelStats[room, default: [:]][node, default: Stats()].add(values[index])
+                    if let room {
+                        stats[room, default: [:]][node, default: Stats()].add(values[index].map { $0 - reference })
+                        levelStats[room, default: [:]][node, default: Stats()].add(values[index])
+                    } else {
+                        elsewhereStats[node, default: Stats()].add(values[index].map { $0 - reference })
+                        elsewhereLevelStats[node, default: Stats()].add(values[index])
+                    }
                 }
             }
         }
@@ -139,6 +160,11 @@ public struct SiteModelLearner: Sendable {
 
     /// Rooms with at least one snapshot, sorted.
     public var rooms: [String] { roomSnapshots.keys.sorted() }
+
+    /// Snapshots taken in the rooms and elsewhere (`SiteModel.Elsewhere`), for `learn`'s report.
+    public var snapshotCounts: (rooms: Int, elsewhere: Int) {
+        (roomSnapshots.values.reduce(0, +), elsewhereSnapshots)
+    }
 
     /// The model learned so far; nil when no snapshot was taken (no truth overlapping the measurements).
     /// `levels`: learn levels (true) or the classifier's relative looks (false); nil: levels where a
@@ -151,32 +177,43 @@ public struct SiteModelLearner: Sendable {
         // Levels where a walked room has no receiver of its own (`SiteModel.levels`).
         let levels = chosen ?? rooms.contains { !placed.contains($0) }
         let stats = levels ? levelStats : self.stats
-        var looks: [[SiteModel.Look]] = []
-        for room in rooms {
-            var row: [SiteModel.Look] = []
-            for node in nodes {
-                var overall = Stats()
-                for other in rooms {
-                    let stat = stats[other]?[node] ?? Stats()
-                    overall.heard += stat.heard
-                    overall.sum += stat.sum
-                    overall.sumOfSquares += stat.sumOfSquares
-                }
-                row.append(look(stats[room]?[node] ?? Stats(), overall: overall))
+        // Per node, its statistics over every room (what a room's look is shrunk towards).
+        let overalls = nodes.map { node in
+            var overall = Stats()
+            for other in rooms {
+                let stat = stats[other]?[node] ?? Stats()
+                overall.heard += stat.heard
+                overall.sum += stat.sum
+                overall.sumOfSquares += stat.sumOfSquares
             }
-            looks.append(row)
+            return overall
         }
+        let looks = rooms.map { room in
+            nodes.indices.map { look(stats[room]?[nodes[$0]] ?? Stats(), overall: overalls[$0]) }
+        }
+        let elsewhereLooks = nodes.indices.map { index in
+            look((levels ? elsewhereLevelStats : elsewhereStats)[nodes[index]] ?? Stats(), overall: overalls[index])
+        }
+        // An elsewhere class only when the walks had such time; its label follows the rooms'.
+        let hasElsewhere = elsewhereSnapshots > 0
         let roomIndices = placed.map { $0.flatMap { rooms.firstIndex(of: $0) } }
         var rows: [[Double?]] = [], labels: [Int] = []
         for moment in levels ? [] : moments {
-            guard let label = rooms.firstIndex(of: moment.room) else { continue }
+            let label: Int
+            if let room = moment.room {
+                guard let index = rooms.firstIndex(of: room) else { continue }
+                label = index
+            } else {
+                label = rooms.count
+            }
             let heard = nodes.map { moment.values[$0] ?? nil }
             let available = nodes.map { moment.values[$0] != nil }
             rows.append(SiteModelClassifier.features(heard: heard, available: available, nodeRooms: roomIndices,
                                                      roomCount: rooms.count))
             labels.append(label)
         }
-        let classifier = levels ? nil : SiteModelClassifier.fit(rows: rows, labels: labels, roomCount: rooms.count,
+        let classifier = levels ? nil : SiteModelClassifier.fit(rows: rows, labels: labels,
+                                                 roomCount: rooms.count + (hasElsewhere ? 1 : 0),
                                                  penalty: parameters.classifierPenalty,
                                                  iterations: Int(parameters.classifierIterations))
         let neighbours = rooms.map { room in
@@ -187,7 +224,10 @@ public struct SiteModelLearner: Sendable {
         return SiteModel(rooms: rooms, nodes: nodes, looks: looks, samples: rooms.map { roomSnapshots[$0] ?? 0 },
                          parameters: parameters, nodeRooms: placed, classifier: classifier,
                          floors: rooms.map { roomFloors[$0] },
-                         neighbours: neighbours, levels: levels)
+                         neighbours: neighbours, levels: levels,
+                         elsewhere: hasElsewhere ? SiteModel.Elsewhere(
+                            looks: elsewhereLooks, samples: elsewhereSnapshots,
+                            neighbours: elsewhereNeighbours.compactMap { rooms.firstIndex(of: $0) }.sorted()) : nil)
     }
 
     /// A room's look from its statistics, shrunk towards the node's overall mean and spread.

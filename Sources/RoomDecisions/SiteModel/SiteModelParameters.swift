@@ -82,6 +82,12 @@ public struct SiteModelParameters: Sendable, Hashable {
     /// none, so a beacon reaches a room only through the rooms the walk went through on its way
     /// there (another floor only by the stairs the walk took). Raise it when a walk missed a doorway.
     public var levelUnwalkedMoveShare: Double
+    /// Learning: a gap of more than this many seconds between two truth rows of a walk is time the
+    /// truth names no room for — a hall, a room whose receiver was off — learned as `SiteModel.Elsewhere`
+    /// (what the nodes hear while the beacon is in none of the rooms), not as the room of the row before
+    /// it. Truth written every second or faster never leaves such a gap by accident; raise it for truth
+    /// written more sparsely.
+    public var elsewhereGap: Double
 
     /// Creates parameters; the defaults are the one set every site uses.
     public init(sampleInterval: Double = 0.1, evidenceRate: Double = 4, switchRate: Double = 1,
@@ -91,7 +97,8 @@ public struct SiteModelParameters: Sendable, Hashable {
                 handOverDwell: Double = 4, handOverPosterior: Double = 0.9,
                 unwalkedMoveShare: Double = 0.05, levelSigma: Double = 6, levelSwitchOdds: Double = 100,
                 levelEvidenceRate: Double = 4, levelSwitchRate: Double = 0.01, levelMotionWeight: Double = 4,
-                levelNeighbourOdds: Double = 3, levelUnwalkedMoveShare: Double = 0) {
+                levelNeighbourOdds: Double = 3, levelUnwalkedMoveShare: Double = 0, elsewhereGap: Double = 3) {
+        self.elsewhereGap = elsewhereGap
         self.levelNeighbourOdds = levelNeighbourOdds
         self.levelUnwalkedMoveShare = levelUnwalkedMoveShare
         self.levelSwitchRate = levelSwitchRate
