@@ -254,6 +254,32 @@ logger:
 """)
 
 
+# Four fake agents beside the demo's (whose simulated radios advertise nothing), in the demo's
+# rooms: their retained info names their node beacons, and they publish what they hear of each
+# other's once a second, as agents do, so the aggregator calibrates them. What each reads above the
+# site's mean (centred); bedroom-2 and kitchen-2 hear only each other: one path, not confident.
+CALIBRATING_OFFSETS = {"kitchen-2": 3.0, "living-2": -1.0, "office-2": -2.0, "bedroom-2": 0.0}
+CALIBRATING_PATHS = [("kitchen-2", "living-2"), ("kitchen-2", "office-2"), ("living-2", "office-2"), ("bedroom-2", "kitchen-2")]
+
+
+async def calibrating_nodes(broker):
+    nodes = sorted(CALIBRATING_OFFSETS)
+    beacon = {node: f"ibeacon-6da7a204-168f-4087-a761-28738dae7c07-99-{index + 1}" for index, node in enumerate(nodes)}
+    for node in nodes:
+        info = {"node": node, "room": node.split("-")[0], "version": "check",
+                "nodeBeacon": {"id": beacon[node], "interval": 1, "state": "advertising", "measuredPower": -41}}
+        broker.publish(f"presence/nodes/{node}/info", json.dumps(info), retain=True)
+    while True:
+        for a, b in CALIBRATING_PATHS:
+            for transmitter, receiver in ((a, b), (b, a)):
+                level = CALIBRATING_OFFSETS[receiver] - 70 - 2 * (nodes.index(a) + nodes.index(b))
+                broker.client.publish(f"presence/beacons/{beacon[transmitter]}/{receiver}", json.dumps({
+                    "id": beacon[transmitter], "beacon": beacon[transmitter], "node": receiver,
+                    "room": receiver.split("-")[0], "rssi": round(level), "rssiFiltered": level, "sigma": 1.0,
+                    "measuredPower": -41, "distance": 5.0, "proximity": "far"}), qos=0)
+        await asyncio.sleep(1)
+
+
 async def run():
     processes = Processes()
     broker = Broker()
@@ -270,6 +296,7 @@ async def run():
             for node, _ in NODES:
                 processes.start(node, command(os.environ[f"HA_AGENT_CMD_{node.replace('-', '_')}"]))
             started = time.monotonic()
+            calibrating = asyncio.create_task(calibrating_nodes(broker))
             processes.start("hass", [os.path.join(venv_bin, "hass"), "-c", config, "--skip-pip"])
             if not check("Home Assistant starts", await ha.wait_up(300), f"{time.monotonic() - started:.0f} s"):
                 return
@@ -357,6 +384,27 @@ async def run():
                   f"adverts/s {value(telemetry)}, beacons {value(beacons)}, radio {value(radio)}")
             connectivity = await ha.state("binary_sensor.node_kitchen_1_connectivity")
             check("node connectivity on", value(connectivity) == "on", value(connectivity))
+
+            # Each node's RSSI offset, once the aggregator's calibration names the node: the fake
+            # nodes (`calibrating_nodes`, running since the start) have been heard long enough.
+            offset, seconds = await ha.wait_for("sensor.node_kitchen_2_rssi_offset",
+                                                lambda s: s["state"] not in ("unknown", "unavailable"), 150, 1)
+            entry = await ha.ws_command({"type": "config/entity_registry/get", "entity_id": "sensor.node_kitchen_2_rssi_offset"})
+            attributes = offset["attributes"] if offset else {}
+            check("node RSSI offset: a diagnostic sensor in dB, the calibration's offset, its confidence as attributes",
+                  offset is not None and abs(float(value(offset)) - CALIBRATING_OFFSETS["kitchen-2"]) < 0.3
+                  and attributes.get("unit_of_measurement") == "dB" and attributes.get("confident") is True
+                  and isinstance(attributes.get("standardError"), (int, float)) and attributes.get("pairs") == 3
+                  and entry and entry.get("entity_category") == "diagnostic",
+                  f"{value(offset)} dB ({seconds and round(seconds)} s after the check looked), {attributes}, "
+                  f"{entry and entry.get('entity_category')}")
+            single = await ha.state("sensor.node_bedroom_2_rssi_offset")
+            demo = await ha.state("sensor.node_kitchen_1_rssi_offset")
+            check("node RSSI offset of a node with one path: not confident, with its reason; none for a node never calibrated",
+                  single is not None and single["attributes"].get("confident") is False
+                  and "path" in single["attributes"].get("reason", "") and demo is None,
+                  f"bedroom-2 {value(single)} {single and single['attributes']}, kitchen-1 {value(demo)}")
+            calibrating.cancel()
 
             if os.environ.get("HA_SCREENSHOTS"):
                 await pictures(ha, os.environ["HA_SCREENSHOTS"], [

@@ -86,7 +86,7 @@ public struct AgentConfiguration: Sendable, Equatable {
             switch source {
             case .file?: source!.errorPrefix + (field.isEmpty ? "" : "\(field): ") + message
             case .environment(let name)?, .flag(let name)?: "\(field) (\(name)): \(message)"
-            case .defaultValue?, nil: "\(field): \(message)"
+            case .defaultValue?, .kept?, nil: "\(field): \(message)"
             }
         }
 

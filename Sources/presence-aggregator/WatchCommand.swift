@@ -11,7 +11,7 @@ import ServiceLifecycle
 struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
-        abstract: "Shows rooms, beacons, nodes and events of a deployment live, from its MQTT topics.",
+        abstract: "Shows rooms, beacons, nodes (with their calibration) and events of a deployment live, from its MQTT topics.",
         discussion: """
             Redraws in place on a terminal; prints plain snapshots (one per change, at most one a second) \
             when standard output is not a terminal. Only reads: needs an account that may read <root>/#.

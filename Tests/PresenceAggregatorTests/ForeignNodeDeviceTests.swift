@@ -60,7 +60,7 @@ import Testing
         #expect(device.string("via_device") == "\(Self.site)/aggregator")
         // Sensors an earlier version offered every node, which it cannot fill, are removed.
         let cleared = out.filter { $0.topic.contains("/node_desk-node_") && $0.payload.isEmpty && $0.retain }.map(\.topic)
-        #expect(cleared.count == HomeAssistantDiscovery.NodeEntity.allCases.count - 1)
+        #expect(cleared.count == HomeAssistantDiscovery.entities(of: NodeKind.agent).count - 1)
         #expect(!cleared.contains(discovery[0].topic))
 
         // Its telemetry gives the device its firmware version; still no telemetry sensor of ours.
@@ -108,7 +108,7 @@ import Testing
     @Test func anAgentsDeviceTakenByAForeignNodeLosesItsTelemetrySensors() throws {
         var (sources, core) = site()
         let agent = core.nodeStatus(node: "kitchen", online: true, at: startTime).filter { $0.topic.contains("/node_kitchen_") }
-        #expect(agent.count == HomeAssistantDiscovery.NodeEntity.allCases.count)
+        #expect(agent.count == HomeAssistantDiscovery.entities(of: NodeKind.agent).count)
         let out = publications(&sources, &core, topic: "espresense/rooms/kitchen/status", payload: "online")
         let cleared = out.filter { $0.payload.isEmpty }.map(\.topic)
         #expect(Set(cleared) == Set(agent.map(\.topic).filter { !$0.contains("_connectivity/") }))

@@ -42,7 +42,8 @@ import Testing
         #expect(core.nodeInfo(node: "hall-1", payload: []).isEmpty)  // never announced: nothing to remove
         let announced = core.nodeInfo(node: "hall-1", payload: Array(#"{"node":"hall-1","room":"hall","version":"2.0"}"#.utf8))
         let removed = core.nodeInfo(node: "hall-1", payload: [])
-        #expect(Set(removed.map(\.topic)) == Set(announced.map(\.topic)))
+        // Every config a node's device may have had, its RSSI offset's too.
+        #expect(Set(removed.map(\.topic)) == Set(announced.map(\.topic) + ["homeassistant/sensor/beaconpresence_presence/node_hall-1_rssi_offset/config"]))
         #expect(removed.allSatisfy { $0.payload.isEmpty && $0.retain })
         #expect(core.nodeInfo(node: "hall-1", payload: []).isEmpty)
         let back = core.nodeStatus(node: "hall-1", online: true, at: Instant(seconds: 1))
@@ -98,7 +99,7 @@ import Testing
 
         // Info of a node: its device, and its room among the options.
         let info = core.nodeInfo(node: "hall-1", payload: Array(#"{"node":"hall-1","room":"hall","version":"2.0"}"#.utf8))
-        #expect(info.count == HomeAssistantDiscovery.NodeEntity.allCases.count)
+        #expect(info.count == HomeAssistantDiscovery.entities(of: NodeKind.agent).count)
         #expect(core.discovery?.rooms == ["hall"])
         #expect(core.nodeInfo(node: "hall-1", payload: Array(#"{"node":"hall-1","room":"hall","version":"2.0"}"#.utf8)).isEmpty)
         #expect(core.nodeInfo(node: "hall-1", payload: Array("not json".utf8)).isEmpty)
@@ -112,7 +113,7 @@ import Testing
 
         // A status of an unknown node announces it; a measurement from a new node in a new room
         // re-sends the room config before anything else of the call.
-        #expect(core.nodeStatus(node: "cellar-1", online: true, at: startTime).count == HomeAssistantDiscovery.NodeEntity.allCases.count)
+        #expect(core.nodeStatus(node: "cellar-1", online: true, at: startTime).count == HomeAssistantDiscovery.entities(of: NodeKind.agent).count)
         let heard = core.receive(ReceivedMeasurement(beacon: beaconID, node: "office-1", room: "office", distance: 0.5,
                                                      proximity: .near), at: startTime + 1)
         let topics = heard.map(\.topic)
@@ -128,4 +129,53 @@ import Testing
         #expect(all.filter { $0.contains("_connectivity/") }.count == 4)
         #expect(all.last?.hasSuffix("alice-keys_distance/config") == true)
     }
+    /// Once the nodes' calibration names a node, its device gains its RSSI offset: a diagnostic
+    /// sensor in dB on the aggregator's calibration topic, its entry (confident, standard error,
+    /// paths) as attributes, unavailable with the aggregator, not with the node; announced once.
+    /// Before, no sensor that would stay unknown.
+    @Test func aCalibratedNodesOffsetIsADiagnosticSensorOnTheCalibrationTopic() throws {
+        var core = AggregatorCore(configuration: .default, softwareVersion: "1.0")
+        let nodes = ["hall-1", "kitchen-1", "study-1"]
+        var out: [AggregatorPublication] = []
+        for node in nodes {
+            let beacon = NodeBeacon(node: node).id.rawValue
+            let info = #"{"node":"\#(node)","room":"\#(node)","version":"2.0","nodeBeacon":{"id":"\#(beacon)","interval":1,"state":"advertising","measuredPower":-41}}"#
+            out += core.nodeInfo(node: node, payload: Array(info.utf8))
+        }
+        let topic = "homeassistant/sensor/beaconpresence_presence/node_hall-1_rssi_offset/config"
+        #expect(!out.isEmpty && !out.contains { $0.topic == topic })
+        for second in stride(from: 0.0, through: 180, by: 2) {
+            for transmitter in nodes {
+                for receiver in nodes where receiver != transmitter {
+                    var heard = ReceivedMeasurement(beacon: NodeBeacon(node: transmitter).id, node: receiver, room: receiver,
+                                                    rssiFiltered: -70, sigma: 1, distance: 5, proximity: .far, rssi: -70)
+                    heard.measuredPower = -41
+                    out += core.receive(heard, at: startTime + second)
+                }
+            }
+            out += core.tick(at: startTime + second)
+        }
+        let announced = out.filter { $0.topic == topic }
+        #expect(announced.count == 1)
+        let message = try #require(announced.first)
+        #expect(message.retain)
+        guard case .object(let config) = try JSONParser.parse(Array(message.payload.utf8)) else { throw NotAnObject() }
+        #expect(config.string("name") == "RSSI offset")
+        #expect(config.string("unique_id") == "beaconpresence_presence/nodes/hall-1/rssi_offset")
+        #expect(config.string("state_topic") == "presence/calibration")
+        #expect(config.string("value_template") == "{{ value_json.nodes.get('hall-1', {}).get('offset') }}")
+        #expect(config.string("json_attributes_topic") == "presence/calibration")
+        #expect(config.string("json_attributes_template") == "{{ value_json.nodes.get('hall-1', {}) | tojson }}")
+        #expect(config.string("unit_of_measurement") == "dB")
+        #expect(config.string("state_class") == "measurement")
+        #expect(config.string("entity_category") == "diagnostic")
+        #expect(config.string("availability_topic") == "presence/aggregator/status")
+        #expect(config.object("device")?.string("name") == "Node hall-1")
+        // Home Assistant restarting gets it again with the rest; retiring the node removes it.
+        #expect(core.discoveryMessages().contains { $0.topic == topic })
+        let retired = core.nodeInfo(node: "hall-1", payload: [])
+        #expect(retired.contains { $0.topic == topic && $0.payload.isEmpty })
+    }
+
+    struct NotAnObject: Error {}
 }

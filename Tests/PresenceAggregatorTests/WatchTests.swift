@@ -1,4 +1,5 @@
 import BeaconCore
+import RoomDecisions
 @testable import PresenceAggregator
 import TestSupport
 import Testing
@@ -286,6 +287,13 @@ import Testing
             sigma: 1.5, measuredPower: -59, distance: 1.2, proximity: .near, address: nil, timestamp: startTime)
         samples.append(("presence/beacons/alice/kitchen-1", Array(agentPayload.json.utf8)))
         samples.append(("presence/nodes/kitchen-1/info", Array(#"{"node":"kitchen-1","room":"kitchen"}"#.utf8)))
+        samples.append(("presence/nodes/kitchen-1/info", Array(WatchCalibrationTests.info("kitchen-1").utf8)))
+        let calibration = NodeCalibration(
+            nodes: ["kitchen-1": NodeOffset(offset: -3.1, power: 0.8, standardError: 0.4, pairs: 5, samples: 3000, confident: true),
+                    "office-1": NodeOffset(offset: 2, standardError: 1.6, pairs: 1, samples: 600, confident: false, reason: "1 path(s) heard both ways; 2 needed")],
+            basis: .statedPower, rejections: [NodeCalibrationRejection(kind: .blockedPath, subject: "kitchen-1→office-1", reason: "blocked one way")],
+            residualScale: 0.42, solvedAt: startTime)
+        samples.append(("presence/calibration", Array(NodeCalibrationPayload.json(calibration).utf8)))
         #expect(samples.contains { $0.0 == "presence/events" })
         #expect(samples.contains { $0.0 == "presence/rooms/kitchen" })
 

@@ -241,6 +241,9 @@ public struct AggregatorCore: Sendable {
         var out: [AggregatorPublication] = []
         if let solved = nodeCalibration.solveIfDue(at: time) {
             solvedCalibration = solved
+            if discovery != nil {
+                for node in solved.nodes.keys.sorted() { if let id = TopicLevelID(node) { discovery!.noteCalibrated(id, into: &out) } }
+            }
             out.append(.retained(topics.calibration, NodeCalibrationPayload.json(solved, applied: nodeCalibration.applications)))
             pushCalibration(into: &out)
         }

@@ -1,9 +1,10 @@
 import BeaconCore
 import RoomDecisions
 
-/// The aggregator's own device and one device per node (connectivity and telemetry sensors), and
-/// which of them this run has announced: a node is announced when first met (its status, info or
-/// a measurement), again when what its device shows changes, and removed when it is retired.
+/// The aggregator's own device and one device per node (connectivity and telemetry sensors, and
+/// its RSSI offset once calibrated), and which of them this run has announced: a node is announced
+/// when first met (its status, info, a measurement or the calibration), again when what its device
+/// shows changes, and removed when it is retired.
 extension HomeAssistantDiscovery {
     /// How long a node device the broker kept waits for its node's info, status or a measurement
     /// before it is removed, seconds. Retained messages arrive right after each SUBSCRIBE, so this
@@ -35,7 +36,7 @@ extension HomeAssistantDiscovery {
         nodeDevices[node] = device
         announceAggregator(into: &out)
         if (known?.kind ?? .agent) != device.kind {
-            let offered = Self.entities(of: device.kind)
+            let offered = Self.entities(of: device)
             for entity in Self.entities(of: known?.kind ?? .agent) where !offered.contains(entity) {
                 out.append(.clear(configTopic(entity, node: node)))
             }
@@ -43,15 +44,36 @@ extension HomeAssistantDiscovery {
         out += nodeConfigurations(node: node, device: device)
     }
 
-    /// The sensors a node of `kind` can fill: all for our agents; for a foreign node only its
-    /// connectivity, on the availability it publishes itself (its telemetry, if any, is not ours),
-    /// and none for a gateway whose availability topic is not known.
+    /// The sensors a node's device offers: its kind's, and its RSSI offset once the calibration
+    /// names it (an ESPresense node's too, when `nodeBeacons` names its beacon).
+    public static func entities(of device: NodeDevice) -> [NodeEntity] {
+        entities(of: device.kind) + (device.calibrated ? [.rssiOffset] : [])
+    }
+
+    /// The sensors a node of `kind` can fill before any calibration: all but the RSSI offset for
+    /// our agents; for a foreign node only its connectivity, on the availability it publishes
+    /// itself (its telemetry, if any, is not ours), and none for a gateway whose availability
+    /// topic is not known.
     public static func entities(of kind: NodeKind) -> [NodeEntity] {
         switch kind {
-        case .agent: NodeEntity.allCases
+        case .agent: NodeEntity.allCases.filter { $0 != .rssiOffset }
         case .espresense: [.connectivity]
         case .gateway(let lastWill): lastWill == nil ? [] : [.connectivity]
         }
+    }
+
+    /// A node the calibration names: its device gains the RSSI offset sensor (announced again).
+    /// A node met first through the calibration (its measurements of node beacons are the
+    /// calibration's, not a node met) is announced as an agent; meeting it as a foreign node
+    /// changes its kind as any first meeting would.
+    mutating func noteCalibrated(_ node: TopicLevelID, into out: inout [AggregatorPublication]) {
+        let known = nodeDevices[node]
+        guard known?.calibrated != true else { return }
+        var device = known ?? NodeDevice()
+        device.calibrated = true
+        nodeDevices[node] = device
+        if known == nil { announceAggregator(into: &out) }
+        out += nodeConfigurations(node: node, device: device)
     }
 
     /// A retired node (its info cleared): its device's configs are cleared, if it was announced.
@@ -149,7 +171,7 @@ extension HomeAssistantDiscovery {
 
     /// The retained config messages of one node's device: the entities its kind can fill.
     public func nodeConfigurations(node: TopicLevelID, device: NodeDevice) -> [AggregatorPublication] {
-        Self.entities(of: device.kind).map { .retained(configTopic($0, node: node), nodePayload($0, node: node, device: device)) }
+        Self.entities(of: device).map { .retained(configTopic($0, node: node), nodePayload($0, node: node, device: device)) }
     }
 
     /// The empty retained messages that remove one node's device (every entity of it).
@@ -163,7 +185,20 @@ extension HomeAssistantDiscovery {
         var json = JSONObjectWriter()
         json.add("name", entity.name)
         json.add("unique_id", "\(nodeIdentifier(node))/\(entity.rawValue)")
-        if let key = entity.telemetryKey {
+        if entity == .rssiOffset {
+            // The aggregator's word, so unavailable with the aggregator, not with the node. `get`:
+            // a node the calibration does not name yet is unknown, not a template error.
+            let entry = "value_json.nodes.get('\(node)', {})"
+            json.add("state_topic", topics.calibration)
+            json.add("value_template", "{{ \(entry).get('offset') }}")
+            json.add("unit_of_measurement", "dB")
+            json.add("state_class", "measurement")
+            json.add("suggested_display_precision", 1)
+            json.add("json_attributes_topic", topics.calibration)
+            json.add("json_attributes_template", "{{ \(entry) | tojson }}")
+            addAvailability(topics.aggregatorStatus, to: &json)
+            json.add("qos", 1)
+        } else if let key = entity.telemetryKey {
             json.add("state_topic", topics.nodeTelemetry(node))
             // `get`: a field this agent does not send (an older one, or no radio) is unknown, not
             // a template error in Home Assistant's log.
@@ -174,7 +209,7 @@ extension HomeAssistantDiscovery {
                 json.add("state_class", "measurement")
             case .beacons: json.add("state_class", "measurement")
             case .reconnects: json.add("state_class", "total_increasing")
-            case .connectivity, .radio: break
+            case .connectivity, .radio, .rssiOffset: break
             }
             json.add("expire_after", Self.telemetryExpiry)
             addAvailability(status, to: &json)

@@ -50,7 +50,8 @@ public struct HomeAssistantDiscovery: Sendable {
         var component: String { self == .tracker ? "device_tracker" : "sensor" }
     }
 
-    /// One entity of a node's device: its connectivity, and a field of its telemetry each.
+    /// One entity of a node's device: its connectivity, a field of its telemetry each, and its
+    /// receiver offset as the nodes' calibration solved it.
     public enum NodeEntity: String, Sendable, CaseIterable {
         case connectivity
         case advertsPerSecond = "adverts_per_second"
@@ -58,13 +59,16 @@ public struct HomeAssistantDiscovery: Sendable {
         case reconnects
         /// The radio's state (`scanning`, `retrying`), when the agent reports one: unknown otherwise.
         case radio
+        /// The node's offset from `<root>/calibration`, dB, with the rest of its entry (confident,
+        /// standard error, paths) as attributes: offered once the calibration names the node.
+        case rssiOffset = "rssi_offset"
 
         var component: String { self == .connectivity ? "binary_sensor" : "sensor" }
 
         /// The telemetry key the sensor shows (nil for connectivity).
         var telemetryKey: String? {
             switch self {
-            case .connectivity: nil
+            case .connectivity, .rssiOffset: nil
             case .advertsPerSecond: "advertsPerSecond"
             case .beacons: "beacons"
             case .reconnects: "reconnects"
@@ -79,6 +83,7 @@ public struct HomeAssistantDiscovery: Sendable {
             case .beacons: "Beacons"
             case .reconnects: "Reconnects"
             case .radio: "Radio"
+            case .rssiOffset: "RSSI offset"
             }
         }
     }
@@ -90,11 +95,15 @@ public struct HomeAssistantDiscovery: Sendable {
         public var room: String?
         public var version: String?
         public var kind: NodeKind
+        /// Named by the nodes' calibration: its device has the RSSI offset sensor. A site whose
+        /// nodes do not calibrate each other gets no sensor that would stay unknown.
+        public var calibrated: Bool
 
-        public init(room: String? = nil, version: String? = nil, kind: NodeKind = .agent) {
+        public init(room: String? = nil, version: String? = nil, kind: NodeKind = .agent, calibrated: Bool = false) {
             self.room = room
             self.version = version
             self.kind = kind
+            self.calibrated = calibrated
         }
     }
 

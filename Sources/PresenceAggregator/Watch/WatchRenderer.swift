@@ -1,8 +1,9 @@
 import BeaconCore
+import RoomDecisions
 
 /// Turns a `WatchState` into the lines `presence-aggregator watch` prints: who is in each room,
 /// each beacon's room, distance, proximity and since, each node's distance to each beacon, the
-/// nodes' status, the latest events and a footer with the message counts.
+/// nodes' status and calibration, the latest events and a footer with the message counts.
 ///
 /// Pure: the time (for "how long ago") and the width are parameters. Every line is cut to
 /// `width` characters, so a narrow terminal never wraps. Times are shown in UTC.
@@ -78,14 +79,18 @@ public struct WatchRenderer: Sendable {
         }
 
         lines.append("")
-        if state.nodes.isEmpty {
+        if state.nodeIDs.isEmpty {
             lines.append("NODES")
             lines.append("  (no nodes yet)")
         } else {
             // The kind, and the messages the aggregator refused, only where a foreign node
             // (ESPresense, a gateway) is among our agents.
             let mixed = state.nodes.values.contains { $0.foreignKind != nil }
-            var rows = [["NODES", "ROOM", "STATUS"] + (mixed ? ["KIND", "REJECTED"] : [])]
+            // The offset and its state once the nodes calibrate each other (a node beacon named,
+            // heard or solved); a site without node beacons keeps the table it had.
+            let calibrating = state.calibration != nil
+                || state.nodes.values.contains { $0.nodeBeacon != nil || !$0.heardNodeBeacons.isEmpty }
+            var rows = [["NODES", "ROOM", "STATUS"] + (mixed ? ["KIND", "REJECTED"] : []) + (calibrating ? ["OFFSET", "CALIBRATION"] : [])]
             for id in state.nodeIDs {
                 let node = state.nodes[id]
                 let status = switch node?.online {
@@ -98,9 +103,13 @@ public struct WatchRenderer: Sendable {
                 case "espresense"?: "ESPresense"
                 case let other?: other
                 }
-                rows.append([id, node?.room ?? "?", status] + (mixed ? [kind, node?.rejected.map(String.init) ?? "-"] : []))
+                rows.append([id, node?.room ?? "?", status] + (mixed ? [kind, node?.rejected.map(String.init) ?? "-"] : [])
+                    + (calibrating ? Self.calibration(of: id, node, in: state) : []))
             }
             lines += Self.table(rows, headed: true)
+            if let calibration = state.calibration {
+                lines += Self.calibrationFooter(calibration, applications: state.calibrationApplications, at: now)
+            }
         }
 
         lines.append("")
@@ -123,6 +132,42 @@ public struct WatchRenderer: Sendable {
         lines.append("")
         lines.append("\(state.messagesUsed) messages · \(state.malformedMessages) malformed ignored")
         return lines.map { Self.cut($0, to: width) }
+    }
+
+    // MARK: - Calibration
+
+    /// How many of the solve's rejections are listed; the rest are counted.
+    static let rejectionsShown = 4
+
+    /// A node's OFFSET and CALIBRATION cells: what the solve says of it (`NodeCalibrationDisplay`);
+    /// before it names the node, `calibrating…` with the node beacons it hears, or why it cannot.
+    static func calibration(of id: String, _ node: WatchState.Node?, in state: WatchState) -> [String] {
+        if let calibration = state.calibration,
+           let shown = NodeCalibrationDisplay(node: id, in: calibration, application: state.calibrationApplications[id]) {
+            return [shown.offset ?? "-", shown.state]
+        }
+        if node?.nodeBeacon == "refused" { return ["-", "its radio refused to advertise: no paths from it"] }
+        let heard = node?.heardNodeBeacons.count ?? 0
+        guard node?.nodeBeacon != nil || heard > 0 else { return ["-", "-"] }
+        return ["-", "calibrating… (hears \(heard) node beacon\(heard == 1 ? "" : "s"))"]
+    }
+
+    /// When the calibration was solved, on what, how well its paths agree, and what it rejected.
+    static func calibrationFooter(_ calibration: NodeCalibration, applications: [String: NodeCalibrationDisplay.Application],
+                                  at now: Instant) -> [String] {
+        let applied = calibration.nodes.keys.filter {
+            NodeCalibrationDisplay(node: $0, in: calibration, application: applications[$0])?.applied == true
+        }.count
+        var lines = ["  calibration solved \(clock(calibration.solvedAt))  \(age(now.since(calibration.solvedAt))) ago · "
+            + "\(applied) of \(calibration.nodes.count) applied · basis \(calibration.basis.rawValue) · "
+            + "paths agree within \(NodeCalibrationDisplay.decibels(calibration.residualScale, signed: false))"]
+        for rejection in calibration.rejections.prefix(rejectionsShown) {
+            lines.append(NodeCalibrationDisplay.oneLine("  rejected \(rejection.kind.rawValue) \(rejection.subject): \(rejection.reason)"))
+        }
+        if calibration.rejections.count > rejectionsShown {
+            lines.append("  … and \(calibration.rejections.count - rejectionsShown) more rejected (\(calibration.rejections.count) in all)")
+        }
+        return lines
     }
 
     // MARK: - Formatting

@@ -63,6 +63,7 @@ public final class WatchService: Service, Sendable {
         return [
             "\(root)/aggregator/status", "\(root)/nodes/+/status", "\(root)/nodes/+/info", "\(root)/rooms/+",
             "\(root)/locations/#", "\(root)/beacons/+/+", "\(root)/events", "\(root)/aggregator/nodes/+",
+            "\(root)/calibration",
         ]
     }
 

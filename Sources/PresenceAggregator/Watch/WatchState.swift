@@ -3,8 +3,9 @@ import RoomDecisions
 
 /// What `presence-aggregator watch` knows about a deployment, built only from the messages on its
 /// topics (docs/MQTT.md): the aggregator's retained rooms and locations, its status, the nodes' status,
-/// info and measurements, the aggregator's events, and its summaries of the foreign nodes
-/// (ESPresense nodes, BLE gateways: `ForeignNodeSummaries`), whose own topics a viewer cannot read.
+/// info and measurements, the aggregator's events, its summaries of the foreign nodes
+/// (ESPresense nodes, BLE gateways: `ForeignNodeSummaries`), whose own topics a viewer cannot read,
+/// and the nodes' calibration (`<root>/calibration`).
 ///
 /// Feed it every message with `receive(topic:payload:at:)`; it never reads a clock and never
 /// traps. A payload it cannot read is ignored and counted in `malformedMessages`; topics under the
@@ -60,6 +61,11 @@ public struct WatchState: Sendable, Hashable {
         /// A foreign node's messages the aggregator refused, as its summary counts them; nil for
         /// our agents and for a summary without the count.
         public var rejected: Int?
+        /// Its node beacon's state as its info says (`starting`, `advertising`, `refused`); nil
+        /// when its info names none.
+        public var nodeBeacon: String?
+        /// The node beacons it hears (their canonical ids): the paths its calibration rests on.
+        public var heardNodeBeacons: Set<String> = []
 
         public init(id: String) { self.id = id }
     }
@@ -100,6 +106,10 @@ public struct WatchState: Sendable, Hashable {
     public private(set) var rooms: [String: [Occupant]] = [:]
     /// The latest events, oldest first.
     public private(set) var events: [Event] = []
+    /// The nodes' calibration as the aggregator last published it; nil before (or once cleared).
+    public private(set) var calibration: NodeCalibration?
+    /// Where each confident offset of `calibration` is applied, for an aggregator that says so.
+    public private(set) var calibrationApplications: [String: NodeCalibrationDisplay.Application] = [:]
     /// Messages read and used.
     public private(set) var messagesUsed = 0
     /// Messages on a shown topic whose payload could not be read; they changed nothing.
@@ -129,8 +139,11 @@ public struct WatchState: Sendable, Hashable {
         return names.sorted()
     }
 
-    /// Every node that has a status or has measured something, by id.
-    public var nodeIDs: [String] { nodes.keys.sorted() }
+    /// Every node that has a status, has measured something or is calibrated, by id.
+    public var nodeIDs: [String] {
+        guard let calibrated = calibration?.nodes.keys else { return nodes.keys.sorted() }
+        return Set(nodes.keys).union(calibrated).sorted()
+    }
 
     /// Applies one message. Returns true when what `WatchRenderer` shows changed (a malformed
     /// message changes the footer's count, so it returns true too).
@@ -152,6 +165,8 @@ public struct WatchState: Sendable, Hashable {
         switch levels.count {
         case 1 where levels[0] == "events":
             used = receiveEvent(payload, at: time)
+        case 1 where levels[0] == "calibration":
+            used = receiveCalibration(payload)
         case 2 where levels[0] == "aggregator" && levels[1] == "status":
             used = receiveAggregatorStatus(payload)
         case 2 where levels[0] == "rooms":
@@ -179,6 +194,7 @@ public struct WatchState: Sendable, Hashable {
     private func showsTheSame(as other: WatchState) -> Bool {
         aggregatorOnline == other.aggregatorOnline && beacons == other.beacons && nodes == other.nodes
             && rooms == other.rooms && events == other.events && malformedMessages == other.malformedMessages
+            && calibration == other.calibration && calibrationApplications == other.calibrationApplications
     }
 
     // MARK: - Topics
@@ -210,11 +226,13 @@ public struct WatchState: Sendable, Hashable {
         return true
     }
 
-    /// `{"node","room",…}`: only the room is shown.
+    /// `{"node","room",…,"nodeBeacon":{"state",…}}`: the room and the node beacon's state are shown.
     private mutating func receiveNodeInfo(_ node: String, _ payload: [UInt8]) -> Bool {
         guard TopicLevelID.isValid(node) else { return false }
         if payload.isEmpty { return true }
         guard let info = Self.read(payload) else { return false }
+        let beaconState = info.lenientObject("nodeBeacon").map { $0.lenientString("state") ?? "starting" }
+        if beaconState != nodes[node]?.nodeBeacon { nodes[node, default: Node(id: node)].nodeBeacon = beaconState }
         guard let room = info.lenientString("room"), TopicLevelID.isValid(room) else {
             // An agent whose room comes later from its node config publishes info without one.
             return info.optional("room") == nil
@@ -277,6 +295,18 @@ public struct WatchState: Sendable, Hashable {
         guard Self.isBeaconTopicID(id), !payload.isEmpty,
             let measurement = try? ReceivedMeasurement(payload: payload, topicNode: node)
         else { return false }
+        // Another node's beacon is calibration's, not a beacon anyone is in a room with.
+        if NodeBeacon.isNodeBeacon(measurement.beacon) {
+            var receiver = nodes[node] ?? Node(id: node)
+            if measurement.isSilence {
+                receiver.heardNodeBeacons.remove(measurement.beacon.rawValue)
+            } else {
+                receiver.heardNodeBeacons.insert(measurement.beacon.rawValue)
+            }
+            if receiver.room == nil { receiver.room = measurement.room }
+            nodes[node] = receiver
+            return true
+        }
         var beacon = beacons[id] ?? Beacon(id: id, name: measurement.name ?? id)
         if beacon.name == id, let name = measurement.name { beacon.name = name }
         beacon.readings[node] = Reading(
@@ -324,6 +354,26 @@ public struct WatchState: Sendable, Hashable {
             beacons[id]?.readings[node] = Reading(room: reading.room, distance: nil, proximity: .unknown, receivedAt: time)
         }
         for (id, reading) in heard { beacons[id, default: Beacon(id: id, name: id)].readings[node] = reading }
+        return true
+    }
+
+    /// The aggregator's calibration (`NodeCalibrationPayload`); empty: cleared.
+    private mutating func receiveCalibration(_ payload: [UInt8]) -> Bool {
+        calibrationApplications = [:]
+        if payload.isEmpty {
+            calibration = nil
+            return true
+        }
+        guard let solved = try? NodeCalibrationPayload.parse(payload) else { return false }
+        calibration = solved
+        // Read apart from the calibration itself: where each offset is applied is the aggregator's
+        // choice at publishing, not part of the solve.
+        let nodes = JSONFieldReader(lenient: payload, maximumBytes: NodeCalibrationPayload.maximumBytes, maximumDepth: 6)?
+            .lenientObject("nodes")
+        for node in solved.nodes.keys {
+            guard let entry = nodes?.lenientObject(node), let place = entry.lenientString("applied") else { continue }
+            calibrationApplications[node] = .init(place: place, operatorOffset: entry.lenientNumber("operatorOffset"))
+        }
         return true
     }
 

@@ -1,4 +1,7 @@
+import BeaconCore
 import Foundation
+import PresenceAggregator
+import RoomDecisions
 import TestSupport
 import Testing
 
@@ -122,5 +125,39 @@ import Testing
         let result = try checkConfig(["--config", bad])
         #expect(result.status == 2)
         #expect(result.errors.hasPrefix("check-config: \(bad):5: sources.gateways[0].availability: 'home/TheengsGateway/LWT' names no gateway"), "\(result.errors)")
+    }
+    /// The calibration the aggregator keeps in `stateDir` is what it applies from its start: each
+    /// node's offset, applied or not and why, sourced from the file; none yet, or a file that
+    /// cannot be read (also a warning), is said so.
+    @Test func eachNodesKeptOffsetIsShownWithWhetherItIsApplied() throws {
+        let state = try TestBroker.makeTemporaryDirectory()
+        let kept = state + "/" + NodeCalibrationFile.name
+        let none = try checkConfig(["--state-dir", state])
+        #expect(none.status == 0 && none.errors == "")
+        #expect(CheckConfigTable.rows(none.output)["calibration"]?.last == kept)
+        #expect(none.output.contains("(none yet: solved once the nodes have heard each other's beacons for a few minutes)"))
+
+        let calibration = NodeCalibration(
+            nodes: ["hall": NodeOffset(offset: 3.96, power: 0.2, standardError: 0.31, pairs: 3, samples: 1800, confident: true),
+                    "study": NodeOffset(offset: -2.04, standardError: 1.6, pairs: 1, samples: 600, confident: false,
+                                        reason: "1 path(s) heard both ways; 2 needed")],
+            basis: .statedPower,
+            rejections: [NodeCalibrationRejection(kind: .isolated, subject: "cellar", reason: "no path heard both ways to the rest of the site: its offset cannot be solved")],
+            residualScale: 0.4, solvedAt: startTime)
+        try NodeCalibrationFile.save(calibration, path: kept)
+        let shown = try checkConfig(["--state-dir", state])
+        #expect(shown.status == 0 && shown.errors == "", "\(shown.errors)")
+        let rows = CheckConfigTable.rows(shown.output)
+        #expect(rows["calibration"] == ["solved 2025-11-22T08:00:00.000Z: 1 of 2 node offsets applied, unless a node's own rssiOffset wins (basis statedPower)", kept])
+        #expect(rows["calibration.hall"] == ["+4.0 dB applied (±0.3 dB, 3 paths)", kept])
+        #expect(rows["calibration.study"] == ["-2.0 dB not applied: 1 path(s) heard both ways; 2 needed", kept])
+        #expect(rows["calibration.cellar"] == ["- not solved: no path heard both ways to the rest of the site: its offset cannot be solved", kept])
+
+        try "{not json".write(toFile: kept, atomically: true, encoding: .utf8)
+        let unreadable = try checkConfig(["--state-dir", state])
+        #expect(unreadable.status == 0)
+        #expect(unreadable.errors.hasPrefix("check-config: warning: \(kept): "), "\(unreadable.errors)")
+        #expect(unreadable.errors.contains("not shown; an aggregator that cannot read it either solves it again from the adverts"))
+        #expect(CheckConfigTable.rows(unreadable.output)["calibration"]?.first?.hasPrefix("(unreadable here: ") == true)
     }
 }
