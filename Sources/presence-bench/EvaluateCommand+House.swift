@@ -31,8 +31,6 @@ extension EvaluateCommand {
             modes[Self.wornMode.key] = Self.wornDefaultsMode(site, tracking: tracking, parameters: parameters)
             if !physicsOnly {
                 _ = Self.learnedModes(site, into: &modes, tracking: tracking, decision: parameters, siteModel: siteModel)
-                modes[Self.learnedWornMode.key] = Self.learnedWornMode(site, tracking: tracking, parameters: parameters,
-                                                                       siteModel: siteModel)
             }
             let baseline = site.recordings.map { RecordingResult(name: $0.name, score: Self.scoreBaseline($0)) }
             let bermuda = site.recordings.map { RecordingResult(name: $0.name, score: Self.scoreBermuda($0)) }

@@ -19,7 +19,6 @@ extension EvaluateCommand {
         ("defaults", "**this aggregator, defaults**"),
         (wornMode.key, "this aggregator, defaults, the wristband marked worn"),
         ("learned", "site model learned from the other recordings (`learn`'s verdict, leave-one-out)"),
-        (learnedWornMode.key, "the same, the wristband marked worn (`learn --config`)"),
         (oneWalkMode.key, "site model learned from one walk (`learn` on one recording), scoring the other"),
         (oneWalkWornMode.key, "the same, the wristband marked worn (`learn --config`)"),
         ("bermuda", "Bermuda 0.8's rule (as `evaluate` replays it)"),

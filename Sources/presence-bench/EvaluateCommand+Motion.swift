@@ -105,7 +105,7 @@ extension EvaluateCommand {
         SiteModelEvaluation.leaveOneOut(
             recordings.map {
                 SiteModelEvaluation.Recording(name: $0.name, samples: $0.samples, truth: $0.truth, motion: $0.motion,
-                                              motionParameters: $0.motionParameters, knownBeacons: $0.knownBeacons)
+                                              motionParameters: $0.motionParameters)
             },
             parameters: siteModel, tracking: tracking, decision: decision, judging: judging)
     }

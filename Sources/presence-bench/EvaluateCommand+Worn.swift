@@ -7,8 +7,7 @@ import RoomDecisions
 /// the rows where it is not. Its agents then publish it by its level (the mean of its adverts over the
 /// last second, `WornLevel`; docs/MQTT.md `level`), `TraceReplay` replays it so, and a site model
 /// learns from and decides on that level (`learn --config`). Modes `defaultsWorn` (physics) in the
-/// receivers' rooms and the nine rooms, `learnedWorn` in the receivers' rooms and `learnedOneWalkWorn` in
-/// the nine rooms.
+/// receivers' rooms and the nine rooms, and `learnedOneWalkWorn` in the nine rooms.
 extension EvaluateCommand {
     /// The key and name of the defaults with the wristband marked worn (`TraceSet.markedWorn`).
     static let wornMode = (key: "defaultsWorn", name: "defaults, the wristband marked worn (its agents publish its level)")
@@ -17,24 +16,6 @@ extension EvaluateCommand {
     static let oneWalkWornMode = (key: "learnedOneWalkWorn",
                                   name: "site model learned from one walk with the wristband marked worn (learn --config), "
                                       + "scoring the other walk made with the same receivers, the wristband marked worn")
-
-    /// The key and name of the receivers' rooms' model learned from the other recordings, marked worn.
-    static let learnedWornMode = (key: "learnedWorn",
-                                  name: "site model learned from the other recordings with the wristband marked worn "
-                                      + "(learn --config; learn's verdict, leave-one-out)")
-
-    /// `learned` (learn's verdict, leave one recording out) with every recording's wristband marked
-    /// worn: learned from and deciding on its level.
-    static func learnedWornMode(_ site: Site, tracking: TrackingParameters, parameters: RoomDecisionParameters,
-                                siteModel: SiteModelParameters) -> ModeReport {
-        var marked = site
-        marked.recordings = site.recordings.map(\.markedWorn)
-        var modes: [String: ModeReport] = [:]
-        _ = learnedModes(marked, into: &modes, tracking: tracking, decision: parameters, siteModel: siteModel)
-        var mode = modes["learned"] ?? ModeReport(recordings: [], name: "")
-        mode.name = learnedWornMode.name
-        return mode
-    }
 
     /// The `defaults` mode with every recording's wristband marked worn.
     static func wornDefaultsMode(_ site: Site, tracking: TrackingParameters, parameters: RoomDecisionParameters) -> ModeReport {
