@@ -140,8 +140,6 @@ public struct AgentCore: Sendable {
     /// each change: a thousand regions entered in one second are one file write, not a thousand
     /// (each with fsync).
     var regionStatesUnsaved = false
-    /// The level of each tracked beacon marked worn (AgentCore+WornLevel); empty without one.
-    var wornLevels: [BeaconID.Components: WornLevel] = [:]
 
     // Counters for telemetry.
     public private(set) var advertisementCount = 0
@@ -208,8 +206,7 @@ public struct AgentCore: Sendable {
             var next = tracks.oldest(group)
             while let slot = next {
                 next = tracks.newer(than: slot)
-                // A worn beacon its node said it no longer hears stays unheard until its next advert.
-                if let update = tracks[slot].track.current(at: time, trackTuning), !followsLevel(slot) || wornLevel(slot) != nil {
+                if let update = tracks[slot].track.current(at: time, trackTuning) {
                     out.append(measurement(slot, update, at: tracks[slot].lastHeard))
                 }
             }
@@ -257,7 +254,6 @@ public struct AgentCore: Sendable {
                 format: advertisement.beacon?.kind, rangingSlot: RegionMonitor.noRangingSlot,
                 lastHeard: time, address: address, id: BeaconID(key),
                 regionMatches: matches, matchedRevision: regionsRevision), group: group)
-            startWornLevel(key, known: known)
         }
 
         guard let rssi = advertisement.report.rssi else {
@@ -273,7 +269,7 @@ public struct AgentCore: Sendable {
         let update = Self.hear(
             &tracks[slot], rssi: Int(rssi), measuredPower: measuredPower, address: address, beacon: advertisement.beacon,
             at: time, trackTuning)
-        if publishes(slot, update, rssi: Int(rssi), at: time) {
+        if update.shouldPublish {
             actions.append(.publish(measurement(slot, update, at: time)))
         }
         if let identity {
@@ -303,7 +299,7 @@ public struct AgentCore: Sendable {
         tracks[slot].lastHeard = time
         tracks[slot].address = address
         tracks[slot].format = beacon?.kind
-        if tracks[slot].track.checkSilence(at: time, trackTuning) != nil, !followsLevel(slot) {
+        if tracks[slot].track.checkSilence(at: time, trackTuning) != nil {
             actions.append(.publish(silenceMeasurement(slot, at: time)))
         }
         guard let identity else { return actions }
@@ -388,12 +384,11 @@ public struct AgentCore: Sendable {
                 next = tracks.newer(than: slot)
                 if time - tracks[slot].lastHeard >= effective.forgetAfter {
                     tracks.remove(slot)
-                } else if tracks[slot].track.checkSilence(at: time, trackTuning) != nil, !followsLevel(slot) {
+                } else if tracks[slot].track.checkSilence(at: time, trackTuning) != nil {
                     actions.append(.publish(silenceMeasurement(slot, at: time)))
                 }
             }
         }
-        for slot in wornSilences(at: time) { actions.append(.publish(silenceMeasurement(slot, at: time))) }
         actions += rangingActions(at: time)
         actions += pendingPersistence()
         if let line = hint.check(
@@ -437,7 +432,6 @@ public struct AgentCore: Sendable {
         var out: [UInt8] = []
         out.reserveCapacity(Self.payloadEntryCapacity + (known?.name?.utf8.count ?? 0))
         let nodeAndRoomJSON = self.nodeAndRoomJSON
-        let wornLevel = rssi == nil ? nil : wornLevel(slot)
         JSONBytes.append(
             to: &out, capacity: MeasurementPayload.capacity(textBytes: textBytes) + nodeAndRoomJSON.count,
             scratch: &jsonScratch
@@ -447,7 +441,6 @@ public struct AgentCore: Sendable {
             MeasurementPayload.writeReadings(
                 rssi: rssi, rssiFiltered: rssiFiltered, sigma: sigma, measuredPower: measuredPower, distance: distance,
                 proximity: proximity, to: &json)
-            MeasurementPayload.writeWornLevel(wornLevel, to: &json)
             json.append(",\"address\":")
             json.appendQuoted(entry.address)
             if let format {

@@ -9,10 +9,8 @@ public enum ReplayCSV {
     /// A recorded trace of published measurements (docs/Files.md "Recorded traces"): a trace whose
     /// `rssi` is the published filtered RSSI in whole dBm (−127 when the message had none), with
     /// what was published beside it; its `proximity` column marks it as already filtered. The
-    /// measurement's own `rssi` (the advert) is `rssiAdvert`; a worn beacon's `level` (`WornLevel`) is
-    /// what a site model reads of it.
-    public static let recordHeader =
-        "time,node,room,beacon,rssi,measuredPower,rssiFiltered,distance,proximity,rssiAdvert,level"
+    /// measurement's own `rssi` (the advert) is `rssiAdvert`.
+    public static let recordHeader = "time,node,room,beacon,rssi,measuredPower,rssiFiltered,distance,proximity,rssiAdvert"
 
     /// One received measurement as a recorded trace's row.
     public static func recordRow(time: Instant, evidence: NodeEvidence) -> String {
@@ -22,7 +20,7 @@ public enum ReplayCSV {
         return "\(fixed(time.seconds, decimals: 3)),\(evidence.node),\(evidence.room),\(evidence.beacon.rawValue),\(rssi),,"
             + "\(filtered.map { fixed($0, decimals: 2) } ?? ""),\(distance),"
             + (evidence.isSilence ? Proximity.unknown.rawValue : evidence.proximity.rawValue)
-            + ",\(recorded(evidence.rssi)),\(recorded(evidence.level))"
+            + ",\(recorded(evidence.rssi))"
     }
 
     /// A recorded number: two decimals (as exact as the agents publish), empty when absent or not

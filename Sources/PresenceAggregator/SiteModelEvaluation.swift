@@ -18,18 +18,14 @@ public enum SiteModelEvaluation {
         public var motion: [MotionSample] = []
         /// How its motion weighs (`MotionParameters`; the defaults unless measuring a variant).
         public var motionParameters = MotionParameters.default
-        /// The site's known beacons (the aggregator's `beacons`): a beacon marked worn is published by
-        /// its level (`WornLevel`), learned from and decided on as its agents publish it.
-        public var knownBeacons: [KnownBeacon] = []
 
         public init(name: String, samples: [TraceSample], truth: [TruthSample], motion: [MotionSample] = [],
-                    motionParameters: MotionParameters = .default, knownBeacons: [KnownBeacon] = []) {
+                    motionParameters: MotionParameters = .default) {
             self.name = name
             self.samples = samples
             self.truth = truth
             self.motion = motion
             self.motionParameters = motionParameters
-            self.knownBeacons = knownBeacons
         }
     }
 
@@ -194,7 +190,6 @@ public enum SiteModelEvaluation {
         -> [SiteModelLearner.Measurement]
     {
         var replay = TraceReplay(tracking: tracking)
-        replay.knownBeacons = recording.knownBeacons
         replay.keepsPublished = true
         for sample in recording.samples { _ = replay.step(sample) }
         return replay.publishedMeasurements
@@ -415,8 +410,7 @@ public enum SiteModelEvaluation {
         -> (score: RoomDecisionScore, tally: RoomTally, decisions: [(time: Instant, decision: RoomDecision)])
     {
         let rows = TraceReplay.decisions(of: recording.samples, tracking: tracking, decision: decision, model: model,
-                                         motion: recording.motion, motionParameters: recording.motionParameters,
-                                         knownBeacons: recording.knownBeacons)
+                                         motion: recording.motion, motionParameters: recording.motionParameters)
         var known = floors
         if let model {
             for (index, room) in model.rooms.enumerated() where known[room] == nil { known[room] = model.floors[index] }

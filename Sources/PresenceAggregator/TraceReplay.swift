@@ -48,8 +48,6 @@ public struct TraceReplay: Sendable {
     /// The measurements the nodes published, in order, while `keepsPublished` is set.
     public private(set) var publishedMeasurements: [SiteModelLearner.Measurement] = []
     private var tracks: [TrackKey: BeaconTrack] = [:]
-    /// The level of each track of a beacon marked worn (`WornLevel`), as the agent keeps it.
-    private var wornLevels: [TrackKey: WornLevel] = [:]
     /// The tracks in order of (beacon, node), so silences are delivered deterministically.
     private var trackOrder: [TrackKey] = []
     /// The room each node serves, as the trace says.
@@ -77,15 +75,10 @@ public struct TraceReplay: Sendable {
             known = [:]
             for entry in knownBeacons where known[entry.beacon] == nil { known[entry.beacon] = entry }
             applied = []
-            for key in Array(tracks.keys) {
-                tracks[key]?.worn = known[key.beacon]?.worn ?? false
-                if !followsLevel(key) { wornLevels[key] = nil } else if wornLevels[key] == nil { wornLevels[key] = WornLevel() }
-            }
+            for key in Array(tracks.keys) { tracks[key]?.worn = known[key.beacon]?.worn ?? false }
         }
     }
     private var known: [BeaconID: KnownBeacon] = [:]
-    /// Whether the node publishes the beacon by its level (`WornLevel`): its known-beacon entry marks it worn.
-    private func followsLevel(_ key: TrackKey) -> Bool { known[key.beacon]?.worn ?? false }
     /// The known beacons whose entry the decider has been told.
     private var applied: Set<BeaconID> = []
 
@@ -147,8 +140,7 @@ public struct TraceReplay: Sendable {
             let evidence = NodeEvidence(beacon: sample.beacon, node: sample.node, room: sample.room,
                                         rssiFiltered: update.rssiFiltered, sigma: 0,
                                         distance: publication.isSilence ? nil : publication.distance,
-                                        proximity: update.proximity, rssi: filtered ? publication.rssi : nil,
-                                        level: publication.isSilence ? nil : publication.level)
+                                        proximity: update.proximity, rssi: filtered ? publication.rssi : nil)
             decisions += deliver(evidence, at: sample.time)
             return Step(measurement: Measurement(sample: sample, update: update), decisions: decisions)
         }
@@ -158,17 +150,16 @@ public struct TraceReplay: Sendable {
             track = existing
         } else {
             // As the live agent: the track knows whether its known-beacon entry marks it worn, and
-            // the offset pushed to it; a worn beacon is published by its level.
+            // the offset pushed to it.
             var parameters = tracking
             if let offset = agentOffsets[key.node] { parameters.distance.rssiOffset += offset }
             track = BeaconTrack(parameters: parameters, worn: known[key.beacon]?.worn ?? false)
-            wornLevels[key] = followsLevel(key) ? WornLevel() : nil
             let index = trackOrder.firstIndex { ($0.beacon, $0.node) > (key.beacon, key.node) } ?? trackOrder.endIndex
             trackOrder.insert(key, at: index)
         }
         let update = track.observe(rssi: sample.rssi, measuredPower: sample.measuredPower, at: sample.time)
         tracks[key] = track
-        if publishes(key, update, rssi: sample.rssi, at: sample.time) {
+        if update.shouldPublish {
             published += 1
             decisions += deliver(evidence(key, room: sample.room, update), at: sample.time)
         }
@@ -187,10 +178,6 @@ public struct TraceReplay: Sendable {
         if lastSilenceCheck.map({ time > $0 }) ?? true {
             lastSilenceCheck = time
             for key in trackOrder {
-                if wornLevels[key] != nil {
-                    decisions += wornSilence(key, at: time)
-                    continue
-                }
                 guard let silence = tracks[key]?.checkSilence(at: time) else { continue }
                 published += 1
                 let room = rooms[key.node] ?? ""
@@ -199,27 +186,6 @@ public struct TraceReplay: Sendable {
         }
         decisions += decider.tick(at: time).map { TimedDecision(time: time, decision: $0) }
         return decisions
-    }
-
-    /// Whether the sample just folded into the track `key` publishes, as the agent decides it
-    /// (AgentCore+WornLevel): by its level for a beacon marked worn, by the track's policy otherwise.
-    private mutating func publishes(_ key: TrackKey, _ update: TrackUpdate, rssi: Int, at time: Instant) -> Bool {
-        guard var level = wornLevels[key] else { return update.shouldPublish }
-        let publish = level.observe(
-            rssi: rssi, filtered: update.rssiFiltered, at: time, heartbeat: tracking.publish.heartbeat, tracking.wornLevel)
-        wornLevels[key] = level
-        return publish
-    }
-
-    /// A worn beacon's "not heard" at `time`, once `WornLevel.silenceAfter` passed without an advert:
-    /// the agent's measurement with proximity `unknown` and no RSSI, as the live aggregator reads it.
-    /// Its track's own later silence is not published (the agent sends one).
-    private mutating func wornSilence(_ key: TrackKey, at time: Instant) -> [TimedDecision] {
-        _ = tracks[key]?.checkSilence(at: time)
-        guard wornLevels[key]?.checkSilence(at: time, tracking.wornLevel) == true else { return [] }
-        published += 1
-        return deliver(NodeEvidence(beacon: key.beacon, node: key.node, room: rooms[key.node] ?? "",
-                                    rssiFiltered: -.infinity, sigma: 0, distance: nil, proximity: .unknown), at: time)
     }
 
     /// One published measurement reaches the aggregator: the physics decision, and the model's
@@ -243,18 +209,16 @@ public struct TraceReplay: Sendable {
     private func evidence(_ key: TrackKey, room: String, _ update: TrackUpdate) -> NodeEvidence {
         NodeEvidence(beacon: key.beacon, node: key.node, room: room, rssiFiltered: update.rssiFiltered,
                      sigma: update.sigma, distance: update.distance, proximity: update.proximity,
-                     rssi: Double(update.rssi), level: update.isSilence ? nil : wornLevels[key]?.publishedLevel)
+                     rssi: Double(update.rssi))
     }
 
-    /// Replays `samples` and returns the decision rows (time of each change and the decision);
-    /// `knownBeacons` as `knownBeacons` above (a beacon marked worn published by its level).
+    /// Replays `samples` and returns the decision rows (time of each change and the decision).
     public static func decisions(
         of samples: [TraceSample], tracking: TrackingParameters = .default,
         decision: RoomDecisionParameters = .default, model: SiteModel? = nil, motion: [MotionSample] = [],
-        motionParameters: MotionParameters = .default, knownBeacons: [KnownBeacon] = []
+        motionParameters: MotionParameters = .default
     ) -> [(time: Instant, decision: RoomDecision)] {
         var replay = TraceReplay(tracking: tracking, decision: decision, model: model)
-        replay.knownBeacons = knownBeacons
         replay.motionParameters = motionParameters
         replay.motion = motion
         var rows: [(time: Instant, decision: RoomDecision)] = []

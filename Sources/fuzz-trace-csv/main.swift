@@ -13,7 +13,7 @@ public func fuzzTraceCSV(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         guard !failed else { return }
         do {
             if let recorded = try parser.parse(line: line)?.publication {
-                _ = [recorded.rssiFiltered, recorded.distance, recorded.rssi, recorded.level]
+                _ = [recorded.rssiFiltered, recorded.distance, recorded.rssi]
             }
         } catch {
             _ = error.description

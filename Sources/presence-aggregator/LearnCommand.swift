@@ -22,10 +22,7 @@ struct LearnCommand: ParsableCommand {
             one's cost against physics'); when \
             that is physics the file says "decision": "physics" and --model decides with physics. Where a walked room has no \
             receiver, levels (how loud each receiver hears each room) and the classifier are both judged so and the better is \
-            kept (with one recording: levels). The model's hyper-parameters are one fixed set for every site. \
-            With --config (the aggregator's file) the walks are replayed as replay --config replays them: a \
-            beacon the file marks worn is learned from its level, as its agents publish it and the model will \
-            decide on it.
+            kept (with one recording: levels). The model's hyper-parameters are one fixed set for every site.
             """
     )
 
@@ -35,29 +32,16 @@ struct LearnCommand: ParsableCommand {
     @Option(help: "The model file to write (JSON).")
     var output: String
 
-    @Option(name: .customLong("config"), help: "The aggregator's YAML configuration, as replay --config reads it: its known beacons (a beacon marked worn is learned from its level, as its agents publish it) and decision settings.")
-    var configFile: String?
-
     @Flag(help: "Skip the leave-one-recording-out score and the verdict (it replays every recording once per recording); the model then decides.")
     var noScore = false
 
     func run() throws {
         let tracking = TrackingParameters.default
-        var decision = RoomDecisionParameters.default
-        // As replay --config: what the site's aggregator, and its agents, will do with these beacons.
-        let configuration = try configFile.map { try AggregatorConfiguration.loadForReplay(file: $0, command: "learn") }
-        if let configuration { decision = configuration.decision }
-        var recordings: [SiteModelEvaluation.Recording]
+        let recordings: [SiteModelEvaluation.Recording]
         do {
             let names = try FileManager.default.contentsOfDirectory(atPath: traces)
             recordings = try SiteModelEvaluation.loadRecordings(directory: traces, names: names) {
                 StandardOutput.error("learn: warning: \($0)\n")
-            }
-            if let configuration {
-                for index in recordings.indices {
-                    recordings[index].knownBeacons = configuration.knownBeacons
-                    recordings[index].motionParameters = configuration.motionDecision
-                }
             }
         } catch let error as SiteModelEvaluation.LoadError {
             StandardOutput.error("learn: \(error)\n")
@@ -73,7 +57,7 @@ struct LearnCommand: ParsableCommand {
         } else {
             // A model that does not beat physics on its own site's recordings would make decisions
             // worse: the file then says so and `run --model` decides with physics.
-            judgement = SiteModelEvaluation.judge(recordings, tracking: tracking, decision: decision)
+            judgement = SiteModelEvaluation.judge(recordings, tracking: tracking)
         }
         guard let judgement else {
             StandardOutput.error("learn: \(traces): nothing to learn (no measurement falls within its truth)\n")
@@ -151,7 +135,7 @@ struct LearnCommand: ParsableCommand {
                     + "and learn again)")
             }
         } else if !noScore {
-            Self.writeOneWalk(recordings, model: model, tracking: tracking, decision: decision, into: &out)
+            Self.writeOneWalk(recordings, model: model, tracking: tracking, into: &out)
             out.write("verdict: one recording cannot be judged leave-one-out; the model decides (record a second walk to check it)")
         }
         out.flush()
@@ -201,15 +185,13 @@ struct LearnCommand: ParsableCommand {
     /// rooms the sensors decide (right at least `roomAccuracyWanted` of the time only with them); and
     /// the rooms to walk again. In sample, so an upper bound: a second walk judges it fairly.
     static func writeOneWalk(_ recordings: [SiteModelEvaluation.Recording], model: SiteModel,
-                             tracking: TrackingParameters, decision: RoomDecisionParameters = .default,
-                             into out: inout StandardOutput) {
+                             tracking: TrackingParameters, into out: inout StandardOutput) {
         // Every recording decided by the model learned from all of them, with and without its motion.
         func inSample(motion: Bool) -> SiteModelEvaluation.RoomTally {
             var tally = SiteModelEvaluation.RoomTally()
             for var recording in recordings {
                 if !motion { recording.motion = [] }
-                tally.add(SiteModelEvaluation.assess(recording, model: model, tracking: tracking, decision: decision,
-                                                     floors: [:]).tally)
+                tally.add(SiteModelEvaluation.assess(recording, model: model, tracking: tracking, floors: [:]).tally)
             }
             return tally
         }

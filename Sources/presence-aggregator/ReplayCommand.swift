@@ -62,10 +62,16 @@ struct ReplayCommand: ParsableCommand {
         var motionParameters = MotionParameters.default
         var knownBeacons: [KnownBeacon] = []
         if let configFile {
-            let configuration = try AggregatorConfiguration.loadForReplay(file: configFile, command: "replay")
-            decision = configuration.decision
-            motionParameters = configuration.motionDecision
-            knownBeacons = configuration.knownBeacons
+            do {
+                let configuration = try AggregatorConfiguration.load(file: configFile, environment: [:], flags: [:])
+                decision = configuration.decision
+                motionParameters = configuration.motionDecision
+                knownBeacons = configuration.knownBeacons
+                for warning in configuration.warnings { StandardOutput.error("replay: warning: \(warning)\n") }
+            } catch {
+                StandardOutput.error(error.lines(prefix: "replay: "))
+                throw ExitCode(2)
+            }
         }
         var siteModel: SiteModel?
         if let model {
@@ -117,21 +123,6 @@ struct ReplayCommand: ParsableCommand {
         } catch {
             writer.flush()
             StandardOutput.error("replay: \(error)\n")
-            throw ExitCode(2)
-        }
-    }
-}
-
-extension AggregatorConfiguration {
-    /// The aggregator's file as `replay` and `learn` read it (`--config`): no environment, no flags;
-    /// its warnings and mistakes written to stderr after `command: `, a mistake ending the command.
-    static func loadForReplay(file: String, command: String) throws -> AggregatorConfiguration {
-        do {
-            let configuration = try AggregatorConfiguration.load(file: file, environment: [:], flags: [:])
-            for warning in configuration.warnings { StandardOutput.error("\(command): warning: \(warning)\n") }
-            return configuration
-        } catch {
-            StandardOutput.error(error.lines(prefix: "\(command): "))
             throw ExitCode(2)
         }
     }

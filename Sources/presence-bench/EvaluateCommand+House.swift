@@ -8,9 +8,8 @@ import RoomDecisions
 /// the folder of the house's recordings (SPHERE; not in this repository) holding `receivers/`: each
 /// recording's trace, its truth in the receivers' rooms and its PIR sensors' motion file. `house` is
 /// scored on the radio alone (the motion files ignored), `house-pir` with them, both with our
-/// defaults (and with the wristband marked worn, `EvaluateCommand+Worn.swift`), the site model learned
-/// from the other recordings (as for the shared sites, unless `--physics-only`), Bermuda's rule, Home
-/// Assistant's `mqtt_room` rule and the strongest-RSSI baseline.
+/// defaults, the site model learned from the other recordings (as for the shared sites, unless
+/// `--physics-only`), Bermuda's rule, Home Assistant's `mqtt_room` rule and the strongest-RSSI baseline.
 extension EvaluateCommand {
     /// The house's sites: name, and whether its motion files are read.
     static let houseSites = [(name: "house", motion: false), (name: "house-pir", motion: true)]
@@ -28,7 +27,6 @@ extension EvaluateCommand {
             }
             var modes: [String: ModeReport] = [:]
             modes["defaults"] = Self.defaultsMode(site, tracking: tracking, parameters: parameters)
-            modes[Self.wornMode.key] = Self.wornDefaultsMode(site, tracking: tracking, parameters: parameters)
             if !physicsOnly {
                 _ = Self.learnedModes(site, into: &modes, tracking: tracking, decision: parameters, siteModel: siteModel)
             }

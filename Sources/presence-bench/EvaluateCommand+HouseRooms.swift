@@ -39,14 +39,20 @@ extension EvaluateCommand {
         let recordings = try Self.loadTraces(directory: directory)
         let pairs = Self.sameReceiverPairs(recordings)
         let scored = Array(Set(pairs.map(\.to))).sorted()
-        // As a user learns from one walk (`learn`) and decides the other with the model, the wristband not
-        // marked worn and marked (its level learned from and decided on, `EvaluateCommand+Worn.swift`).
-        let oneWalk = OneWalkModels(recordings, pairs: pairs, tracking: tracking, parameters: parameters, siteModel: siteModel)
-        let wornOneWalk = OneWalkModels(recordings.map(\.markedWorn), pairs: pairs, tracking: tracking, parameters: parameters,
-                                        siteModel: siteModel)
+        let site = SiteModelEvaluation.Site(
+            recordings.map { SiteModelEvaluation.Recording(name: $0.name, samples: $0.samples, truth: $0.truth, motion: $0.motion) },
+            parameters: siteModel, tracking: tracking, decision: parameters, physics: false)
+        // One model per walk learned from, whichever site reads it.
+        let models = Dictionary(uniqueKeysWithValues: Set(pairs.map(\.from)).map { ($0, site.learn([$0])) })
         for house in wanted {
             var sets = recordings
             if !house.motion { for index in sets.indices { sets[index].motion = [] } }
+            var learned: [RecordingResult] = [], learnedFloors = FloorTally()
+            for pair in pairs {
+                let result = site.score(pair.to, model: models[pair.from] ?? nil, motion: house.motion)
+                learned.append(RecordingResult(name: "\(recordings[pair.from].name) → \(recordings[pair.to].name)", score: result.score))
+                learnedFloors.add(sets[pair.to], decisions: result.decisions.map { ($0.time, $0.decision) })
+            }
             var physics: [RecordingResult] = [], physicsFloors = FloorTally()
             var bermuda: [RecordingResult] = [], bermudaFloors = FloorTally()
             var baseline: [RecordingResult] = [], baselineFloors = FloorTally()
@@ -64,14 +70,8 @@ extension EvaluateCommand {
                 baseline.append(RecordingResult(name: set.name, score: Self.scoreBaseline(set)))
                 baselineFloors.add(set) { beacon in StrongestRecentRSSIBaseline.decisions(of: set.samples.filter { $0.beacon == beacon }) }
             }
-            var wornPhysics: [RecordingResult] = [], wornPhysicsFloors = FloorTally()
-            for index in scored {
-                let replayed = Self.replay(sets[index].markedWorn, tracking: tracking, parameters: parameters)
-                wornPhysics.append(RecordingResult(name: sets[index].name, score: replayed.score))
-                wornPhysicsFloors.add(sets[index], decisions: replayed.decisions)
-            }
-            var wornDefaults = ModeReport(recordings: wornPhysics, name: "physics, the wristband marked worn (its agents publish its level)")
-            wornDefaults.floors = wornPhysicsFloors.share
+            var oneWalk = ModeReport(recordings: learned, name: Self.oneWalkMode.name)
+            oneWalk.floors = learnedFloors.share
             var defaults = ModeReport(recordings: physics, name: "physics (no model; names only the receivers' rooms)")
             defaults.floors = physicsFloors.share
             var bermudaMode = ModeReport(recordings: bermuda, name: Self.bermudaName)
@@ -81,11 +81,8 @@ extension EvaluateCommand {
             var mqttRoomMode = ModeReport(recordings: mqttRoom, name: Self.mqttRoomName)
             mqttRoomMode.floors = mqttRoomFloors.share
             report.sites[house.name] = SiteReport(
-                directory: directory + (house.motion ? "" : " (motion files ignored)"), recordings: pairs.count,
-                modes: ["defaults": defaults, Self.oneWalkMode.key: oneWalk.mode(sets, motion: house.motion, name: Self.oneWalkMode.name),
-                        Self.wornMode.key: wornDefaults,
-                        Self.oneWalkWornMode.key: wornOneWalk.mode(sets, motion: house.motion, name: Self.oneWalkWornMode.name)],
-                baseline: baselineMode, bermuda: bermudaMode,
+                directory: directory + (house.motion ? "" : " (motion files ignored)"), recordings: learned.count,
+                modes: ["defaults": defaults, Self.oneWalkMode.key: oneWalk], baseline: baselineMode, bermuda: bermudaMode,
                 mqttRoom: mqttRoomMode)
         }
     }

@@ -17,10 +17,8 @@ extension EvaluateCommand {
     /// The rows of every table: the report's key for the way of deciding, and its name on the page.
     static let markdownRows: [(mode: String, title: String)] = [
         ("defaults", "**this aggregator, defaults**"),
-        (wornMode.key, "this aggregator, defaults, the wristband marked worn"),
         ("learned", "site model learned from the other recordings (`learn`'s verdict, leave-one-out)"),
         (oneWalkMode.key, "site model learned from one walk (`learn` on one recording), scoring the other"),
-        (oneWalkWornMode.key, "the same, the wristband marked worn (`learn --config`)"),
         ("bermuda", "Bermuda 0.8's rule (as `evaluate` replays it)"),
         ("mqttRoom", "Home Assistant's `mqtt_room` rule (as `evaluate` replays it)"),
         ("baseline", "strongest raw RSSI in the last 1 s"),
@@ -52,8 +50,6 @@ extension EvaluateCommand {
                   "|---" + String(repeating: "|---", count: sites.count) + "|"]
         for row in markdownRows {
             let cells = sites.map { site in mode(of: row.mode, in: report.sites[site.name]).map(compact) ?? "—" }
-            // A way of deciding no site was scored with (the wristband marked worn without --house) has no row.
-            guard cells.contains(where: { $0 != "—" }) else { continue }
             lines.append("| \(row.title) | " + cells.joined(separator: " | ") + " |")
         }
         lines += ["", "Each cell: mean accuracy / flaps / median switch / missed (and the floors right, where given).", ""]

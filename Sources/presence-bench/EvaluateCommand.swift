@@ -270,8 +270,6 @@ struct EvaluateCommand: ParsableCommand {
         var motion: [MotionSample] = []
         /// How its motion weighs (the defaults, or a variant `--motion-setting` scores).
         var motionParameters = MotionParameters.default
-        /// The aggregator's known beacons (`markedWorn`: the truth's beacons marked worn).
-        var knownBeacons: [KnownBeacon] = []
     }
 
     /// Every `NAME.trace.csv` of `directory` that has a `NAME.truth.csv` beside it, in name order.
@@ -318,7 +316,6 @@ struct EvaluateCommand: ParsableCommand {
         -> (score: RoomDecisionScore, messages: Int, beaconNodeMinutes: Double, decisions: [(time: Instant, decision: RoomDecision)])
     {
         var replay = TraceReplay(tracking: tracking, decision: parameters)
-        replay.knownBeacons = set.knownBeacons
         replay.nodeOffsets = nodeOffsets
         replay.agentOffsets = agentOffsets
         replay.motionParameters = set.motionParameters

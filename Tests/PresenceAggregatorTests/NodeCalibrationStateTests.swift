@@ -103,10 +103,6 @@ struct NodeCalibrationStateTests {
         #expect(corrected.rssiFiltered == -76)
         #expect(corrected.rssi == -76)
         #expect(abs(corrected.distance! - 5 * pow(10, 6 / 15.0)) < 1e-9)
-        var worn = measured
-        worn.level = -66.5
-        #expect(worn.correctedForReceiverOffset(6, pathLossExponent: 1.5).level == -72.5)
-        #expect(worn.correctedForReceiverOffset(6, pathLossExponent: 1.5).evidence.siteModelLevel == -72.5)
         let silence = ReceivedMeasurement(beacon: "keys", node: "kitchen", room: "kitchen", distance: nil, proximity: .unknown)
         #expect(silence.correctedForReceiverOffset(6, pathLossExponent: 1.5).isSilence)
     }

@@ -203,12 +203,7 @@ struct NodeCalibrationTests {
         let corrected = measured.correctedForReceiverOffset(3, pathLossExponent: 1.5)
         #expect(corrected.rssiFiltered == -73)
         #expect(corrected.rssi == -71)
-        #expect(corrected.level == nil)
         #expect(abs(corrected.distance! - 2 * pow(10, 3 / 15.0)) < 1e-9)
         #expect(measured.correctedForReceiverOffset(.nan, pathLossExponent: 1.5) == measured)
-        // A worn beacon's level (what a site model reads of it) is lowered with the others.
-        var worn = measured
-        worn.level = -66.5
-        #expect(worn.correctedForReceiverOffset(3, pathLossExponent: 1.5).level == -69.5)
     }
 }

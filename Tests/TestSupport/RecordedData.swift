@@ -56,24 +56,6 @@ public enum RecordedData {
         }
     }
 
-    /// Writes the recordings `stems` of `site` (e.g. `traces-flat`) into `directory`, their trace and
-    /// truth with every row's beacon renamed `beacon`: a canonical id an aggregator's known-beacon
-    /// entry can name (the shared sets call their tags `tag1` and the like).
-    public static func write(_ site: String, stems: [String], renamingBeaconTo beacon: String, to directory: String) throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        for file in stems.flatMap({ [$0 + ".trace.csv", $0 + ".truth.csv"] }) {
-            // The shared files end their lines with CR LF: one Character, so split at any newline.
-            let lines = try text(site + "/" + file).split(whereSeparator: \.isNewline).map(String.init)
-            let column = lines[0].split(separator: ",").firstIndex(of: "beacon") ?? 1
-            let renamed = [lines[0]] + lines.dropFirst().map { line in
-                var fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-                if column < fields.count { fields[column] = beacon }
-                return fields.joined(separator: ",")
-            }
-            try (renamed.joined(separator: "\n") + "\n").write(toFile: directory + "/" + file, atomically: true, encoding: .utf8)
-        }
-    }
-
     public struct Missing: Error, CustomStringConvertible {
         public let path: String
         public var description: String { "recorded data missing: \(path) (the package's data/ folder; see data/README.md)" }

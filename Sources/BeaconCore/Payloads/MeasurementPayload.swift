@@ -26,9 +26,6 @@ public struct MeasurementPayload: Hashable, Sendable {
     public var distance: Double?
     /// The proximity class; `unknown` once the beacon is no longer heard.
     public var proximity: Proximity
-    /// A beacon marked worn: the mean RSSI of its adverts over the last second, dBm (`WornLevel`);
-    /// nil for every other beacon and when the node no longer hears it.
-    public var level: Double?
     /// The address the beacon advertised from.
     public var address: BluetoothAddress?
     /// `ibeacon`, `altbeacon`, `eddystone-uid`, … when the beacon has a format.
@@ -47,9 +44,8 @@ public struct MeasurementPayload: Hashable, Sendable {
         id: String, beacon: BeaconID, name: String? = nil, node: String, room: String, rssi: Int?,
         rssiFiltered: Double?, sigma: Double?, measuredPower: Int?, distance: Double?, proximity: Proximity,
         address: BluetoothAddress?, format: String? = nil, uuid: BeaconUUID? = nil, major: UInt16? = nil,
-        minor: UInt16? = nil, timestamp: Instant, level: Double? = nil
+        minor: UInt16? = nil, timestamp: Instant
     ) {
-        self.level = level
         self.id = id
         self.beacon = beacon
         self.name = name
@@ -91,7 +87,6 @@ public struct MeasurementPayload: Hashable, Sendable {
             Self.writeReadings(
                 rssi: rssi, rssiFiltered: rssiFiltered, sigma: sigma, measuredPower: measuredPower, distance: distance,
                 proximity: proximity, to: &entry)
-            Self.writeWornLevel(level, to: &entry)
             if let address {
                 entry.append(",\"address\":")
                 entry.appendQuoted(address)
@@ -109,10 +104,9 @@ public struct MeasurementPayload: Hashable, Sendable {
 
     /// The most a payload takes whose strings (ids, name, node, room, format) have `textBytes` UTF-8
     /// bytes in all: those escaped at worst and their quotes (`JSONBytes.quotedCapacity`), plus its
-    /// keys, numbers, address, identity and timestamp: 417 bytes at most, 41 more with a worn beacon's
-    /// level, rounded up with room to spare.
+    /// keys, numbers, address, identity and timestamp: 417 bytes at most, rounded up with room to spare.
     @inlinable
-    public static func capacity(textBytes: Int) -> Int { 600 + 6 * textBytes + 12 }
+    public static func capacity(textBytes: Int) -> Int { 576 + 6 * textBytes + 12 }
 
     /// `,"rssi":…` through `,"proximity":"…"`: the part that changes with every reading.
     @inline(__always)
@@ -146,14 +140,6 @@ public struct MeasurementPayload: Hashable, Sendable {
         case .far: out.append(",\"proximity\":\"far\"")
         case .unknown: out.append(",\"proximity\":\"unknown\"")
         }
-    }
-
-    /// `,"level":…` for a worn beacon's level (0.1 dB), nothing otherwise.
-    @inline(__always)
-    public static func writeWornLevel(_ level: Double?, to out: inout JSONByteCursor) {
-        guard let level, level.isFinite else { return }
-        out.append(",\"level\":")
-        out.append(level, decimals: 1)
     }
 
     /// The opening every measurement and ranging entry shares: `{"id":…,"beacon":…[,"name":…]`.

@@ -15,13 +15,9 @@ public struct RecordedMeasurement: Sendable, Hashable {
     /// when the message had none. A trace recorded before the column existed gives its `rssi`
     /// column's whole dBm here, as replay read it then.
     public var rssi: Double?
-    /// A worn beacon's level, dBm (the measurement's `level`, `WornLevel`); nil when the node sent none.
-    public var level: Double?
 
     /// Creates a publication from the published fields.
-    public init(rssiFiltered: Double?, distance: Double?, proximity: Proximity, rssi: Double? = nil,
-                level: Double? = nil) {
-        self.level = level
+    public init(rssiFiltered: Double?, distance: Double?, proximity: Proximity, rssi: Double? = nil) {
         self.rssiFiltered = rssiFiltered
         self.distance = distance
         self.proximity = proximity

@@ -2,7 +2,7 @@
 /// name, others ignored), then samples with non-decreasing time. Every error names the line.
 public struct TraceParser: Sendable {
     /// The columns every trace must have; others are ignored, `measuredPower` and a recorded trace's
-    /// `proximity`, `rssiFiltered`, `distance`, `rssiAdvert` and `level` are read when present (a trace recorded
+    /// `proximity`, `rssiFiltered`, `distance` and `rssiAdvert` are read when present (a trace recorded
     /// while agents reported a worn beacon's rises also has `rise` and `riseRssi`, ignored as the rest).
     public static let requiredColumns = ["time", "node", "room", "beacon", "rssi"]
 
@@ -10,7 +10,7 @@ public struct TraceParser: Sendable {
     /// The columns of a recorded trace of published measurements (`proximity` present).
     private var publicationColumns: PublicationColumns?
     private struct PublicationColumns {
-        var proximity: Int, rssiFiltered: Int?, distance: Int?, rssiAdvert: Int?, level: Int?
+        var proximity: Int, rssiFiltered: Int?, distance: Int?, rssiAdvert: Int?
     }
     private var fieldCount = 0
     private var timeColumn: TraceTimeColumn
@@ -41,7 +41,7 @@ public struct TraceParser: Sendable {
             if let proximity = header.index(of: "proximity") {
                 publicationColumns = PublicationColumns(
                     proximity: proximity, rssiFiltered: header.index(of: "rssiFiltered"), distance: header.index(of: "distance"),
-                    rssiAdvert: header.index(of: "rssiAdvert"), level: header.index(of: "level"))
+                    rssiAdvert: header.index(of: "rssiAdvert"))
             }
             fieldCount = header.names.count
             return nil
@@ -113,8 +113,7 @@ public struct TraceParser: Sendable {
             throw TraceError(line: line, problem: "distance is empty but proximity is \(proximity.rawValue)")
         }
         let rssi = try number(columns.rssiAdvert, "rssiAdvert")
-        return RecordedMeasurement(rssiFiltered: rssiFiltered, distance: distance, proximity: proximity, rssi: rssi,
-                                   level: try number(columns.level, "level"))
+        return RecordedMeasurement(rssiFiltered: rssiFiltered, distance: distance, proximity: proximity, rssi: rssi)
     }
 
     /// dBm as an integer; "-71.0" is accepted, "-71.5", "abc" and values beyond ±1000 are not.

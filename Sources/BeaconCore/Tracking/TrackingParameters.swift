@@ -9,9 +9,6 @@ public struct TrackingParameters: Sendable, Hashable, Codable {
     public var proximity: ProximityClassifier.Parameters
     /// When a measurement goes out.
     public var publish: MeasurementPublishPolicy.Parameters
-    /// A beacon marked worn: its level (the mean of its adverts over a second), when it publishes
-    /// and when it says "not heard" (`WornLevel`); beacons not marked worn never use it.
-    public var wornLevel: WornLevel.Parameters = .default
 
     /// Creates parameters; each part defaults to its measured default.
     public init(

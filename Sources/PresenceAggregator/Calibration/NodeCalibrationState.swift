@@ -193,7 +193,6 @@ extension ReceivedMeasurement {
         var corrected = self
         corrected.rssiFiltered = rssiFiltered.map { $0 - offset }
         corrected.rssi = evidence.rssi
-        corrected.level = evidence.level
         corrected.distance = isSilence ? distance : evidence.distance
         return corrected
     }

@@ -23,8 +23,6 @@ public struct ReceivedMeasurement: Sendable, Hashable {
     /// The RSSI at 1 m the node's distance used (`measuredPower`), dBm: read for a node beacon, whose
     /// advert states its power (`NodeCalibrationState`).
     public var measuredPower: Double?
-    /// A worn beacon's level (`level`, `WornLevel`), read by a site model; nil when the node sent none.
-    public var level: Double?
     /// Metres; nil when the node no longer hears the beacon (then `proximity` is `unknown`).
     public var distance: Double?
     public var proximity: Proximity
@@ -55,7 +53,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         // thousands of messages a second). Unknown keys are allowed: a newer agent may publish
         // more than this aggregator reads.
         var beaconText, nodeText, roomText, proximityText, nameText, idText: String?
-        var distanceValue, rssiFiltered, rssi, sigma, measuredPower, level: Double?
+        var distanceValue, rssiFiltered, rssi, sigma, measuredPower: Double?
         // `id` is read only for a device known by its IRK: another type is an error only then.
         var idError: ConfigError?
         do throws(ConfigError) {
@@ -80,7 +78,6 @@ public struct ReceivedMeasurement: Sendable, Hashable {
                     do throws(ConfigError) { measuredPower = try value.memberNumber() } catch {
                         guard error.code == .wrongType else { throw error }
                     }
-                case .level: level = try value.memberNumber()
                 case nil: try value.skipMemberValue()
                 }
             }
@@ -118,7 +115,6 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         self.init(beacon: BeaconID(rawValue: canonical), name: name, node: node, room: room,
                   rssiFiltered: rssiFiltered, sigma: sigma, distance: distance, proximity: proximity, rssi: rssi)
         self.measuredPower = measuredPower
-        self.level = level
         if canonical.hasPrefix("irk-") {
             if let idError { throw ReceivedMeasurementError(idError.description) }
             if let id = idText, id != canonical { alias = TopicLevelID(id) }
@@ -126,7 +122,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
     }
 
     /// The members read, and the rest (nil).
-    private enum Field { case beacon, node, room, proximity, name, id, distance, rssiFiltered, rssi, sigma, measuredPower, level }
+    private enum Field { case beacon, node, room, proximity, name, id, distance, rssiFiltered, rssi, sigma, measuredPower }
 
     /// `key`'s field, by its length first: a measurement's 14 keys compared with ten names one by
     /// one were a noticeable share of its parse. Keys of another length cannot equal these
@@ -135,7 +131,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         switch key.utf8.count {
         case 2: key == "id" ? .id : nil
         case 4: key == "node" ? .node : key == "room" ? .room : key == "name" ? .name : key == "rssi" ? .rssi : nil
-        case 5: key == "sigma" ? .sigma : key == "level" ? .level : nil
+        case 5: key == "sigma" ? .sigma : nil
         case 6: key == "beacon" ? .beacon : nil
         case 8: key == "distance" ? .distance : nil
         case 9: key == "proximity" ? .proximity : nil
@@ -150,7 +146,7 @@ public struct ReceivedMeasurement: Sendable, Hashable {
         // A silence (proximity unknown, no distance) makes the decider drop this node's evidence at once.
         NodeEvidence(beacon: beacon, node: node, room: room, rssiFiltered: rssiFiltered ?? -Double.infinity,
                      sigma: sigma ?? 0, distance: isSilence ? nil : distance,
-                     proximity: proximity, rssi: rssi, level: isSilence ? nil : level)
+                     proximity: proximity, rssi: rssi)
     }
 }
 

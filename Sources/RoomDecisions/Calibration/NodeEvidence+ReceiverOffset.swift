@@ -16,7 +16,6 @@ extension NodeEvidence {
         var corrected = self
         corrected.rssiFiltered -= offset
         corrected.rssi = rssi.map { $0 - offset }
-        corrected.level = level.map { $0 - offset }
         if let distance, pathLossExponent.isFinite, pathLossExponent > 0 {
             corrected.distance = distance * pow(10, offset / (10 * pathLossExponent))
         }

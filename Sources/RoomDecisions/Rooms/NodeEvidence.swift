@@ -23,26 +23,13 @@ public struct NodeEvidence: Sendable, Hashable {
     public var distance: Double?
     /// Proximity class reported by the node; `unknown` when it no longer hears the beacon.
     public var proximity: Proximity
-    /// A worn beacon's level: the mean RSSI of its adverts over the node's last second, dBm (the
-    /// measurement's `level`, `WornLevel`); nil when the node sent none. A site model reads it
-    /// (`siteModelLevel`); the physics rule does not.
-    public var level: Double?
-
-    /// What a site model reads of this measurement, learning and deciding alike: the node's
-    /// `level` when it sent one, else its filtered RSSI; nil when the node no longer hears the beacon.
-    public var siteModelLevel: Double? {
-        guard !isSilence else { return nil }
-        if let level, level.isFinite { return level }
-        return rssiFiltered.isFinite ? rssiFiltered : nil
-    }
 
     /// Whether this says "the node no longer hears the beacon": proximity `unknown` or no distance.
     public var isSilence: Bool { proximity == .unknown || distance == nil }
 
     /// Creates evidence from the fields of one measurement.
     public init(beacon: BeaconID, node: String, room: String, rssiFiltered: Double, sigma: Double,
-                distance: Double?, proximity: Proximity, rssi: Double? = nil, level: Double? = nil) {
-        self.level = level
+                distance: Double?, proximity: Proximity, rssi: Double? = nil) {
         self.beacon = beacon
         self.node = node
         self.room = room

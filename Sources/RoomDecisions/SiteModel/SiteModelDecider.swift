@@ -151,7 +151,7 @@ public struct SiteModelDecider: Sendable {
         }
         state.filter.motionLogLikelihood = motionLogLikelihood
         if let node {
-            let rssi = evidence.siteModelLevel
+            let rssi: Double? = evidence.isSilence ? nil : evidence.rssiFiltered
             state.filter.observe(node: node, rssi: rssi, at: time)
             if rssi != nil { state.modelHeard = true }
         } else {

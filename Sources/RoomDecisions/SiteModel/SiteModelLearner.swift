@@ -122,7 +122,8 @@ public struct SiteModelLearner: Sendable {
                 guard time <= last, time <= lastTruth else { break }
                 while next < events.count, events[next].time <= time {
                     let evidence = events[next].evidence
-                    latest[evidence.node] = (evidence.siteModelLevel, events[next].time)
+                    latest[evidence.node] = (evidence.isSilence || !evidence.rssiFiltered.isFinite ? nil : evidence.rssiFiltered,
+                                             events[next].time)
                     next += 1
                 }
                 while truthIndex + 1 < rows.count, rows[truthIndex + 1].time <= time { truthIndex += 1 }

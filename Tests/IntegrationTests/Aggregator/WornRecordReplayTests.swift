@@ -102,10 +102,7 @@ import Testing
         // The record carries every measurement's advert.
         let lines = try String(contentsOfFile: record, encoding: .utf8).split(separator: "\n")
         #expect(lines.first.map(String.init) == ReplayCSV.recordHeader)
-        let rssiAdvert = try #require(lines.first?.split(separator: ",").firstIndex(of: "rssiAdvert"))
-        #expect(lines.count > 10 && lines.dropFirst().allSatisfy {
-            !$0.split(separator: ",", omittingEmptySubsequences: false)[rssiAdvert].isEmpty
-        }, "every row has its rssiAdvert")
+        #expect(lines.count > 10 && lines.dropFirst().allSatisfy { !$0.hasSuffix(",") }, "every row has its rssiAdvert")
 
         // Replayed with the same configuration: the same rooms, entered at the same times.
         let replayed = try replay(record, config: config)

@@ -6,7 +6,6 @@ score.py, leave-one-recording-out (the Gaussians of each room are learned from t
 
   python3 house_hmm.py --house RECEIVERS_DIR --rooms ROOMS_DIR --yardstick YARDSTICK_DIR \
       [--published DIR]   # NAME.csv from `presence-aggregator replay --output published` per recording
-                          # (a worn beacon's `level` is read where published, else `rssiFiltered`)
 
 States: the receivers' rooms of the recording and `other` (a room without a receiver on: the hall, a
 room whose receiver is off), learned from the nine-room truth; `other` holds the decision. Emission:
@@ -59,13 +58,11 @@ class House:
                     m = (cs[hi] - cs[lo]) / (hi - lo)
                 m[hi == lo] = np.nan
                 levels[node] = m
-        else:  # the published measurements: the last level each node published (a worn beacon's `level`,
-            # else its filtered RSSI), held
+        else:  # the published measurements: the last filtered RSSI each node published, held
             by = collections.defaultdict(list)
             with open(os.path.join(self.published, name + '.csv')) as f:
                 for r in csv.DictReader(f):
-                    level = r.get('level') or r['rssiFiltered']
-                    v = np.nan if r['proximity'] == 'unknown' or level == '' else float(level)
+                    v = np.nan if r['proximity'] == 'unknown' or r['rssiFiltered'] == '' else float(r['rssiFiltered'])
                     by[r['node']].append((float(r['time']), v))
             for node, rows in by.items():
                 ts = np.array([a for a, _ in rows]); vs = np.array([b for _, b in rows])
