@@ -119,12 +119,13 @@ extension AggregatorService {
     }
 
     /// A node calibration's offsets in force and what it rejected, when either changed since the
-    /// last one logged (offsets to the half dB).
+    /// last one logged (offsets to the half dB; rejections by kind and subject, so that a blocked
+    /// path whose dB move a little each solve is said once).
     func logCalibration(_ calibration: NodeCalibration, logged: inout String?) {
         let applied = calibration.applicableOffsets.sorted { $0.key < $1.key }
             .map { "\($0.key) \((($0.value * 2).rounded() / 2)) dB" }.joined(separator: ", ")
         let rejected = calibration.rejections.map(\.description).joined(separator: "; ")
-        let summary = applied + "|" + rejected
+        let summary = applied + "|" + calibration.rejections.map { "\($0.kind.rawValue) \($0.subject)" }.joined(separator: ";")
         guard summary != logged else { return }
         logged = summary
         logger.notice("node calibration", metadata: [
