@@ -289,6 +289,7 @@ public struct AgentConfiguration: Sendable, Equatable {
                                       reportUnknown: reportUnknown, maximumTracks: maxTrackedBeacons)
         core.recordsSamples = record != nil
         core.knownBeacons = knownBeacons
+        core.operatorSetRSSIOffset = rssiOffset != nil
         var nodeBeacon: AdvertisingRequest?
         switch sourceSpec {
         case .hciSocket, .uart:

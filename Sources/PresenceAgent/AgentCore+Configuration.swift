@@ -9,15 +9,19 @@ extension AgentCore {
         public static let regions = "regions.json"
         public static let beacons = "beacons.json"
         public static let node = "node.json"
+        /// The aggregator's last `<root>/nodes/<node>/calibration`, so a node that starts without
+        /// its broker measures with the offset it had.
+        public static let calibration = "calibration.json"
         /// The regions' last known states (`{"office":"inside"}`), so that a beacon still present
         /// after a restart is reported by the state and not by a second `enter` (docs/Semantics.md).
         public static let regionStates = "region-states.json"
-        public static let all = [regions, beacons, node, regionStates]
+        public static let all = [regions, beacons, node, calibration, regionStates]
     }
 
     /// The configuration topics this node subscribes to.
     public var configurationTopics: [String] {
-        [effective.topics.configRegions, effective.topics.configBeacons, effective.topics.nodeConfig(effective.node)]
+        [effective.topics.configRegions, effective.topics.configBeacons, effective.topics.nodeConfig(effective.node),
+         effective.topics.nodeCalibration(effective.node)]
     }
 
     /// A message on one of `configurationTopics`.
@@ -26,6 +30,7 @@ extension AgentCore {
         case effective.topics.configRegions: return applyRegions(payload, topic: topic, at: time, persist: true)
         case effective.topics.configBeacons: return applyBeacons(payload, topic: topic, at: time, persist: true)
         case effective.topics.nodeConfig(effective.node): return applyNode(payload, topic: topic, at: time, persist: true)
+        case effective.topics.nodeCalibration(effective.node): return applyCalibration(payload, persist: true)
         default: return []
         }
     }
@@ -41,6 +46,7 @@ extension AgentCore {
             actions += result
         }
         load(StateFile.node) { $0.applyNode($1, topic: $0.effective.topics.nodeConfig($0.effective.node), at: time, persist: false) }
+        load(StateFile.calibration) { $0.applyCalibration($1, persist: false) }
         load(StateFile.beacons) { $0.applyBeacons($1, topic: $0.effective.topics.configBeacons, at: time, persist: false) }
         load(StateFile.regions) { $0.applyRegions($1, topic: $0.effective.topics.configRegions, at: time, persist: false) }
         load(StateFile.regionStates) { $0.restoreRegionStates($1, at: time) }
@@ -133,6 +139,42 @@ extension AgentCore {
         }
     }
 
+    /// The aggregator's calibration of this node (`PushedCalibration`): applied beneath the
+    /// operator's settings, so an `rssiOffset` the operator set stays in force and the tracks are
+    /// not restarted for an offset that changes nothing. Not answered on `config/status`, which
+    /// is the operator's answer; the info says which offset is in force and whose it is. An
+    /// unreadable message is logged and changes nothing.
+    mutating func applyCalibration(_ payload: [UInt8], persist: Bool) -> [AgentAction] {
+        let pushed: PushedCalibration?
+        do {
+            switch try PushedCalibration.parse(payload) {
+            case .cleared: pushed = nil
+            case .replaced(let calibration): pushed = calibration
+            }
+        } catch {
+            let what = persist ? "rejected the calibration on \(effective.topics.nodeCalibration(effective.node))"
+                : "the saved calibration no longer validates and was not applied"
+            return [.log(level: persist ? .warning : .error, message: "\(what): \(error)")]
+        }
+        let changed = pushed?.rssiOffset != calibration?.rssiOffset
+        calibration = pushed
+        var actions: [AgentAction] = []
+        if changed, rssiOffsetSource != .operator {
+            applyEffectiveSettings()
+            let offset = pushed.map { "rssiOffset \($0.rssiOffset) dB" } ?? "no rssiOffset"
+            actions.append(.log(level: .info, message: "the site's calibration applied: \(offset)"))
+        }
+        if persist { actions.append(.persist(file: StateFile.calibration, contents: pushed == nil ? nil : payload)) }
+        return actions
+    }
+
+    /// Whose `rssiOffset` is in force: the operator's (the file's `tracking.rssiOffset` or the node
+    /// config's `rssiOffset`) wins over the aggregator's calibration.
+    public var rssiOffsetSource: RSSIOffsetSource {
+        if nodeSettings?.rssiOffset != nil || baseSettings.operatorSetRSSIOffset { return .operator }
+        return calibration == nil ? .none : .calibration
+    }
+
     private mutating func answer(_ status: ConfigStatus, file: String, contents: [UInt8]?, persist: Bool) -> [AgentAction] {
         let publication = AgentPublication(
             topic: effective.topics.configStatus(effective.node), text: status.jsonText, qos: .atLeastOnce, retain: true)
@@ -166,6 +208,7 @@ extension AgentCore {
     /// The base settings with the node config's overrides.
     private mutating func applyEffectiveSettings() {
         var settings = baseSettings
+        if rssiOffsetSource == .calibration, let calibration { settings.tracking.distance.rssiOffset = calibration.rssiOffset }
         if let node = nodeSettings {
             if let room = node.room { settings.room = room }
             if let offset = node.rssiOffset { settings.tracking.distance.rssiOffset = offset }

@@ -39,6 +39,9 @@ public struct AgentCore: Sendable {
         /// Known beacons and devices from the agent's own file (YAML `beacons`), in force while the
         /// broker has pushed no `config/beacons` (a pushed list replaces them whole).
         public var knownBeacons: [KnownBeacon] = []
+        /// The file set `tracking.rssiOffset`: the operator's offset, which wins over the
+        /// aggregator's calibration (`AgentCore.rssiOffsetSource`).
+        public var operatorSetRSSIOffset = false
 
         public init(
             node: TopicLevelID, room: TopicLevelID, topics: TopicScheme = .default,
@@ -108,6 +111,8 @@ public struct AgentCore: Sendable {
     var regionsConfig: RegionsConfig?
     var beaconsConfig: KnownBeaconsConfig?
     var nodeSettings: NodeSettings?
+    /// The aggregator's last calibration of this node, applied unless the operator set an offset.
+    var calibration: PushedCalibration?
     var knownBeacons: [BeaconID: KnownBeacon] = [:]
     /// The same, by parsed id: the per-advertisement lookup hashes numbers, not a 56-character id.
     var knownByIdentity: [BeaconID.Components: KnownBeacon] = [:]

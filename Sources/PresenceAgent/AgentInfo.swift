@@ -10,9 +10,12 @@ enum AgentInfo {
     ///   - configRevisionJSON: the revision of each config message in force (`AgentCore.configRevisionJSON`).
     ///   - nodeBeacon: the node beacon asked for (nil: off, or a source that is no radio).
     ///   - advertising: how its last set-up ended; nil while the controller has not answered yet.
+    ///   - rssiOffset: the offset it measures with, dB, and whose it is: the aggregator reads it
+    ///     to correct at its input only a node that applies no offset of its own.
     static func json(
         node: TopicLevelID, room: TopicLevelID, version: String, source: String, startedAt: Instant,
-        configRevisionJSON: String, nodeBeacon: AdvertisingRequest?, advertising: AdvertisingOutcome?
+        configRevisionJSON: String, nodeBeacon: AdvertisingRequest?, advertising: AdvertisingOutcome?,
+        rssiOffset: (value: Double, source: RSSIOffsetSource)
     ) -> String {
         var info = JSONObjectWriter()
         info.add("node", node.rawValue)
@@ -22,6 +25,8 @@ enum AgentInfo {
         info.add("startedAt", ISO8601Timestamp.string(from: startedAt))
         info.addRaw("configRevision", configRevisionJSON)
         if let nodeBeacon { info.addRaw("nodeBeacon", nodeBeaconJSON(nodeBeacon, advertising)) }
+        info.add("rssiOffset", rssiOffset.value, decimals: 2)
+        info.add("rssiOffsetSource", rssiOffset.source.rawValue)
         return info.json
     }
 

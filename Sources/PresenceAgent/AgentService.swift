@@ -314,7 +314,8 @@ public final class AgentService: Service {
         func sendInfo() {
             let info = AgentInfo.json(
                 node: node, room: core.room, version: version, source: configuration.source.description, startedAt: startedAt,
-                configRevisionJSON: core.configRevisionJSON, nodeBeacon: configuration.nodeBeacon, advertising: radio?.advertising)
+                configRevisionJSON: core.configRevisionJSON, nodeBeacon: configuration.nodeBeacon, advertising: radio?.advertising,
+                rssiOffset: (core.effective.tracking.distance.rssiOffset, core.rssiOffsetSource))
             send(AgentPublication(topic: topics.nodeInfo(node), text: info, qos: .atLeastOnce, retain: true))
         }
         func send(_ publication: AgentPublication) {

@@ -30,6 +30,9 @@ public struct TopicScheme: Hashable, Sendable {
     public func nodeTelemetry(_ node: TopicLevelID) -> String { "\(root)/nodes/\(node)/telemetry" }
     /// `<root>/nodes/<node>/config`: the operator's settings for one node, retained.
     public func nodeConfig(_ node: TopicLevelID) -> String { "\(root)/nodes/\(node)/config" }
+    /// `<root>/nodes/<node>/calibration`: the receiver offset the aggregator solved for one node
+    /// (`PushedCalibration`), retained; beneath the operator's settings.
+    public func nodeCalibration(_ node: TopicLevelID) -> String { "\(root)/nodes/\(node)/calibration" }
     /// `<root>/nodes/<node>/config/status`: the node's answer to the last config message, retained.
     public func configStatus(_ node: TopicLevelID) -> String { "\(root)/nodes/\(node)/config/status" }
     /// `<root>/nodes/<node>/regions/<region>/state`: `inside`, `outside` or `unknown`, retained.

@@ -16,8 +16,9 @@ public enum NodeCalibrationPayload {
     /// The largest payload read: a site of a few hundred nodes is far under it.
     public static let maximumBytes = 1 << 20
 
-    /// The calibration as one JSON object (no trailing newline).
-    public static func json(_ calibration: NodeCalibration) -> String {
+    /// The calibration as one JSON object (no trailing newline), with where each confident offset
+    /// is applied (`NodeCalibrationState.applications`; none in the file, where it is not kept).
+    public static func json(_ calibration: NodeCalibration, applied: [String: NodeCalibrationState.Application] = [:]) -> String {
         var object = JSONObjectWriter()
         object.add("solvedAt", ISO8601Timestamp.string(from: calibration.solvedAt))
         object.add("basis", calibration.basis.rawValue)
@@ -31,6 +32,14 @@ public enum NodeCalibrationPayload {
             entry.add("pairs", offset.pairs)
             entry.add("samples", offset.samples)
             entry.add("confident", offset.confident)
+            switch applied[node] {
+            case .agent?: entry.add("applied", "agent")
+            case .aggregator?: entry.add("applied", "aggregator")
+            case .operator(let own)?:
+                entry.add("applied", "operator")
+                entry.add("operatorOffset", own, decimals: 2)
+            case nil: break
+            }
             if let reason = offset.reason { entry.add("reason", reason) }
             nodes.addRaw(node, entry.json)
         }

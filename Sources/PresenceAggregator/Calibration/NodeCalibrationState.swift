@@ -12,6 +12,12 @@ import RoomDecisions
 /// claims is another site's, named an outsider by the solve. A solve keeps what it is not sure of
 /// apart: a node whose new offset is not confident keeps its last confident one: a receiver's
 /// offset is its hardware's, and does not change when the node moves or its paths are blocked.
+///
+/// A confident offset is applied once, in one place (`application(for:)`): an agent whose info says
+/// which offset it measures with (`rssiOffsetSource`) is pushed it (`takePushes`) and corrects its
+/// own distances, so the aggregator takes nothing off its measurements; an operator's `rssiOffset`
+/// wins, and the solved one is neither pushed nor applied; any other node (an older agent, an
+/// ESPresense node, a gateway) is corrected at the aggregator's input.
 public struct NodeCalibrationState: Sendable {
     /// Each node beacon's node: `configured` merged with what the nodes' info named.
     public private(set) var nodeBeacons: [BeaconID: String]
@@ -29,6 +35,26 @@ public struct NodeCalibrationState: Sendable {
     private var lastSolve: Instant?
     /// Whether any node beacon was heard: until then (and with none named) there is nothing to solve or publish.
     private var heardNodeBeacon = false
+    /// What each of our agents says it measures with (its info's `rssiOffset` and `rssiOffsetSource`).
+    private var agentOffsets: [String: (value: Double, source: RSSIOffsetSource)] = [:]
+    /// The offset pushed to each node since start, rounded as it was sent.
+    private var pushed: [String: Double] = [:]
+
+    /// dB a node's solved offset must move from the one it was pushed (or says it applies) before
+    /// it is pushed again. Each push restarts the node's tracks, and a solve moves by a few tenths
+    /// of a dB from minute to minute within its standard error (at most 1 dB when confident) while
+    /// a controller reads whole dB: half a dB is a move of the receiver, not of the solve's noise.
+    public static let pushStep = 0.5
+
+    /// Where a confident offset is applied (`<root>/calibration`'s `nodes.<node>.applied`).
+    public enum Application: Hashable, Sendable {
+        /// Pushed to the node's agent, which measures with it.
+        case agent
+        /// Taken off the node's measurements at the aggregator's input: a node that cannot be told.
+        case aggregator
+        /// The operator's own offset (this value, dB) wins: the solved one is neither pushed nor applied.
+        case `operator`(Double)
+    }
 
     public init(configured: [String: BeaconID] = [:], restored: NodeCalibration? = nil,
                 parameters: NodeCalibrationParameters = .default, solveInterval: Double = 60) {
@@ -133,10 +159,52 @@ public struct NodeCalibrationState: Sendable {
         return result
     }
 
-    /// The offset to take off `node`'s measurements, dB: its confident one, else nil.
+    /// The offset to take off `node`'s measurements, dB: its confident one when it is applied at
+    /// the aggregator's input (`application(for:)`), else nil.
     public func offset(for node: String) -> Double? {
-        guard let entry = calibration?.nodes[node], entry.confident else { return nil }
+        guard let entry = calibration?.nodes[node], entry.confident, application(for: node) == .aggregator else { return nil }
         return entry.offset
+    }
+
+    /// Where `node`'s confident offset is applied; nil while it has none. An agent that says which
+    /// offset it measures with takes the solved one (or keeps the operator's); a node that says
+    /// nothing is corrected at the input.
+    public func application(for node: String) -> Application? {
+        guard calibration?.nodes[node]?.confident == true else { return nil }
+        switch agentOffsets[node]?.source {
+        case .operator?: return .operator(agentOffsets[node]!.value)
+        case .calibration?, .none?: return .agent
+        case nil: return .aggregator
+        }
+    }
+
+    /// Every confident node's application, for the payload.
+    public var applications: [String: Application] {
+        var out: [String: Application] = [:]
+        for (node, entry) in calibration?.nodes ?? [:] where entry.confident { out[node] = application(for: node) }
+        return out
+    }
+
+    /// `node`'s info said which offset it measures with (nil: it says nothing, or was retired).
+    public mutating func learn(node: String, measuresWith offset: (value: Double, source: RSSIOffsetSource)?) {
+        agentOffsets[node] = offset
+    }
+
+    /// The `PushedCalibration` messages due, by node: each agent that takes a calibration and
+    /// whose confident offset moved `pushStep` or more from what it was pushed (or, after a
+    /// restart, says it applies); never an offset that is not confident, never over the operator's.
+    public mutating func takePushes() -> [(node: String, offset: Double, standardError: Double)] {
+        guard let calibration else { return [] }
+        var out: [(node: String, offset: Double, standardError: Double)] = []
+        for (node, applied) in agentOffsets.sorted(by: { $0.key < $1.key }) where applied.source != .operator {
+            guard let entry = calibration.nodes[node], entry.confident, NodeSettings.Limits.rssiOffset.contains(entry.offset) else { continue }
+            let reference = pushed[node] ?? (applied.source == .calibration ? applied.value : nil)
+            if let reference, abs(entry.offset - reference) < Self.pushStep { continue }
+            let offset = (entry.offset * 10).rounded() / 10
+            pushed[node] = offset
+            out.append((node, offset, entry.standardError))
+        }
+        return out
     }
 }
 

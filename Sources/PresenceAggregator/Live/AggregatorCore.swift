@@ -241,7 +241,8 @@ public struct AggregatorCore: Sendable {
         var out: [AggregatorPublication] = []
         if let solved = nodeCalibration.solveIfDue(at: time) {
             solvedCalibration = solved
-            out.append(.retained(topics.calibration, NodeCalibrationPayload.json(solved)))
+            out.append(.retained(topics.calibration, NodeCalibrationPayload.json(solved, applied: nodeCalibration.applications)))
+            pushCalibration(into: &out)
         }
         apply(decider.tick(at: time), at: time, into: &out)
         // Only the beacons whose timer is due (within a millisecond, so that rounding of the due
@@ -352,14 +353,28 @@ public struct AggregatorCore: Sendable {
     /// node is heard from again; its node beacon is no longer its.
     public mutating func nodeInfo(node: String, payload: [UInt8]) -> [AggregatorPublication] {
         nodeCalibration.learn(node: node, beacon: payload.isEmpty ? nil : Self.nodeBeacon(inInfo: payload))
-        if payload.isEmpty {
-            guard discovery != nil, let id = TopicLevelID(node) else { return [] }
-            return discovery!.retireNode(id)
-        }
-        guard discovery != nil, let info = HomeAssistantDiscovery.nodeInfo(payload) else { return [] }
+        nodeCalibration.learn(node: node, measuresWith: payload.isEmpty ? nil : Self.rssiOffset(inInfo: payload))
         var out: [AggregatorPublication] = []
+        // A node that (re)starts without the offset it is due is pushed it now, not at the next solve.
+        pushCalibration(into: &out)
+        if payload.isEmpty {
+            guard discovery != nil, let id = TopicLevelID(node) else { return out }
+            return out + discovery!.retireNode(id)
+        }
+        guard discovery != nil, let info = HomeAssistantDiscovery.nodeInfo(payload) else { return out }
         noteNode(node, room: info.room, version: info.version, into: &out)
         return out
+    }
+
+    /// The calibration pushes due (`NodeCalibrationState.takePushes`), each retained on its node's
+    /// `<root>/nodes/<node>/calibration`.
+    private mutating func pushCalibration(into out: inout [AggregatorPublication]) {
+        guard let solvedAt = nodeCalibration.calibration?.solvedAt else { return }
+        for push in nodeCalibration.takePushes() {
+            guard let node = TopicLevelID(push.node) else { continue }
+            out.append(.retained(topics.nodeCalibration(node),
+                                 PushedCalibration.json(offset: push.offset, standardError: push.standardError, solvedAt: solvedAt)))
+        }
     }
 
     /// A node's room and version as a foreign node reports them (not as our agents' retained info):
@@ -398,6 +413,15 @@ public struct AggregatorCore: Sendable {
     /// offsets apply at once.
     public mutating func restoreCalibration(_ calibration: NodeCalibration) {
         nodeCalibration.restore(calibration)
+    }
+
+    /// The offset a node's info says it measures with, and whose (`rssiOffset`, `rssiOffsetSource`);
+    /// nil from an agent that says neither (older than the fields).
+    static func rssiOffset(inInfo payload: [UInt8]) -> (value: Double, source: RSSIOffsetSource)? {
+        guard let info = JSONFieldReader(lenient: payload, maximumBytes: 4096, maximumDepth: 4),
+            let source = info.lenientString("rssiOffsetSource").flatMap(RSSIOffsetSource.init(rawValue:))
+        else { return nil }
+        return (info.lenientNumber("rssiOffset") ?? 0, source)
     }
 
     /// The canonical id of the node beacon a node's info names (`nodeBeacon.id`); nil when it

@@ -118,12 +118,22 @@ extension AggregatorService {
         logDroppedEvents(droppedEventLog.withLock { $0.flush(at: time) })
     }
 
-    /// A node calibration's offsets in force and what it rejected, when either changed since the
-    /// last one logged (offsets to the half dB; rejections by kind and subject, so that a blocked
-    /// path whose dB move a little each solve is said once).
-    func logCalibration(_ calibration: NodeCalibration, logged: inout String?) {
+    /// A node calibration's offsets in force, where each is applied, and what it rejected, when
+    /// any changed since the last one logged (offsets to the half dB; rejections by kind and
+    /// subject, so that a blocked path whose dB move a little each solve is said once). Where is
+    /// not known before the nodes' info (a restored calibration): said from the first solve on.
+    func logCalibration(_ calibration: NodeCalibration, applications: [String: NodeCalibrationState.Application] = [:],
+                        logged: inout String?) {
+        func whereApplied(_ node: String) -> String {
+            switch applications[node] {
+            case .agent?: " pushed"
+            case .operator?: " (the operator's wins)"
+            case .aggregator?: " at input"
+            case nil: ""
+            }
+        }
         let applied = calibration.applicableOffsets.sorted { $0.key < $1.key }
-            .map { "\($0.key) \((($0.value * 2).rounded() / 2)) dB" }.joined(separator: ", ")
+            .map { "\($0.key) \((($0.value * 2).rounded() / 2)) dB\(whereApplied($0.key))" }.joined(separator: ", ")
         let rejected = calibration.rejections.map(\.description).joined(separator: "; ")
         let summary = applied + "|" + calibration.rejections.map { "\($0.kind.rawValue) \($0.subject)" }.joined(separator: ";")
         guard summary != logged else { return }

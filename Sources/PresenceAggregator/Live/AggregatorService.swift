@@ -252,7 +252,7 @@ public final class AggregatorService: Service, Sendable {
                         motion.tick(into: &core, at: time)
                         out = core.tick(at: time) + foreign.tick(into: &core, at: time)
                         if let solved = core.takeSolvedCalibration() {
-                            logCalibration(solved, logged: &calibrationLogged)
+                            logCalibration(solved, applications: core.nodeCalibration.applications, logged: &calibrationLogged)
                             keepCalibration(solved, failure: &calibrationSaveFailure)
                         }
                         actions = leadership?.tick(at: time) ?? []

@@ -80,6 +80,9 @@ struct DeploymentACLTests {
                 RefusedWrite("kitchen-1", "presence/rooms/kitchen", rightfulWriter: "aggregator"),
                 RefusedWrite("kitchen-1", "presence/events", rightfulWriter: "aggregator"),
                 RefusedWrite("kitchen-1", "presence/aggregator/status", rightfulWriter: "aggregator"),
+                // A node does not calibrate itself, nor another.
+                RefusedWrite("kitchen-1", "presence/nodes/kitchen-1/calibration", rightfulWriter: "aggregator"),
+                RefusedWrite("kitchen-1", "presence/calibration", rightfulWriter: "aggregator"),
                 RefusedWrite("kitchen-1", "homeassistant/device_tracker/alice-keys/config", rightfulWriter: "aggregator"),
                 RefusedWrite("kitchen-1", "homeassistant/status", rightfulWriter: "homeassistant"),
                 // Not an agent topic, though below its own node.
@@ -177,7 +180,7 @@ struct DeploymentACLTests {
 
         let topics = [
             "presence/aggregator/status", "presence/locations/alice-keys", "presence/locations/alice-keys/room",
-            "presence/rooms/kitchen", "presence/events",
+            "presence/rooms/kitchen", "presence/events", "presence/calibration", "presence/nodes/kitchen-1/calibration",
             "homeassistant/device_tracker/alice-keys/config", "homeassistant/sensor/alice-keys_room/config",
         ]
         let unretained = ["presence/events"]

@@ -138,6 +138,13 @@ import TestSupport
             string: #"{"ip":"10.0.0.9","uptime":120,"firm":"esp32","rssi":-61,"ver":"v4.1.2","count":3,"adverts":412,"seen":3,"reported":40,"freeHeap":101232,"maxHeap":53236}"#,
             qos: .atMostOnce).acknowledged()
         try await foreign.publish(topic: "home/gw-hall/LWT", string: "online", qos: .atLeastOnce, retain: true).acknowledged()
+        // The calibrating nodes' info, as our agents write it: cal-1's operator set its own
+        // rssiOffset (it wins), the others take the aggregator's (`<root>/nodes/<node>/calibration`).
+        for (index, node) in Self.calibratingNodes.enumerated() {
+            let offset = index == 0 ? #""rssiOffset":1.5,"rssiOffsetSource":"operator""# : #""rssiOffset":0,"rssiOffsetSource":"none""#
+            try await foreign.publish(topic: "presence/nodes/\(node)/info", string: #"{"node":"\#(node)","room":"\#(node)",\#(offset)}"#,
+                                      qos: .atLeastOnce, retain: true).acknowledged()
+        }
 
         // The simulated sources start once the retained configuration is in, then sleep on the clock.
         try await within("the simulated sources waiting on the clock", timeout: .seconds(30)) { try await clock.asleep(Self.simulatedNodes.count) }
