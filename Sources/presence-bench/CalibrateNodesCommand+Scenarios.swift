@@ -25,8 +25,6 @@ extension CalibrateNodesCommand {
 
     struct ScenarioFigures: Encodable {
         var basis: String
-        /// Seeds on which every expected subject was named.
-        var culpritNamed: Int
         /// Each expected subject's kind (`outsider`, `culprit`, `path`): the seeds that named it.
         var namedBySubject: [String: Int]
         /// Subjects named on all seeds that the bad input is not about (false alarms).
@@ -83,7 +81,6 @@ extension CalibrateNodesCommand {
                 let errors = seeds.compactMap(\.rmsErrorOfOthers)
                 return ScenarioFigures(
                     basis: name,
-                    culpritNamed: seeds.filter { seed in seed.expected.allSatisfy { subject in seed.named.contains { $0.contains(" \(subject): ") } } }.count,
                     namedBySubject: seeds.reduce(into: [:]) { counts, seed in
                         for subject in seed.expected {
                             let role = subject == seed.culprit ? "culprit" : subject.contains("→") ? "path" : "outsider"
