@@ -193,6 +193,9 @@ public struct AgentConfiguration: Sendable, Equatable {
         public var configurationWait: Double
         /// The node beacon to advertise; nil when it is off or the source is no radio.
         public var nodeBeacon: AdvertisingRequest?
+        /// The operator's `tracking.rssiOffset` (file, environment, flag): it wins over the one
+        /// `presence-agent calibrate` stored (`InstallCalibrationFile`); nil when not set.
+        public var operatorRSSIOffset: Double?
     }
 
     /// Checks every field; `readFile` reads the password file (injected for tests). Throws every
@@ -302,7 +305,7 @@ public struct AgentConfiguration: Sendable, Equatable {
             source: sourceSpec, speed: speed, exitAtEnd: exitAtEnd, broker: url,
             credentials: username.map { MQTTCredentials(username: $0, password: secret) }, tls: tls,
             clientID: clientID ?? "presence-agent-\(node ?? "")", stateDir: stateDir, telemetryInterval: telemetryInterval,
-            record: record, configurationWait: configurationWait, nodeBeacon: nodeBeacon)
+            record: record, configurationWait: configurationWait, nodeBeacon: nodeBeacon, operatorRSSIOffset: rssiOffset)
     }
 
     // MARK: - check-config

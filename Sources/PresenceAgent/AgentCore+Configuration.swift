@@ -168,7 +168,7 @@ extension AgentCore {
         return actions
     }
 
-    /// Whose `rssiOffset` is in force: the operator's (the file's `tracking.rssiOffset` or the node
+    /// Whose `rssiOffset` is in force: the operator's (the file's `tracking.rssiOffset`, `install-calibration.json` or the node
     /// config's `rssiOffset`) wins over the aggregator's calibration.
     public var rssiOffsetSource: RSSIOffsetSource {
         if nodeSettings?.rssiOffset != nil || baseSettings.operatorSetRSSIOffset { return .operator }

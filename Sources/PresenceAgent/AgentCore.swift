@@ -39,7 +39,7 @@ public struct AgentCore: Sendable {
         /// Known beacons and devices from the agent's own file (YAML `beacons`), in force while the
         /// broker has pushed no `config/beacons` (a pushed list replaces them whole).
         public var knownBeacons: [KnownBeacon] = []
-        /// The file set `tracking.rssiOffset`: the operator's offset, which wins over the
+        /// The file set `tracking.rssiOffset` (or `presence-agent calibrate` stored one): the operator's offset, which wins over the
         /// aggregator's calibration (`AgentCore.rssiOffsetSource`).
         public var operatorSetRSSIOffset = false
 

@@ -75,7 +75,7 @@ public final class AgentService: Service {
     public var publishedCount: Int { counters.published.load(ordering: .relaxed) }
 
     public func run() async throws {
-        let settings = configuration.core
+        var settings = configuration.core
         let topics = settings.topics
         let node = settings.node
         let startedAt = clock.now()
@@ -89,8 +89,11 @@ public final class AgentService: Service {
             persistent = false
             logger.error("state directory unusable; configuration is kept in memory only", metadata: ["reason": "\(error)"])
         }
-        let loaded = stateDirectory.load(AgentCore.StateFile.all)
+        let loaded = stateDirectory.load(AgentCore.StateFile.all + [InstallCalibrationFile.name])
         for problem in loaded.problems { logger.error("cannot read a state file", metadata: ["file": "\(problem)"]) }
+        // `presence-agent calibrate`'s reference, unless the operator set the offset.
+        let calibrationLog = InstallCalibrationFile.apply(
+            loaded.files[InstallCalibrationFile.name], to: &settings, operatorOffset: configuration.operatorRSSIOffset)
 
         // 2. The source: opened first, so a wrong device fails the start with a clear message.
         var feedOptions = FeedOptions()
@@ -112,7 +115,7 @@ public final class AgentService: Service {
         }
         let recorder = try configuration.record.map { (path) throws(AgentConfiguration.Error) in try TraceFileWriter(path: path) }
         defer { recorder?.close() }
-        perform(core.startupLog, connection: nil, state: stateDirectory, persistent: persistent)
+        perform((calibrationLog.map { [$0] } ?? []) + core.startupLog, connection: nil, state: stateDirectory, persistent: persistent)
 
         // 3. MQTT, with the last will said before connecting.
         var options = MQTTConnectionOptions(

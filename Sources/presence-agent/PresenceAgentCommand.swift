@@ -6,7 +6,7 @@ struct PresenceAgentCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "presence-agent",
         abstract: "Scans Bluetooth LE beacons and publishes room presence over MQTT.",
-        subcommands: [RunCommand.self, CheckConfigCommand.self, ScanCommand.self, IRKCommand.self]
+        subcommands: [RunCommand.self, CheckConfigCommand.self, ScanCommand.self, CalibrateCommand.self, IRKCommand.self]
     )
 
     /// The allocator is set up before anything else runs (`MemoryRelief.configureAllocator`):

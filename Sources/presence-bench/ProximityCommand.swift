@@ -105,10 +105,46 @@ struct ProximityCommand: ParsableCommand {
             ("static-rssi, leave one position out, per-receiver offsets",
              "n, P1 and each receiver's offset fitted on the other 4 beacon positions",
              ProximityScoring.leaveOneGroupOut(statics, perReceiverOffsets: true)),
+            installCalibrated(statics, wholeSeries: false),
+            installCalibrated(statics, wholeSeries: true),
+        ] + installCalibratedNearOneMetre(statics) + [
             ("herald rail (phone to phone)", "n \(format(n)) (static fit), P1 each file's mean RSSI at 1 m",
              ProximityScoring.calibratedAtOneMetre(rail, exponent: n, residual: all.fit.residualStd)),
             ("walk (the demo building, simulated)", "n 2.7 and P1 each person's measured power: the simulator's radio",
              demoWalk()),
+        ]
+    }
+}
+
+extension ProximityCommand {
+    /// The static set left out with each receiver's offset as `presence-agent calibrate` finds it
+    /// (`ProximityScoring.leaveOneGroupOutInstallCalibrated`), its runs summed up in the description.
+    static func installCalibrated(_ statics: [ProximitySeries], wholeSeries: Bool) -> (name: String, calibration: String, series: [ProximitySeries]) {
+        let (series, runs) = ProximityScoring.leaveOneGroupOutInstallCalibrated(statics, wholeSeries: wholeSeries)
+        let offsets = runs.map(\.offset)
+        let atOneMetre = runs.filter { $0.distance < 2 }.count
+        let run = wholeSeries ? "the whole series (30 min)" : "30 s, as calibrate runs (a refused run run again on the next 30 s)"
+        return ("static-rssi, leave one position out, install-time calibration" + (wholeSeries ? " (whole series)" : ""),
+                "n and P1 fitted on the other 4 beacon positions; each receiver's offset from \(run) of its own series nearest "
+                + "to 1 m among them, less the fit's level at that distance: \(runs.count) runs, \(atOneMetre) within 2 m, "
+                + "offsets \(String(format: "%.1f", offsets.min() ?? .nan))…\(String(format: "%.1f", offsets.max() ?? .nan)) dB, "
+                + "\(runs.reduce(0) { $0 + $1.refusedRuns }) runs refused before one passed, "
+                + "\(Set(statics.map(\.group)).count * Set(statics.map(\.receiver)).count - runs.count) receivers with no run passed (shared P1 kept)",
+                series)
+    }
+}
+
+extension ProximityCommand {
+    /// The same, on the series whose receiver's calibration run was within 2 m of the beacon (an
+    /// install-time calibration as `calibrate` asks for it), beside the shared calibration of those series.
+    static func installCalibratedNearOneMetre(_ statics: [ProximitySeries]) -> [(name: String, calibration: String, series: [ProximitySeries])] {
+        let (installed, runs) = ProximityScoring.leaveOneGroupOutInstallCalibrated(statics)
+        let near = Set(runs.filter { $0.distance < 2 }.map { "\($0.heldOut) \($0.receiver)" })
+        func subset(_ series: [ProximitySeries]) -> [ProximitySeries] { series.filter { near.contains("\($0.group) \($0.receiver)") } }
+        let name = "static-rssi, leave one position out, the \(near.count) series whose receiver calibrates within 2 m"
+        return [
+            (name + ": shared calibration", "n and P1 fitted on the other 4 beacon positions", subset(ProximityScoring.leaveOneGroupOut(statics))),
+            (name + ": install-time calibration", "as the install-time row", subset(installed)),
         ]
     }
 }
