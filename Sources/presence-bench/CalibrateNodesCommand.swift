@@ -41,6 +41,9 @@ struct CalibrateNodesCommand: ParsableCommand {
     @Flag(help: "Only the offsets; do not replay the walks.")
     var offsetsOnly = false
 
+    @Option(help: ArgumentHelp("Bad input to inject instead (repeatable): \(NodeCalibrationSimulation.BadInput.allCases.map(\.rawValue).joined(separator: ", ")). Prints, per scenario, the RMS error of the other nodes' offsets and what the solve named; no walks.", valueName: "scenario"))
+    var scenario: [NodeCalibrationSimulation.BadInput] = []
+
     struct BasisFigures: Encodable {
         var rmsError: Double?
         var confident: Int
@@ -74,6 +77,7 @@ struct CalibrateNodesCommand: ParsableCommand {
     }
 
     func run() throws {
+        guard scenario.isEmpty else { return try runScenarios() }
         let positions = try NodeCalibrationSimulation.receivers(danisText: try CalibrateCommand.read(data + "/traces/danis-receivers.txt"))
         let pathLoss = try NodeCalibrationSimulation.PathLoss.fit(distancesCSV: try CalibrateCommand.read(data + "/static-rssi/DISTANCES.csv"))
         let simulation = NodeCalibrationSimulation(positions: positions, pathLoss: pathLoss, asymmetry: asymmetry, rate: rate,

@@ -96,6 +96,26 @@ struct NodeCalibrationStateTests {
         #expect(abs(state.offset(for: "b")! + 1) < 0.01)
     }
 
+    @Test("a node's beacon heard before its info named it is that node's once named, not an outsider (as the kernel harness met it)")
+    func heardBeforeItsInfo() throws {
+        let (a, b) = (NodeBeacon(node: "node-a").id, NodeBeacon(node: "node-b").id)
+        var state = NodeCalibrationState(parameters: NodeCalibrationParameters(minimumSamples: 5))
+        state.learn(node: "node-a", beacon: a)
+        // node-a hears node-b's beacon before node-b's info arrives: filed under the beacon's id.
+        for second in 0..<20 {
+            _ = state.receive(measurement(of: b, by: "node-a", rssiFiltered: -60, measuredPower: -41), at: Instant(seconds: Double(second)))
+        }
+        state.learn(node: "node-b", beacon: b)
+        for second in 20..<40 {
+            _ = state.receive(measurement(of: a, by: "node-b", rssiFiltered: -60, measuredPower: -41), at: Instant(seconds: Double(second)))
+        }
+        let result = state.solveIfDue(at: Instant(seconds: 40))
+        let solved = try #require(result)
+        #expect(solved.rejections.isEmpty, "\(solved.rejections)")
+        #expect(solved.nodes["node-a"]?.pairs == 1 && solved.nodes["node-b"]?.pairs == 1)
+        #expect(solved.basis == .statedPower)
+    }
+
     @Test("a corrected measurement reads the offset lower and its distance grows; a silence stays a silence")
     func correctedMeasurement() {
         let measured = measurement(of: "keys", by: "kitchen", rssiFiltered: -70)

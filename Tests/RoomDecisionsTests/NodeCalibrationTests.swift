@@ -142,9 +142,61 @@ struct NodeCalibrationTests {
         #expect(solved.rejections.first?.subject == "n6")
         #expect(solved.rejections.first?.reason.contains("below the power it states") == true)
         #expect(abs(solved.nodes["n6"]!.offset - site.centredOffsets["n6"]!) < 1)
+        #expect(solved.nodes["n6"]?.confident == false)
+        #expect(solved.nodes["n6"]?.reason?.contains("does not transmit the power it states") == true)
+        #expect(solved.applicableOffsets["n6"] == nil)
         // Without the positions nothing can tell: the lie goes into its offset (the article says so).
         let blind = NodeCalibrationSolver.solve(levels: site.levels(), nodes: Set(site.nodes), statedPower: stated, at: now)
         #expect(blind.rejections.isEmpty)
+    }
+
+    @Test("four nodes heard alike both ways but one direction 12 dB down: that direction is named, blocked one way, and every offset still applied")
+    func handMadeBlockedPath() {
+        let nodes = ["a", "b", "c", "d"]
+        var levels: [NodeLink: NodeLinkLevel] = [:]
+        for t in nodes { for r in nodes where t != r { levels[NodeLink(transmitter: t, receiver: r)] = NodeLinkLevel(level: -70, samples: 600) } }
+        levels[NodeLink(transmitter: "c", receiver: "a")] = NodeLinkLevel(level: -82, samples: 600)
+        let solved = NodeCalibrationSolver.solve(levels: levels, nodes: Set(nodes), statedPower: ["a": 0, "b": 0, "c": 0, "d": 0], at: now)
+        #expect(solved.rejections.map(\.kind) == [.blockedPath])
+        #expect(solved.rejections.first?.subject == "c→a")
+        let reason = solved.rejections.first?.reason ?? ""
+        #expect(reason.contains(" dB weaker than the other way round"))
+        #expect((Double(reason.prefix { $0 != " " }) ?? 0) > 10, "\(reason)")
+        #expect(solved.applicableOffsets.count == 4)
+        #expect(solved.nodes.values.allSatisfy { abs($0.offset) < 0.1 })
+    }
+
+    @Test("six nodes, and one's beacon heard 10 dB louder by two of them (another site's node of its name beside them): it is named implausible and its offset not applied")
+    func handMadeImplausibleNode() {
+        let nodes = ["a", "b", "c", "d", "e", "f"]
+        var levels: [NodeLink: NodeLinkLevel] = [:]
+        for t in nodes { for r in nodes where t != r { levels[NodeLink(transmitter: t, receiver: r)] = NodeLinkLevel(level: -75, samples: 600) } }
+        levels[NodeLink(transmitter: "b", receiver: "d")]!.level = -65
+        levels[NodeLink(transmitter: "b", receiver: "e")]!.level = -65
+        let solved = NodeCalibrationSolver.solve(levels: levels, nodes: Set(nodes), statedPower: Dictionary(uniqueKeysWithValues: nodes.map { ($0, 0.0) }), at: now)
+        #expect(solved.rejections.filter { $0.kind == .blockedPath }.map(\.subject).sorted() == ["d→b", "e→b"])
+        let named = solved.rejections.filter { $0.kind == .implausible }
+        #expect(named.map(\.subject) == ["b"])
+        #expect(named.first?.reason.hasPrefix("2 of its paths do not fit the rest") == true)
+        #expect(solved.nodes["b"]?.confident == false)
+        #expect(solved.nodes["b"]?.reason == "2 of its paths do not fit the rest")
+        #expect(Set(solved.applicableOffsets.keys) == ["a", "c", "d", "e", "f"])
+        #expect(solved.applicableOffsets.values.allSatisfy { abs($0) < 0.1 })
+    }
+
+    @Test("four nodes, and one's paths all shifted 6 dB within the window: it is named moved and left out, the rest solved")
+    func handMadeMovedNode() {
+        let nodes = ["a", "b", "c", "d"]
+        var levels: [NodeLink: NodeLinkLevel] = [:]
+        for t in nodes { for r in nodes where t != r {
+            levels[NodeLink(transmitter: t, receiver: r)] = NodeLinkLevel(level: -70, samples: 600, shift: t == "d" || r == "d" ? -6 : 0.5)
+        } }
+        let solved = NodeCalibrationSolver.solve(levels: levels, nodes: Set(nodes), statedPower: ["a": 0, "b": 0, "c": 0, "d": 0], at: now)
+        #expect(solved.rejections.map(\.kind) == [.moved])
+        #expect(solved.rejections.first?.subject == "d")
+        #expect(solved.rejections.first?.reason.hasPrefix("moved: most of its paths' levels shifted by a median 6.0 dB") == true)
+        #expect(solved.nodes["d"] == nil)
+        #expect(Set(solved.applicableOffsets.keys) == ["a", "b", "c"])
     }
 
     @Test("a node with a single path heard both ways is not confident")

@@ -58,9 +58,40 @@ public struct NodeCalibrationSimulation: Sendable {
     public struct Draw: Sendable {
         public var offsets: [String: Double]
         public var powers: [String: Double]
+        /// What each node's advert states it transmits at: `powers`, but for a node that misstates it.
+        public var statedPowers: [String: Double]
         public var levels: [NodeLink: NodeLinkLevel]
         public var adverts: Int
+        /// The node the bad input is about (nil without one): its offset is not expected to be found.
+        public var culprit: String?
+        /// What the solve should name: nodes, beacons or paths (`a→b`), as its rejections' subjects.
+        public var expectedSubjects: [String]
     }
+
+    /// Bad input injected into a draw (issue 55, item 5): what the solve must name and leave out,
+    /// each about one node (the culprit) drawn per seed.
+    public enum BadInput: String, Sendable, CaseIterable, Codable {
+        /// None: the draw as it always was.
+        case none
+        /// Another site's node beacons heard through the wall by the three nodes nearest it: one
+        /// whose id no node of this site names, and one with the culprit's id (another site's node
+        /// of the same name, so the same beacon), louder there than the culprit itself.
+        case otherSite
+        /// The culprit moves halfway through, to halfway towards the node farthest from it: all its
+        /// paths change together.
+        case moved
+        /// The culprit states a power `misstatedPower` dB above what it transmits.
+        case wrongPower
+        /// The culprit's beacon heard `blockedLoss` dB weaker by one other node, the other way as usual.
+        case blockedOneWay
+    }
+
+    /// dB the culprit of `wrongPower` overstates its power by.
+    public static let misstatedPower = 6.0
+    /// dB the blocked direction of `blockedOneWay` loses.
+    public static let blockedLoss = 12.0
+    /// Metres beyond the nearest node the other site's beacons stand (`otherSite`).
+    public static let otherSiteDistance = 3.0
 
     public var positions: [String: NodePosition]
     public var pathLoss: PathLoss
@@ -105,9 +136,11 @@ public struct NodeCalibrationSimulation: Sendable {
     }
 
     /// Draws offsets, powers, each path's shadowing and each direction's adverts for `duration`
-    /// seconds, seeded, and collects them as the aggregator would.
-    public func draw(seed: UInt64) -> Draw {
+    /// seconds, seeded, and collects them as the aggregator would. `badInput` adds what the solve
+    /// must reject, drawn apart so that the rest of the draw is the same as without it.
+    public func draw(seed: UInt64, badInput: BadInput = .none) -> Draw {
         var random = SeededDraws(seed: seed)
+        var bad = SeededDraws(seed: seed ^ SeededDraws.seed("bad input"))
         let nodes = positions.keys.sorted()
         var offsets: [String: Double] = [:], powers: [String: Double] = [:]
         for node in nodes {
@@ -118,26 +151,95 @@ public struct NodeCalibrationSimulation: Sendable {
         // set, and a calibration centred on the site's mean leaves it where it is.
         let mean = offsets.values.reduce(0, +) / Double(max(1, offsets.count))
         offsets = offsets.mapValues { wholeDecibelOffsets ? ($0 - mean).rounded() : $0 - mean }
+        let scene = Scene(badInput: badInput, nodes: nodes, positions: positions, random: &bad)
+        var stated = powers
+        if badInput == .wrongPower, let culprit = scene.culprit { stated[culprit]! += Self.misstatedPower }
         var collector = NodeLevelCollector(window: duration)
         var adverts = 0
+        let count = Int((duration * rate).rounded(.down))
+        func loss(_ length: Double, shadowing: Double) -> Double {
+            -pathLoss.measuredPower + 10 * pathLoss.exponent * log10(max(length, 0.1)) + shadowing
+        }
+        func hear(_ from: String, _ to: String, level: (Double) -> Double, random: inout SeededDraws) {
+            let noise = pathLoss.noise[Int(random.unit() * Double(pathLoss.noise.count))]
+            for k in 0..<count {
+                let time = (Double(k) + random.unit()) / rate
+                let rssi = (level(time) + noise * random.gaussian()).rounded()
+                collector.add(NodeLevelSample(transmitter: from, receiver: to, rssi: rssi, time: Instant(seconds: time)))
+                adverts += 1
+            }
+        }
         for a in nodes {
             for b in nodes where a < b {
-                let length = max(positions[a]!.distance(to: positions[b]!), 0.1)
-                let loss = -pathLoss.measuredPower + 10 * pathLoss.exponent * log10(length) + pathLoss.shadowing * random.gaussian()
+                let before = loss(positions[a]!.distance(to: positions[b]!), shadowing: pathLoss.shadowing * random.gaussian())
+                // A moved culprit's paths from its new place, with their own shadowing, from halfway.
+                var after = before
+                if let moved = scene.movedTo, let culprit = scene.culprit, a == culprit || b == culprit {
+                    after = loss(moved.distance(to: positions[a == culprit ? b : a]!), shadowing: pathLoss.shadowing * bad.gaussian())
+                }
                 for (from, to) in [(a, b), (b, a)] {
-                    let level = powers[from]! + offsets[to]! - loss + asymmetry * random.gaussian()
-                    let noise = pathLoss.noise[Int(random.unit() * Double(pathLoss.noise.count))]
-                    let count = Int((duration * rate).rounded(.down))
-                    for k in 0..<count {
-                        let time = (Double(k) + random.unit()) / rate
-                        let rssi = (level + noise * random.gaussian()).rounded()
-                        collector.add(NodeLevelSample(transmitter: from, receiver: to, rssi: rssi, time: Instant(seconds: time)))
-                        adverts += 1
-                    }
+                    let asymmetric = asymmetry * random.gaussian()
+                    let blocked = scene.blocked == NodeLink(transmitter: from, receiver: to) ? Self.blockedLoss : 0
+                    let (early, late) = (powers[from]! + offsets[to]! - before + asymmetric - blocked,
+                                         powers[from]! + offsets[to]! - after + asymmetric - blocked)
+                    hear(from, to, level: { $0 < duration / 2 ? early : late }, random: &random)
                 }
             }
         }
-        return Draw(offsets: offsets, powers: powers, levels: collector.levels(at: Instant(seconds: duration)), adverts: adverts)
+        // The other site's beacons, heard only by this site's nodes nearest its wall.
+        for (beacon, place) in scene.otherSite {
+            for receiver in scene.wallNodes {
+                let level = bad.uniform(in: -powerRange...powerRange) + offsets[receiver]!
+                    - loss(place.distance(to: positions[receiver]!), shadowing: pathLoss.shadowing * bad.gaussian())
+                hear(beacon, receiver, level: { _ in level }, random: &bad)
+            }
+        }
+        return Draw(offsets: offsets, powers: powers, statedPowers: stated, levels: collector.levels(at: Instant(seconds: duration)),
+                    adverts: adverts, culprit: scene.culprit, expectedSubjects: scene.expectedSubjects)
+    }
+
+    /// Where the bad input of a draw is: its culprit and what goes with it.
+    struct Scene {
+        var culprit: String?
+        var movedTo: NodePosition?
+        var blocked: NodeLink?
+        /// The other site's beacons (transmitter as the solve sees it) and where they stand.
+        var otherSite: [(String, NodePosition)] = []
+        var wallNodes: [String] = []
+        var expectedSubjects: [String] = []
+
+        init(badInput: BadInput, nodes: [String], positions: [String: NodePosition], random: inout SeededDraws) {
+            guard badInput != .none, nodes.count >= 4 else { return }
+            let culprit = nodes[min(nodes.count - 1, Int(random.unit() * Double(nodes.count)))]
+            let place = positions[culprit]!
+            switch badInput {
+            case .none: return
+            case .moved:
+                let farthest = nodes.max { place.distance(to: positions[$0]!) < place.distance(to: positions[$1]!) }!
+                let there = positions[farthest]!
+                movedTo = NodePosition(x: (place.x + there.x) / 2, y: (place.y + there.y) / 2, z: place.z)
+                expectedSubjects = [culprit]
+            case .wrongPower:
+                expectedSubjects = [culprit]
+            case .blockedOneWay:
+                let others = nodes.filter { $0 != culprit }
+                let receiver = others[min(others.count - 1, Int(random.unit() * Double(others.count)))]
+                blocked = NodeLink(transmitter: culprit, receiver: receiver)
+                expectedSubjects = [blocked!.description]
+            case .otherSite:
+                // The wall farthest from the culprit, on x: its twin next door is louder there than it.
+                let xs = nodes.map { positions[$0]!.x }
+                let east = abs(xs.max()! - place.x) > abs(xs.min()! - place.x)
+                let order = nodes.filter { $0 != culprit }.sorted { (positions[$0]!.x < positions[$1]!.x) != east }
+                wallNodes = Array(order.prefix(3))
+                let wallX = east ? xs.max()! + NodeCalibrationSimulation.otherSiteDistance : xs.min()! - NodeCalibrationSimulation.otherSiteDistance
+                let y = wallNodes.map { positions[$0]!.y }.reduce(0, +) / Double(wallNodes.count)
+                let stranger = NodeBeacon(node: "next-door").id.rawValue
+                otherSite = [(stranger, NodePosition(x: wallX, y: y - 2, z: place.z)), (culprit, NodePosition(x: wallX, y: y + 2, z: place.z))]
+                expectedSubjects = [stranger, culprit]
+            }
+            self.culprit = culprit
+        }
     }
 
     /// RMS of the solved offsets against the injected ones, both centred (the site's level is not

@@ -121,8 +121,8 @@ public struct NodeCalibrationState: Sendable {
         if let lastSolve, time.since(lastSolve) < solveInterval { return nil }
         lastSolve = time
         let nodes = Set(nodeBeacons.values)
-        var solved = NodeCalibrationSolver.solve(levels: collector.levels(at: time), nodes: nodes, statedPower: statedPower,
-                                                 parameters: parameters, at: time)
+        var solved = NodeCalibrationSolver.solve(levels: claimed(collector.levels(at: time)), nodes: nodes,
+                                                 statedPower: claimed(statedPower), parameters: parameters, at: time)
         if let previous = calibration {
             for (node, kept) in previous.nodes where kept.confident && solved.nodes[node]?.confident != true {
                 var entry = kept
@@ -132,6 +132,31 @@ public struct NodeCalibrationState: Sendable {
         }
         calibration = solved
         return solved
+    }
+
+    /// What was heard of a node's beacon before its node's info named it (filed under the beacon's
+    /// id) as that node's, where nothing is filed under the node yet: else the site's own node
+    /// would be named an outsider for a window after it started.
+    private func claimed(_ levels: [NodeLink: NodeLinkLevel]) -> [NodeLink: NodeLinkLevel] {
+        guard !nodeBeacons.isEmpty else { return levels }
+        var result = levels
+        for (link, level) in levels {
+            guard let node = nodeBeacons[BeaconID(rawValue: link.transmitter)] else { continue }
+            result[link] = nil
+            let renamed = NodeLink(transmitter: node, receiver: link.receiver)
+            if levels[renamed] == nil { result[renamed] = level }
+        }
+        return result
+    }
+
+    private func claimed(_ powers: [String: Double]) -> [String: Double] {
+        var result = powers
+        for (transmitter, power) in powers {
+            guard let node = nodeBeacons[BeaconID(rawValue: transmitter)] else { continue }
+            result[transmitter] = nil
+            if powers[node] == nil { result[node] = power }
+        }
+        return result
     }
 
     /// The offset to take off `node`'s measurements, dB: its confident one when it is applied at

@@ -119,8 +119,9 @@ extension AggregatorService {
     }
 
     /// A node calibration's offsets in force, where each is applied, and what it rejected, when
-    /// any changed since the last one logged (offsets to the half dB). Where is not known before
-    /// the nodes' info (a restored calibration): said from the first solve on.
+    /// any changed since the last one logged (offsets to the half dB; rejections by kind and
+    /// subject, so that a blocked path whose dB move a little each solve is said once). Where is
+    /// not known before the nodes' info (a restored calibration): said from the first solve on.
     func logCalibration(_ calibration: NodeCalibration, applications: [String: NodeCalibrationState.Application] = [:],
                         logged: inout String?) {
         func whereApplied(_ node: String) -> String {
@@ -134,7 +135,7 @@ extension AggregatorService {
         let applied = calibration.applicableOffsets.sorted { $0.key < $1.key }
             .map { "\($0.key) \((($0.value * 2).rounded() / 2)) dB\(whereApplied($0.key))" }.joined(separator: ", ")
         let rejected = calibration.rejections.map(\.description).joined(separator: "; ")
-        let summary = applied + "|" + rejected
+        let summary = applied + "|" + calibration.rejections.map { "\($0.kind.rawValue) \($0.subject)" }.joined(separator: ";")
         guard summary != logged else { return }
         logged = summary
         logger.notice("node calibration", metadata: [

@@ -26,7 +26,7 @@ public struct NodeCalibrationParameters: Sendable, Hashable {
     public var assumedPowerSpread: Double
 
     public init(window: Double = 600, minimumSamples: Int = 30, minimumPairs: Int = 2, maximumStandardError: Double = 1,
-                blockedPath: Double = 6, movedShift: Double = 4, powerMismatch: Double = 4.5,
+                blockedPath: Double = 6, movedShift: Double = 3, powerMismatch: Double = 4.5,
                 assumedPowerSpread: Double = 2) {
         self.window = window
         self.minimumSamples = minimumSamples
@@ -84,7 +84,8 @@ public struct NodeOffset: Sendable, Hashable {
     public var pairs: Int
     /// Adverts over those paths, both directions.
     public var samples: Int
-    /// True when the offset may be applied: enough pairs, `standardError` within the parameters', nothing rejected.
+    /// True when the offset may be applied: enough pairs, `standardError` within the parameters',
+    /// the node not named implausible or misstating its power.
     public var confident: Bool
     /// Why not confident; nil when confident.
     public var reason: String?
@@ -114,6 +115,9 @@ public struct NodeCalibrationRejection: Sendable, Hashable, CustomStringConverti
         case powerMismatch
         /// A node with no path heard both ways to the rest of the site.
         case isolated
+        /// A node several of whose paths were blocked one way: its beacon is heard at levels its
+        /// paths cannot give (another site's node with the same beacon id heard beside it).
+        case implausible
     }
 
     public var kind: Kind

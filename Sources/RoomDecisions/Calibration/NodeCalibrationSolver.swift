@@ -59,6 +59,7 @@ public enum NodeCalibrationSolver {
         // Differences: q = power − offset per node. A path that does not fit is rejected and the
         // solve repeated, the worst first (one blocked path bends its nodes' solution towards it).
         var differences: RobustFit
+        var blockedPaths: [String: Int] = [:]
         while true {
             differences = RobustFit.solve(pairs.map { pair in
                 ([index[pair.a]!, index[pair.b]!], [1, -1], pair.forward - pair.backward)
@@ -71,7 +72,17 @@ public enum NodeCalibrationSolver {
             let weak = residual < 0 ? NodeLink(transmitter: pair.a, receiver: pair.b) : NodeLink(transmitter: pair.b, receiver: pair.a)
             rejections.append(.init(kind: .blockedPath, subject: weak.description,
                                     reason: "\(dB(abs(residual))) weaker than the other way round once the nodes' offsets and powers are taken out: blocked one way, not used"))
+            blockedPaths[pair.a, default: 0] += 1
+            blockedPaths[pair.b, default: 0] += 1
             pairs.remove(at: worst)
+        }
+        // One path blocked one way is a path's doing; several at one node are the node's: its
+        // beacon is heard at levels its paths cannot give (another site's node with its beacon id,
+        // heard beside it, or a transmitter that is not what it seems), and its offset is not applied.
+        let implausible = blockedPaths.filter { $0.value >= 2 }
+        for (node, count) in implausible.sorted(by: { $0.key < $1.key }) {
+            rejections.append(.init(kind: .implausible, subject: node,
+                                    reason: "\(count) of its paths do not fit the rest (blocked one way): its beacon is heard at levels its paths cannot give (another site's node with its beacon id?); its offset is not applied"))
         }
 
         let usage = Usage(pairs: pairs, index: index, weights: differences.weights, residuals: differences.residuals)
@@ -150,7 +161,11 @@ public enum NodeCalibrationSolver {
                 reason = "standard error \(dB(errors[i])) over \(dB(parameters.maximumStandardError))"
                     + (basis == .equalPower ? " (no stated power or positions: every node assumed to transmit alike)" : "")
             }
-            if named.contains(node), stated[i] != nil, fromPositions == nil { reason = reason ?? "its stated power does not fit" }
+            if implausible[node] != nil {
+                reason = "\(implausible[node]!) of its paths do not fit the rest"
+            } else if named.contains(node) {
+                reason = "it does not transmit the power it states: its offset, from the positions, is not applied"
+            }
             result[node] = NodeOffset(offset: offsets[i] - mean, power: powers[i], standardError: errors[i], pairs: used,
                                       samples: usage.sampleCount(i), confident: reason == nil, reason: reason)
         }

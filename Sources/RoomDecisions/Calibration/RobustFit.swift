@@ -23,17 +23,28 @@ struct RobustFit {
         var weights = [Double](repeating: 1, count: rows.count)
         var solution = [Double](repeating: 0, count: unknowns)
         var residuals = rows.map(\.target)
-        var scale = floor
-        for _ in 0..<12 {
+        func fit() {
             solution = weightedLeastSquares(rows, weights: weights, unknowns: unknowns, gauge: gauge) ?? solution
             residuals = rows.map { row in row.target - zip(row.indices, row.values).reduce(0) { $0 + solution[$1.0] * $1.1 } }
+        }
+        // Start from least absolute deviations (weights 1/|r|): from least squares, one row that
+        // does not fit spreads its residual over its neighbours' (half of it in a site of four
+        // nodes), the scale taken from them grows to cover it, and Huber's weight never sees it.
+        for _ in 0..<20 {
+            fit()
+            weights = residuals.map { 1 / max(abs($0), floor) }
+        }
+        var scale = floor
+        for _ in 0..<12 {
             scale = max(floor, 1.4826 * (residuals.map { abs($0) }.median ?? 0))
             let next = residuals.map { residual in
                 let size = abs(residual) / (huber * scale)
                 return size <= 1 ? 1 : 1 / size
             }
-            if zip(next, weights).allSatisfy({ abs($0 - $1) < 1e-4 }) { weights = next; break }
+            let settled = zip(next, weights).allSatisfy { abs($0 - $1) < 1e-4 }
             weights = next
+            if settled { break }
+            fit()
         }
         return RobustFit(solution: solution, residuals: residuals, weights: weights, scale: scale)
     }
