@@ -4,7 +4,10 @@ import BeaconCore
 public struct NodeCalibrationParameters: Sendable, Hashable {
     /// Seconds of adverts each direction's level is smoothed over (`NodeLevelCollector`).
     public var window: Double
-    /// Adverts a direction needs in the window before its path is used.
+    /// Measurements a direction needs in the window before its path is used. Our agents publish a
+    /// still node's beacon once a heartbeat (a minute by default), ten in the ten-minute window, so
+    /// eight let a site that nothing moves in calibrate within the window; each is already the
+    /// node's filtered level, not one advert.
     public var minimumSamples: Int
     /// Paths (heard both ways) a node needs with the rest of the site before its offset can be confident.
     public var minimumPairs: Int
@@ -25,7 +28,7 @@ public struct NodeCalibrationParameters: Sendable, Hashable {
     /// node's power from its offset, dB: it enters every such node's standard error.
     public var assumedPowerSpread: Double
 
-    public init(window: Double = 600, minimumSamples: Int = 30, minimumPairs: Int = 2, maximumStandardError: Double = 1,
+    public init(window: Double = 600, minimumSamples: Int = 8, minimumPairs: Int = 2, maximumStandardError: Double = 1,
                 blockedPath: Double = 6, movedShift: Double = 3, powerMismatch: Double = 4.5,
                 assumedPowerSpread: Double = 2) {
         self.window = window
